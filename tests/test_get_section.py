@@ -16,7 +16,7 @@ import pytest
 from conftest import gbrain, gbrain_in_process, write_tree
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
-from gbrain.errors import BadInput
+from gbrain.errors import BadInput, Conflict
 from gbrain.sync.importer import import_tree
 
 GUIDE = (
@@ -131,6 +131,31 @@ def test_a_section_is_no_base_for_a_whole_put(brain):
     assert done["changed"] and get(brain, slug="Guide", section="Install")["content"].startswith("## Install\n\nRun it twice.\n")
     with pytest.raises(BadInput, match="unknown parameter"):  # writes take no section
         ops.run("put", {"slug": "docs/Guide", "content": "x\n", "section": "Install"}, ops.Context(surface="mcp"), brain=brain)
+
+
+def test_a_section_read_takes_a_replace_after_a_teammate_changed_another_part(brain):
+    """Trial 49 (a team on one brain): an agent read `## Install`, a teammate then fixed a word in
+    `## Use: links`, and the agent's replace inside Install, with the section's content_hash,
+    was refused as "changed since it was read" though nothing it read had changed. Now a replace
+    whose every old text lies in the part read, still in the page unchanged (once), is written
+    over the teammate's edit; one reaching outside it, or a part that changed, still conflicts."""
+    r = get(brain, slug="Guide", section="Install")
+    ctx = ops.Context(surface="mcp")
+    ops.run("put", {"slug": "docs/Guide", "replace": {"- two": "- two (teammate)"}}, ops.Context(surface="cli"), brain=brain)
+    with pytest.raises(Conflict, match="changed since it was read"):  # outside the part read
+        ops.run("put", {"slug": "docs/Guide", "replace": {"last words": "final words"}, "if_hash": r["content_hash"]}, ctx, brain=brain)
+    with pytest.raises(Conflict, match="changed since it was read"):  # a whole-part write still needs the page's hash
+        ops.run("put", {"slug": "docs/Guide", "frontmatter": {"status": "x"}, "if_hash": r["content_hash"]}, ctx, brain=brain)
+    done = ops.run("put", {"slug": "docs/Guide", "replace": {"Run it.": "Run it twice."}, "if_hash": r["content_hash"]}, ctx, brain=brain)
+    assert done["changed"]
+    text = get(brain, slug="Guide")["content"]
+    assert "Run it twice.\n" in text and "- two (teammate)\n" in text
+    # the section itself changed since the read: refused, nothing written
+    r = get(brain, slug="Guide", section="Linux")
+    ops.run("put", {"slug": "docs/Guide", "replace": {"apt install x": "apt install y"}}, ops.Context(surface="cli"), brain=brain)
+    with pytest.raises(Conflict, match="changed since it was read"):
+        ops.run("put", {"slug": "docs/Guide", "replace": {"### Linux": "### Debian"}, "if_hash": r["content_hash"]}, ctx, brain=brain)
+    assert "### Linux\n\napt install y\n" in get(brain, slug="Guide")["content"]
 
 
 def test_a_long_section_comes_in_parts(brain):

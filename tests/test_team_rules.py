@@ -716,3 +716,34 @@ def test_an_edit_held_back_while_the_move_reached_the_folder_follows_the_move(sy
     assert brain.page_row("people/ana-lima") is None
     assert brain.page_row("people/ana-lima-moved")["content_hash"] == hashlib.sha256(text).hexdigest()
     assert eng.sync()["exit_code"] == 0
+
+
+def test_an_editor_saving_again_at_the_old_name_after_its_edit_followed_the_move_follows_it_too(synced):
+    """Trial 49: after the held note followed the move (above), bob's editor, still open on the
+    old path, saved its whole buffer there again with one more line. Its text was scored only
+    against the old name's versions, which lacked the lines the follow brought (a short note:
+    under LATE_SAVE_MIN), so it became a new page of the old name beside the moved one. The
+    renamed page's text now counts as a version the save may be based on."""
+    brain, eng, tree = synced
+    old, new = "notes/short.md", "archive/short.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    buf = b"# Short\n\nA short note.\n"
+    (tree / old).write_bytes(buf)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")  # the folder stays
+    assert eng.sync()["exit_code"] == 0
+    for k in range(4):
+        buf += b"typed line %d\n" % k
+    (tree / old).write_bytes(buf)
+    brain.move_page("notes/short", "archive/short")
+    eng.reconcile(log_paths={new})
+    eng.reconcile(paths={old})
+    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    buf += b"typed line 4\n"
+    (tree / old).write_bytes(buf)  # the editor's next save, at the path it opened
+    out = eng.reconcile(paths={old})
+    assert not out.conflicts, out.conflicts
+    assert not (tree / old).exists(), sorted(p.name for p in (tree / "notes").iterdir())
+    assert (tree / new).read_bytes() == buf
+    assert brain.page_row("notes/short") is None
+    assert brain.page_row("archive/short")["content_hash"] == hashlib.sha256(buf).hexdigest()
+    assert eng.sync()["exit_code"] == 0

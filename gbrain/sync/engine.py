@@ -3192,10 +3192,11 @@ class SyncEngine:
         ``(the renamed page's path, the hash of the version the save was based on, who renamed
         it ('' unknown))``, or None.
         Only when the newest history row of the old name is a rename another folder made (on
-        SQLite, one folder per brain, a rename is this folder's own: never), at most
+        SQLite, one folder per brain, a rename is this folder's own: never) or a rename through
+        gbrain (`gbrain move`, MCP ``brain_move``: any engine), at most
         :data:`STALE_WINDOW_S` ago (an editor's buffer), the renamed page exists, and the saved
         text is at least :data:`LATE_SAVE_MIN` alike to a version the old name had (the closest of
-        its last :data:`STALE_VERSIONS`); a note less alike (one from the same template) is new content."""
+        its last :data:`STALE_VERSIONS`) or else to the renamed page's text now; a note less alike (one from the same template) is new content."""
         if f.size > MERGE_MAX_BYTES:
             return None
         kind, name = key_for_path(self.conn, p)
@@ -3203,14 +3204,16 @@ class SyncEngine:
             return None
         writer = "h.writer" if has_writer(self.conn) else "''"
         rows = self.conn.execute(
-            f"SELECT h.op, h.detail, h.body_id, h.at, h.client, b.hash, {writer} "
+            f"SELECT h.op, h.detail, h.body_id, h.at, h.client, b.hash, {writer}, h.surface "
             "FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 1)).fetchall()
         if not rows:
             return None
-        op, detail, body_id, at, client, _, who = rows[0]
-        if op != "move" or body_id is not None or not (detail or "").startswith("to ") or (client or "") == self.client:
+        op, detail, body_id, at, client, _, who, surface = rows[0]
+        if op != "move" or body_id is not None or not (detail or "").startswith("to "):
             return None
+        if (client or "") == self.client and surface in ("sync", "watch", "import"):
+            return None  # this folder's own rename (a `gbrain move`, MCP brain_move is none: trial 49)
         now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
         if _age_s(at, now) > STALE_WINDOW_S:
             return None
@@ -3226,7 +3229,7 @@ class SyncEngine:
             return None
         best, best_score = None, LATE_SAVE_MIN
         seen: set[str] = set()
-        for _op, _d, bid, _at, _c, hx, _w in rows[1:]:
+        for _op, _d, bid, _at, _c, hx, _w, _s in rows[1:]:
             if bid is None:
                 break  # a deletion or an earlier move: the file did not hold what came before
             if hx in seen:
@@ -3241,6 +3244,13 @@ class SyncEngine:
                 best, best_score = hx, score
                 if old == text:
                     break
+        if best is None:
+            # the renamed page as it is: an edit this folder made before the rename arrived
+            # followed it there (:meth:`_follow_brain_moves`) and the editor, still open on the
+            # old path, saved its buffer again (trial 49); the old name's versions lack those lines
+            cur = self.brain.page_row(detail[3:])
+            if cur is not None and sim.similarity(render_row(cur), text) >= LATE_SAVE_MIN:
+                best = cur["content_hash"]
         return None if best is None else (r[0], best, who or "")
 
     def _say_renamed_twice(self, new: list[str], D: dict, S: dict, B: dict, state: dict, disk: dict, out: Outcome) -> None:
