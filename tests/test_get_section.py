@@ -146,6 +146,8 @@ def test_a_section_read_takes_a_replace_after_a_teammate_changed_another_part(br
         ops.run("put", {"slug": "docs/Guide", "replace": {"last words": "final words"}, "if_hash": r["content_hash"]}, ctx, brain=brain)
     with pytest.raises(Conflict, match="changed since it was read"):  # a whole-part write still needs the page's hash
         ops.run("put", {"slug": "docs/Guide", "frontmatter": {"status": "x"}, "if_hash": r["content_hash"]}, ctx, brain=brain)
+    with pytest.raises(Conflict, match="changed since it was read"):  # so does a replace beside an append
+        ops.run("put", {"slug": "docs/Guide", "replace": {"Run it.": "Run it twice."}, "append": "x", "if_hash": r["content_hash"]}, ctx, brain=brain)
     done = ops.run("put", {"slug": "docs/Guide", "replace": {"Run it.": "Run it twice."}, "if_hash": r["content_hash"]}, ctx, brain=brain)
     assert done["changed"]
     text = get(brain, slug="Guide")["content"]
