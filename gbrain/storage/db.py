@@ -2138,29 +2138,37 @@ CREATE INDEX IF NOT EXISTS idx_nav_entries_key ON nav_entries(path_key);
 
 
 def fill_bom_sidecars(conn) -> int:
-    """Derive the raw rows of each ``.raw`` sidecar whose bytes start with a UTF-8 byte order
-    mark (SQLite v64 / Postgres v68): before, its JSON was not read past the mark (no rows:
-    ``raw`` showed no sources). Only those sidecars, each the one sidecar of its page (as
-    :func:`rawspans.to_spans`; a page's rows come from the sidecar saved last); the page's rows
+    """Derive the raw rows of each page one of whose ``.raw`` sidecars starts with a UTF-8 byte
+    order mark (SQLite v64 / Postgres v68): before, its JSON was not read past the mark (no rows:
+    ``raw`` showed no sources). A page with several sidecars (``ana.json`` beside ``ana.JSON``, or
+    an NFC and an NFD spelling) gets the rows of the one an import reads last (scan order: each
+    folder's names sorted, :func:`_scan_key`), as a fresh import of the tree; the page's rows
     replaced as ``Brain._raw_rows`` writes them. Both engines; returns the rows written."""
     from . import blobs, rawspans
 
     n = 0
-    files = conn.execute(
-        "SELECT f.id, f.path, f.page_id, f.pieces FROM files f WHERE f.kind = 'raw' AND f.page_id IS NOT NULL "
-        "AND (f.pieces > 0 OR substr(f.data, 1, 3) = ?) "
-        "AND (SELECT COUNT(*) FROM files g WHERE g.kind = 'raw' AND g.page_id = f.page_id) = 1", (rawspans.BOM_BYTES,)).fetchall()
-    for fid, path, pid, pieces in files:
-        data = blobs.file_bytes(conn, path)
-        if data is None or not bytes(data[:3]) == rawspans.BOM_BYTES:
+    pids = [r[0] for r in conn.execute(
+        "SELECT DISTINCT page_id FROM files WHERE kind = 'raw' AND page_id IS NOT NULL "
+        "AND (pieces > 0 OR substr(data, 1, 3) = ?)", (rawspans.BOM_BYTES,)).fetchall()]
+    for pid in pids:
+        files = conn.execute("SELECT id, path, pieces FROM files WHERE kind = 'raw' AND page_id = ?", (pid,)).fetchall()
+        datas = {path: blobs.file_bytes(conn, path) for _, path, _ in files}
+        if not any(d is not None and bytes(d[:3]) == rawspans.BOM_BYTES for d in datas.values()):
+            continue  # (in pieces, no mark: its rows as before)
+        fid, path, pieces = max(files, key=lambda f: _scan_key(f[1]))
+        data = datas[path]
+        if data is None:
             continue
         rows = rawspans.sidecar_rows(data)
-        if rows is None:
-            continue  # (not JSON past the mark either: no rows, as before)
         conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
         rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
-        n += len(rows)
+        n += len(rows or ())
     return n
+
+
+def _scan_key(path: str) -> list[str]:
+    """Where ``path`` comes in an import's scan (each folder's entries sorted by name)."""
+    return path.split("/")
 
 
 def _m64_bom_sidecars(conn: sqlite3.Connection) -> None:
