@@ -1090,6 +1090,29 @@ def test_get_output_writes_a_raw_sidecar_as_it_writes_an_attachment(tmp_path, db
     assert r.returncode == 2 and "points into .raw/" in r.stderr.decode() and r.stdout == b"", r.stderr
 
 
+def test_get_version_of_a_file_prints_its_text(db_path):
+    """`gbrain get people/.raw/ana.json --version 1` (no --output) failed with a KeyError
+    traceback since get --section (30eb7d0: a file's version answers `path`, not `slug`); it
+    prints the version's text, as a page's version, for a sidecar with a byte order mark too."""
+    db = str(db_path)
+    assert gbrain_in_process("--db", db, "put", "people/ana", input="# Ana\n").returncode == 0
+    assert gbrain_in_process("--db", db, "raw-put", "people/ana", "--source", "crm", "--data", '{"x": 1}').returncode == 0
+    assert gbrain_in_process("--db", db, "raw-put", "people/ana", "--source", "web", "--data", '{"y": 2}').returncode == 0
+    r = gbrain_in_process("--db", db, "get", "people/.raw/ana.json", "--version", "1")
+    assert r.returncode == 0 and json.loads(r.stdout) == {"sources": {"crm": {"x": 1}}}, (r.stdout, r.stderr)
+    r = gbrain_in_process("--db", db, "get", "people/.raw/ana.json", "--version", "1", "--json")
+    got = json.loads(r.stdout)
+    assert r.returncode == 0 and got["path"] == "people/.raw/ana.json" and json.loads(got["content"]) == {"sources": {"crm": {"x": 1}}}, r.stderr
+    r = gbrain_in_process("--db", db, "get", "people/.raw/ana.json", "--version", "1", "--section", "x")
+    assert r.returncode == 2 and b"is a file" in r.stderr and b"Traceback" not in r.stderr, r.stderr
+    # a part of a file's version (as MCP's brain_get pages it), and an offset past its end
+    with Brain.open(db_path) as b:
+        got = ops.run("get", {"slug": "people/.raw/ana.json", "version": 2, "offset": 3, "max_chars": 4}, ops.Context(surface="cli"), brain=b)
+        assert len(got["content"]) == 4 and got["path"] == "people/.raw/ana.json"
+        with pytest.raises(BadInput, match="past the end of people/.raw/ana.json"):
+            ops.run("get", {"slug": "people/.raw/ana.json", "version": 1, "offset": 999}, ops.Context(surface="cli"), brain=b)
+
+
 def test_prune_counts_the_pieces_of_a_big_file_version_it_frees(db_path, monkeypatch):
     """Researcher trial: a 80 MB PDF replaced by a new version under watch, then
     `gbrain history papers/smith2024.pdf --prune --keep-last 1 --keep-days 0` said "would remove 1

@@ -176,12 +176,15 @@ def _get(b, a, ctx):
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
     if a.get("section") is not None:
+        if "slug" not in out:
+            raise BadInput(f"{ctx.flag('section')} reads a part of a page; {out['path']} is a file: read it whole")
         return _section(out, a, ctx)
-    anchor = _name_anchor(a["slug"], out["slug"], out.get("title"))
+    name = out.get("slug") or out["path"]  # (a file's version: its path)
+    anchor = _name_anchor(a["slug"], out["slug"], out.get("title")) if "slug" in out else None
     if anchor:  # `Note#Heading` read whole, as asked; say how to read only that part
         out["note"] = "; ".join(x for x in (out.get("note"), f"this is all of {out['slug']}: {ctx.flag('section')} '#' reads only its '{anchor}'") if x)
     if offset > len(text):
-        raise BadInput(f"offset {offset:,} is past the end of {out['slug']} ({len(text):,} characters)")
+        raise BadInput(f"offset {offset:,} is past the end of {name} ({len(text):,} characters)")
     if offset == 0 and (not cap or len(text) <= cap):
         if a.get("version") is None and row is not None:
             _remember(ctx, row["id"], row["content_hash"])  # a whole read: the base of this session's next put
