@@ -344,7 +344,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
                 if args[p.name] is None:  # typed `null`: not the same as leaving the option out
                     from .operations.registry import type_words
 
-                    raise BadInput(f"{ops.cli_name(p)} must be {type_words(p.type)}, got null")
+                    raise BadInput(f"{ops.cli_name(p)} takes {p.shape}; got null" if p.shape else f"{ops.cli_name(p)} must be {type_words(p.type)}, got null")
         if stdin_param and args.get(stdin_param.name) is None:
             has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and not p.modifier and p is not stdin_param)
             if file_ or not has_partial:

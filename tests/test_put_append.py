@@ -67,3 +67,19 @@ def test_append_on_every_surface(db_path):
         assert "Partner.\n\nFrom the CLI.\n\nFrom call.\n\n---\n" in b.get_text("people/ana")
     (put,) = [t for t in ops.tools_json() if t["name"] == "brain_put"]
     assert "append" in put["input_schema"]["properties"]
+
+
+@pytest.mark.parametrize("field, flag", [("append", "--append"), ("timeline_append", "--timeline-append")])
+@pytest.mark.parametrize("given", ["", "  \n\t"])
+def test_an_empty_append_is_refused(db_path, field, flag, given):
+    """``put --append ''`` (or white space) said "unchanged", exit 0 (trial 50): a script whose text
+    went missing never heard of it. It is refused, exit 2, "nothing to append"; so is an empty
+    ``timeline_append`` (as ``timeline-add`` refuses an empty summary)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", PAGE)
+        with pytest.raises(BadInput, match="nothing to append"):
+            ops.run("put", {"slug": "ana", field: given}, brain=b)
+    r = gbrain_in_process("--db", str(db_path), "put", "ana", flag, given)
+    assert r.returncode == 2 and "nothing to append" in r.stderr.decode(), r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text("people/ana") == PAGE

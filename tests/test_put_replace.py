@@ -142,3 +142,18 @@ def test_replace_never_moves_where_the_timeline_starts(db_path):
         assert "```\n---\n```\n" in text and b.parse_text(text, "meetings/sync.md").compiled_truth.endswith("more numbers.\n\n")
         # a replace across the separator itself is the user's own edit of it
         assert ops.run("put", {"slug": "meetings/sync", "replace": {"more numbers.\n\n---\n": "more numbers.\n\n***\n"}}, brain=b)["changed"]
+
+
+@pytest.mark.parametrize("given, kind", [('["enery", "energy"]', "an array"), ('"enery"', "a string"), ("3", "a number")])
+def test_replace_given_no_object_says_what_it_takes(db_path, given, kind):
+    """An array or a string for ``replace`` was refused with the generic "must be a mapping of keys
+    to values" (trial 50): it says it takes {old text: new text}, with an example, on every surface."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+    r = gbrain_in_process("--db", str(db_path), "put", "meetings/sync", "--replace", given)
+    assert r.returncode == 2
+    assert f"--replace takes {{old text: new text}}, e.g. {{\"enery\": \"energy\"}}; got {kind}" in r.stderr.decode(), r.stderr
+    r = gbrain_in_process("--db", str(db_path), "call", "put", json.dumps({"slug": "meetings/sync", "replace": json.loads(given)}))
+    assert r.returncode == 2 and "takes {old text: new text}, e.g." in r.stderr.decode(), r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text("meetings/sync") == PAGE

@@ -504,6 +504,7 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
         Param("timeline_append", description="timeline lines to add (one there is skipped), e.g. '- **2025-03-04** | meeting — Met Ana'", joins="\n"),
         Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
         Param("replace", "object", "{old text: new text}: find and replace in the page, each old text there exactly once",
+              shape='{old text: new text}, e.g. {"enery": "energy"}',
               details="several pairs are found in the text as it was, never overlapping; applied before the other parts"),
         Param("append", description="text to add as a paragraph at the end of the compiled truth",
               details="above the timeline's --- separator (in an Excalidraw drawing note, above its drawing data); "
@@ -936,6 +937,9 @@ def _put_part(b, a, ctx, parts: list[str]):
             raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
                            "use another rule (***) or rewrite the whole page with content")
         lost_section = _heading_section_lost(old, ct)
+    for k in ("append", "timeline_append"):  # (an empty text said "unchanged", exit 0: a script's text gone missing, trial 50)
+        if a.get(k) is not None and not a[k].strip():
+            raise BadInput(f"{ctx.flag(k)} is empty: nothing to append; nothing was written")
     if a.get("append") is not None:
         from ..page.markdown import append_to_compiled_truth
 

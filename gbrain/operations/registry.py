@@ -58,6 +58,9 @@ class Param:
     #: ``call`` and ``pipe`` take it; MCP refuses every CLI-only parameter before this check, so
     #: a server never reads a local file for a remote agent)
     tool_required: bool = False
+    #: what a value must be, said for a person, where the JSON type's words say too little (put's
+    #: ``replace``: ``{old text: new text}, e.g. …``); a value of another type is refused "takes …"
+    shape: str | None = None
     #: a condition on the write (put's ``if_hash``), not a part of the page: the CLI still reads
     #: the page text from standard input when it is given
     modifier: bool = False
@@ -431,7 +434,7 @@ def type_words(t: str) -> str:
     return {"array": "an array", "integer": "an integer"}.get(t, f"a {t}")
 
 
-def _json_object_text(v: str, what: str) -> Any:
+def _json_object_text(v: str, what: str, shape: str | None = None) -> Any:
     """An object parameter given as JSON text (``"{\\"updated\\": \\"2026-12-04\\"}"``: hosts and
     models that serialise nested arguments): the object it holds; anything else is refused, saying
     to send the object itself."""
@@ -441,6 +444,8 @@ def _json_object_text(v: str, what: str) -> Any:
         got = None
     if isinstance(got, dict):
         return got
+    if shape:
+        raise BadInput(f"{what} takes {shape}; got a string: send the object itself, not JSON or YAML text")
     raise BadInput(f"{what} must be {type_words('object')}, got a string: send the object itself, not JSON or YAML text")
 
 
@@ -493,11 +498,13 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
         if p.type == "string" and p.joins is not None and isinstance(v, list) and v and all(isinstance(x, str) for x in v):
             v = p.joins.join(v)  # a model's list for a string the handler splits (trial 26)
         if p.type == "object" and isinstance(v, str) and not cli:
-            v = _json_object_text(v, f"{where}{what}")  # an object a host sent as JSON text
+            v = _json_object_text(v, f"{where}{what}", p.shape)  # an object a host sent as JSON text
         if p.type == "array" and isinstance(v, str):
             pass  # one string for a list (the command line's `--slug a,b`): the handler splits it
         elif (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
             fix = "; give one string" if p.type == "string" and isinstance(v, list) else ""
+            if p.shape:
+                raise BadInput(f"{where}{what} takes {p.shape}; got {json_kind(v)}")
             raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}{fix}")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
