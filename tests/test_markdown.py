@@ -223,6 +223,29 @@ def test_edit_frontmatter_keeps_a_blank_separated_tags_string_blank_separated():
         assert parse_page(new, "x.md").tags == tags
 
 
+@pytest.mark.parametrize("text", ["# A\n\nText.\n", "\ufeffBody\r\n", "", "No newline"])
+def test_tag_then_untag_of_a_page_without_frontmatter_gives_its_bytes_back(text):
+    """Removing the last key leaves no empty ``---``/``---`` block behind (trial 50: tag + untag of
+    a page that had no frontmatter left one); an empty edit of such a page makes none."""
+    p = parse_page(text)
+    tagged = edit_frontmatter(p, tags=["x"])
+    assert tagged != text and parse_page(tagged).tags == ["x"]
+    assert edit_frontmatter(parse_page(tagged), tags=[]) == text
+    keyed = edit_frontmatter(p, {"status": "draft"})
+    assert edit_frontmatter(parse_page(keyed), {"status": None}) == text
+    assert edit_frontmatter(p, {}) == text and edit_frontmatter(p, {"gone": None}) == text
+
+
+@pytest.mark.parametrize("text, after", [
+    ("---\n---\nBody\n", "---\n---\nBody\n"),  # written empty: no key removed, kept
+    ("---\n# note\ntags: [x]\n---\nBody\n", "---\n# note\n---\nBody\n"),  # a comment stays, so does its block
+    ("---\n\ntags: [x]\n---\nBody\n", "---\n\n---\nBody\n"),  # a blank line inside: kept
+    ("---\ntags: [x]\ntitle: A\n---\nBody\n", "---\ntitle: A\n---\nBody\n"),
+])
+def test_a_frontmatter_block_goes_only_when_nothing_but_its_fences_is_left(text, after):
+    assert edit_frontmatter(parse_page(text), tags=[]) == after
+
+
 def test_edit_frontmatter_refuses_unparsable_yaml():
     p = parse_page("---\ntitle: [oops\n---\n", "x.md")
     with pytest.raises(ValueError):

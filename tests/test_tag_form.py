@@ -52,3 +52,16 @@ def test_a_tag_the_brain_spells_otherwise_follows_the_brains_spelling(tmp_path, 
         assert r["changed"] and "note" not in r and "Solar" in b.get_text("a"), r
         r = ops.run("tag", {"slug": "a", "tag": "Wind"}, ops.Context(), brain=b)
         assert r["changed"] and "note" not in r and "Wind" in b.get_text("a"), r
+
+
+def test_tag_then_untag_gives_a_page_without_frontmatter_its_bytes_back(db_path):
+    """trial 50: ``tag`` made a frontmatter block on a page with none; ``untag`` of that only tag left
+    an empty ``---``/``---`` block behind. The block goes when nothing but its fences is left."""
+    text = "# Ana\n\nPartner.\n"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", text)
+        ops.run("tag", {"slug": "ana", "tag": "energy"}, ops.Context(), brain=b)
+        assert b.get_text("people/ana").startswith("---\n")
+        r = ops.run("untag", {"slug": "ana", "tag": "energy"}, ops.Context(), brain=b)
+        assert r["changed"] and b.get_text("people/ana") == text
+        assert ops.run("tags", {"slug": "ana"}, ops.Context(), brain=b) == []

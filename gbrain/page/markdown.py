@@ -2146,6 +2146,7 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         from ruamel.yaml.comments import CommentedMap
 
         data = CommentedMap()
+    had_keys = len(data) > 0
     for k, v in (update or {}).items():
         if v is None:
             data.pop(k, None)
@@ -2184,6 +2185,13 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         spliced = splice_frontmatter(page.frontmatter_raw, data, changed, y, nl)
         if spliced is not None and load_frontmatter(spliced) == load_frontmatter(new_fm):
             new_fm = spliced
+        if had_keys and not len(data) and len(split_lines(new_fm)) == 2:
+            # the edit removed the last key and the block holds nothing but its fences: gone, so
+            # tag + untag of a page without frontmatter gives its bytes back; a block written empty,
+            # or keeping a comment or blank line, stays (trial 50)
+            new_fm = ""
+    elif not len(data):
+        new_fm = ""  # nothing to write: no empty block made (`put --frontmatter '{}'`)
     else:
         new_fm = "---" + nl + dumped + "---" + nl
     return (BOM if page.bom else "") + new_fm + page.body
