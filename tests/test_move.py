@@ -327,3 +327,34 @@ def test_move_with_if_hash_moves_only_the_page_as_read(db_path):
         assert r["slug"] == "archive/sync"
     out = gbrain_in_process("--db", str(db_path), "move", "archive/sync", "meetings/sync", "--if-hash", read)
     assert out.returncode != 0 and b"changed since it was read" in out.stderr, out
+
+
+def test_the_sync_after_a_move_counts_it_as_a_move_in_the_brain(tmp_path, db_path):
+    """trial 50: the sync after a ``move`` said "exported 1, removed 1, moved 0" (the new file
+    written and the old one removed), the next line explaining it. Its Files: line counts it as a
+    move done in the brain; ``--json``'s counts keep exported/removed as they were and add
+    ``moved_in_brain``."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "n3.md").write_text("# N3\n\nText.\n", encoding="utf-8")
+    (root / "a.md").write_text("# A\n\nOther.\n", encoding="utf-8")
+    db = str(db_path)
+    assert gbrain_in_process("--db", db, "sync", str(root)).returncode == 0
+    assert gbrain_in_process("--db", db, "move", "n3", "arch/n3").returncode == 0
+    r = gbrain_in_process("--db", db, "sync", str(root))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode().splitlines()
+    (files,) = [x for x in out if x.startswith("Files:")]
+    assert "exported 0," in files and "removed 0," in files and "moved 1 (in the brain)," in files, files
+    assert "Removed (renamed in the brain): n3.md → arch/n3.md" in out
+    # a move in the folder beside one in the brain, in JSON
+    assert gbrain_in_process("--db", db, "move", "arch/n3", "n3").returncode == 0
+    (root / "a.md").rename(root / "b.md")
+    r = gbrain_in_process("--db", db, "sync", str(root), "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["counts"]["moved_in_brain"] == 1 and rep["counts"]["moved"] == 1, rep["counts"]
+    assert rep["counts"]["exported"] == 1 and rep["counts"]["removed"] == 1 and rep["moved_in_brain_count"] == 1
+    from gbrain.operations.registry import _report_text
+
+    (files,) = [x for x in _report_text(rep, {}).splitlines() if x.startswith("Files:")]
+    assert "exported 0," in files and "removed 0," in files and "moved 2 (1 in the brain)," in files, files

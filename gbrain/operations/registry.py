@@ -1213,13 +1213,36 @@ def _compare_text(r: dict, a: dict) -> str:
     return _report_text(r, a, compare=True)
 
 
+def _count_items(r: dict, c: dict) -> list[tuple[str, str]]:
+    """A report's ``counts`` as its Files: line says them. Sync's pages renamed in the brain
+    (``counts.moved_in_brain``: the old file removed, the new one written, which ``exported`` and
+    ``removed`` count, as they always did in JSON) are said as moves (``moved 1 (in the brain)``,
+    ``moved 3 (1 in the brain)``), not an export and a removal beside "moved 0" (trial 50)."""
+    mib = c.get("moved_in_brain") or 0
+    out = []
+    for k, v in c.items():
+        if k == "moved_in_brain":
+            continue
+        if mib and k == "removed":
+            v -= mib
+        elif mib and k == "exported":
+            v -= r.get("moved_in_brain_exported", 0)
+        elif mib and k == "moved":
+            out.append((k, f"{v + mib:,} ({'' if not v else f'{mib:,} '}in the brain)"))
+            continue
+        out.append((k, f"{v:,}"))
+    if mib and "moved" not in c:
+        out.append(("moved", f"{mib:,} (in the brain)"))
+    return out
+
+
 def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     lines = []
     if r.get("created_folders"):  # export --dir into a folder that was not there
         lines.append("Created " + created_folders_text(r["created_folders"]))
     c = r.get("counts")
     if c:
-        lines.append("Files: " + ", ".join(f"{COUNT_WORDS.get(k) or k.replace('_', ' ')} {v:,}" for k, v in c.items()))
+        lines.append("Files: " + ", ".join(f"{COUNT_WORDS.get(k) or k.replace('_', ' ')} {v}" for k, v in _count_items(r, c)))
     compare = compare and "comparison" in r
     if compare:
         lines += _comparison_lines(r)

@@ -3618,6 +3618,11 @@ class SyncEngine:
                              "removed": [{"path": p, "why": w} for p, w in out.old_removed[: verify.MAX_LISTED]], "removed_count": len(out.old_removed)}
         rep["moved_in_brain"] = [{"from": a, "to": b} for a, b in out.moved_in_brain[: verify.MAX_LISTED]]
         rep["moved_in_brain_count"] = len(out.moved_in_brain)
+        # (counted in exported/removed, as before: the new file written, the old one removed; the
+        # text's Files: line counts them as moves instead, `registry._count_items`; trial 50)
+        rep.setdefault("counts", {})["moved_in_brain"] = len(out.moved_in_brain)
+        wrote = set(out.exported)
+        rep["moved_in_brain_exported"] = sum(1 for _, to in out.moved_in_brain if to in wrote)
         rep["purged_removed"] = out.purged_removed[: verify.MAX_LISTED]
         rep["purged_removed_count"] = len(out.purged_removed)
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}

@@ -867,7 +867,8 @@ class Watcher:
             if self.keeper is not None:
                 self.keeper.poke()
         for k, v in c.items():
-            self.counts[k] = self.counts.get(k, 0) + v
+            if k != "moved_in_brain":  # (sync's text alone; watch's rounds count Outcome.counts())
+                self.counts[k] = self.counts.get(k, 0) + v
         self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
         self.conflicts += rep["conflicts"]
         self.merged += rep.get("merged", [])
