@@ -344,8 +344,12 @@ def test_diff_compares_a_version_of_an_old_name_with_one_of_the_new_name(tmp_pat
     assert (d["from"], d["to"], d["diff"]) == (2, 1, ""), d
     r = cli("--db", db, "diff", "sub/a", "1", "--from-name", "zzz")
     assert r.returncode == 2 and "zzz is no name sub/a had (its names: sub/a, a;" in r.stderr.decode(), r.stderr
-    r = cli("--db", db, "diff", "sub/a", "--from-name", "a")
-    assert r.returncode == 2 and "--from-name needs FROM_VERSION" in r.stderr.decode(), r.stderr
+    # no FROM_VERSION: the old name's last version, the text it had when it moved away (trial 49: a look-up saved)
+    r = cli("--db", db, "diff", "sub/a", "--from-name", "a", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["from_name"], d["from"], d["to"], d["added"], d["removed"]) == ("a", 2, 2, 1, 0), d
+    assert d["diff"].startswith("--- a@v2\t") and "\n+y\n" in d["diff"], d["diff"]
 
 
 @pytest.mark.engine_free
@@ -1484,6 +1488,11 @@ def test_diff_from_name_refuses_a_version_another_page_wrote_under_that_name_lat
     assert r.returncode != 0 and "unrelated" not in r.stdout.decode(), r.stdout
     assert f"versions 1 to {max(v for v in mine)}" in r.stderr.decode() or f"version {max(mine)}" in r.stderr.decode(), r.stderr
     assert cli("--db", db, "diff", "sub/a", str(max(mine)), "--from-name", "a").returncode == 0
+    # no FROM_VERSION: the last version `a` wrote before it moved away, never the other page's (trial 49)
+    r = cli("--db", db, "diff", "sub/a", "--from-name", "a", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["from"] == max(mine) and "unrelated" not in d["diff"], d
 
 
 def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name_is_reused(tmp_path, db_path):

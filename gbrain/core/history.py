@@ -856,7 +856,8 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     """Unified diff of two versions: none given, the version before the newest against the
     newest; one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
     older name of the page (:func:`lineage`) whose version ``a`` is the first side (a version
-    written before a rename against one after it). Returns ``{name, from, to, diff, added,
+    written before a rename against one after it; ``a`` None: that name's last version with
+    text, as it moved away). Returns ``{name, from, to, diff, added,
     removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
@@ -866,9 +867,13 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
         want = want[:-3] if kind == "page" and want.endswith(".md") else want
         if want not in names:
             raise BadInput(f"{from_name} is no name {key} had (its names: {', '.join(names)}; `gbrain history {cmd_arg(key)}` lists their versions)")
-        if a is None:
-            raise BadInput(f"--from-name needs FROM_VERSION, the version of {want} to compare (`gbrain diff {cmd_arg(key)} N --from-name {cmd_arg(want)}`)")
         after, upto = line[want]
+        if a is None:  # the old name's last version: the text it had when it moved away (trial 49)
+            a = brain.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND version > ? AND body_id IS NOT NULL"
+                                   + (" AND version <= ?" if upto is not None else ""),
+                                   (kind, want, after) + ((upto,) if upto is not None else ())).fetchone()[0]
+            if a is None:
+                raise NotFound(f"{want} has no version with text of {key} (`gbrain history {cmd_arg(key)}` lists its versions)")
         if upto is not None and not after < a <= upto:  # another page's version of that name (before or after this page had it)
             span = f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
             raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (the others are "

@@ -190,7 +190,7 @@ def _diff_text(r: dict, a: dict) -> str:
         Param("from_version", "integer", "the older version (default: the one before the newest)", positional=True, minimum=1),
         Param("to_version", "integer", "the newer version (default: the newest)", positional=True, minimum=1),
         # CLI only (the tools' schema bytes): a version written before a rename against one after it (trial 47)
-        Param("from_name", description="read FROM_VERSION under this old name of the page (`history` lists them: `as OLD`)", in_schema=False),
+        Param("from_name", description="read FROM_VERSION (default: its last) under this old name of the page (`history` lists them: `as OLD`)", in_schema=False),
     ],
     text=_diff_text,
     title="Diff two versions of a page",
