@@ -358,3 +358,75 @@ def test_the_sync_after_a_move_counts_it_as_a_move_in_the_brain(tmp_path, db_pat
 
     (files,) = [x for x in _report_text(rep, {}).splitlines() if x.startswith("Files:")]
     assert "exported 0," in files and "removed 0," in files and "moved 2 (1 in the brain)," in files, files
+
+
+# conflict copies: gbrain's (`NAME.conflict-…`) and a file-sync tool's (Syncthing, Dropbox) are a record of
+# what someone saved: a move never rewrites a link in one, nor does lint-fix (trial 49: a move relinked 13 copies)
+COPIES = {
+    "meetings/sync.conflict-20261202T015712": "# Sync\n\nWith [Ana](../people/ana.md) and [[people/ana]] and [[ana]].\n",
+    "meetings/sync.sync-conflict-20261202-015712-ABCDEFG": "# Sync\n\nWith [Ana](../people/ana.md) and [[people/ana]].\n",
+    "meetings/sync (conflicted copy 2026-12-02)": "# Sync\n\nWith [Ana](../people/ana.md) and [[people/ana|Ana]].\n",
+}
+
+
+def test_move_never_rewrites_a_link_in_a_conflict_copy(db_path):
+    with _brain(db_path) as b:
+        for slug, text in COPIES.items():
+            b.put(slug, text)
+        hashes = {s: b.page_row(s)["content_hash"] for s in COPIES}
+        r = ops.run("move", {"slug": "people/ana", "to": "people/ana-lima"}, brain=b)
+        assert r["relinked"] == ["meetings/sync"], r
+        assert b.get_text("meetings/sync") == "---\ntitle: Sync\ntype: meeting\n---\n\n# Sync\n\nWith [Ana](../people/ana-lima.md) and [[Bo]].\n"
+        for slug, text in COPIES.items():
+            assert b.get_text(slug) == text and b.page_row(slug)["content_hash"] == hashes[slug], slug
+            assert [v["op"] for v in ops.run("history", {"slug": slug}, brain=b)["versions"]] == ["create"]
+        # each is said, with why
+        assert sorted(s["slug"] for s in r["skipped"]) == sorted(COPIES), r
+        assert all("conflict copy" in s["reason"] for s in r["skipped"])
+        # lint-fix afterwards leaves them alone too, and lint's dead_links does not offer to fix them
+        f = ops.run("lint-fix", {}, brain=b)
+        for slug, text in COPIES.items():
+            assert b.get_text(slug) == text, slug
+        assert not [x for x in f["fixed"] if x["slug"] in COPIES], f["fixed"]
+        lint = ops.run("lint", {"check": "dead_links"}, brain=b)
+        assert not [x for x in lint["items"] if x["slug"] in COPIES], lint["items"]
+
+
+def test_lint_fix_alone_never_rewrites_a_link_in_a_conflict_copy(db_path):
+    with _brain(db_path) as b:
+        ops.run("move", {"slug": "people/ana", "to": "people/ana-lima"}, brain=b)
+        # copies written after the move (a sync conflict of an offline edit) with the old name
+        for slug, text in COPIES.items():
+            b.put(slug, text)
+        b.put("notes/later", "# Later\n\nAsk [[people/ana]].\n")
+        f = ops.run("lint-fix", {}, brain=b)
+        assert [x["slug"] for x in f["fixed"]] == ["notes/later"], f["fixed"]
+        assert b.get_text("notes/later") == "# Later\n\nAsk [[people/ana-lima]].\n"
+        for slug, text in COPIES.items():
+            assert b.get_text(slug) == text, slug
+        assert not [x for x in f["items"] + f["skipped"] if x.get("slug") in COPIES and x["check"] == "dead_links"], f
+
+
+def test_a_note_written_offline_with_the_old_name_is_offered_the_new_one(tmp_path, db_path):
+    """Trial 49: a note written in a synced folder while its sync/watch was stopped, after a
+    `move`, links the old name; the next sync imports it as written. lint's dead_links names the
+    new name (the history knows the move), lint-fix rewrites it, and the sync that imported it
+    says so (as after a round that moved pages)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        assert ops.run("sync", {"dir": str(root)}, brain=b)["ok"]
+        ops.run("move", {"slug": "people/bo", "to": "people/robert"}, brain=b)
+        assert ops.run("sync", {"dir": str(root)}, brain=b)["ok"]
+        (root / "notes").mkdir()
+        (root / "notes" / "offline.md").write_text("# Offline\n\nAsk [[people/bo]] and [Bo](../people/bo.md).\n", encoding="utf-8")
+        r = ops.run("sync", {"dir": str(root)}, brain=b)
+        assert r["renamed_links"] == {"links": 2, "pages": 1}, r.get("renamed_links")
+        lint = ops.run("lint", {"check": "dead_links"}, brain=b)
+        assert {(x["slug"], x.get("moved_to")) for x in lint["items"]} == {("notes/offline", "people/robert")}, lint["items"]
+        f = ops.run("lint-fix", {"check": "dead_links"}, brain=b)
+        assert [x["slug"] for x in f["fixed"]] == ["notes/offline"], f
+        assert b.get_text("notes/offline") == "# Offline\n\nAsk [[people/robert]] and [Bo](../people/robert.md).\n"
+        # a later round that imports nothing linking an old name says nothing
+        (root / "notes" / "more.md").write_text("# More\n\n[[people/robert]]\n", encoding="utf-8")
+        assert "renamed_links" not in ops.run("sync", {"dir": str(root)}, brain=b)

@@ -351,6 +351,32 @@ def test_under_watch_the_files_follow(tmp_path, db_path):
     assert code == 0, "\n".join(w.lines)
 
 
+def test_a_watch_coming_back_says_a_note_written_meanwhile_links_a_moved_page_s_old_name(tmp_path, db_path):
+    """Trial 49: a page was moved through gbrain while a folder's watch was stopped, and a note
+    written there meanwhile links the old name; the watch's first sync imports it as written.
+    It says the link names a moved page by its old name, with the command that mends it."""
+    from test_watch import Watch, wait_for
+
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]].\n"})
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        ops.run("move", {"slug": "companies/acme", "to": "companies/acme-corp"}, brain=b)
+        eng.close()
+    (root / "notes").mkdir()
+    (root / "notes/offline.md").write_text("Met [[companies/acme]] today.\n")
+    w = Watch(root, db_path)
+    try:
+        wait_for(lambda: w.saw("1 link(s) in 1 page(s) still name a moved page"), "watch's line on the offline note's old name")
+    finally:
+        code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)
+    p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe", "--json")
+    assert [x["slug"] for x in json.loads(p.stdout)["fixed"]] == ["notes/offline"], p.stdout + p.stderr
+
+
 def test_under_watch_links_obsidian_rewrites_after_a_rename_are_not_called_dangling(tmp_path, db_path):
     """Trial 31: Obsidian renames a note, then rewrites the notes linking it, one by one (2,206
     notes took 11 s); watch said "2,207 link(s) in 2,206 page(s) still name a moved page by

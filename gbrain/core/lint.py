@@ -350,6 +350,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     ).fetchall()
     if only is not None:  # before the suggestions: the first SUGGEST_LIMIT get them, make them the selected pages'
         rows = [r for r in rows if r["slug"] in only]
+    rows = [r for r in rows if not is_copy(r["slug"])]  # a conflict copy: the conflicts check's (never rewritten: plan_link_fixes)
     # a template's `[[<% tp.date.now("YYYY-MM-DD", -1) %>]]` / `[[{{date}}]]` names the note of
     # the day it runs: no page to create or link to fix
     rows = [r for r in rows if not has_placeholder(r["target"])]
@@ -452,8 +453,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if moves is None:
         moves = Moves(brain.conn)
     misnamed = _misnamed_links(brain.conn, moves, SqlIndex(brain.conn)) if moves.load() else []
-    if only is not None:
-        misnamed = [m for m in misnamed if m[0]["slug"] in only]
+    misnamed = [m for m in misnamed if (only is None or m[0]["slug"] in only) and not is_copy(m[0]["slug"])]
     for r, _dests, _style in misnamed:
         links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
         now = r["to_slug"]
@@ -1446,7 +1446,7 @@ def _family(kind: str) -> str:
     return link_family(kind)
 
 
-def renamed_links(brain) -> dict:
+def renamed_links(brain, only: "set[str] | None" = None) -> dict:
     """How many links name a page by a name it had before a rename or move and would be
     rewritten by ``lint --check dead_links --fix-safe``: ``{"links": n, "pages": m}`` (n: the
     links as written, m: the pages holding them), and ``"elsewhere": k`` when k of them now open
@@ -1455,31 +1455,50 @@ def renamed_links(brain) -> dict:
     written (an old name of several pages, a page whose text does not hold it as parsed) does
     not. Plans the rewrites without writing (:func:`plan_link_fixes`: reads the text of the
     pages holding such links); with no move in the history it reads one ``SELECT DISTINCT``.
-    For the report of a sync or watch round that moved pages."""
+    For the report of a sync or watch round that moved pages; ``only`` (slugs): those pages'
+    links only, for a round that imported them (a note written offline with a moved page's old
+    name: trial 49)."""
+    if only is not None and not only:
+        return {"links": 0, "pages": 0}
     moves = Moves(brain.conn)
     if not moves.load():
         return {"links": 0, "pages": 0}
-    pages = plan_link_fixes(brain, moves=moves)["pages"]
+    pages = plan_link_fixes(brain, moves=moves, only=only)["pages"]
     out = {"links": sum(len(p["links"]) for p in pages), "pages": len(pages)}
     elsewhere = sum(1 for p in pages for c in p["links"] if c.get("opens"))
     return out | {"elsewhere": elsewhere} if elsewhere else out
 
 
-def _dangling_destinations(conn, moves: "Moves", index):
+def renamed_links_in(brain, paths) -> dict:
+    """:func:`renamed_links` of the pages at ``paths`` (a round's imported paths; others are
+    ignored): a note written with a moved page's old name while its folder was not synced."""
+    got = sorted({p for p in paths if p.lower().endswith(".md")})
+    slugs: set[str] = set()
+    for i in range(0, len(got), 500):
+        part = got[i : i + 500]
+        slugs.update(x for (x,) in brain.conn.execute(f"SELECT slug FROM pages WHERE path IN ({','.join('?' * len(part))})", part))
+    return renamed_links(brain, only=slugs)
+
+
+def _dangling_destinations(conn, moves: "Moves", index, only: "set[str] | None" = None):
     """Each link a move broke, with where the move says it was meant to point: ``(row, [live
     slugs], style)`` (:meth:`Moves.destination`, resolving through ``index``), by linking page
     slug then link id: every dangling link, and every link that names a moved page by its old
     file name though gbrain still finds the page by a title or alias (:func:`_misnamed_links`,
-    one destination each)."""
+    one destination each). ``only``: the links of these pages (slugs) only."""
     rows = conn.execute(
         "SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
     out = []
     for r in rows:
+        if only is not None and r["slug"] not in only:
+            continue
         dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
         out.append((r, dests, style))
     misnamed = _misnamed_links(conn, moves, index)
+    if only is not None:
+        misnamed = [m for m in misnamed if m[0]["slug"] in only]
     if misnamed:
         out = sorted(out + misnamed, key=lambda x: (x[0]["slug"], x[0]["id"]))
     yield from out
@@ -1618,9 +1637,11 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     index = SqlIndex(conn)
     want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []
-    for r, dests, style in _dangling_destinations(conn, moves, index):
+    for r, dests, style in _dangling_destinations(conn, moves, index, only):
         if only is not None and r["slug"] not in only:
             continue
+        if is_copy(r["slug"]):
+            continue  # a conflict copy is a record of what someone saved: never rewritten (the conflicts check's)
         if to is not None and r["slug"] != to:
             if to not in dests:
                 continue

@@ -169,10 +169,14 @@ def _sync(b, a, ctx):
     try:
         eng.bind(rebind=bool(a.get("rebind")))
         r = eng.sync()
-        if any(not m.get("follows_rename") for m in r.get("moved") or ()):  # links written with a moved page's old name now dangle: say how to mend them (the folder that moved it)
-            from ..core.lint import renamed_links
+        moved = any(not m.get("follows_rename") for m in r.get("moved") or ())
+        got = (r.get("changed") or {}).get("imported") or ()  # (the first verify.MAX_LISTED)
+        if moved or got:
+            # links written with a moved page's old name now dangle: say how to mend them (the folder that moved it;
+            # or a note this round imported, written with an old name while the folder was not synced: trial 49)
+            from ..core.lint import renamed_links, renamed_links_in
 
-            rl = renamed_links(b)
+            rl = renamed_links(b) if moved else renamed_links_in(b, got)
             if rl["links"]:
                 r["renamed_links"] = rl
         return r

@@ -796,6 +796,8 @@ class Watcher:
                 self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
                 if not self.initial["ok"]:
                     self._problems(self.initial)
+                if self.initial.get("changed", {}).get("imported"):  # notes written while it was stopped, with a moved page's old name (trial 49)
+                    self._renamed_links_hint(self.initial["changed"]["imported"])
             if ready:
                 ready(self.initial)
             self._loop()
@@ -1354,15 +1356,16 @@ class Watcher:
             if p != said:
                 self._warn(f"{prefix}{p}")
 
-    def _renamed_links_hint(self) -> None:
+    def _renamed_links_hint(self, paths: "list[str] | None" = None) -> None:
         """After batches that moved notes, once no batch changed anything for
         :data:`HINT_SETTLE_S` (or at the stop): one line when links still name a moved page by
         its old name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them
-        (none when the editor rewrote them meanwhile, as Obsidian does)."""
-        from ..core.lint import renamed_links
+        (none when the editor rewrote them meanwhile, as Obsidian does). ``paths``: the links of
+        the pages there only (the first sync's imports: notes written while the watch was stopped)."""
+        from ..core.lint import renamed_links, renamed_links_in
 
         try:
-            rl = renamed_links(self.brain)
+            rl = renamed_links(self.brain) if paths is None else renamed_links_in(self.brain, paths)
         except (sqlite3.Error, GBrainError) as e:  # (a busy or unreachable brain: a hint, not worth a failure)
             self._warn(f"could not count the links to moved notes ({e})")
             return
