@@ -1496,15 +1496,13 @@ def _dangling_destinations(conn, moves: "Moves", index, only: "set[str] | None" 
             continue
         dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
         out.append((r, dests, style))
-    misnamed = _misnamed_links(conn, moves, index)
-    if only is not None:
-        misnamed = [m for m in misnamed if m[0]["slug"] in only]
+    misnamed = _misnamed_links(conn, moves, index, only)
     if misnamed:
         out = sorted(out + misnamed, key=lambda x: (x[0]["slug"], x[0]["id"]))
     yield from out
 
 
-def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], str]]:
+def _misnamed_links(conn, moves: "Moves", index, only: "set[str] | None" = None) -> list[tuple[dict, list[str], str]]:
     """Links that resolve (by a title, an alias or a slugified name: :func:`gbrain.page.links.resolve`)
     though no file has the name or path they are written with any more, because the page they
     resolve to had that file name before a move (the history's ``move`` rows, :class:`Moves`):
@@ -1520,7 +1518,8 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
     not known. So is a link that a file of its name opens now, another page than the moved one
     it opened before the move (:func:`_opened_moved`): ``[[Canvas]]`` in ``en/Plugins/…`` after
     ``en/Plugins/Canvas.md`` became ``Canvas board.md`` opens ``ko/플러그인/Canvas`` (in Obsidian
-    too); ``row["opens"]`` is that page's slug (None for the others). Reads the
+    too); ``row["opens"]`` is that page's slug (None for the others). ``only``: the links of
+    these pages (slugs) only. Reads the
     resolved links whose name is an old name of a moved page (one indexed query per 500 names)."""
     from ..page.links import resolve
 
@@ -1532,6 +1531,8 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
     for i in range(0, len(names), 500):
         part = names[i : i + 500]
         for r in conn.execute(sel.format(", ".join("?" * len(part))), part):
+            if only is not None and r["slug"] not in only:
+                continue
             opens = resolve(index, r["slug"], r["kind"], r["target"], by_file=True)
             if opens is not None and not _opened_moved(index, moves, r, opens):
                 continue  # a file of that name or path is there, and the link opened no moved page before
