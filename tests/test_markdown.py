@@ -246,6 +246,19 @@ def test_a_frontmatter_block_goes_only_when_nothing_but_its_fences_is_left(text,
     assert edit_frontmatter(parse_page(text), tags=[]) == after
 
 
+@pytest.mark.parametrize("text", [
+    "---\ntitle: X\n---\n---\nIntro.\n\n---\n- **2024-01-01** | x\n",  # a rule, then a timeline's ---
+    "---\ntitle: X\n---\n---\nIntro.\n",  # a rule opening the body, closed by nothing
+])
+def test_a_removed_last_key_keeps_its_block_when_the_body_opens_with_a_fence_line(text):
+    """Dropping the block would make the body's own ``---`` line open a frontmatter block: its
+    intro read as (broken) YAML and the timeline's separator as the closing fence."""
+    p = parse_page(text)
+    new = edit_frontmatter(p, {"title": None})
+    assert new == "---\n---\n" + p.body
+    assert parse_page(new).compiled_truth == p.compiled_truth and parse_page(new).timeline == p.timeline
+
+
 def test_edit_frontmatter_refuses_unparsable_yaml():
     p = parse_page("---\ntitle: [oops\n---\n", "x.md")
     with pytest.raises(ValueError):

@@ -2185,10 +2185,12 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         spliced = splice_frontmatter(page.frontmatter_raw, data, changed, y, nl)
         if spliced is not None and load_frontmatter(spliced) == load_frontmatter(new_fm):
             new_fm = spliced
-        if had_keys and not len(data) and len(split_lines(new_fm)) == 2:
+        if (had_keys and not len(data) and len(split_lines(new_fm)) == 2
+                and not _FM_OPEN_RE.match(page.body)):
             # the edit removed the last key and the block holds nothing but its fences: gone, so
             # tag + untag of a page without frontmatter gives its bytes back; a block written empty,
-            # or keeping a comment or blank line, stays (trial 50)
+            # or keeping a comment or blank line, stays (trial 50), and so does one whose body
+            # opens with a --- line (it would open a block: the intro read as YAML)
             new_fm = ""
     elif not len(data):
         new_fm = ""  # nothing to write: no empty block made (`put --frontmatter '{}'`)
