@@ -430,3 +430,20 @@ def test_a_note_written_offline_with_the_old_name_is_offered_the_new_one(tmp_pat
         # a later round that imports nothing linking an old name says nothing
         (root / "notes" / "more.md").write_text("# More\n\n[[people/robert]]\n", encoding="utf-8")
         assert "renamed_links" not in ops.run("sync", {"dir": str(root)}, brain=b)
+
+
+def test_a_page_named_like_a_copy_but_for_its_last_dot_is_relinked(db_path):
+    """A copy's mark may end a file's name before its extension: a page's slug has none, so
+    ``x.sync-conflict-….old`` (the file ``x.sync-conflict-….old.md``, no copy: ``gbrain conflicts``
+    does not list it) was taken for one by its slug: a move never relinked it and dead_links
+    never named its links, said nowhere."""
+    odd = "notes/plan.sync-conflict-20261202-015712.old"
+    with _brain(db_path) as b:
+        b.put(odd, "# Old plan\n\nWith [[people/ana]].\n")
+        assert not [c for c in ops.run("lint", {"check": "conflicts"}, brain=b)["items"] if c["slug"] == odd]
+        r = ops.run("move", {"slug": "people/ana", "to": "people/ana-lima"}, brain=b)
+        assert odd in r["relinked"] and odd not in [s["slug"] for s in r.get("skipped", [])], r
+        assert b.get_text(odd) == "# Old plan\n\nWith [[people/ana-lima]].\n"
+        b.put(odd, "# Old plan\n\nWith [[people/nobody-here]].\n")
+        lint = ops.run("lint", {"check": "dead_links"}, brain=b)
+        assert [x["slug"] for x in lint["items"]] == [odd], lint["items"]

@@ -84,7 +84,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, split_lines, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -350,7 +350,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     ).fetchall()
     if only is not None:  # before the suggestions: the first SUGGEST_LIMIT get them, make them the selected pages'
         rows = [r for r in rows if r["slug"] in only]
-    rows = [r for r in rows if not is_copy(r["slug"])]  # a conflict copy: the conflicts check's (never rewritten: plan_link_fixes)
+    rows = [r for r in rows if not is_page_copy(r["slug"])]  # a conflict copy: the conflicts check's (never rewritten: plan_link_fixes)
     # a template's `[[<% tp.date.now("YYYY-MM-DD", -1) %>]]` / `[[{{date}}]]` names the note of
     # the day it runs: no page to create or link to fix
     rows = [r for r in rows if not has_placeholder(r["target"])]
@@ -453,7 +453,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if moves is None:
         moves = Moves(brain.conn)
     misnamed = _misnamed_links(brain.conn, moves, SqlIndex(brain.conn)) if moves.load() else []
-    misnamed = [m for m in misnamed if (only is None or m[0]["slug"] in only) and not is_copy(m[0]["slug"])]
+    misnamed = [m for m in misnamed if (only is None or m[0]["slug"] in only) and not is_page_copy(m[0]["slug"])]
     for r, _dests, _style in misnamed:
         links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
         now = r["to_slug"]
@@ -1069,7 +1069,7 @@ def _duplicate_titles(brain) -> list[dict]:
     out = []
     rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
     for r in rows:
-        slugs = sorted(x for x in r["slugs"].split("\n") if not is_copy(x))  # a conflict copy: the conflicts check's
+        slugs = sorted(x for x in r["slugs"].split("\n") if not is_page_copy(x))  # a conflict copy: the conflicts check's
         if len(slugs) < 2:
             continue
         out.append(
@@ -1641,7 +1641,7 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     for r, dests, style in _dangling_destinations(conn, moves, index, only):
         if only is not None and r["slug"] not in only:
             continue
-        if is_copy(r["slug"]):
+        if is_page_copy(r["slug"]):
             continue  # a conflict copy is a record of what someone saved: never rewritten (the conflicts check's)
         if to is not None and r["slug"] != to:
             if to not in dests:

@@ -1580,7 +1580,7 @@ def _move(b, a, ctx):
     from ..core import lint as lintmod
 
     from ..page.linkedit import repointed_path_links
-    from ..page.slugs import check_slug, copy_original, is_copy
+    from ..page.slugs import check_slug, copy_original, is_page_copy
 
     with b.transaction():
         before = b.resolve_slug(a["slug"])
@@ -1610,12 +1610,12 @@ def _move(b, a, ctx):
             return hit if isinstance(hit, str) else hit[0] if hit else None
 
         text = b.check_text(now)
-        own = text if is_copy(now["slug"]) else repointed_path_links(text, row["path"], now["path"], where, bare=True)
+        own = text if is_page_copy(now["slug"]) else repointed_path_links(text, row["path"], now["path"], where, bare=True)
         if own != text:
             b.save_page(now["path"], own)
         # a conflict copy linking it (gbrain's `NAME.conflict-…`, a file-sync tool's) is a record of what someone saved:
         # never rewritten, said
-        copies = sorted(s for s in linking if is_copy(s))
+        copies = sorted(s for s in linking if is_page_copy(s))
         linking -= set(copies)
         # the other pages' relative paths to it (`bo.md`, `../people/bo.md`, `[[../people/bo]]`, a reference definition), in
         # their style, before lint-fix mends the links by name: a bare `bo.md` still found by name is wrong on GitHub

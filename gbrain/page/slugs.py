@@ -138,6 +138,13 @@ def is_copy(path: str) -> bool:
     return copy_original(path) is not None
 
 
+def is_page_copy(slug: str) -> bool:
+    """Whether the page ``slug`` is a conflict copy: :func:`is_copy` of its file (``slug.md``), as
+    ``gbrain conflicts`` reads it. The slug alone has no extension, so its last ``.part`` would be
+    taken for one (``plan.sync-conflict-….old`` is the file ``plan.sync-conflict-….old.md``: no copy)."""
+    return is_copy(slug + ".md")
+
+
 def slug_for_path(path: str) -> str:
     """``people/Ana Lima.md`` → ``people/Ana Lima`` (NFC). ``path`` is a POSIX relative path: a
     backslash is part of a file name (``a\\b.md`` is not ``a/b``; :func:`slug_problem` refuses it)."""
