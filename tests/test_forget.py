@@ -824,3 +824,32 @@ def test_purge_finds_a_secret_a_json_writer_escaped(db_path):
         assert bodies_holding(b, b"zq9xv") == []
         assert b.conn.execute("SELECT count(*) FROM files WHERE path = 'Boards/Keys.canvas'").fetchone()[0] == 1
     assert b"zq9xv" not in stored_bytes(db_path)
+
+
+def _items(r) -> set[tuple[str, int]]:
+    return {(i["name"], i["version"]) for i in r["items"]}
+
+
+def test_a_purge_of_a_text_naming_a_renamed_page_keeps_that_pages_history(db_path):
+    """A dry run's finding: `purge --text people/ana` matched names and the labels of history
+    rows (`move from people/ana`), so it listed the renamed page's move row, its current version,
+    and would drop the versions under its old name. A version goes for its bytes; a name or a
+    label naming a live page (or one of its old names) is metadata, never purged."""
+    with Brain.open(db_path) as b:
+        b.put("people/ana", "---\ntitle: Ana\n---\nAna Lima, engineer.\n")
+        b.move_page("people/ana", "people/ana-lima")
+        b.put("team/lima", "---\ntitle: Lima\n---\nThe Lima team.\n")
+        b.move_page("team/lima", "groups/lima")  # an old name that is no part of the new one
+        b.put("notes/x", "Ana's page was people/ana and team/lima, once.\n")
+        b.put("notes/x", "Ana's page moved.\n")
+    r = run("purge", {"text": "people/ana"})
+    # the live name people/ana-lima holds the text: refused as before (nothing of it is listed)
+    assert r["live"] == ["people/ana-lima"] and _items(r) == {("notes/x", 1)}
+    r = run("purge", {"text": "team/lima", "apply": True})
+    assert r["applied"] and _items(r) == {("notes/x", 1)}
+    with Brain.open(db_path) as b:
+        rows = b.conn.execute("SELECT name, version, op, detail FROM history WHERE name IN ('team/lima', 'groups/lima') ORDER BY name, version").fetchall()
+        assert [tuple(x) for x in rows] == [("groups/lima", 1, "move", "from team/lima"), ("team/lima", 1, "create", ""),
+                                            ("team/lima", 2, "move", "to groups/lima")]
+    assert len(run("history", {"slug": "groups/lima"})["versions"]) == 2
+

@@ -141,7 +141,9 @@ def folder_holders(brain, text: str) -> list[str]:
 
 def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> tuple[list[int], list[dict]]:
     """The history rows a purge drops: ``(row ids, [{kind, name, version}])``, oldest first per
-    name. ``text``: every version whose bytes, name, path or detail hold it, and the whole history
+    name. ``text``: every version whose bytes hold it, or whose name or path does outside a live
+    page's or file's history (:func:`_live_spans`; a row's label, ``move from OLD``, is never
+    matched), and the whole history
     of a page or file no longer live when every version with text goes (so it leaves the trash and
     the history, its name too); ``key`` (``(kind, name)``): every row of that history. A pure read."""
     ids, items, _, _ = _plan(brain, text, key)
@@ -162,20 +164,42 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
     needle = Needle(text)
     hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if needle.in_pieces(h.body_pieces(c, bid))}
     live = {("page", r[0]) for r in c.execute("SELECT slug FROM pages")} | {("file", r[0]) for r in c.execute("SELECT path FROM files")}
+    kept = _live_spans(c, live)
     by_key: dict[tuple[str, str], list] = {}
-    for r in c.execute("SELECT id, kind, name, version, path, detail, body_id FROM history ORDER BY kind, name, version").fetchall():
+    for r in c.execute("SELECT id, kind, name, version, path, body_id FROM history ORDER BY kind, name, version").fetchall():
         by_key.setdefault((r["kind"], r["name"]), []).append(r)
     ids, items, texts = [], [], set()
     for k, rows in by_key.items():
-        drop = [r for r in rows if r["body_id"] in hit_bodies or text in r["name"] or text in r["path"] or text in (r["detail"] or "")]
+        spans = kept.get(k, ())
+        mine = {r["id"] for r in rows if any(a < r["version"] and (u is None or r["version"] <= u) for a, u in spans)}
+        # a version goes for its bytes; for its name or path only outside a live page's history
+        # (a label, `move from OLD`, is never matched: it names a page, it holds no text of it)
+        drop = [r for r in rows if r["body_id"] in hit_bodies or (r["id"] not in mine and (text in r["name"] or text in r["path"]))]
         if not drop:
             continue
-        if k not in live and all(r["body_id"] is None or r in drop for r in rows):
+        gone = {r["id"] for r in drop}
+        if k not in live and all(r["body_id"] is None or r["id"] in gone for r in rows):
             drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
         texts |= {(r["path"], r["body_id"]) for r in drop if k[0] == "page" and r["body_id"] is not None}
     return ids, items, texts, set()
+
+
+def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
+    """The history rows of live pages and files, by ``(kind, name)``: ``[(after, upto)]`` spans
+    (versions ``after < v <= upto``; ``upto`` None: every one). A live name's every version, and
+    each old name's versions up to its move away, that move included (:func:`~gbrain.core.history.lineage_spans`).
+    A ``--text`` purge drops these for their bytes only, never for a name holding the text: a
+    page renamed from ``people/ana`` kept its current version and its past out of a purge of a
+    text that named it (before 2026-12-05 they were listed, matched by name and by the
+    ``from people/ana`` label of the move)."""
+    out: dict[tuple[str, str], list[tuple[int, int | None]]] = {k: [(0, None)] for k in live}
+    moved = {(r[0], r[1]) for r in c.execute("SELECT DISTINCT kind, name FROM history WHERE op = 'move' AND body_id IS NOT NULL")}
+    for kind, name in sorted(moved & live):
+        for old, after, upto in h.lineage_spans(c, kind, name)[1:]:
+            out.setdefault((kind, old), []).append((after, upto + 1))  # its move away too
+    return out
 
 
 def _family_rows(c, key: tuple[str, str]) -> list:
