@@ -17,7 +17,7 @@ import pytest
 
 from conftest import gbrain
 
-from gbrain.core.brain import Brain
+from gbrain.core.brain import Brain, render_row
 from gbrain.core.history import trash_list
 from gbrain.sync.engine import SyncEngine
 
@@ -747,3 +747,43 @@ def test_an_editor_saving_again_at_the_old_name_after_its_edit_followed_the_move
     assert brain.page_row("notes/short") is None
     assert brain.page_row("archive/short")["content_hash"] == hashlib.sha256(buf).hexdigest()
     assert eng.sync()["exit_code"] == 0
+
+
+@pytest.mark.parametrize("exported", [True, False], ids=["exported", "not-yet"])
+@pytest.mark.parametrize("edit", [True, False], ids=["own-line", "same-buffer"])
+def test_an_editor_saving_again_at_the_old_name_never_drops_a_line_a_teammate_added_after_the_move(synced, db_path, edit, exported):
+    """Review of trial 49's fix: the late save (above) was scored against the renamed page's text
+    as it is now, and when that scored best it was merged as if based on it, so a line a teammate
+    added to the moved page after the editor's last read counted as the save's own deletion and
+    left the page (kept in the history only). The editor, open on a path the file left, can only
+    have read the old name's versions or what this folder's own sync wrote at the new name: the
+    base is the closest of those, and the teammate's line stays beside the editor's (an unchanged
+    buffer saved again, vim's :w or an autosave, was taken as undoing the teammate's line)."""
+    brain, eng, tree = synced
+    old, new = "notes/short.md", "archive/short.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    buf = b"# Short\n\nA short note.\n"
+    (tree / old).write_bytes(buf)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
+    assert eng.sync()["exit_code"] == 0
+    for k in range(30):
+        buf += b"typed line %d\n" % k
+    (tree / old).write_bytes(buf)
+    brain.move_page("notes/short", "archive/short")
+    eng.reconcile(log_paths={new})
+    eng.reconcile(paths={old})
+    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    mate = "the teammate's line"
+    r = gbrain("--db", str(db_path), "put", "archive/short", "--replace", json.dumps({"typed line 29\n": f"typed line 29\n{mate}\n"}))
+    assert r.returncode == 0, r.stderr
+    assert mate in render_row(brain.page_row("archive/short"))
+    if exported:  # watch/sync brought it to the file before the editor saved
+        assert eng.sync()["exit_code"] == 0 and mate in (tree / new).read_text()
+    late = buf.replace(b"A short note.\n", b"A short note.\nThe editor's own line.\n") if edit else buf  # (vim :w, an autosave)
+    (tree / old).write_bytes(late)  # the editor's buffer: read before the teammate's line
+    out = eng.reconcile(paths={old})
+    text = render_row(brain.page_row("archive/short"))
+    assert ("The editor's own line." in text or not edit) and mate in text, (text, out.conflicts, out.warnings)
+    assert brain.page_row("notes/short") is None
+    assert eng.sync()["exit_code"] == 0
+    assert (tree / new).read_text() == text

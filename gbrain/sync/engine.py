@@ -3196,7 +3196,9 @@ class SyncEngine:
         gbrain (`gbrain move`, MCP ``brain_move``: any engine), at most
         :data:`STALE_WINDOW_S` ago (an editor's buffer), the renamed page exists, and the saved
         text is at least :data:`LATE_SAVE_MIN` alike to a version the old name had (the closest of
-        its last :data:`STALE_VERSIONS`) or else to the renamed page's text now; a note less alike (one from the same template) is new content."""
+        its last :data:`STALE_VERSIONS`) or else to a version of the renamed page since the rename that came
+        from this folder's file (:func:`_from_file`; never its text now, which may hold a teammate's
+        lines the editor never read: they would count as the save's deletions); a note less alike (one from the same template) is new content."""
         if f.size > MERGE_MAX_BYTES:
             return None
         kind, name = key_for_path(self.conn, p)
@@ -3245,12 +3247,28 @@ class SyncEngine:
                 if old == text:
                     break
         if best is None:
-            # the renamed page as it is: an edit this folder made before the rename arrived
-            # followed it there (:meth:`_follow_brain_moves`) and the editor, still open on the
-            # old path, saved its buffer again (trial 49); the old name's versions lack those lines
-            cur = self.brain.page_row(detail[3:])
-            if cur is not None and sim.similarity(render_row(cur), text) >= LATE_SAVE_MIN:
-                best = cur["content_hash"]
+            # the renamed page's versions since the rename that came from this folder's file: an
+            # edit this folder made before the rename arrived followed it there
+            # (:meth:`_follow_brain_moves`) and the editor, still open on the old path, saved its
+            # buffer again (trial 49); the old name's versions lack those lines. Never the page as
+            # it is now: a teammate's write since never reached the editor's buffer (the file had
+            # left its path), and a base holding it made the save drop its lines (review of trial 49)
+            for op2, bid, hx, surf, oper, cl in self.conn.execute(
+                    "SELECT h.op, h.body_id, b.hash, h.surface, h.operation, h.client FROM history h "
+                    "LEFT JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = 'page' AND h.name = ? "
+                    "ORDER BY h.version DESC LIMIT ?", (detail[3:], STALE_VERSIONS + 4)).fetchall():
+                if bid is None or op2 == "move":
+                    break  # the rename itself (or a deletion): what came before is the old name's
+                if hx in seen or not _from_file(surf or "", oper or "", cl or "", self.client):
+                    continue
+                seen.add(hx)
+                try:
+                    old = history_body(self.conn, bid).decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                score = sim.similarity(old, text)
+                if score >= best_score:
+                    best, best_score = hx, score  # ties: the older (an older base only merges more)
         return None if best is None else (r[0], best, who or "")
 
     def _say_renamed_twice(self, new: list[str], D: dict, S: dict, B: dict, state: dict, disk: dict, out: Outcome) -> None:
