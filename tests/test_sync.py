@@ -68,7 +68,7 @@ def test_first_sync_imports_everything_and_second_changes_nothing(env):
     before = {p: (root / p).stat().st_mtime_ns for p in tree_files(root)}
     data = tree_files(root)
     rep = eng.sync()
-    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "put_back": 0, "unreadable": 0, "unwritable": 0, "symlinked": 0, "ignored": 0, "vanished": 0}
+    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "put_back": 0, "unreadable": 0, "unwritable": 0, "symlinked": 0, "ignored": 0, "vanished": 0, "moved_in_brain": 0}
     # no file was touched: same bytes, same mtimes
     assert tree_files(root) == data
     assert {p: (root / p).stat().st_mtime_ns for p in tree_files(root)} == before
