@@ -1,9 +1,8 @@
 """What an agent's listing costs (trial 48): `brain_changes` without `limit` answered 100 rows of
 ~290 B (28,768 B, the day's import), each repeating its name as its path and its origin as
 surface/operation/client; `brain_tags {}` 200 rows (12,858 B), each repeating its tag in
-`spellings`. An MCP agent's `changes` takes 20 by default and says the list goes on
-(`next_cursor` and a `note`); its rows leave out what `origin` and `name` already say (`call`/`pipe`
-keep every key: scripts read them); `tags` pages
+`spellings`. An agent's (MCP, call, pipe) `changes` takes 20 by default and says the list goes on
+(`next_cursor` and a `note`); its rows leave out what `origin` and `name` already say; `tags` pages
 by 100, `spellings` only where there are several. The CLI's answers are unchanged. Both engines."""
 from __future__ import annotations
 
@@ -53,4 +52,4 @@ def test_an_agents_tags_page_by_100_with_spellings_only_where_several(db_path):
     p = gbrain_in_process("--db", str(db_path), "call", "changes", "{}")
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
-    assert rows[0]["path"] and rows[0]["surface"], p.stdout[:300]  # `call`: every key a script read before stays (its limit stays 100)
+    assert "path" not in rows[0] and "surface" not in rows[0], p.stdout[:300]  # `call`: compact rows (its limit stays 100, said on stderr)

@@ -133,7 +133,10 @@ def test_two_writers_of_one_page_are_told_apart(tmp_path, db_path):
     # the agent surfaces: the same operation through `call` (MCP brain_changes' arguments)
     items = json.loads(out(gbrain("call", "brain_changes", json.dumps({"by": "alice"}), "--db", str(db_path))))
     assert [(c["version"], c["by"]) for c in items] == [(3, "alice@laptop"), (1, "alice@laptop")]
-    assert {"surface", "operation", "client", "origin", "path"} <= set(items[0])  # the keys there before stay
+    # an agent's row is compact (trial 48): `origin` holds surface, client and operation, and `call`
+    # answers in MCP's shape (tests/test_call_shapes.py); the CLI's --json keeps every key
+    assert items[0]["origin"] == "cli tag" and not {"surface", "operation", "client"} & set(items[0])
+    assert {"surface", "operation", "client", "origin", "path"} <= set(js("changes", "--by", "alice", db=db_path)[0])
     # the trash says who deleted
     out(gbrain("delete", "people/x", "--db", str(db_path), env=bob))
     [t] = js("trash", db=db_path)

@@ -309,12 +309,12 @@ def _changes(b, a, ctx):
         raise BadInput("limit must be 0 (all) or more")
     rows = h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
                      until=_since(a.get("until"), ctx.flag("until")), exclude_origin=a.get("exclude_origin"))
-    return [_compact_change(r) for r in rows] if ctx.surface == "mcp" else rows  # `call`/`pipe` keep the keys scripts read
+    return [_compact_change(r) for r in rows] if ctx.agent else rows
 
 
 
 def _compact_change(r: dict) -> dict:
-    """An MCP agent's row of ``changes`` (`call`/`pipe` keep every key: scripts read them): without ``surface``/``operation``/``client`` (``origin`` holds
+    """An agent's row of ``changes``: without ``surface``/``operation``/``client`` (``origin`` holds
     them: ``mcp(claude-code) put``) and without ``path`` where it is the name (a file) or the name
     and ``.md`` (trial 48: ~290 B a row, most of it repeated)."""
     out = {k: v for k, v in r.items() if k not in ("surface", "operation", "client")}
