@@ -43,12 +43,22 @@ def _edit(draw, lines: list[bytes], who: str, first: int) -> tuple[list[bytes], 
     return out, added
 
 
+def _cut(draw, lines: list[bytes]) -> list[bytes]:
+    """``lines`` with one non-blank line cut short (letters taken from its end, as a move to a
+    shorter name rewrites a link: a cut, which shows no save saw the write), or as they are."""
+    at = [i for i, ln in enumerate(lines) if ln.strip()]
+    if not at or not draw(st.booleans()):
+        return lines
+    i = draw(st.sampled_from(at))
+    return lines[:i] + [lines[i][:-1 - draw(st.integers(1, 8))] + b"\n"] + lines[i + 1:]
+
+
 @st.composite
-def stale_saves(draw):
+def stale_saves(draw, cuts: bool = False):
     base = [b"\n" if draw(st.integers(0, 4)) == 0 else _line("base", i) for i in range(draw(st.integers(0, 10)))]
     versions = [base]  # oldest first
     for w in range(draw(st.integers(1, 3))):
-        new, _added = _edit(draw, versions[-1], f"agent{w}", 0)
+        new, _added = _edit(draw, _cut(draw, versions[-1]) if cuts else versions[-1], f"agent{w}", 0)
         versions.append(new)
     k = draw(st.integers(0, len(versions) - 1))  # the buffer's version (last: the newest, a plain edit)
     disk, typed = _edit(draw, versions[k], "person", 0)
@@ -80,6 +90,15 @@ def check(versions: list[bytes], k: int, disk: bytes, typed: list[bytes]) -> Non
 @settings(max_examples=400, deadline=None)
 @given(stale_saves())
 def test_a_stale_save_never_loses_gbrains_unseen_lines_nor_the_persons(case):
+    check(*case)
+
+
+@settings(max_examples=400, deadline=None)
+@given(stale_saves(cuts=True))
+def test_the_same_holds_where_gbrains_writes_cut_lines_short(case):
+    """Writes that cut a line short (no sign a save saw them: ``merge._own_lines``), as a move's
+    link rewrite does; a save holding the cut line and typing beside it is an edit of the newest
+    version when it kept every change of gbrain's (``merge._own_edits_only``, trial 49)."""
     check(*case)
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import gbrain
+
 from gbrain.core.brain import Brain
 from gbrain.sync.engine import SyncEngine, conflict_list
 from gbrain.sync.merge import distance, merge3, stale_view
@@ -158,6 +160,35 @@ def test_a_stale_save_that_cut_the_words_gbrains_write_cut_is_still_a_stale_save
     agent = short.replace(b" today", b"").replace(b"Notes.", b"Notes.\n\nBank closes at 4.")
     v = stale_view(short.replace(b" today", b"").replace(b"# Todo", b"# Todo list"), agent, [short])
     assert v is not None and b"Bank closes at 4." in v.merged and b"# Todo list" in v.merged
+
+
+@pytest.mark.engine_free
+def test_a_save_adding_lines_next_to_a_line_gbrain_only_cut_is_an_edit_of_the_newest_version():
+    """Trial 49's conflict storm: a move to a shorter name (people/robert-ng → people/rob-ng)
+    rewrote the one line of a note by cutting letters from it, and a person typing below it
+    (the editor saving the whole buffer each time) got a conflict copy per save: a cut line is
+    no sign the save saw the write, so the save was taken as based on the version before, and
+    the merge with it conflicted (the cut line and the typed lines touch). A save that holds
+    every line gbrain's writes since that version added, brings back none they removed, and
+    only adds lines of its own lost nothing of gbrain's: it is an edit of the newest version."""
+    v1 = b"# Kickoff\n\nAttendees: [[people/ana-lima]], [[people/bob-ng]]. Project [[apollo]].\n"
+    v2 = v1.replace(b"bob-ng", b"robert-ng")
+    v3 = v2.replace(b"robert-ng", b"rob-ng")  # a cut of v2's line
+    typed = v3 + b"kick B 1\nkick B 2\nkick B 3\n"
+    for older in ([v2], [v2, v1]):
+        assert stale_view(typed, v3, older) is None
+    # still a stale save: a buffer of v2 typed into (no sign of the cut, the cut line missing) ...
+    v = stale_view(v2 + b"kick B 1\n", v3, [v2])
+    assert v is not None and v.merged is None  # the cut line and the typed line touch: kept both
+    # ... and one that cut the same but lacks a line gbrain's write added elsewhere
+    agent = v3 + b"\nAgent: budget signed off.\n"
+    v = stale_view(v3.replace(b"# Kickoff", b"# Kickoff (Q3)") + b"kick B 1\n", agent, [v2])
+    assert v is not None and (v.merged is None or b"Agent: budget signed off." in v.merged)
+    # ... and one bringing back a line gbrain's write removed
+    dropped = b"# Kickoff\n\nOld line.\nAttendees: [[people/robert-ng]].\n"
+    brain = b"# Kickoff\n\nAttendees: [[people/rob-ng]].\n"
+    v = stale_view(b"# Kickoff\n\nOld line.\nAttendees: [[people/rob-ng]].\nkick\n", brain, [dropped])
+    assert v is not None and (v.merged is None or b"Old line." not in v.merged)
 
 
 @pytest.mark.engine_free
@@ -337,6 +368,33 @@ def test_a_stale_save_is_merged_with_the_newer_write_through_gbrain(env):
     assert text_of(brain, SLUG).encode("utf-8") == page
     assert eng.sync()["counts"]["imported"] == 0  # settled
     assert fresh_import_differences(brain) == {}
+
+
+def test_typing_below_a_link_a_move_shortened_makes_no_conflict_copies(env, db_path):
+    """Trial 49's conflict storm, driven round by round: a note whose one line links a person;
+    the person is renamed to a shorter name (``gbrain move``: the link rewritten by cutting
+    letters), the rewrite reaches the folder, and someone types below the line, the editor
+    saving its whole buffer each time. Every save was taken as a stale one and kept as a
+    conflict copy (13 of one note in the trial); each is an edit of the newest version."""
+    brain, eng, root = env
+    (root / "people" / "robert-ng.md").write_bytes(b"# Robert Ng\n")
+    (root / "meetings").mkdir(exist_ok=True)
+    k = root / "meetings" / "kickoff.md"
+    k.write_bytes(b"# Kickoff\n\nAttendees: [[people/ana-lima]], [[people/robert-ng]]. Project [[apollo]].\n")
+    assert eng.sync()["exit_code"] == 0
+    r = gbrain("--db", str(db_path), "move", "people/robert-ng", "people/rob-ng")
+    assert r.returncode == 0, r.stderr
+    assert eng.sync()["exit_code"] == 0
+    buf = k.read_bytes()
+    assert b"[[people/rob-ng]]" in buf
+    for n in range(1, 4):
+        buf += b"kick B %d\n" % n
+        k.write_bytes(buf)  # in place, as the trial's editor saved
+        rep = eng.sync()
+        assert rep["conflicts"] == [] and rep["exit_code"] == 0, rep
+        assert text_of(brain, "meetings/kickoff").encode() == buf
+    assert conflict_list(brain) == []
+    assert not [p.name for p in (root / "meetings").iterdir() if ".conflict-" in p.name]
 
 
 def test_a_stale_save_that_does_not_merge_keeps_the_brains_version_and_copies_the_file(env):
