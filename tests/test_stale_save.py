@@ -397,6 +397,38 @@ def test_typing_below_a_link_a_move_shortened_makes_no_conflict_copies(env, db_p
     assert not [p.name for p in (root / "meetings").iterdir() if ".conflict-" in p.name]
 
 
+@pytest.mark.parametrize("how", ["stale-save", "both-changed"])
+def test_the_buffer_a_merge_was_made_of_saved_again_keeps_the_merged_lines(env, how):
+    """Audit of merge.stale_view's undo rule (a save equal to the version before gbrain's newest
+    write undid that write, taken as meant): after a merge the newest version is the merge and
+    the one before it the person's save, so the editor saving that same buffer again (an
+    autosave, vim's :w forced; it showed already that it does not reload) was taken as undoing
+    the merge, and the agent's line left the page unsaid. The buffer a merge was made of, saved
+    again, is merged again (nothing lost); saved once more after that, it is taken as meant (a
+    person who deleted the merged lines twice)."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    if how == "stale-save":
+        agent_write_reaches_file(brain, eng, f)
+    else:  # the agent's write and the person's edit in one round: both changed since the base
+        brain.timeline_add(SLUG, "2026-12-02", "AGENT-ENTRY", "agent")
+    saved = buf + b"user typed this\n"
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == [], rep
+    merged = f.read_bytes()
+    assert b"AGENT-ENTRY" in merged and b"user typed this" in merged
+    editor_save(f, saved)  # the same buffer, saved again
+    rep = eng.sync()
+    assert rep["conflicts"] == [], rep
+    assert text_of(brain, SLUG).encode() == merged and f.read_bytes() == merged
+    editor_save(f, saved)  # and once more: the person means it
+    rep = eng.sync()
+    assert text_of(brain, SLUG).encode() == saved and f.read_bytes() == saved
+    assert rep["conflicts"] == []
+
+
 def test_a_stale_save_that_does_not_merge_keeps_the_brains_version_and_copies_the_file(env):
     brain, eng, root = env
     f = root / PATH

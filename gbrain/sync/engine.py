@@ -2730,6 +2730,11 @@ class SyncEngine:
         brain_bytes = self.db_bytes(p)
         if brain_bytes is None:
             return None
+        if not sidecar and _merged_buffer_again(rows, sha256(data), self.client):
+            # the buffer the newest version merged, saved again (an editor that does not reload,
+            # as its first save showed): no undo of the merge (stale_view's rule would take it for
+            # one and drop the merged lines), merged again: the brain's version stays
+            return data, brain_bytes
         view = (stale_sidecar if sidecar else stale_view)(data, brain_bytes, [body(self.conn, i) for i in older_ids])
         if view is None:
             return None
@@ -3735,6 +3740,19 @@ def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -
     if surface not in ("sync", "watch") or operation not in _FROM_FILE:
         return False
     return not (mine and client and client != mine)
+
+
+def _merged_buffer_again(rows: list, hx: str, mine: str) -> bool:
+    """Whether a save with the hash ``hx`` is the buffer a merge was made of, saved again:
+    ``rows`` (:meth:`SyncEngine._stale_view`'s history rows, newest first: body id, surface,
+    operation, time, hash, client) open with a merge (:data:`MERGED_OP`, :data:`BOTH_MERGED_OP`)
+    whose version before is this folder's save of the same bytes. Not when that save had been
+    merged back once already (the rows before are the same merge of the same save): a person
+    who deleted the merged lines a second time means it (review of trial 49)."""
+    def merge_of_it(at: int) -> bool:
+        return (len(rows) > at + 1 and rows[at][2] in (MERGED_OP, BOTH_MERGED_OP) and rows[at + 1][4] == hx
+                and _from_file(rows[at + 1][1] or "", rows[at + 1][2] or "", rows[at + 1][5] or "", mine))
+    return merge_of_it(0) and not merge_of_it(2)
 
 
 def _age_s(at: str, now: str) -> float:
