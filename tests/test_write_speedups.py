@@ -26,7 +26,7 @@ from conftest import CORPORA, make_brain, tree_pages
 from gbrain.core import brain as brain_module
 from gbrain.core.brain import Brain, raw_sources, sha256
 from gbrain.page import markdown
-from gbrain.page.slugs import identity_key, loose_key, page_slug_for_sidecar
+from gbrain.page.slugs import identity_key, loose_key, page_slug_for_sidecar, tag_identity
 from gbrain.search import keyword
 from gbrain.storage import blobs
 from gbrain.page.links import COLUMNS, MemoryIndex, title_path_key
@@ -79,9 +79,9 @@ def ref_store_file(b: Brain, path: str, data: bytes, kind: str, h: str) -> list[
 
 
 def ref_derived_rows(page) -> dict[str, list[tuple]]:
-    fm = {identity_key(t) for t in page.tags}
+    fm = {tag_identity(t) for t in page.tags}
     return {
-        "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
+        "tags": [(t, k, int(k not in fm)) for t, k in ((t, tag_identity(t)) for t in page.all_tags)],
         "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
         "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms)), "\n".join(ln.labels)) for ln in page.links],

@@ -77,6 +77,7 @@ from ..page.slugs import (
     sidecar_path,
     slug_for_path,
     slug_key,
+    tag_identity,
     title_key,
 )
 
@@ -1903,7 +1904,7 @@ class Brain:
         return [r[0] for r in self.conn.execute("SELECT tag FROM tags WHERE page_id = ? ORDER BY id", (row["id"],))]
 
     def all_tags(self) -> list[dict]:
-        """Every tag once per identity (NFC + casefold): ``[{"tag", "pages", "spellings"}]``.
+        """Every tag once per identity (``tag_identity``: NFC + lowercase, as Obsidian): ``[{"tag", "pages", "spellings"}]``.
         ``tag`` is the spelling most pages use (ties: the smallest), ``spellings`` maps each
         spelling written to its page count. Ordered by pages, then tag."""
         groups: dict[str, dict[str, int]] = {}
@@ -1939,10 +1940,10 @@ class Brain:
             raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)
         page = self.parsed(row)
-        if identity_key(tag) in {identity_key(t) for t in page.all_tags}:
+        if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:
             return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
         spellings = self.conn.execute("SELECT tag, COUNT(DISTINCT page_id) AS n FROM tags WHERE tag_key = ? GROUP BY tag ORDER BY n DESC, tag",
-                                      (identity_key(tag),)).fetchall()
+                                      (tag_identity(tag),)).fetchall()
         note = None
         if spellings and tag not in {r[0] for r in spellings}:
             # the brain spells it otherwise (case, Unicode form): Obsidian matches tags in any case and lists
@@ -1976,18 +1977,18 @@ class Brain:
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
         page = self.parsed(row)
-        key = identity_key(tag)
-        keep = [t for t in page.tags if identity_key(t) != key]
+        key = tag_identity(tag)
+        keep = [t for t in page.tags if tag_identity(t) != key]
         if len(keep) == len(page.tags):
-            inline = [t for t in page.inline_tags if identity_key(t) == key]
+            inline = [t for t in page.inline_tags if tag_identity(t) == key]
             if inline:
                 props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
-                prop = [t for t in logseq_items(props.get("tags", "")) if identity_key(t) == key]
-                notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if identity_key(t) == key]
+                prop = [t for t in logseq_items(props.get("tags", "")) if tag_identity(t) == key]
+                notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if tag_identity(t) == key]
                 where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
                          else f"inline in the page's text (#{inline[0]})")
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
-            near = difflib.get_close_matches(key, [identity_key(t) for t in page.all_tags], n=3, cutoff=0.6)
+            near = difflib.get_close_matches(key, [tag_identity(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
             return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}",
                               content_hash=row["content_hash"])

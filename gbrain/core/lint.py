@@ -32,8 +32,8 @@ The checks (names are stable; they are the ``check`` field of every finding):
     item, ignoring dates after ``as_of``) is more than ``thread_days`` days old, or an item
     ticked done (``- [x]``) that should move to the timeline. Undated items cannot age.
 ``tag_duplicates``
-    Tags that differ only in case, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
-    ``YC Alum``). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
+    Tags that differ only in case (case folded: ``Straße`` / ``STRASSE`` too, two tags to
+    Obsidian), spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` / ``YC Alum``). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
     fewest files); on a tie, the :func:`tag_key` form (lowercase, words joined by ``-``) when a
     page writes it, else the smallest spelling.
 ``embeddings``
@@ -76,7 +76,6 @@ import difflib
 import json
 import posixpath
 import re
-import unicodedata
 from typing import Any
 
 from ..errors import BadInput, GBrainError
@@ -84,7 +83,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, split_lines, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -121,9 +120,12 @@ _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def tag_key(tag: str) -> str:
-    """Canonical spelling of a tag: NFC, casefolded, ``#`` dropped, runs of spaces, ``_`` and
-    ``-`` joined into one ``-``. ``YC Alum`` / ``yc_alum`` / ``#yc-alum`` → ``yc-alum``."""
-    t = unicodedata.normalize("NFC", tag).strip().lstrip("#").casefold()
+    """The key of the tags that look like one tag (``tag_duplicates``): ``#`` dropped, the tag's
+    identity (:func:`~gbrain.page.slugs.tag_identity`, NFC + lowercase, as Obsidian) casefolded,
+    runs of spaces, ``_`` and ``-`` joined into one ``-``. ``YC Alum`` / ``yc_alum`` /
+    ``#yc-alum`` → ``yc-alum``, and ``Straße`` / ``STRASSE`` → ``strasse``: tags Obsidian tells
+    apart that a reader takes for one. Coarser than the identity (one tag never has two keys)."""
+    t = tag_identity(tag.strip().lstrip("#")).casefold()
     return re.sub(r"[\s_\-]+", "-", t).strip("-")
 
 

@@ -36,7 +36,7 @@ from typing import Any, Callable
 from urllib.parse import unquote
 
 from ..errors import BadInput
-from .slugs import identity_key, loose_key, title_key
+from .slugs import identity_key, loose_key, tag_identity, title_key
 
 # mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
 # only reads stored pages (`gbrain get`) starts without them
@@ -487,7 +487,7 @@ class Page:
     @property
     def all_tags(self) -> list[str]:
         """Every tag of the page: frontmatter tags, then inline ones; one spelling per identity
-        (NFC + casefold), the first written. What the ``tags`` table holds."""
+        (``tag_identity``: NFC + lowercase), the first written. What the ``tags`` table holds."""
         return merge_tags(self.tags, self.inline_tags)
 
     @property
@@ -938,13 +938,15 @@ def tags_from_frontmatter(fm: dict) -> list[str]:
     return out
 
 
-def merge_tags(*lists: list[str]) -> list[str]:
-    """One list of tags, first spelling of each identity (NFC + casefold) kept, in order."""
+def merge_tags(*lists: list[str], key: Callable[[str], str] | None = None) -> list[str]:
+    """One list of tags, first spelling of each identity (:func:`~gbrain.page.slugs.tag_identity`:
+    NFC + lowercase; ``key`` another, an alias's) kept, in order."""
+    key = key or tag_identity
     out: list[str] = []
     seen: set[str] = set()
     for lst in lists:
         for t in lst:
-            k = identity_key(t)
+            k = key(t)
             if k not in seen:
                 seen.add(k)
                 out.append(t)
@@ -1819,7 +1821,7 @@ def extract_inline_tags(tokens: list, *, bear: bool = False, refs: bool = True) 
     raw HTML, HTML and ``%% … %%`` comments, ``$$ … $$`` math and inline ``$…$`` math
     (:data:`INLINE_MATH_PATTERN`); a heading's ``# `` is not a
     tag (nothing follows the ``#``) and a purely numeric name (``#1984``) is not one either.
-    Returns the tags as written, without ``#``, one per identity (NFC + casefold), first
+    Returns the tags as written, without ``#``, one per identity (``tag_identity``), first
     spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags). ``bear``: Bear's
     closed tags too (:data:`_BEAR_TAG_RE`: ``#to read#`` is the tag ``to read``, not ``to``), in
     the order written among the others. ``refs`` False: Logseq's ``#[[name]]`` left out (a wiki
@@ -1869,7 +1871,7 @@ def logseq_tag_links(tokens: list, props: dict[str, str], links: list[Link], *, 
     bare = [t for t in bare if t and not numeric_tag(t)]
     if not tags and not bare:
         return links
-    want = {identity_key(t) for t in tags}
+    want = {tag_identity(t) for t in tags}
     where: dict[str, str] = {}
     prop_context = ""
 
@@ -1888,14 +1890,14 @@ def logseq_tag_links(tokens: list, props: dict[str, str], links: list[Link], *, 
                 if "#" in text:
                     sentences = None
                     for m in _TAG_RE.finditer(text):
-                        k = identity_key(_clean_tag(m.group(1)))
+                        k = tag_identity(_clean_tag(m.group(1)))
                         if k in want and k not in where:
                             sentences = sentences or _Sentences(text)
                             where[k] = sentences.around(m.start(), m.end())
             elif "children" in tok:
                 walk(tok["children"])
     walk(tokens)
-    extra = [Link("wiki", t, t, where.get(identity_key(t), ""), 1, ["#" + t]) for t in tags]
+    extra = [Link("wiki", t, t, where.get(tag_identity(t), ""), 1, ["#" + t]) for t in tags]
     extra += [Link("wiki", t, t, prop_context, 1, ["tags:: " + t]) for t in bare]
     return dedupe_links(links + extra)
 
@@ -1996,7 +1998,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     props = logseq_properties(lf_body) if "::" in lf_body and reads_logseq_properties(path, property_syntax) else {}
     if props:  # a Logseq page's properties: its tags are in its text, as inline tags are
         inline_tags = merge_tags(logseq_items(props.get("tags", "")), inline_tags)
-        aliases = merge_tags(aliases, logseq_items(props.get("alias", "")))
+        aliases = merge_tags(aliases, logseq_items(props.get("alias", "")), key=identity_key)  # (an alias's identity)
     if inline_tags and reads_logseq_properties(path, property_syntax):  # a Logseq tag is a reference to its page
         links = logseq_tag_links(tokens, props, links, bear=tag_syntax == "bear")
     if not fm_raw and lf_body.startswith("# ") and path.endswith(".md") and len(path) > 36 and path[-36] == " ":

@@ -68,8 +68,25 @@ def move_text(old: str, new: str) -> str:
 
 
 def identity_key(name: str) -> str:
-    """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
+    """The identity of an alias or a link's target: NFC-normalised and casefolded (``Café``/``café``
+    → one). A tag's is :func:`tag_identity`."""
     return nfc(name).casefold()
+
+
+def tag_identity(tag: str) -> str:
+    """The identity of a tag (without its ``#``), as Obsidian tells tags apart: NFC, then
+    lowercased as JavaScript's ``toLowerCase()`` does (Python's ``str.lower()``: the same mapping,
+    final sigma in context too, ``ΣΑΣ`` → ``σας``; a character a later Unicode than Python's
+    assigned is left to that version). ``Tag``/``TAG``/``tag`` and an NFC/NFD pair are one tag;
+    ``ß-tag``/``SS-tag``, ``ﬁle``/``file``, ``σας``/``σασ`` are two (``casefold``, the key before
+    SQLite v65 / Postgres v69, folded them into one). Source: Obsidian Help, "Tags" ("Tags are
+    case-insensitive. For example, #tag and #TAG will be treated as identical"; obsidian-help
+    PR #649); which case mapping is not written anywhere found (the app is closed source), so
+    JavaScript's ``toLowerCase()``, what a JavaScript app and the plugins matching its tag pane
+    use, is an assumption (``tests/test_tag_identity.py`` checks ``lower()`` against node's). Nor
+    does it say anything of Unicode forms: NFC is gbrain's, as for page names. ``tags.tag_key`` holds it; every tag comparison (listing, ``--tag``, tag and
+    untag, lint) goes through it. Idempotent; never makes or removes a ``/``."""
+    return nfc(tag).lower()
 
 
 def is_markdown(path: str) -> bool:

@@ -16,12 +16,14 @@ than this code is refused.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import re
 import sqlite3
 import time
+import unicodedata
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple
 
@@ -356,8 +358,9 @@ def _m5_obsidian(conn: sqlite3.Connection) -> None:
 
     * ``aliases``: one row per frontmatter alias (``aliases``/``alias``), as written, with its
       identity key (NFC + casefold, for naming a page) and its loose key (for ``[[Alias]]`` links).
-    * ``tags.tag_key``: the tag's identity (NFC + casefold): ``Founder``/``founder`` and ``café``
-      typed precomposed or decomposed are one tag; ``tags.tag`` keeps the spelling as written.
+    * ``tags.tag_key``: the tag's identity (NFC + casefold; NFC + lowercase since v65,
+      ``slugs.tag_identity``): ``Founder``/``founder`` and ``café`` typed precomposed or
+      decomposed are one tag; ``tags.tag`` keeps the spelling as written.
       ``tags.inline`` is 1 for a tag written only in the body (``#tag``), not in ``tags:``.
     * ``links.count`` / ``links.forms``: how many times a page links one target and the forms
       written (JSON list: ``[[Note#Heading]]``, ``![[Note]]``, ``(note.md)``), so ``links`` and
@@ -869,7 +872,7 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline", "h1_key", "search_fold_names") if c in have)  # (v21, v39, v51, v63; earlier migrations run before them)
     if only is not None:
         cols = tuple(c for c in cols if c in only)
-    q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
+    q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline{''.join(', ' + c for c in cols)} FROM pages WHERE id = ?"
     names: set[str] = set()  # loose keys of titles and aliases that came or went
     for pid in ids:
         r = conn.execute(q, (pid,)).fetchone()
@@ -2286,7 +2289,61 @@ DROP VIEW IF EXISTS page_fts_src;
     _create_fts_view(conn, _FTS_COLS_V63)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars]
+@functools.lru_cache(maxsize=1)
+def _casefold_apart() -> re.Pattern:
+    """The characters ``str.casefold`` and ``str.lower`` map apart (``ß``, ``ﬁ``, ``ς``, Cherokee
+    small letters…: 297 in Python 3.11's Unicode 14), and ``Σ``, which lowercases to ``ς`` or ``σ``
+    by its context (:func:`tag_identity_may_change`). Made when first asked (~0.3 s)."""
+    apart = "".join(c for c in map(chr, range(0x110000)) if not 0xD800 <= ord(c) < 0xE000 and c.casefold() != c.lower())
+    return re.compile("[" + re.escape(apart) + "\u03a3]")
+
+
+def tag_identity_may_change(text: str) -> bool:
+    """Whether a page text may hold a tag whose identity ``casefold`` gave (before SQLite v65 /
+    Postgres v69) and :func:`~gbrain.page.slugs.tag_identity` (NFC + lowercase) tell apart: its NFC
+    form holds a character of :func:`_casefold_apart` in the frontmatter block (the ``tags``
+    property), or on a line with a ``#`` before it (an inline tag, Bear's ``#a b#``, Logseq's
+    ``#[[a b]]``) or holding ``tags`` in any case (Logseq's ``tags::``, Notion's ``Tags:``). A
+    superset: the page is parsed again to know."""
+    if text.isascii():
+        return False
+    t = unicodedata.normalize("NFC", text)
+    fm_end = -1
+    if t.startswith(("---", "\ufeff---")):
+        m = re.search(r"\n(?:---|\.\.\.)[ \t]*\r?(?:\n|$)", t)
+        fm_end = m.end() if m else len(t)
+    for m in _casefold_apart().finditer(t):
+        at = m.start()
+        if at < fm_end:
+            return True
+        start = t.rfind("\n", 0, at) + 1
+        end = t.find("\n", at)
+        if "#" in t[start:at] or "tags" in t[start : len(t) if end < 0 else end].casefold():
+            return True
+    return False
+
+
+def rederive_tag_identity_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages holding a tag whose identity is now NFC +
+    lowercase as Obsidian's (:func:`~gbrain.page.slugs.tag_identity`) where it was NFC + casefold:
+    ``#ß-tag`` beside ``#SS-tag`` is two tags, ``tags.tag_key`` ``ß-tag`` (was ``ss-tag``); a page
+    writing both kept one row. The pages with a tag row whose text may hold one
+    (:func:`tag_identity_may_change`), only their derived rows (no ``pages`` column reads a tag's
+    identity). For SQLite v65 / Postgres v69, in the caller's transaction. Returns how many pages
+    were parsed."""
+    rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id IN (SELECT page_id FROM tags) ORDER BY id")
+    ids = [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[1:]))]
+    return rederive_page_ids(conn, ids, only=())
+
+
+def _m65_tag_identity(conn: sqlite3.Connection) -> None:
+    """(SQLite v65 / Postgres v69) a tag's identity is Obsidian's, NFC + lowercase
+    (:func:`~gbrain.page.slugs.tag_identity`), not NFC + casefold: ``#ß-tag`` and ``#SS-tag``
+    are two tags, as Obsidian lists them (:func:`rederive_tag_identity_pages`)."""
+    rederive_tag_identity_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

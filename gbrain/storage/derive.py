@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..page.markdown import PROPERTY_SYNTAXES, TAG_SYNTAXES, Page, parse_page
-from ..page.slugs import fold_loose_key, fold_title_key, identity_key, loose_key, title_key
+from ..page.slugs import fold_loose_key, fold_title_key, identity_key, loose_key, tag_identity, title_key
 
 
 def derived_rows(page: Page) -> dict[str, list[tuple]]:
@@ -29,7 +29,7 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
     seen: set[str] = set()
     for inline, lst in ((0, page.tags), (1, page.inline_tags)):
         for t in lst:
-            k = identity_key(t)
+            k = tag_identity(t)
             if k not in seen:
                 seen.add(k)
                 tags.append((t, k, inline))

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import BadInput
-from ..page.slugs import identity_key, slug_key
+from ..page.slugs import slug_key, tag_identity
 
 
 def tag_filter_key(tag: str) -> str:
     """The identity a tag filter compares (``#Area/`` → ``area``): ``#`` and a trailing ``/``
-    dropped, then :func:`~gbrain.page.slugs.identity_key` (NFC + casefold)."""
-    return identity_key(tag.strip().lstrip("#").strip().rstrip("/"))
+    dropped, then :func:`~gbrain.page.slugs.tag_identity` (NFC + lowercase, as Obsidian)."""
+    return tag_identity(tag.strip().lstrip("#").strip().rstrip("/"))
 
 
 def folder_key(folder: str) -> str:
