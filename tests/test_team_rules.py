@@ -787,3 +787,48 @@ def test_an_editor_saving_again_at_the_old_name_never_drops_a_line_a_teammate_ad
     assert brain.page_row("notes/short") is None
     assert eng.sync()["exit_code"] == 0
     assert (tree / new).read_text() == text
+
+
+@pytest.mark.parametrize("typed", [1, 25])
+def test_an_editor_typing_fast_at_the_old_name_after_its_edit_followed_the_move_follows_it(synced, typed):
+    """Trial 49 (left then): an editor saving every 100 ms keeps typing after its held edit
+    followed the move; by its next save at the old path the buffer had 20+ lines more than any
+    version it was scored against, under LATE_SAVE_MIN by likeness, and it became a new page of
+    the old name (nothing lost, the note forked). A save holding a candidate version whole, every
+    line in order, is that version plus typing: a late save of it."""
+    brain, eng, tree = synced
+    old, new = "notes/short.md", "archive/short.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    buf = b"# Short\n\nA short note about the launch plan.\n"
+    (tree / old).write_bytes(buf)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
+    assert eng.sync()["exit_code"] == 0
+    for k in range(3):
+        buf += b"typed line %d\n" % k
+    (tree / old).write_bytes(buf)
+    brain.move_page("notes/short", "archive/short")
+    eng.reconcile(log_paths={new})
+    eng.reconcile(paths={old})
+    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    for k in range(3, 3 + typed):
+        buf += b"typed line %d\n" % k
+    (tree / old).write_bytes(buf)  # the editor's next save, at the path it opened
+    out = eng.reconcile(paths={old})
+    assert not out.conflicts, out.conflicts
+    assert not (tree / old).exists(), sorted(p.name for p in (tree / "notes").iterdir())
+    assert (tree / new).read_bytes() == buf
+    assert brain.page_row("notes/short") is None
+    assert eng.sync()["exit_code"] == 0
+
+
+@pytest.mark.engine_free
+def test_holds_whole_takes_a_version_plus_typing_never_a_bare_templates_headings():
+    from gbrain.sync.engine import _holds_whole
+
+    note = "# Short\n\nA short note about the launch plan.\ntyped line 0"  # no end to its last line
+    assert _holds_whole(note, note + "\nand a new line\n")  # its last line ended by the save
+    assert _holds_whole(note, "# Short\n\nintro\nA short note about the launch plan.\nmore\ntyped line 0\n")
+    assert not _holds_whole(note, "# Short\n\nA short note about the launch.\ntyped line 0\n")  # a line changed
+    assert not _holds_whole(note, note.replace("# Short\n\n", ""))
+    template = "# Meeting notes\n\n## Attendees\n\n## Agenda\n"
+    assert not _holds_whole(template, template + "- Carol\n- hiring\n")  # every note from it holds it

@@ -109,6 +109,7 @@ that no round trashes until their file comes back.
 """
 from __future__ import annotations
 
+import difflib
 import errno
 import fcntl
 import json
@@ -137,7 +138,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _telling, alike, keeps, merge_edits, stale_sidecar, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -3203,7 +3204,9 @@ class SyncEngine:
         text is at least :data:`LATE_SAVE_MIN` alike to a version the old name had (the closest of
         its last :data:`STALE_VERSIONS`) or else to a version of the renamed page since the rename that came
         from this folder's file (:func:`_from_file`; never its text now, which may hold a teammate's
-        lines the editor never read: they would count as the save's deletions); a note less alike (one from the same template) is new content."""
+        lines the editor never read: they would count as the save's deletions), or, none alike,
+        holds one of those versions whole (:func:`_holds_whole`: that version plus typing, an
+        editor saving every 100 ms, trial 49); a note less alike (one from the same template) is new content."""
         if f.size > MERGE_MAX_BYTES:
             return None
         kind, name = key_for_path(self.conn, p)
@@ -3236,6 +3239,8 @@ class SyncEngine:
             return None
         best, best_score = None, LATE_SAVE_MIN
         seen: set[str] = set()
+        olds: list[tuple[str, str]] = []  # the old name's versions tried, newest first
+        news: list[tuple[str, str]] = []  # the renamed page's this folder's file gave, newest first
         for _op, _d, bid, _at, _c, hx, _w, _s in rows[1:]:
             if bid is None:
                 break  # a deletion or an earlier move: the file did not hold what came before
@@ -3246,6 +3251,7 @@ class SyncEngine:
                 old = history_body(self.conn, bid).decode("utf-8")
             except UnicodeDecodeError:
                 continue
+            olds.append((hx, old))
             score = sim.similarity(old, text)
             if score >= best_score:
                 best, best_score = hx, score
@@ -3271,9 +3277,15 @@ class SyncEngine:
                     old = history_body(self.conn, bid).decode("utf-8")
                 except UnicodeDecodeError:
                     continue
+                news.append((hx, old))
                 score = sim.similarity(old, text)
                 if score >= best_score:
                     best, best_score = hx, score  # ties: the older (an older base only merges more)
+        if best is None:
+            # a save holding a version whole (every line, in order) is that version plus typing:
+            # an editor saving every 100 ms outran the likeness on a short note (20+ lines typed
+            # since its last version here, trial 49); the newest such version, the renamed page's first
+            best = next((hx for hx, old in news + olds if _holds_whole(old, text)), None)
         return None if best is None else (r[0], best, who or "")
 
     def _say_renamed_twice(self, new: list[str], D: dict, S: dict, B: dict, state: dict, disk: dict, out: Outcome) -> None:
@@ -3740,6 +3752,18 @@ def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -
     if surface not in ("sync", "watch") or operation not in _FROM_FILE:
         return False
     return not (mine and client and client != mine)
+
+
+def _holds_whole(old: str, text: str) -> bool:
+    """Whether ``text`` holds every line of ``old`` in order (lines without their ends: a last
+    line with none is held by the save's line that ends it) and ``old`` has a line that tells a note apart
+    (:func:`gbrain.sync.merge._telling`: 16 characters or more, no heading; a bare template's
+    headings are held by every note made from it)."""
+    a, b = old.splitlines(), text.splitlines()
+    if not a or len(a) > len(b) or not any(_telling(x.strip().encode("utf-8")) for x in a):
+        return False
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(blk.size for blk in sm.get_matching_blocks()) == len(a)
 
 
 def _merged_buffer_again(rows: list, hx: str, mine: str) -> bool:
