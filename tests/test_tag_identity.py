@@ -115,7 +115,10 @@ def test_a_brain_keyed_by_casefold_upgrades_to_a_fresh_imports_tags(db_path, tmp
             "logseq/config.edn": "{}\n",
             "pages/k.md": "tags:: ﬁle, file\n\n- #ΣΑΣ and #σασ\n",
             "l.md": "Straße without tags\n",
-            "m.md": "# ascii #only\n"}
+            "m.md": "# ascii #only\n",
+            # a YAML escape: the text is ASCII (or holds no such letter), the tag holds one
+            "n.md": '---\ntags: ["\\xdf-tag", SS-tag]\n---\nn\n',
+            "o.md": '---\ntitle: Café\ntags:\n  - "\\u03a3\\u0391\\u03a3"\n  - σασ\n---\no\n'}
     write_tree(tmp_path / "v", tree)
     old = lambda name: slugs.nfc(name).casefold()  # noqa: E731 (the identity before)
     with monkeypatch.context() as m:
@@ -132,7 +135,7 @@ def test_a_brain_keyed_by_casefold_upgrades_to_a_fresh_imports_tags(db_path, tmp
             ascii_rows = b.conn.execute("SELECT t.id FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'm'").fetchall()
     with Brain.open(db_path) as b:
         assert b.tags("i") == ["SS-tag", "ß-tag"]
-        assert _tags(b)["ß-tag"] == (2, {"ß-tag": 2})
+        assert _tags(b)["ß-tag"] == (3, {"ß-tag": 3})
         assert b.conn.execute("SELECT t.id FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'm'").fetchall() == ascii_rows  # untouched
         assert fresh_import_differences(b) == {}
 
@@ -147,3 +150,7 @@ def test_the_upgrade_selects_every_page_whose_tags_can_change():
     assert tag_identity_may_change(unicodedata.normalize("NFD", "x #ΐ\n"))  # (ΐ composed casefolds apart)
     assert not tag_identity_may_change("Straße without a tag on its line\n#tag\n")
     assert not tag_identity_may_change("#économie #Tag\n")
+    # a YAML escape in the frontmatter spells one in ASCII (a double-quoted \\x, \\u, \\U)
+    assert tag_identity_may_change('---\ntags: ["Stra\\u00dfe"]\n---\n') and tag_identity_may_change('---\ntags: "\\xDF"\n---\n')
+    assert tag_identity_may_change('---\ntitle: Café\ntags: ["\\U000003A3\\u0391\\u03a3"]\n---\n')
+    assert not tag_identity_may_change('x\n\n---\n\n#tag "\\u00df"\n')  # (no YAML in the body)

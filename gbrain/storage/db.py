@@ -2298,20 +2298,32 @@ def _casefold_apart() -> re.Pattern:
     return re.compile("[" + re.escape(apart) + "\u03a3]")
 
 
+#: a YAML double-quoted escape that may spell any character (``\xdf``, ``\u00df``, ``\U000000df``)
+_YAML_ESCAPE = re.compile(r"\\[xuU]")
+
+
+def _frontmatter_end(text: str) -> int:
+    """Where the frontmatter block opening ``text`` (a ``---`` line) ends: after its closing
+    ``---``/``...`` line (``len(text)`` when none closes it); an upper bound of
+    ``markdown.split_frontmatter``'s."""
+    m = re.search(r"\n(?:---|\.\.\.)[ \t]*\r?(?:\n|$)", text)
+    return m.end() if m else len(text)
+
+
 def tag_identity_may_change(text: str) -> bool:
     """Whether a page text may hold a tag whose identity ``casefold`` gave (before SQLite v65 /
     Postgres v69) and :func:`~gbrain.page.slugs.tag_identity` (NFC + lowercase) tell apart: its NFC
     form holds a character of :func:`_casefold_apart` in the frontmatter block (the ``tags``
-    property), or on a line with a ``#`` before it (an inline tag, Bear's ``#a b#``, Logseq's
+    property) or a YAML escape that may spell one there (``"Stra\\u00dfe"``, ``"\\xdf"``: the
+    text ASCII, the tag not), or on a line with a ``#`` before it (an inline tag, Bear's ``#a b#``, Logseq's
     ``#[[a b]]``) or holding ``tags`` in any case (Logseq's ``tags::``, Notion's ``Tags:``). A
     superset: the page is parsed again to know."""
+    if text.startswith(("---", "\ufeff---")) and "\\" in text and _YAML_ESCAPE.search(text, 0, _frontmatter_end(text)):
+        return True
     if text.isascii():
         return False
     t = unicodedata.normalize("NFC", text)
-    fm_end = -1
-    if t.startswith(("---", "\ufeff---")):
-        m = re.search(r"\n(?:---|\.\.\.)[ \t]*\r?(?:\n|$)", t)
-        fm_end = m.end() if m else len(t)
+    fm_end = _frontmatter_end(t) if t.startswith(("---", "\ufeff---")) else -1
     for m in _casefold_apart().finditer(t):
         at = m.start()
         if at < fm_end:
