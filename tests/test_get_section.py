@@ -250,3 +250,19 @@ def test_headings_are_the_page_models_and_each_is_found(corpus):
             if h.text:
                 got = sections.find(text, h.text)
                 assert got is not None and got.start == next(x.start for x in heads if x.text == h.text), (path, h)
+
+
+@pytest.mark.engine_free
+def test_an_empty_heading_is_no_heading_as_the_page_model_reads_it():
+    """A line of a lone ``#`` (an empty ATX heading) is in no :attr:`Page.headings`: it is no
+    section of its own and ends none (it was one, and cut ``## A``'s section short)."""
+    from gbrain.page import sections
+    from gbrain.page.markdown import parse_page
+
+    text = "# Top\n\n## A\n\nx\n\n#\n\ny\n\n##   \n\nz\n"
+    assert parse_page(text).headings == ["Top", "A"]
+    assert [h.line for h in sections.headings(text)] == ["# Top", "## A"]
+    got = sections.find(text, "A")
+    assert text[got.start:got.end] == "## A\n\nx\n\n#\n\ny\n\n##   \n\nz\n"
+    assert sections.find(text, "#") is None
+

@@ -7,7 +7,8 @@ item with the items under it, or, for an id alone on its line, the block just ab
 Blocks and headings come from pulldown-cmark's events (the ``pyromark`` wheel, the page model's
 fast block parse, :mod:`gbrain.page.fastparse`), over the body with the page model's Obsidian
 ``%%`` comment and ``$$`` math blocks blanked (:func:`gbrain.page.markdown.unread_spans`): a
-``#`` line in fenced code, an HTML block, a comment or math is no heading. Headings are matched as
+``#`` line in fenced code, an HTML block, a comment or math is no heading, nor is an empty one (a
+lone ``#``, as in :attr:`Page.headings`: it ends no section). Headings are matched as
 lint's ``dead_anchors`` judges a link's (:func:`anchor_key`: the text as written, then by case,
 then by letters and digits alone, as Obsidian writes ``[[P#Use links]]`` for ``## Use: links``).
 Offsets are characters of the whole page text (BOM and frontmatter included). Pure."""
@@ -160,6 +161,7 @@ def _parse(text: str) -> _Parse:
         if lead.startswith(("%%", "$$")):
             blocks.append((base + a, base + z, "Comment" if lead.startswith("%%") else "Math", 1))
     blocks.sort(key=lambda b: (b[0], -b[1], b[3]))
+    heads = [h for h in heads if h.plain]  # an empty heading (a lone ``#``) is none of :attr:`Page.headings`: no section, ends none
     ends = [len(text)] * len(heads)
     open_: list[int] = []  # the headings whose section is still open, by rising level
     for i, h in enumerate(heads):
