@@ -8,7 +8,9 @@ Blocks and headings come from pulldown-cmark's events (the ``pyromark`` wheel, t
 fast block parse, :mod:`gbrain.page.fastparse`), over the body with the page model's Obsidian
 ``%%`` comment and ``$$`` math blocks blanked (:func:`gbrain.page.markdown.unread_spans`): a
 ``#`` line in fenced code, an HTML block, a comment or math is no heading, nor is an empty one (a
-lone ``#``, as in :attr:`Page.headings`: it ends no section). Headings are matched as
+lone ``#``, as in :attr:`Page.headings`: it ends no section); where the page model (mistune, on a
+page the fast path leaves to it) reads other headings, its are taken (:func:`_as_the_page_model`:
+``- sub\\n===`` is a heading). Headings are matched as
 lint's ``dead_anchors`` judges a link's (:func:`anchor_key`: the text as written, then by case,
 then by letters and digits alone, as Obsidian writes ``[[P#Use links]]`` for ``## Use: links``).
 Offsets are characters of the whole page text (BOM and frontmatter included). Pure."""
@@ -29,6 +31,7 @@ BLOCK_ID_RE = re.compile(r"(?:^|(?<=\s)|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*\r?$", 
 _ATX_OPEN = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
 _ATX_CLOSE = re.compile(r"(?:[ \t]+|^)#+[ \t]*$")
 _MARKUP = re.compile(r"[\[\]*_~=<&`\\$%]")  # a heading whose text the page model may read otherwise
+_INLINE = frozenset(("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"))
 _LEVELS = {"H1": 1, "H2": 2, "H3": 3, "H4": 4, "H5": 5, "H6": 6}
 
 
@@ -118,7 +121,7 @@ def _parse(text: str) -> _Parse:
     events = list(pyromark.events_with_range(src if src.endswith("\n") else src + "\n"))
     chars: dict[int, int] = {}
     if not ascii_:  # byte offsets to characters, in one pass over the offsets used
-        offs = sorted({r[k] for ev, r in events if isinstance(ev, dict) and ("Start" in ev or "End" in ev) for k in ("start", "end")})
+        offs = sorted({r[k] for _ev, r in events for k in ("start", "end")})
         at_b = at_c = 0
         for o in offs:
             o2 = min(o, len(raw))
@@ -128,15 +131,30 @@ def _parse(text: str) -> _Parse:
     ch = (lambda o: min(o, len(body))) if ascii_ else (lambda o: min(chars[o], len(body)))
     heads: list[Heading] = []
     blocks: list[tuple[int, int, str, int]] = []
+    paras: list[tuple[int, int]] = []
     depth = 0
+    stack: list[str] = []  # the blocks open
+    run: list[int] = []  # the span of the text read since the last block's start or end
+
+    def flush() -> None:  # a paragraph's, a tight list item's or a heading's text: where mistune may read a setext underline
+        if run and stack and stack[-1] in ("Paragraph", "Item", "Heading") and not hidden(run[0]):
+            paras.append((run[0], run[1]))
+        run.clear()
+
     for ev, r in events:
-        if not isinstance(ev, dict):
-            continue
-        if "Start" in ev:
-            kind = ev["Start"]
+        block = isinstance(ev, dict) and ("Start" in ev or "End" in ev)
+        if block:
+            kind = ev["Start"] if "Start" in ev else ev["End"]
             name = kind if isinstance(kind, str) else next(iter(kind))
-            if name in ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"):
-                continue
+            block = name not in _INLINE
+        if not block:
+            if ev != "Rule":  # (a thematic break is a block of no text)
+                a, z = ch(r["start"]), ch(r["end"])
+                run[:] = [run[0] if run else a, max(z, run[1] if run else z)]
+            continue
+        flush()
+        if "Start" in ev:
+            stack.append(name)
             a, z = ch(r["start"]), ch(r["end"])
             depth += 1
             if hidden(a) and name not in ("CodeBlock", "HtmlBlock"):
@@ -151,17 +169,17 @@ def _parse(text: str) -> _Parse:
                     words = _ATX_CLOSE.sub("", _ATX_OPEN.sub("", first, count=1)).strip() if _ATX_OPEN.match(first) else first.strip()
                 lvl = kind["Heading"]["level"] if isinstance(kind, dict) else "H1"
                 heads.append(Heading(_LEVELS.get(lvl, 1), words, first.strip()[:200], base + _line_start(body, a)))
-        elif "End" in ev:
-            kind = ev["End"]
-            name = kind if isinstance(kind, str) else next(iter(kind))
-            if name not in ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"):
-                depth -= 1
+        else:
+            depth -= 1
+            if stack:
+                stack.pop()
     for a, z in opaque:  # a %% comment or $$ math, blanked above: a block an ``^id`` under it names
         lead = body[a:z].lstrip(" \t")
         if lead.startswith(("%%", "$$")):
             blocks.append((base + a, base + z, "Comment" if lead.startswith("%%") else "Math", 1))
     blocks.sort(key=lambda b: (b[0], -b[1], b[3]))
     heads = [h for h in heads if h.plain]  # an empty heading (a lone ``#``) is none of :attr:`Page.headings`: no section, ends none
+    heads = _as_the_page_model(body, base, heads, paras)
     ends = [len(text)] * len(heads)
     open_: list[int] = []  # the headings whose section is still open, by rising level
     for i, h in enumerate(heads):
@@ -169,6 +187,75 @@ def _parse(text: str) -> _Parse:
             ends[open_.pop()] = h.start
         open_.append(i)
     return _Parse([Heading(h.level, h.text, h.line, h.start, e) for h, e in zip(heads, ends)], blocks)
+
+
+_UNDERLINE = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*\r?")
+
+
+def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[tuple[int, int]]) -> list[Heading]:
+    """``heads`` (pulldown-cmark's) as the page model reads the body ``body``: where its headings
+    (:attr:`Page.headings`, mistune's on a page the fast path leaves to it) are others, the ones it
+    reads of ``heads`` and of the setext headings mistune reads where pulldown-cmark reads text or
+    a rule (an underline below a list item's text: ``- sub\\n===``; ``paras``, the paragraphs, give
+    them), matched in order by their text (the heaviest common subsequence: the same text, else the
+    same letters and digits)."""
+    from .markdown import _parse_ast, extract_links, to_lf
+
+    model = [h for _lvl, h in extract_links(_parse_ast(to_lf(body))[0])[1] if h]
+    if [h.plain for h in heads] == model:
+        return heads
+    cands = list(heads)
+    for a, z in paras:  # a line of '=' or '-' in or right below a paragraph: a setext underline mistune may read
+        end = _line_end(body, max(a, z - 1))
+        lines = body[a:end].split("\n")[:-1] if body[a:end].endswith("\n") else body[a:end].split("\n")
+        nxt = body[end:_line_end(body, end)].rstrip("\n")
+        if end < len(body) and _UNDERLINE.fullmatch(nxt):
+            lines.append(nxt)
+        at, first = a, 0
+        for k in range(1, len(lines)):
+            if _UNDERLINE.fullmatch(lines[k]) and k > first:
+                words = " ".join(ln.strip().lstrip(">").strip() if i or first else ln.strip() for i, ln in enumerate(lines[first:k]))
+                lvl = 1 if "=" in lines[k] else 2
+                cands.append(Heading(lvl, words, lines[first].strip()[:200], base + _line_start(body, at)))
+                at += sum(len(ln) + 1 for ln in lines[first:k + 1])
+                first = k + 1
+            if first >= len(lines):
+                break
+    cands.sort(key=lambda h: h.start)
+    plain = [unicodedata.normalize("NFC", h.plain) for h in cands]
+    loose = [anchor_key(p) for p in plain]
+    want = [unicodedata.normalize("NFC", h) for h in model]
+    want_loose = [anchor_key(h) for h in want]
+
+    def weight(i: int, j: int) -> int:  # the same text, else the same letters and digits (a far weaker match)
+        return 1000 if plain[i] == want[j] else 1 if loose[i] and loose[i] == want_loose[j] else 0
+
+    # the heaviest common subsequence of the candidates' texts and the page model's, past the same
+    # texts at both ends (the rest of a long page costs no square)
+    n, m = len(cands), len(want)
+    lo = 0
+    while lo < min(n, m) and plain[lo] == want[lo]:
+        lo += 1
+    hi = 0
+    while hi < min(n, m) - lo and plain[n - 1 - hi] == want[m - 1 - hi]:
+        hi += 1
+    n, m = n - hi, m - hi
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, lo - 1, -1):
+        for j in range(m - 1, lo - 1, -1):
+            w = weight(i, j)
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], best[i + 1][j + 1] + w if w else 0)
+    out, i, j = cands[:lo], lo, lo
+    while i < n and j < m:
+        w = weight(i, j)
+        if w and best[i][j] == best[i + 1][j + 1] + w:
+            out.append(cands[i])
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return out + cands[n:]
 
 
 def headings(text: str) -> list[Heading]:
