@@ -44,6 +44,19 @@ def test_append_to_a_page_without_a_timeline_and_a_crlf_page(db_path):
         assert b.get_text("c") == "# C\r\n\r\nText.\r\n\r\nOne\r\ntwo\r\n\r\n---\r\n\r\n- **2026-01-01** | x — y\r\n"
 
 
+def test_append_to_a_page_of_bare_cr_line_ends_keeps_them(db_path):
+    """A page whose lines end in a bare ``\\r`` (classic Mac OS) got the appended paragraph
+    joined with ``\\n``: a page of two line endings after one append."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "# A\r\rText.\r")
+        ops.run("put", {"slug": "a", "append": "More\nlines."}, brain=b)
+        assert b.get_text("a") == "# A\r\rText.\r\rMore\rlines.\r"
+        b.put("c", "# C\r\rText.\r\r---\r\r- **2026-01-01** | x — y\r")
+        ops.run("put", {"slug": "c", "append": "One\r\ntwo"}, brain=b)
+        assert b.get_text("c") == "# C\r\rText.\r\rOne\rtwo\r\r---\r\r- **2026-01-01** | x — y\r"
+        assert [e.summary for e in b.parse_text(b.get_text("c"), "c.md").timeline_entries] == ["y"]
+
+
 def test_append_refuses_a_rule_line_no_page_and_content(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("people/ana", PAGE)

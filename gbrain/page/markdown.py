@@ -496,8 +496,10 @@ class Page:
 
     @property
     def newline(self) -> str:
-        """The page's line ending: CRLF when the text uses it, else LF."""
-        return "\r\n" if "\r\n" in self.render() else "\n"
+        """The page's line ending: CRLF when the text uses it, else a bare CR when its lines end
+        so and no line ends in LF (classic Mac OS), else LF."""
+        text = self.render()
+        return "\r\n" if "\r\n" in text else "\r" if "\r" in text and "\n" not in text else "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -2131,7 +2133,7 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     frontmatter block when the page has none. Raises ``ValueError`` when the existing
     frontmatter does not load (it would be lost by a re-dump).
     """
-    nl = page.newline
+    nl = "\n" if page.newline == "\r" else page.newline  # (a block fenced with bare CRs is no frontmatter: split_frontmatter)
     if page.frontmatter_raw:
         # the frontmatter's own line ending (its opening fence's), which may differ from the body's
         first = split_lines(page.frontmatter_raw)[0]
@@ -2506,7 +2508,7 @@ def append_link_line(page: Page, line: str) -> str:
     ct = page.compiled_truth
     trail = len(ct) - len(ct.rstrip("\r\n"))
     core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
-    last = core[core.rfind("\n") + 1 :]
+    last = core[max(core.rfind("\n"), core.rfind("\r")) + 1 :]
     m = _LINK_ITEM.match(last)
     heads = _HEADING_LINE.findall(core)
     if not m or excalidraw_data_at(page) is not None or (heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads"):
