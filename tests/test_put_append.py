@@ -57,6 +57,26 @@ def test_append_to_a_page_of_bare_cr_line_ends_keeps_them(db_path):
         assert [e.summary for e in b.parse_text(b.get_text("c"), "c.md").timeline_entries] == ["y"]
 
 
+def test_append_into_an_unclosed_obsidian_comment_is_refused(db_path):
+    """A compiled truth ending inside a ``%%`` comment left open (Obsidian hides the rest of the
+    note; the page model reads no link there) took the appended paragraph into it: refused, exit
+    2, as an unclosed fence is; an append opening one that would hide the timeline too."""
+    with Brain.open(db_path, create=True) as b:
+        for slug, text in (("p", "# P\n\nText %% draft\nnotes\n"), ("q", "# Q\n\n%%\nhidden\n\n---\n\n- **2026-01-01** | x — y\n")):
+            b.put(slug, text)
+            with pytest.raises(BadInput, match=r"unclosed .*%% comment") as e:
+                ops.run("put", {"slug": slug, "append": "Seen? [[Bo]]"}, brain=b)
+            assert e.value.exit_code == 2 and b.get_text(slug) == text
+        b.put("t", PAGE)
+        with pytest.raises(BadInput, match="does not close"):
+            ops.run("put", {"slug": "t", "append": "a %% note"}, brain=b)
+        assert b.get_text("t") == PAGE
+        b.put("ok", "# OK\n\nText %%closed%% here.\n\n%%\nblock\n%%\n\n`%%` in code\n")
+        ops.run("put", {"slug": "ok", "append": "Seen [[Bo]]."}, brain=b)
+        assert b.get_text("ok").endswith("`%%` in code\n\nSeen [[Bo]].\n")
+        assert [ln.target for ln in b.parse_text(b.get_text("ok"), "ok.md").links] == ["Bo"]
+
+
 def test_append_refuses_a_rule_line_no_page_and_content(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("people/ana", PAGE)

@@ -945,7 +945,7 @@ def _put_part(b, a, ctx, parts: list[str]):
 
         add = a["append"].replace("\r\n", "\n").strip("\n").replace("\n", nl)
         if add.strip():
-            from ..page.markdown import unread_spans
+            from ..page.markdown import comment_open_at_end, unread_spans
 
             timeline = page.timeline
             text = append_to_compiled_truth(page, add)
@@ -957,6 +957,13 @@ def _put_part(b, a, ctx, parts: list[str]):
                 raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence or <!-- comment), "
                                "which would hide the timeline below it: close it; nothing was written")
             at = page.compiled_truth.rfind(add)
+            if comment_open_at_end(page.compiled_truth[:at]):
+                raise BadInput(f"the compiled truth of {slug} ends inside an unclosed %% comment (Obsidian hides the rest of "
+                               f"the note), which would hide {ctx.flag('append')}'s text; close it first ({ctx.flag('replace')}) or "
+                               "rewrite the page with content; nothing was written")
+            if page.separator and comment_open_at_end(page.compiled_truth):
+                raise BadInput(f"{ctx.flag('append')} opens a %% comment it does not close, which would hide the timeline "
+                               "below it: close it; nothing was written")
             if any(x < at < z for x, z in unread_spans(page.compiled_truth)):
                 # (the compiled truth ends in an unclosed fence or HTML comment: the paragraph would go into it, unread)
                 raise BadInput(f"the compiled truth of {slug} ends inside an unclosed block (a ``` fence or "

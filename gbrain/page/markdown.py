@@ -1708,6 +1708,17 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     return links.links, headings
 
 
+def comment_open_at_end(body: str) -> bool:
+    """Whether a page body ``body`` ends inside an Obsidian ``%%`` comment left open (``Text %%
+    draft``, a ``%%`` line never closed: Obsidian hides the rest of the note), as the page model
+    reads links there (:func:`_outside_comments`: a ``%%`` in code is none)."""
+    if "%%" not in body:
+        return False
+    links = _LinkSet()
+    _walk(_parse_ast(to_lf(body))[0], links, [])
+    return links.comment
+
+
 def heading_text(raw: str) -> str:
     """The text of a heading written ``raw`` (its inline markdown, ``[[Publish]] sites``) as the
     page model reads it into :attr:`Page.headings`: link labels, no emphasis marks (``Publish
