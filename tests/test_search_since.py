@@ -62,3 +62,35 @@ def test_query_since_filters_both_sides_before_the_limit(db_path, mode):
     p = gbrain_in_process("--db", str(db_path), "--json", "query", "utilities", "--since", "7d", "--mode", mode)
     assert p.returncode == 0, p.stderr
     assert [h["slug"] for h in json.loads(p.stdout)["items"]] == ["new/pilot"]
+
+
+def test_since_takes_a_month_or_a_year_as_timeline_does(db_path):
+    """`--since 2026-12` (a month) was refused by search/query/list while `timeline --since` takes
+    it: a month is its first day, a year its 1 January (UTC), on every surface; an impossible
+    month is still exit 2."""
+    import datetime as dt
+
+    from gbrain.operations.registry import _since
+
+    assert _since("2026-12") == "2026-12-01" and _since("2026") == "2026-01-01"
+    for bad in ("2026-13", "2026-00", "12-2026"):
+        with pytest.raises(BadInput, match="since"):
+            _since(bad)
+    month = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m")
+    with _brain(db_path) as b:
+        b.set_config("embedding_model", "fake-16")
+        ops.run("embed", {}, brain=b)
+        for op, q in (("search", "query"), ("query", "question")):
+            r = ops.run_tool(op, {q: "utilities", "limit": 3, "since": month}, ops.Context(surface="mcp"), brain=b)
+            assert [h["slug"] for h in r["items"]] == ["new/pilot"], (op, r)
+            with pytest.raises(BadInput, match="no month"):
+                ops.run_tool(op, {q: "utilities", "since": "2026-13"}, ops.Context(surface="mcp"), brain=b)
+        assert len(ops.run("list", {"since": "2019", "limit": 100}, brain=b)) == 31
+    p = gbrain_in_process("--db", str(db_path), "--json", "search", "utilities", "--since", month)
+    assert p.returncode == 0, p.stderr
+    assert [h["slug"] for h in json.loads(p.stdout)] == ["new/pilot"]
+    p = gbrain_in_process("--db", str(db_path), "call", "query", json.dumps({"question": "utilities", "limit": 3, "since": month}))
+    assert p.returncode == 0, p.stderr
+    assert [h["slug"] for h in json.loads(p.stdout)["items"]] == ["new/pilot"]
+    p = gbrain_in_process("--db", str(db_path), "search", "utilities", "--since", "2026-13")
+    assert p.returncode == 2 and b"since" in p.stderr

@@ -1366,8 +1366,8 @@ SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", 
 
 
 def _since(v: str | None, name: str = "since") -> str | None:
-    """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date)
-    as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`)."""
+    """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date,
+    a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`)."""
     if not v:
         return None
     import re
@@ -1382,6 +1382,11 @@ def _since(v: str | None, name: str = "since") -> str | None:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
     s = v.strip()
+    ym = re.fullmatch(r"(\d{4})(?:-(\d{2}))?", s)
+    if ym:  # a month or a year, as timeline's `since` takes them: from its first day (UTC)
+        if ym[2] and not 1 <= int(ym[2]) <= 12:
+            raise BadInput(f"{name} {v!r} is no month (01-12)")
+        return f"{ym[1]}-{ym[2] or '01'}-01"
     iso = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?", s)
     if iso:  # a time as `changes --json` prints it too; compared as text with the stored UTC times
         from datetime import datetime, timezone
@@ -1395,7 +1400,7 @@ def _since(v: str | None, name: str = "since") -> str | None:
             u = dt.astimezone(timezone.utc)
             return u.strftime("%Y-%m-%dT%H:%M:%S") + (f".{u.microsecond // 1000:03d}" if u.microsecond else "") + "Z"
         return day + (f"T{clock}" if clock else "") + ("Z" if zone else "")
-    raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date, got {v!r}")
+    raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date (YYYY-MM-DD, a month YYYY-MM, a year YYYY), got {v!r}")
 
 
 def _dir_arg(v: str) -> Path:
