@@ -8,6 +8,7 @@ are rewritten as lint-fix rewrites links to a moved page. Both engines (``db_pat
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 
@@ -194,8 +195,24 @@ def test_a_move_onto_another_spelling_of_a_page_s_name_is_refused(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("people/ana-lima", "# Ana Lima\n")
         b.put("people/x", "# X\n")
-        with pytest.raises(Conflict, match="people/ana-lima"):
+        with pytest.raises(BadInput, match="people/ana-lima") as e:  # (it was a Conflict, exit 1, where put's is bad input, exit 2)
             ops.run("move", {"slug": "people/x", "to": "people/Ana_Lima"}, brain=b)
+        assert e.value.exit_code == 2 and e.value.suggestions == ["people/ana-lima"]
+        assert b.page_row("people/x") is not None
+        with pytest.raises(BadInput, match="differs only in case") as e:  # (a Conflict, exit 1, from the name's slug key)
+            ops.run("move", {"slug": "people/x", "to": "People/Ana-Lima"}, brain=b)
+        assert e.value.exit_code == 2 and e.value.suggestions == ["people/ana-lima"]
+        b.put("people/zoë-kim", "# Zoë Kim\n")
+        with pytest.raises(Conflict, match="exists"):  # the name itself in NFD: the same name (slugs are NFC), taken
+            ops.run("move", {"slug": "people/x", "to": unicodedata.normalize("NFD", "people/zoë-kim")}, brain=b)
+    for argv in (["move", "people/x", "people/ANA LIMA"], ["call", "move", json.dumps({"slug": "people/x", "to": "people/ana.lima"})],
+                 ["call", "move", json.dumps({"slug": "people/x", "to": "PEOPLE/ANA-LIMA"})], ["put", "people/Ana_Lima"]):
+        out = gbrain_in_process("--db", str(db_path), *argv, input=b"# X\n")
+        assert out.returncode == 2 and b"people/ana-lima" in out.stderr + out.stdout, (argv, out)
+        if argv[0] == "call":  # MCP's error object: kind bad_input, exit_code 2, the page as a suggestion
+            err = json.loads(out.stdout)
+            assert (err["kind"], err["exit_code"], err["suggestions"]) == ("bad_input", 2, ["people/ana-lima"]), err
+    with Brain.open(db_path) as b:
         assert b.page_row("people/x") is not None
         r = ops.run("move", {"slug": "people/ana-lima", "to": "people/ana_lima"}, brain=b)
         assert r["slug"] == "people/ana_lima"

@@ -1273,16 +1273,22 @@ class Brain:
         """Rename the page ``slug`` (as :meth:`resolve_slug` finds it) to the slug ``new``, or move
         it to another folder (:meth:`rename_page_row`), its ``.raw`` sidecar with it. Returns
         ``(the page row before, its new slug)``. Raises :class:`Conflict` when another page has
-        the new name (any case) or a file is stored at its sidecar's path, and :class:`BadInput`
-        when the name is no page slug or its path clashes with a stored file or folder."""
+        the new name or a file is stored at its sidecar's path, and :class:`BadInput` when the
+        name is another spelling of another page's (case, Unicode form: as put refuses it), no
+        page slug, or its path clashes with a stored file or folder."""
         row = self.resolve_slug(slug)
         new = check_slug(new)
         dst = path_for_slug(new)
         if dst == row["path"]:
             return row, row["slug"]
         other = self.conn.execute("SELECT slug FROM pages WHERE slug_key = ? AND id != ?", (slug_key(new), row["id"])).fetchone()
-        if other:
+        twin = other and other[0] != new and (nfc(other[0]) == nfc(new) or nfc(other[0]).casefold() == nfc(new).casefold())
+        if other and not twin:
             raise Conflict(f"{other[0]} exists: move {row['slug']} to a free name, or merge the two pages and delete one")
+        if twin:  # another spelling (case, Unicode form) of its name: bad input, exit 2, as put says it
+            how = "differs only in case from" if nfc(other[0]) != nfc(new) else "is another Unicode form (NFC/NFD) of"
+            raise BadInput(f"'{new}' {how} the page {other[0]}: move {row['slug']} to a name of its own, or merge the two pages and "
+                           "delete one; nothing was changed", suggestions=[other[0]])
         if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
             raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
         self._check_path_free(dst)

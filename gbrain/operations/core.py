@@ -1548,7 +1548,7 @@ def _delete(b, a, ctx):
 
 
 def _check_move_twin(b, row, new: str, ctx) -> None:
-    """Refuse a move of page ``row`` to ``new`` when ``new`` is another spelling of another
+    """Refuse (BadInput, exit 2, as put) a move of page ``row`` to ``new`` when ``new`` is another spelling of another
     page's name, as put refuses to create it (:func:`_check_spelling_twin`: case, accents,
     separators, a title a read finds by it); a re-spelling of the page's own name moves."""
     try:
@@ -1556,9 +1556,9 @@ def _check_move_twin(b, row, new: str, ctx) -> None:
     except BadInput as e:
         others = [s for s in e.suggestions if s != row["slug"]]
         if others:
-            raise Conflict(f"'{new}' is another spelling of the name of the page {others[0]} (case, accents, separators: "
+            raise BadInput(f"'{new}' is another spelling of the name of the page {others[0]} (case, accents, separators: "
                            f"spaces, _, -, .; or its title): move {row['slug']} to a name of its own; nothing was changed",
-                           suggestions=others) from None
+                           suggestions=others) from None  # (bad input, exit 2, as put's refusal of the same name)
 
 
 def _move_text(r: dict, a: dict) -> str:
