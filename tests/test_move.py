@@ -409,6 +409,23 @@ def test_move_never_rewrites_a_link_in_a_conflict_copy(db_path):
         assert not [x for x in lint["items"] if x["slug"] in COPIES], lint["items"]
 
 
+def test_the_moved_page_s_conflict_copies_stay_and_are_said(db_path):
+    """A page's conflict copies stay where they are when it moves (a record of what someone saved,
+    under the name it was saved as; its sync record names that path): the answer says each, with
+    the page to merge it into now, where they were left unsaid."""
+    with _brain(db_path) as b:
+        for slug, text in COPIES.items():
+            b.put(slug, text)
+        r = ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        for slug, text in COPIES.items():
+            assert b.get_text(slug) == text, slug
+        said = {s["slug"]: s["reason"] for s in r["skipped"]}
+        assert sorted(said) == sorted(COPIES), r
+        assert all("conflict copy of meetings/sync" in why and "meetings/2026/sync" in why for why in said.values()), said
+    out = gbrain_in_process("--db", str(db_path), "move", "meetings/2026/sync", "meetings/sync")
+    assert out.returncode == 0 and out.stdout.count(b"conflict copy of meetings/2026/sync") == 0, out  # (copies of meetings/sync: none of it)
+
+
 def test_lint_fix_alone_never_rewrites_a_link_in_a_conflict_copy(db_path):
     with _brain(db_path) as b:
         ops.run("move", {"slug": "people/ana", "to": "people/ana-lima"}, brain=b)

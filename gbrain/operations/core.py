@@ -1646,6 +1646,16 @@ def _move(b, a, ctx):
            "relinked": sorted({f["slug"] for f in fixed if f["slug"] != new} | set(repointed))}
     skipped += [{"slug": s, "reason": f"a conflict copy (a record of what someone saved): its links to {row['slug']} are left as written; "
                  f"merge it into {copy_original(s)}, then delete it"} for s in copies]
+    # its own conflict copies (and its sidecar's) stay where they are, under the name they were saved as (their sync record
+    # names that path; never moved nor rewritten): said, with the page to merge them into now
+    from ..core.conflicts import copies as all_copies
+    from ..page.slugs import sidecar_path
+
+    for c in all_copies(b.conn):
+        if c.original in (row["path"], sidecar_path(row["slug"])) and c.slug not in copies:
+            of = row["slug"] if c.slug else f"{row['slug']}'s .raw sidecar"
+            skipped.append({"slug": c.slug or c.path, "reason": f"a conflict copy of {of}, left where it is (gbrain moves no copy): "
+                            f"merge it into {new}, then delete it"})
     if skipped or plan["skipped"]:
         out["skipped"] = [{"slug": s["slug"], "reason": s["reason"]} for s in plan["skipped"] + skipped]
     return out
