@@ -10,6 +10,7 @@ version (a plain edit, or deleting the agent's line on purpose) still wins as be
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -681,6 +682,109 @@ def test_swap_in_leaves_a_save_made_after_the_check(tmp_path, monkeypatch, swap_
     # the file changed before the check: nothing written, no hook needed
     assert not exporter._replace_file(str(f), b"brain\n", None, unchanged=ok)
     assert f.read_bytes() == b"the save\n"
+
+
+@pytest.fixture(params=["noreplace", "no-flag", "none", "no-link"])
+def place_way(request, monkeypatch):
+    """Each way a new file is put where none is, never over one (``exporter._place_new``):
+    ``renameat2(RENAME_NOREPLACE)``; a ``renameat2`` answering that it has no such flag
+    (``EINVAL``, as some file systems do); no ``renameat2`` at all; and neither it nor hard
+    links (a last look, then the plain rename)."""
+    from gbrain.sync import exporter
+
+    if request.param == "noreplace" and exporter._renameat2 is None:
+        pytest.skip("no renameat2 here")
+    if request.param == "no-flag":
+        monkeypatch.setattr(exporter, "_renameat2", lambda src, dst, flags: errno.EINVAL)
+    if request.param in ("none", "no-link"):
+        monkeypatch.setattr(exporter, "_renameat2", None)
+    if request.param == "no-link":
+        def no_link(*a, **k):
+            raise PermissionError(1, "Operation not permitted")
+        monkeypatch.setattr(exporter.os, "link", no_link)
+    return request.param
+
+
+def land_at_placing(monkeypatch, f: Path, data: bytes) -> list:
+    """Make the editor save ``data`` to ``f`` once, right before the system call that puts a new
+    file at ``f`` (the ``renameat2`` or the ``os.link``; where neither works, inside the failing
+    link, so the last look sees it)."""
+    from gbrain.sync import exporter
+
+    done: list = []
+
+    def land(dst) -> None:
+        if os.fspath(dst) == str(f) and not done:
+            done.append(dst)
+            editor_save(f, data)
+    real_r, real_link = exporter._renameat2, exporter.os.link
+    if real_r is not None:
+        def renameat2(src, dst, flags):
+            land(dst)
+            return real_r(src, dst, flags)
+        monkeypatch.setattr(exporter, "_renameat2", renameat2)
+
+    def link(src, dst, *a, **k):
+        land(dst)
+        return real_link(src, dst, *a, **k)
+    monkeypatch.setattr(exporter.os, "link", link)
+    return done
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("how", ["into_place", "replace_file"])
+def test_a_new_file_goes_in_only_where_none_is(tmp_path, monkeypatch, place_way, how):
+    """The no-replace step ``_into_place`` (a left save back at its note) and ``_replace_file``'s
+    new-file branch share: placed where nothing is (True, the bytes there, the source gone); a
+    file landing at the name meanwhile stays untouched (False; ``_into_place``'s source stays
+    for the caller to keep beside, ``_replace_file``'s own temp file is removed)."""
+    from gbrain.sync import exporter
+
+    f = tmp_path / "note.md"
+    src = tmp_path / ".gbrain-tmp-1-left"
+
+    def place() -> bool:
+        if how == "into_place":
+            src.write_bytes(b"new\n")
+            return exporter._into_place(str(src), str(f))
+        return exporter._replace_file(str(f), b"new\n", None, unchanged=lambda st: st is None)
+
+    assert place()
+    assert f.read_bytes() == b"new\n" and os.listdir(tmp_path) == ["note.md"]
+    f.unlink()
+    hit = land_at_placing(monkeypatch, f, b"the save\n")
+    assert not place()
+    assert hit, "nothing landed"
+    assert f.read_bytes() == b"the save\n"
+    left = sorted(os.listdir(tmp_path))
+    if how == "into_place":
+        assert left == sorted(["note.md", src.name]) and src.read_bytes() == b"new\n"
+    else:
+        assert left == ["note.md"]
+    if how == "into_place":  # a file there before the call: not touched, no system call tried
+        src.write_bytes(b"newer\n")
+        assert not exporter._into_place(str(src), str(f))
+        assert f.read_bytes() == b"the save\n" and src.read_bytes() == b"newer\n"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("how", ["into_place", "replace_file"])
+def test_placing_a_new_file_raises_a_renameat2_error_other_than_no_flag(tmp_path, monkeypatch, how):
+    """A ``renameat2`` error that is not "no such flag" (here ``EACCES``) is raised, naming the
+    target; nothing is placed, and the source is where it was (``_replace_file`` removes its own
+    temp file)."""
+    from gbrain.sync import exporter
+
+    monkeypatch.setattr(exporter, "_renameat2", lambda src, dst, flags: errno.EACCES)
+    f, src = tmp_path / "note.md", tmp_path / ".gbrain-tmp-1-left"
+    with pytest.raises(PermissionError) as e:
+        if how == "into_place":
+            src.write_bytes(b"new\n")
+            exporter._into_place(str(src), str(f))
+        else:
+            exporter._replace_file(str(f), b"new\n", None, unchanged=lambda st: st is None)
+    assert e.value.errno == errno.EACCES and e.value.filename == str(f)
+    assert os.listdir(tmp_path) == ([src.name] if how == "into_place" else [])
 
 
 @pytest.mark.engine_free

@@ -288,24 +288,7 @@ def _swap_in(tmp: str, target: str, unchanged: Callable[[os.stat_result | None],
     if before_swap is not None:
         before_swap(target)
     if before is None:
-        err = _renameat2(tmp, target, _RENAME_NOREPLACE) if _renameat2 is not None else errno.ENOSYS
-        if err == 0:
-            return True
-        if err == errno.EEXIST:
-            return False
-        if err not in _NO_FLAG:
-            raise OSError(err, os.strerror(err), target)
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links here: a last look, then the plain rename (the window)
-            if os.path.lexists(target):
-                return False
-            os.replace(tmp, target)
-            return True
-        os.unlink(tmp)
-        return True
+        return _place_new(tmp, target)
     err = _renameat2(tmp, target, _RENAME_EXCHANGE) if _renameat2 is not None else errno.ENOSYS
     if err == errno.ENOENT:  # the file went meanwhile (deleted or moved): the next round sees it
         return False
@@ -394,7 +377,16 @@ def _into_place(path: str, target: str) -> bool:
     landing meanwhile stays). True: moved."""
     if os.path.lexists(target):
         return False
-    err = _renameat2(path, target, _RENAME_NOREPLACE) if _renameat2 is not None else errno.ENOSYS
+    return _place_new(path, target)
+
+
+def _place_new(src: str, target: str) -> bool:
+    """Rename ``src`` to ``target`` where no file is, never over one (a save landing meanwhile
+    stays; False: not moved, ``src`` where it was). ``renameat2(RENAME_NOREPLACE)``; where the
+    system or the file system lacks it, a hard link (a link never replaces) and ``src`` removed;
+    where hard links fail too, a last look, then the plain rename: the one window left (two
+    system calls)."""
+    err = _renameat2(src, target, _RENAME_NOREPLACE) if _renameat2 is not None else errno.ENOSYS
     if err == 0:
         return True
     if err == errno.EEXIST:
@@ -402,15 +394,15 @@ def _into_place(path: str, target: str) -> bool:
     if err not in _NO_FLAG:
         raise OSError(err, os.strerror(err), target)
     try:
-        os.link(path, target)
+        os.link(src, target)
     except FileExistsError:
         return False
-    except OSError:  # no hard links here: a last look, then the plain rename
+    except OSError:  # no hard links here: a last look, then the plain rename (the window)
         if os.path.lexists(target):
             return False
-        os.rename(path, target)
+        os.replace(src, target)
         return True
-    os.unlink(path)
+    os.unlink(src)
     return True
 
 
