@@ -832,3 +832,70 @@ def test_holds_whole_takes_a_version_plus_typing_never_a_bare_templates_headings
     assert not _holds_whole(note, note.replace("# Short\n\n", ""))
     template = "# Meeting notes\n\n## Attendees\n\n## Agenda\n"
     assert not _holds_whole(template, template + "- Carol\n- hiring\n")  # every note from it holds it
+
+
+def _late_save_base(eng, tree, old: str, save: bytes, monkeypatch, score):
+    """``SyncEngine._late_save_of`` for a save of ``save`` at ``old``, with the similarity of each
+    candidate version's text to the save given by ``score(text)`` (the rules of the pick, not
+    the measure, are under test)."""
+    import os
+
+    from gbrain.sync import engine
+
+    (tree / old).write_bytes(save)
+    st = os.lstat(tree / old)
+    f = engine.DiskFile(old, st.st_size, st.st_mtime_ns, hashlib.sha256(save).hexdigest(), save)
+    monkeypatch.setattr(engine.sim, "similarity", lambda text, _save: score(text))
+    return eng._late_save_of(old, f)
+
+
+def test_a_late_saves_base_among_the_old_names_versions_is_the_older_on_a_tie_and_the_saved_text_itself(synced, monkeypatch):
+    """The pick of the version a late save at a renamed page's old name was based on, among the
+    old name's versions (newest first): on equal scores the older wins (an older base only
+    merges more), and a version equal to the save stops the look there (an older version scoring
+    as much is not taken)."""
+    brain, eng, tree = synced
+    old = "notes/tie.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
+    texts = [b"# Tie\n\nversion %d\n" % k for k in range(3)]
+    for t in texts:
+        (tree / old).write_bytes(t)
+        assert eng.sync()["exit_code"] == 0
+    brain.move_page("notes/tie", "archive/tie")
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    hit = _late_save_base(eng, tree, old, b"# Tie\n\nversion 2\nmore\n", monkeypatch, lambda t: 0.9)
+    assert hit == ("archive/tie.md", sha(texts[0]), hit[2])
+    hit = _late_save_base(eng, tree, old, texts[1], monkeypatch, lambda t: 0.9)
+    assert hit[1] == sha(texts[1])
+    # below LATE_SAVE_MIN everywhere: new content, no base
+    assert _late_save_base(eng, tree, old, b"# Tie\n\nelse\n", monkeypatch, lambda t: 0.5) is None
+
+
+def test_a_late_saves_base_among_the_renamed_pages_versions_is_one_this_folders_file_gave(synced, monkeypatch):
+    """When no version of the old name is alike enough, the base is looked for among the renamed
+    page's versions since the rename that came from this folder's file: a write through gbrain
+    (here a timeline entry) is never the base however alike, and on equal scores the older wins."""
+    brain, eng, tree = synced
+    old, new = "notes/tie.md", "archive/tie.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
+    first = b"# Tie\n\nthe first text\n"
+    (tree / old).write_bytes(first)
+    assert eng.sync()["exit_code"] == 0
+    brain.move_page("notes/tie", "archive/tie")
+    assert eng.sync()["exit_code"] == 0 and (tree / new).read_bytes() == first
+    edits = [first + b"edit %d\n" % k for k in range(2)]
+    for t in edits:
+        (tree / new).write_bytes(t)
+        assert eng.sync()["exit_code"] == 0
+    brain.timeline_add("archive/tie", "2026-12-05", "through gbrain", "agent")
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    decoded = {t.decode() for t in edits}
+    # the gbrain write and the old name's text score highest, the file's two edits tie
+    hit = _late_save_base(eng, tree, old, edits[1] + b"saved\n", monkeypatch,
+                          lambda t: 0.9 if t in decoded else (0.5 if t == first.decode() else 1.0))
+    assert hit is not None and hit[:2] == (new, sha(edits[0]))
+    hit = _late_save_base(eng, tree, old, edits[1] + b"saved\n", monkeypatch,
+                          lambda t: {edits[1].decode(): 0.95, edits[0].decode(): 0.9}.get(t, 0.5 if t == first.decode() else 1.0))
+    assert hit is not None and hit[:2] == (new, sha(edits[1]))

@@ -3241,22 +3241,32 @@ class SyncEngine:
         seen: set[str] = set()
         olds: list[tuple[str, str]] = []  # the old name's versions tried, newest first
         news: list[tuple[str, str]] = []  # the renamed page's this folder's file gave, newest first
+
+        def weigh(bid: int, hx: str, tried: list[tuple[str, str]]) -> str | None:
+            """Score the version ``bid`` (hash ``hx``; its text added to ``tried``) against the
+            save, kept as the best when it scores at least as well (ties: the older, as the rows
+            come newest first; an older base only merges more). Its text when it became the
+            best, else None (not UTF-8: not tried)."""
+            nonlocal best, best_score
+            seen.add(hx)
+            try:
+                old = history_body(self.conn, bid).decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            tried.append((hx, old))
+            score = sim.similarity(old, text)
+            if score < best_score:
+                return None
+            best, best_score = hx, score
+            return old
+
         for _op, _d, bid, _at, _c, hx, _w, _s in rows[1:]:
             if bid is None:
                 break  # a deletion or an earlier move: the file did not hold what came before
             if hx in seen:
                 continue
-            seen.add(hx)
-            try:
-                old = history_body(self.conn, bid).decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            olds.append((hx, old))
-            score = sim.similarity(old, text)
-            if score >= best_score:
-                best, best_score = hx, score
-                if old == text:
-                    break
+            if weigh(bid, hx, olds) == text:
+                break  # the saved text itself
         if best is None:
             # the renamed page's versions since the rename that came from this folder's file: an
             # edit this folder made before the rename arrived followed it there
@@ -3272,15 +3282,7 @@ class SyncEngine:
                     break  # the rename itself (or a deletion): what came before is the old name's
                 if hx in seen or not _from_file(surf or "", oper or "", cl or "", self.client):
                     continue
-                seen.add(hx)
-                try:
-                    old = history_body(self.conn, bid).decode("utf-8")
-                except UnicodeDecodeError:
-                    continue
-                news.append((hx, old))
-                score = sim.similarity(old, text)
-                if score >= best_score:
-                    best, best_score = hx, score  # ties: the older (an older base only merges more)
+                weigh(bid, hx, news)
         if best is None:
             # a save holding a version whole (every line, in order) is that version plus typing:
             # an editor saving every 100 ms outran the likeness on a short note (20+ lines typed
