@@ -657,6 +657,14 @@ def rederive_search_words(conn) -> int:
     return _rewrite_search_words(conn, conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path, search_words FROM pages").fetchall())
 
 
+def _batched_update(conn, sql: str, rows: list[tuple], batch: int = 500) -> int:
+    """Run ``sql`` (one row's UPDATE) for each of ``rows``, ``batch`` rows per ``executemany``, in
+    the caller's transaction (the column fills of released migrations). Returns ``len(rows)``."""
+    for i in range(0, len(rows), batch):
+        conn.executemany(sql, rows[i : i + batch])
+    return len(rows)
+
+
 def _rewrite_search_words(conn, rows) -> int:
     """Recompute ``search_words`` of ``rows`` (``(id, compiled_truth, timeline, frontmatter
     JSON, title, path, search_words)``) from those stored columns (no parse) and write the ones
@@ -673,9 +681,7 @@ def _rewrite_search_words(conn, rows) -> int:
         new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {}, (title or "", path or ""))
         if new != (old or ""):
             updates.append((new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_words = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
+    return _batched_update(conn, "UPDATE pages SET search_words = ? WHERE id = ?", updates)
 
 
 def _m14_frontmatter_words(conn: sqlite3.Connection) -> None:
@@ -987,9 +993,7 @@ def rederive_cjk(conn) -> int:
         new = search_cjk(title or "", aliases or "", path or "", ct or "", tl or "", words or "")
         if new != (old or ""):
             updates.append((new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_cjk = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
+    return _batched_update(conn, "UPDATE pages SET search_cjk = ? WHERE id = ?", updates)
 
 
 def _m21_cjk_bigrams(conn: sqlite3.Connection) -> None:
@@ -1506,9 +1510,7 @@ def rederive_search_text(conn) -> int:
         new = (search_text(ct or ""), search_text(tl or ""))
         if new != (sb, st):
             updates.append((*new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_body = ?, search_timeline = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
+    return _batched_update(conn, "UPDATE pages SET search_body = ?, search_timeline = ? WHERE id = ?", updates)
 
 
 def _m39_search_text(conn: sqlite3.Connection) -> None:
@@ -2263,9 +2265,7 @@ def fill_fold_names(conn) -> int:
         new = fold_name_words(title or "", aliases or "")
         if new != (have or ""):
             updates.append((new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_fold_names = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
+    return _batched_update(conn, "UPDATE pages SET search_fold_names = ? WHERE id = ?", updates)
 
 
 def _m63_fold_names(conn: sqlite3.Connection) -> None:
