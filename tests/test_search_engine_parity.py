@@ -184,3 +184,69 @@ def test_a_short_page_outranks_a_long_one_repeating_its_words(length_brain):
     hits = _hits(length_brain, "zebra quagga")
     assert [h["slug"] for h in hits[:2]] == ["notes/short", "notes/long"], [(h["slug"], h["score"]) for h in hits]
     assert hits[0]["score"] > hits[1]["score"]
+
+
+PATH_NOTES = {
+    # the word in the note's file name and six times in its text; the person's folded name holds it
+    "people/Łukasz Nowak.md": "# Łukasz Nowak\n\nPartner at Vistula Ventures in Warsaw. Leads seed rounds in Polish fintech, and more words about him and his fund here.\n",
+    "notes/calls with lukasz.md": "# Calls with the Warsaw fund\n\nLukasz asked about the runway. Lukasz wants the memo by Friday. "
+                                  "Lukasz again. Lukasz once more, Lukasz.\n",
+    "notes/the-who-meetings.md": "# Band notes\n\nA rock band.\n",
+}
+PATH_NOTES.update({f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}, a memo and a call.\n" for i in range(40)})
+
+
+@pytest.fixture
+def path_brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", PATH_NOTES)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_a_file_name_word_counts_once(path_brain):
+    """FTS5 holds a path's word once (weight 2); Postgres indexed the path in the 'english' and the
+    'simple' configurations, so a word of a file name counted twice in BM25 (until Postgres v70:
+    'english' stems, and 'simple' only for a stop word 'english' drops, as aliases since v57):
+    `lukasz` put the note *calls with lukasz* (the word five times in its text) above *Łukasz
+    Nowak* on Postgres only (1.056 to 1.044; SQLite 1.094 to 1.056)."""
+    hits = _hits(path_brain, "lukasz")
+    assert [h["slug"] for h in hits[:2]] == ["people/Łukasz Nowak", "notes/calls with lukasz"], [(h["slug"], h["score"]) for h in hits]
+    # (a file name of stop words still names its page; a stem still finds it)
+    assert _hits(path_brain, "the who")[0]["slug"] == "notes/the-who-meetings"
+    assert _hits(path_brain, "meeting")[0]["slug"] == "notes/the-who-meetings"
+    if getattr(path_brain.conn, "dialect", "sqlite") == "postgres":
+        pos = dict(path_brain.conn.execute("SELECT lexeme, array_length(positions, 1) FROM pages p, unnest(ts_filter(p.search_names_tsv, '{b}')) "
+                                           "WHERE p.slug = 'notes/calls with lukasz'").fetchall())
+        assert pos == {"call": 1, "with": 1, "lukasz": 1, "note": 1, "md": 1}, pos
+
+
+@pytest.mark.engine_free
+def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, monkeypatch):
+    """A brain made at v69 (each path word twice) gets every page's vectors a write gives now,
+    its BM25 totals follow, and `lukasz` ranks the person first; the did-you-mean vocabulary is
+    made again at its next use."""
+    from gbrain.search import spell
+    from gbrain.storage import pg
+
+    tree = write_tree(tmp_path / "vault", PATH_NOTES)
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 69)
+    with Brain.open(pg_url, create=True) as b:
+        import_tree(b, tree)
+        assert _hits(b, "lukasz")[0]["slug"] == "notes/calls with lukasz"  # (as before v70)
+        spell.suggest(b.conn, "lukaz")
+        assert b.conn.execute("SELECT count(*) FROM search_vocab_state").fetchone()[0] == 1
+        before = {r[0]: r[1] for r in b.conn.execute("SELECT slug, search_tsv::text FROM pages")}
+    monkeypatch.undo()
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 70
+        assert c.execute("SELECT count(*) FROM search_vocab_state").fetchone()[0] == 0
+        after = {r[0]: r[1] for r in c.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages")}
+        assert all(before[s] != after[s] for s in before)  # (every page has a path)
+        with b.transaction():  # what a write gives every page now
+            c.execute("UPDATE pages SET title = title")
+        assert {r[0]: r[1] for r in c.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages")} == after
+        fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)), sum(search_len) FROM pages").fetchone()))
+        assert tuple(map(int, c.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())) == fresh
+        assert _hits(b, "lukasz")[0]["slug"] == "people/Łukasz Nowak"

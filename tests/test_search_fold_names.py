@@ -301,3 +301,34 @@ def test_a_moved_page_takes_its_new_names_folded_words(tmp_path, db_path):
         assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'people/Søren Lund'").fetchone()[0] == "Soren"
         assert slugs(b, "Soren")[0] == "people/Søren Lund"
         assert fresh_import_differences(b) == {}
+
+
+LETTERS = {
+    "companies/Maersk.md": "# Maersk\n\nContainer shipping company (A.P. Moller - Maersk). Our freight partner for Asia.\n",
+    "people/Mærsk Mc-Kinney Møller.md": "# Mærsk Mc-Kinney Møller\n\nDanish shipping magnate, ran the Maersk group for decades.\n",
+    "places/Ærø.md": "# Ærø\n\nDanish island in the Baltic; ferries from Svendborg.\n",
+    "companies/Aero Bikes.md": "# Aero Bikes\n\nBicycle shop that services the team bikes.\n",
+    "people/Zoe.md": "# Zoe\n\nEngineer.\n",
+    "people/Zoë Kim-Park.md": "# Zoë Kim-Park\n\nDesigner.\n",
+    **{f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}, a ship and a bike.\n" for i in range(30)},
+}
+
+
+def test_a_word_typed_with_its_letters_ranks_the_name_holding_it_so_first(tmp_path, db_path, monkeypatch):
+    """`Mærsk` ranked the company *Maersk* (the query's whole name but for a letter: the exact
+    bonus at PLURAL_EXACT_SHARE, 2.4) above *Mærsk Mc-Kinney Møller*, whose title holds the word
+    as typed (0.995): letters the user typed weigh more than the fold's bonus
+    (:data:`keyword.TYPED_LETTERS_WIN`); an ASCII query keeps it (`Maersk`, `Aero`: the page named
+    but for the letters first)."""
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", LETTERS))
+        assert slugs(b, "Mærsk")[:2] == slugs(b, "mærsk")[:2] == ["people/Mærsk Mc-Kinney Møller", "companies/Maersk"]
+        assert slugs(b, "Maersk")[:2] == ["companies/Maersk", "people/Mærsk Mc-Kinney Møller"]
+        assert slugs(b, "Aero")[:2] == ["places/Ærø", "companies/Aero Bikes"]
+        assert slugs(b, "Ærø")[0] == "places/Ærø"
+        # an accent too: `Zoë` names *Zoë Kim-Park* as typed, *Zoe* whole but for the accent
+        assert slugs(b, "Zoë")[:2] == ["people/Zoë Kim-Park", "people/Zoe"]
+        assert slugs(b, "Zoe")[:2] == ["people/Zoe", "people/Zoë Kim-Park"]
+        monkeypatch.setattr(keyword, "TYPED_LETTERS_WIN", False)
+        assert slugs(b, "Mærsk")[:2] == ["companies/Maersk", "people/Mærsk Mc-Kinney Møller"]
+        assert slugs(b, "Zoë")[:2] == ["people/Zoe", "people/Zoë Kim-Park"]

@@ -1212,7 +1212,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf)
         ids += anchor_evidence(conn, out, word_idf, only)
-    _typed_words_first(out, {pid: frozenset(ws) for pid, ws in titled.items()}, {pid: t[:2] for pid, t in texts.items()}, typed_words, exact_w)
+    _typed_words_first(out, {pid: frozenset(ws) for pid, ws in titled.items()}, {pid: t[:2] for pid, t in texts.items()}, typed_words, exact_w, near)
     _typed_names_first(out, exact, near)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
@@ -2665,7 +2665,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
-    _typed_words_first(out, named_by, fields, typed_words or set(), exact_w)
+    _typed_words_first(out, named_by, fields, typed_words or set(), exact_w, near)
     _typed_names_first(out, exact, near)
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
@@ -2804,10 +2804,14 @@ def _typed_words(names: list[str]) -> set[str]:
 #: a page whose names hold a query word as typed comes before one holding it only but for a fold
 #: (accents, ``ł ø ß…``: :func:`_typed_words_first`); False: the ranking before (2026-12-05)
 TYPED_WORDS_FIRST = True
+#: a query holding letters a fold drops (``æ``, ``ł``, accents) puts a page whose title or alias
+#: holds its words so before one it names only but for them (:func:`_typed_words_first`); False:
+#: the ranking before (2026-12-05: `Mærsk` ranked the company *Maersk* first)
+TYPED_LETTERS_WIN = True
 
 
 def _typed_words_first(out: list[dict], named_by: dict[int, frozenset], fields: dict[int, tuple], typed: set[str],
-                       exact_w: dict[int, float]) -> None:
+                       exact_w: dict[int, float], near: set[int] = frozenset()) -> None:
     """Among the hits of ``out`` named by the same query words (``named_by``: the words the
     title or an alias names the page by, :func:`names_word`; a file name is left out: a note's
     file name ``calls with lukasz`` is no name of a person) and of the same exact-name bonus,
@@ -2817,14 +2821,23 @@ def _typed_words_first(out: list[dict], named_by: dict[int, frozenset], fields: 
     Nowak* but for a letter; ``Lukasz`` the other way; both rank as names (the folded words of a
     name are indexed at title weight, ``search_fold_names``), the one typed so first, as
     :func:`_typed_names_first` does for a whole name. A query whose words name no page but as
-    typed (an ASCII query over ASCII names) is left as it is. Both engines."""
+    typed (an ASCII query over ASCII names) is left as it is.
+
+    A query typed with letters a fold drops (``Mærsk``, ``Łukasz``, ``Zoë``: :data:`TYPED_LETTERS_WIN`)
+    weighs a page it names only but for them (``near``: the company *Maersk*, its exact-name
+    bonus at :data:`PLURAL_EXACT_SHARE`) as a page it does not name exactly, so *Mærsk
+    Mc-Kinney Møller*, whose title holds the word as typed, comes first (2.4 to 0.995
+    before). An ASCII query keeps the fold's bonus (``Aero`` names *Ærø* first, before *Aero
+    Bikes*: the letters may not be on the keyboard). Both engines."""
     if not TYPED_WORDS_FIRST or not typed or not named_by:
         return
+    marked = TYPED_LETTERS_WIN and any(_fold(t) != t for t in typed)
     groups: dict[tuple, list[dict]] = {}
     for h in out:
         ws = named_by.get(h["id"])
         if ws:
-            groups.setdefault((ws, exact_w.get(h["id"], 0.0)), []).append(h)
+            ex = 0.0 if marked and h["id"] in near else exact_w.get(h["id"], 0.0)
+            groups.setdefault((ws, ex), []).append(h)
     for (ws, _ex), hs in groups.items():
         if len(hs) < 2:
             continue
