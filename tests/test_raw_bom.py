@@ -127,8 +127,9 @@ def test_a_brain_that_stored_bom_sidecars_without_rows_upgrades_to_a_fresh_impor
 @pytest.mark.parametrize("marked, plain", [("ana.json", "ana.JSON"), ("ana.JSON", "ana.json")])
 def test_a_page_with_two_sidecars_one_marked_upgrades_to_a_fresh_imports_rows(db_path, tmp_path, monkeypatch, marked, plain):
     """``ana.JSON`` beside ``ana.json`` are both sidecars of ``people/ana``: an import takes the
-    rows of the one it reads last (scan order: ``ana.json``), so the upgrade derives a page's rows
-    from that one when any of its sidecars starts with a mark (not only a page with one sidecar)."""
+    rows of the one named as its page (``slugs.chosen_sidecar``: ``ana.json``), so the upgrade
+    derives a page's rows from that one when any of its sidecars starts with a mark (not only a
+    page with one sidecar)."""
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
 
@@ -144,7 +145,7 @@ def test_a_page_with_two_sidecars_one_marked_upgrades_to_a_fresh_imports_rows(db
         m.setattr(rawspans, "json_text", lambda data: ("", bytes(data).decode("utf-8")))  # the reading before
         with Brain.open(db_path, create=True) as b:
             writable_by_this_gbrain(b.conn)
-            import_tree(b, src)  # (not "ok": verify counts both sidecars' sources, the page keeps one's rows)
+            import_tree(b, src)
             assert b.conn.execute("SELECT COUNT(*) FROM files WHERE kind = 'raw'").fetchone()[0] == 2
     with Brain.open(db_path) as b:
         assert _raw(b, "ana") == ({"marked": 2} if marked == "ana.json" else {"plain": 1})

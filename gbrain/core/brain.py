@@ -72,8 +72,11 @@ from ..page.slugs import (
     is_markdown,
     name_key,
     nfc,
+    chosen_sidecar,
     page_slug_for_sidecar,
+    sidecar_twins_note,
     path_for_slug,
+    sidecar_names,
     sidecar_path,
     slug_for_path,
     slug_key,
@@ -1102,8 +1105,11 @@ class Brain:
                 self.re_resolve(names)
             if not row:
                 if touch_sidecar:
-                    f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
-                    if f:
+                    # its sidecars stored before it (ana.json; ana.JSON, an NFD name: each a
+                    # sidecar of this page, as a fresh import attaches them)
+                    names = sidecar_names(path)
+                    for f in self.conn.execute(f"SELECT path FROM files WHERE kind = 'raw' AND path IN ({', '.join('?' * len(names))}) ORDER BY path",
+                                               names).fetchall():
                         self._load_raw_rows(f["path"])
         return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names, content_hash=h)
 
@@ -2367,11 +2373,68 @@ class Brain:
         page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
         return slug, (page[0] if page else None)
 
+    def page_sidecars(self, pid: int) -> tuple[list[str], str]:
+        """The paths of the ``.raw`` sidecars attached to page ``pid`` (sorted) and its path."""
+        rows = self.conn.execute("SELECT f.path, p.path FROM files f JOIN pages p ON p.id = f.page_id WHERE f.page_id = ? AND f.kind = 'raw'",
+                                 (pid,)).fetchall()
+        if not rows:
+            r = self.conn.execute("SELECT path FROM pages WHERE id = ?", (pid,)).fetchone()
+            return [], r[0] if r else ""
+        return sorted(r[0] for r in rows), rows[0][1]
+
+    def page_sidecar(self, pid: int, known: list[str] | None = None) -> str | None:
+        """The sidecar of page ``pid`` that ``raw``/``raw-put`` read and write and its raw rows come
+        from: of two or more (``ana.json`` beside ``ana.JSON``, one name in NFC and NFD),
+        :func:`gbrain.page.slugs.chosen_sidecar`'s (the others are kept and exported, not read);
+        None when it has none. ``known``: paths the caller knows are attached (one query spared
+        when it is the only one)."""
+        if known and len(known) == 1 and not self.conn.execute(
+                "SELECT 1 FROM files WHERE page_id = ? AND kind = 'raw' AND path <> ?", (pid, known[0])).fetchone():
+            return known[0]
+        paths, page_path = self.page_sidecars(pid)
+        return chosen_sidecar(paths, page_path) if paths else None
+
+    def sidecar_twins(self) -> list[tuple[str, list[str], str]]:
+        """``(slug, sidecar paths, page path)`` of every page with more than one ``.raw`` sidecar
+        (:meth:`page_sidecar`), by slug: one indexed query when there is none."""
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT page_id FROM files WHERE page_id IS NOT NULL AND kind = 'raw' GROUP BY page_id HAVING COUNT(*) > 1")]
+        out = []
+        for pid in ids:
+            paths, page_path = self.page_sidecars(pid)
+            out.append((slug_for_path(page_path), paths, page_path))
+        return sorted(out)
+
+    def sidecar_twins_note(self, pid: int) -> str | None:
+        """:func:`gbrain.page.slugs.sidecar_twins_note` for page ``pid``, None when it has at most one sidecar."""
+        paths, page_path = self.page_sidecars(pid)
+        if len(paths) < 2:
+            return None
+        slug = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+        return sidecar_twins_note(slug, paths, page_path)
+
+    def sidecars_note(self, paths: list[str]) -> str | None:
+        """:meth:`sidecar_twins_note` of the page whose sidecars ``paths`` are (a group of names
+        that are one name on macOS and Windows: ``slugs.portability_problems``), when two or more
+        of them belong to one page; else None."""
+        slugs = {page_slug_for_sidecar(p) for p in paths}
+        if len(slugs) != 1 or None in slugs:
+            return None
+        r = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slugs.pop(),)).fetchone()
+        return self.sidecar_twins_note(r[0]) if r else None
+
     def _raw_rows(self, path: str, slug: str | None, pid: int | None, fdata: bytes | None) -> list[str]:
         """:meth:`_load_raw_rows` once ``files.page_id`` of ``path`` is ``pid``: page ``pid``'s raw
         rows replaced by those of the sidecar's bytes ``fdata``. Returns warnings."""
         if pid is None or fdata is None:
             return [f"{path}: sidecar without a page {slug}.md"] if pid is None else []
+        chosen = self.page_sidecar(pid, [path])
+        if chosen is not None and chosen != path:
+            # another sidecar of the page is the one read (slugs.chosen_sidecar): the rows are its,
+            # whichever was stored last (so a sync round's order gives a fresh import's rows)
+            path, fdata = chosen, blobs.file_bytes(self.conn, chosen)
+            if fdata is None:
+                return []
         spans = self._raw_spans_table()
         self.conn.execute(f"DELETE FROM {'raw_spans' if spans else 'raw_data'} WHERE page_id = ?", (pid,))
         rows = rawspans.sidecar_rows(fdata)
@@ -2408,7 +2471,12 @@ class Brain:
             row = self.conn.execute("SELECT kind, page_id FROM files WHERE path = ?", (path,)).fetchone()
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             if row and row["kind"] == "raw" and row["page_id"]:
-                self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (row["page_id"],))
+                pid = row["page_id"]
+                left = self.page_sidecar(pid)
+                if left is None:
+                    self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (pid,))
+                else:  # the page's other sidecar (ana.JSON beside ana.json) gives its rows now, as a fresh import's
+                    self._raw_rows(left, page_slug_for_sidecar(left), pid, blobs.file_bytes(self.conn, left))
             if row:
                 self.graph_config_changed(path, existed=True)
 
@@ -2417,6 +2485,9 @@ class Brain:
         is said (``on_warning``; a miss of ``source`` says it in its error), never read as empty."""
         row = self.resolve_slug(slug)
         rows = self.conn.execute("SELECT source, data, fetched_at FROM raw_data WHERE page_id = ? ORDER BY source", (row["id"],)).fetchall()
+        twins = self.sidecar_twins_note(row["id"]) if on_warning is not None else None
+        if twins:  # ana.json beside ana.JSON: which one this is (slugs.chosen_sidecar)
+            on_warning(twins)
         have = [r["source"] for r in rows]
         if source is not None:
             rows = [r for r in rows if r["source"] == source]
@@ -2433,8 +2504,7 @@ class Brain:
     def _unreadable_sidecar(self, row) -> str | None:
         """Why the ``.raw`` sidecar of page ``row`` gives no raw data (not UTF-8 JSON, not an
         object), or None (no sidecar, or a readable one)."""
-        f = self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
-        path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        path = self.page_sidecar(row["id"]) or sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
         data = blobs.file_bytes(self.conn, path)
         if data is None:
             return None
@@ -2445,7 +2515,7 @@ class Brain:
         return None if isinstance(obj, dict) else f"{path} is not a JSON object; kept as bytes (export writes them)"
 
     @atomic
-    def raw_put(self, slug: str, source: str, data: Any) -> dict:
+    def raw_put(self, slug: str, source: str, data: Any, on_warning: Callable[[str], None] | None = None) -> dict:
         """Store a source's JSON for a page by rewriting its ``.raw/<name>.json`` sidecar.
 
         Keeps the file's shape (``{"sources": {...}}`` by default) and every other source, byte
@@ -2457,9 +2527,12 @@ class Brain:
         if "/" in source:
             raise BadInput(f"source {source!r} holds '/': a source is one name such as 'crustdata' or 'linkedin-2025' (any characters but '/')")
         row = self.resolve_slug(slug)
-        # the sidecar already attached to this page (it may carry an older name), else the usual one
-        f = self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
-        path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        # the sidecar already attached to this page (it may carry an older name; of several, the
+        # one slugs.chosen_sidecar takes), else the usual one
+        path = self.page_sidecar(row["id"]) or sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        twins = self.sidecar_twins_note(row["id"]) if on_warning is not None else None
+        if twins:
+            on_warning(twins)
         fdata = blobs.file_bytes(self.conn, path)
         obj: dict = {"sources": {}}
         bom = ""  # (a byte order mark the file starts with: kept, as a page keeps its bom)

@@ -83,7 +83,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, split_lines, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -1172,6 +1172,15 @@ def _portable_names(brain) -> list[dict]:
             pages = [slug_of[p] for p in pr["paths"] if p in slug_of]
         alike = len({nfc(p) for p in pr["paths"]}) < len(pr["paths"])  # spellings that look the same: say each one's form
         names = ", ".join(shown(p) + ((unicode_form(p) or " (NFC)") if alike else "") for p in pr["paths"])
+        note = brain.sidecars_note(pr["paths"]) if pr["kind"] == "case" else None
+        if note:  # two sidecars of one page (ana.json, ana.JSON): which one gbrain reads, and how to keep one
+            page = page_slug_for_sidecar(pr["path"])
+            message = f"{note}; {pr['why']}"
+            action = (f"keep one: put the sources only the other(s) hold into the one read (`gbrain raw-put {cmd_arg(page)} --source S --data JSON`), "
+                      "then delete the other(s) in the folder and `gbrain sync DIR`")
+            out.append({"check": "portable_names", "slug": page, "kind": pr["kind"], "path": pr["path"],
+                        "paths": pr["paths"], "pages": pages, "message": message, "action": action})
+            continue
         if pr["kind"] == "case":
             message = f"{names}: {pr['why']}"
             action = ("rename all but one before the folder reaches macOS or Windows: in the folder (`git mv`, the file manager), "

@@ -143,11 +143,17 @@ def _get(b, a, ctx):
                     other = other or b.conn.execute("SELECT path, kind, size FROM files WHERE path = ?", (path,)).fetchone()
                 if other is not None:  # an attachment or a sidecar: say what it is, not "did you mean"
                     page = page_slug_for_sidecar(other["path"]) if other["kind"] == "raw" else None
+                    pid = b.conn.execute("SELECT page_id FROM files WHERE path = ?", (other["path"],)).fetchone()[0] if page else None
+                    read = b.page_sidecar(pid) if pid is not None else None
+                    if read is not None and read != other["path"]:  # ana.JSON beside ana.json: raw reads the other
+                        raws = f"`gbrain raw {cmd_arg(page)}` reads its page's other sidecar {read}, not this one, "
+                    else:
+                        raws = f"`gbrain raw {cmd_arg(page)}` reads its data, " if page else ""
                     what = ("a raw-data sidecar" if other["kind"] == "raw"
                             else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
                             else "a file (an attachment)")
                     raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: "
-                                   + (f"`gbrain raw {cmd_arg(page)}` reads its data, " if page else "")
+                                   + raws
                                    + f"`gbrain get {cmd_arg(other['path'])} --output FILE` "
                                    f"(the CLI) writes its bytes, `gbrain history {cmd_arg(other['path'])}` lists its versions") from None
                 if isinstance(e, BadInput):
@@ -2119,7 +2125,7 @@ def _raw(b, a, ctx):
 def _raw_put(b, a, ctx):
     if not a.get("source"):
         raise BadInput(f"writing raw data needs {ctx.flag('source')}")
-    return _follow(b, a, lambda x: b.raw_put(x["slug"], x["source"], x["data"]))
+    return _follow(b, a, lambda x: b.raw_put(x["slug"], x["source"], x["data"], on_warning=ctx.on_warning))
 
 
 class ConfigView(dict):

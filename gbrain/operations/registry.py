@@ -1280,6 +1280,7 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
             lines.append(f"Database file: {dbf.get('check', 'quick_check')} passed, checked now")
     raw = r["raw"]
     lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
+    lines += [f"  {n}" for n in raw.get("sidecars_of_one_page") or []]  # a page with two: which one is read
     if r.get("frontmatter_errors"):
         lines.append(f"Frontmatter kept raw (YAML did not load): {_count(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):

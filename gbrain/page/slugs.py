@@ -517,3 +517,44 @@ def page_slug_for_sidecar(path: str) -> str | None:
     if posixpath.basename(d) != ".raw" or not name.lower().endswith(".json"):
         return None
     return nfc(posixpath.join(posixpath.dirname(d), name[:-5]))
+
+
+def sidecar_names(page_path: str) -> list[str]:
+    """The paths a sidecar of the page at ``page_path`` may have (:func:`page_slug_for_sidecar`
+    gives them its slug): its file name's spelling, NFC and NFD, each with ``.json`` in any letter
+    case (a name mixing both forms is left out: no file system or tool writes one)."""
+    stem = page_path[:-3] if is_markdown(page_path) else page_path
+    exts = {"." + "".join(c.upper() if i >> k & 1 else c for k, c in enumerate("json")) for i in range(16)}
+    return sorted(sidecar_path(s)[:-5] + e for s in {stem, nfc(stem), unicodedata.normalize("NFD", stem)} for e in exts)
+
+
+def chosen_sidecar(paths: Iterable[str], page_path: str) -> str:
+    """Of several ``.raw`` sidecars of one page (``ana.json`` beside ``ana.JSON``, or one name in
+    NFC and NFD: :func:`page_slug_for_sidecar` gives each the page's slug), the one gbrain reads
+    and writes (``raw``, ``raw-put``, the page's raw rows): the one named as its page is (the
+    page's file name ``page_path`` less ``.md``, plus ``.json``: what ``raw-put`` writes), else
+    one ending in ``.json`` in lower case, else the first in code-point order. The others are
+    kept as they are (export writes them) but not read. Pure: it depends on the names alone."""
+    stem = page_path[:-3] if is_markdown(page_path) else page_path
+    own = sidecar_path(stem)
+    return min(paths, key=lambda p: (p != own, not p.endswith(".json"), p))
+
+
+def sidecar_twins_note(slug: str, paths: Iterable[str], page_path: str) -> str:
+    """``"2 sidecars for people/ana: ana.JSON, ana.json — using ana.json (…)"``: the words every
+    surface (import's report and warnings, lint, raw, raw-put) gives for a page with more than one
+    ``.raw`` sidecar, naming the one :func:`chosen_sidecar` takes and why. Names that look alike
+    show their Unicode form."""
+    paths = sorted(paths)
+    chosen = chosen_sidecar(paths, page_path)
+    alike = len({nfc(p) for p in paths}) < len(paths)
+    stem = page_path[:-3] if is_markdown(page_path) else page_path
+    why = ("named as its page" if chosen == sidecar_path(stem) else "none is named as its page: the first ending in .json"
+           if chosen.endswith(".json") else "none is named as its page: the first by name")
+    others = "the other is" if len(paths) == 2 else "the others are"
+
+    def name(p: str) -> str:
+        return shown(posixpath.basename(p)) + ((unicode_form(p) or " (NFC)") if alike else "")
+
+    return (f"{len(paths)} sidecars for {shown(slug)}: {', '.join(name(p) for p in paths)} — using {name(chosen)} "
+            f"({why}; raw and raw-put read and write it, {others} kept and exported but not read)")

@@ -2146,9 +2146,10 @@ def fill_bom_sidecars(conn) -> int:
     """Derive the raw rows of each page one of whose ``.raw`` sidecars starts with a UTF-8 byte
     order mark (SQLite v64 / Postgres v68): before, its JSON was not read past the mark (no rows:
     ``raw`` showed no sources). A page with several sidecars (``ana.json`` beside ``ana.JSON``, or
-    an NFC and an NFD spelling) gets the rows of the one an import reads last (scan order: each
-    folder's names sorted, :func:`_scan_key`), as a fresh import of the tree; the page's rows
+    an NFC and an NFD spelling) gets the rows of the one gbrain reads
+    (:func:`gbrain.page.slugs.chosen_sidecar`), as a fresh import of the tree; the page's rows
     replaced as ``Brain._raw_rows`` writes them. Both engines; returns the rows written."""
+    from ..page.slugs import chosen_sidecar
     from . import blobs, rawspans
 
     n = 0
@@ -2160,7 +2161,9 @@ def fill_bom_sidecars(conn) -> int:
         datas = {path: blobs.file_bytes(conn, path) for _, path, _ in files}
         if not any(d is not None and bytes(d[:3]) == rawspans.BOM_BYTES for d in datas.values()):
             continue  # (in pieces, no mark: its rows as before)
-        fid, path, pieces = max(files, key=lambda f: _scan_key(f[1]))
+        page_path = conn.execute("SELECT path FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+        chosen = chosen_sidecar([f[1] for f in files], page_path)
+        fid, path, pieces = next(f for f in files if f[1] == chosen)
         data = datas[path]
         if data is None:
             continue
@@ -2171,9 +2174,40 @@ def fill_bom_sidecars(conn) -> int:
     return n
 
 
-def _scan_key(path: str) -> list[str]:
-    """Where ``path`` comes in an import's scan (each folder's entries sorted by name)."""
-    return path.split("/")
+def fill_twin_sidecars(conn) -> int:
+    """Derive the raw rows of each page with more than one ``.raw`` sidecar (``ana.json`` beside
+    ``ana.JSON``, or one name in NFC and NFD) from the one gbrain reads and writes
+    (:func:`gbrain.page.slugs.chosen_sidecar`; SQLite v66 / Postgres v71): before, they came from
+    the one stored last while ``raw-put`` wrote the first by path. As ``Brain._raw_rows`` writes
+    them, so an upgraded brain equals a fresh import; one indexed query when no page has two.
+    Both engines; returns the rows written."""
+    from ..page.slugs import chosen_sidecar
+    from . import blobs, rawspans
+
+    n = 0
+    pids = [r[0] for r in conn.execute(
+        "SELECT page_id FROM files WHERE kind = 'raw' AND page_id IS NOT NULL GROUP BY page_id HAVING COUNT(*) > 1").fetchall()]
+    for pid in pids:
+        files = conn.execute("SELECT id, path, pieces FROM files WHERE kind = 'raw' AND page_id = ?", (pid,)).fetchall()
+        page = conn.execute("SELECT path FROM pages WHERE id = ?", (pid,)).fetchone()
+        if page is None:
+            continue
+        chosen = chosen_sidecar([f[1] for f in files], page[0])
+        fid, path, pieces = next(f for f in files if f[1] == chosen)
+        data = blobs.file_bytes(conn, path)
+        if data is None:
+            continue
+        rows = rawspans.sidecar_rows(data)
+        conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
+        rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
+        n += len(rows or ())
+    return n
+
+
+def _m66_twin_sidecars(conn: sqlite3.Connection) -> None:
+    """(SQLite v66 / Postgres v71) a page with two ``.raw`` sidecars takes its raw rows from the
+    one ``raw``/``raw-put`` read and write (:func:`fill_twin_sidecars`)."""
+    fill_twin_sidecars(conn)
 
 
 def _m64_bom_sidecars(conn: sqlite3.Connection) -> None:
@@ -2355,7 +2389,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 70
+PG_SCHEMA_VERSION = 71
 
 
 def is_url(db: object) -> bool:
@@ -1079,6 +1079,12 @@ def _tag_identity_pages(conn: "PgConnection") -> None:
     rederive_tag_identity_pages(conn)
 
 
+def _twin_sidecars(conn: "PgConnection") -> None:
+    from .db import fill_twin_sidecars
+
+    fill_twin_sidecars(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -1120,7 +1126,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              66: _read_context_pages,  # v66: a link's context has no %% comment, block id or callout marker (SQLite v62)
              67: _fold_names,  # v67: a name's folded words (Łukasz → Lukasz) at the title's weight (SQLite v63)
              68: _bom_sidecars,  # v68: a .raw sidecar starting with a byte order mark read as JSON past it (SQLite v64)
-             69: _tag_identity_pages}  # v69: a tag's identity is NFC + lowercase, as Obsidian: #ß-tag and #SS-tag two tags (SQLite v65)
+             69: _tag_identity_pages,  # v69: a tag's identity is NFC + lowercase, as Obsidian: #ß-tag and #SS-tag two tags (SQLite v65)
+             71: _twin_sidecars}  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
 
 
 def migrate(conn: PgConnection) -> int:

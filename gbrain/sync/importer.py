@@ -458,6 +458,10 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
         if pr["kind"] == "windows":
             windows.append(pr["path"])
             continue
+        note = brain.sidecars_note(pr["paths"]) if pr["kind"] == "case" else None
+        if note:  # two sidecars of one page (ana.json, ana.JSON): which one gbrain reads
+            found.append(f"{shown(pr['path'])}: {note}; their names are one name on macOS and Windows, where a copy of the folder keeps one of them")
+            continue
         alike = len({slugs_nfc(p) for p in pr["paths"]}) < len(pr["paths"])  # look the same: each one's form said
         found.append(", ".join(shown(p) + ((unicode_form(p) or " (NFC)") if alike else "") for p in pr["paths"]) + f": {pr['why']}")
     if len(found) > PORTABLE_LISTED:

@@ -30,6 +30,7 @@ from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..core.lint import site_path_links
 from ..storage import blobs, rawspans
 from ..page.links import MemoryIndex, resolve
+from ..page.slugs import chosen_sidecar, sidecar_twins_note
 from .parallel import parse_all
 from .scan import UNREADABLE, Scan, evicted, report_kind
 
@@ -259,9 +260,12 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     for pid, source, data in page_ids("SELECT page_id, source, data FROM raw_data WHERE page_id = ?"):
         raw_have.setdefault(pid, []).append((source, _digest(data)))
     raw_want: dict[int, list] = {}
-    raw_skip: set[int] = set()  # in pieces, or more than one sidecar for the page
-    for pid, pieces, data in page_ids("SELECT page_id, pieces, data FROM files WHERE kind = 'raw' AND page_id = ?"):
-        if pieces or pid in raw_want:
+    raw_skip: set[int] = set()  # in pieces
+    unread = _twin_sidecars(brain)[1]  # the sidecars a page with several does not read (Brain.page_sidecar)
+    for pid, path, pieces, data in page_ids("SELECT page_id, path, pieces, data FROM files WHERE kind = 'raw' AND page_id = ?"):
+        if path in unread:
+            continue
+        if pieces:
             raw_skip.add(pid)
         else:
             raw_want[pid] = _raw_rows(data)
@@ -587,17 +591,34 @@ def raw_counts(brain: Brain) -> dict:
     sidecars = 0
     orphans = []
     bad = []
+    twins, unread = _twin_sidecars(brain)
     for r in brain.conn.execute("SELECT path, data, page_id FROM files WHERE kind = 'raw' AND pieces = 0"):
         sidecars += 1
         if r["page_id"] is None:
             orphans.append(r["path"])
+            continue
+        if r["path"] in unread:  # another sidecar of its page gives its rows
             continue
         try:
             expected += len(raw_sources(rawspans.loads(r["data"])))
         except (UnicodeDecodeError, json.JSONDecodeError):
             bad.append(r["path"])
     stored = brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0]
-    return {"sidecars": sidecars, "raw_rows_expected": expected, "raw_rows_stored": stored, "sidecars_without_page": orphans[:MAX_LISTED], "sidecars_invalid_json": bad[:MAX_LISTED]}
+    return {"sidecars": sidecars, "raw_rows_expected": expected, "raw_rows_stored": stored, "sidecars_without_page": orphans[:MAX_LISTED], "sidecars_invalid_json": bad[:MAX_LISTED],
+            **twins}
+
+
+def _twin_sidecars(brain: Brain) -> tuple[dict, set[str]]:
+    """The pages with more than one ``.raw`` sidecar (:meth:`Brain.sidecar_twins`): the report's
+    ``{"sidecars_of_one_page": [note, …]}`` (at most :data:`MAX_LISTED`; ``{}`` when none, so a
+    brain without them reports the keys it always did) and the paths of the sidecars not read."""
+    notes, unread = [], set()
+    for slug, paths, page_path in brain.sidecar_twins():
+        chosen = chosen_sidecar(paths, page_path)
+        unread.update(p for p in paths if p != chosen)
+        if len(notes) < MAX_LISTED:
+            notes.append(sidecar_twins_note(slug, paths, page_path))
+    return ({"sidecars_of_one_page": notes} if notes else {}), unread
 
 
 def raw_summary(brain: Brain) -> dict:
@@ -613,6 +634,7 @@ def raw_summary(brain: Brain) -> dict:
         "raw_rows_without_sidecar": c.execute(
             "SELECT COUNT(*) FROM raw_data r WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.page_id = r.page_id AND f.kind = 'raw')").fetchone()[0],
         "checked": "sample",
+        **_twin_sidecars(brain)[0],
     }
 
 

@@ -1,0 +1,210 @@
+"""Two ``.raw`` sidecars of one page: ``people/.raw/ana.json`` beside ``ana.JSON`` (the extension's
+letter case), or one name in NFC and in NFD (``josé.json`` twice). Both are sidecars of
+``people/ana`` (``slugs.page_slug_for_sidecar``). Before, import's report was "not ok" (it counted
+both files' sources), ``raw-put`` wrote the first by path while the page's rows came from the
+one stored last. Now one is read (``slugs.chosen_sidecar``: the one named as its page, else one
+ending in ``.json``, else the first by code point), whatever the order they were stored in; the
+others are kept and exported byte for byte; the report is ok and says which one is used; lint's
+``portable_names`` names the case; sync gives a fresh import's rows."""
+from __future__ import annotations
+
+import itertools
+import json
+import unicodedata
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.core.lint import lint
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.exporter import export_tree
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+NFC, NFD = unicodedata.normalize("NFC", "josé"), unicodedata.normalize("NFD", "josé")
+ONE = b'{"sources": {"one": {"x": 1}}}\n'
+TWO = b'{\n  "sources": {"two": 2, "three": [3]}\n}\n'
+
+# (page file name, the sidecar named as its page, the other sidecar)
+CASES = [
+    ("ana", "ana.json", "ana.JSON"),
+    (NFC, NFC + ".json", NFD + ".json"),
+    (NFD, NFD + ".json", NFC + ".json"),  # a page named in NFD: its NFD sidecar
+]
+IDS = ["case", "nfc-page", "nfd-page"]
+
+
+def _tree(root, page, files: dict[str, bytes]):
+    (root / "people" / ".raw").mkdir(parents=True, exist_ok=True)
+    (root / "people" / f"{page}.md").write_text(f"# {page}\n\nSee the raw data.\n")
+    for name, data in files.items():
+        (root / "people" / ".raw" / name).write_bytes(data)
+    return root
+
+
+def _run(b, name, args):
+    warnings: list[str] = []
+    out = ops.run(name, args, ops.Context(surface="cli", on_warning=warnings.append), brain=b)
+    return out, warnings
+
+
+def _slug(page):
+    return "people/" + unicodedata.normalize("NFC", page)
+
+
+@pytest.mark.engine_free
+def test_the_sidecar_read_is_the_one_named_as_its_page_whatever_the_order():
+    from gbrain.page.slugs import chosen_sidecar
+
+    for page, own, other in CASES:
+        paths = [f"people/.raw/{own}", f"people/.raw/{other}"]
+        for order in itertools.permutations(paths):
+            assert chosen_sidecar(order, f"people/{page}.md") == f"people/.raw/{own}"
+    # none named as its page: one ending in .json, else the first by code point
+    assert chosen_sidecar(["p/.raw/" + NFC + ".JSON", "p/.raw/" + NFD + ".json"], f"p/{NFC}.md") == "p/.raw/" + NFD + ".json"
+    assert chosen_sidecar(["p/.raw/a.Json", "p/.raw/a.JSON"], "p/a.md") == "p/.raw/a.JSON"
+
+
+@pytest.mark.parametrize("page, own, other", CASES, ids=IDS)
+def test_import_reads_one_sidecar_keeps_both_and_says_which(db_path, tmp_path, page, own, other):
+    src = _tree(tmp_path / "src", page, {own: ONE, other: TWO})
+    slug = _slug(page)
+    with Brain.open(db_path, create=True) as b:
+        rep = import_tree(b, src)
+        assert rep["ok"], rep["problems"]
+        notes = rep["raw"]["sidecars_of_one_page"]
+        assert len(notes) == 1 and notes[0].startswith(f"2 sidecars for {slug}: ") and f"— using {own}" in notes[0], notes
+        assert rep["raw"]["raw_rows_expected"] == rep["raw"]["raw_rows_stored"] == 1
+        assert any(f"2 sidecars for {slug}" in w for w in rep["warnings"]), rep["warnings"]
+        # raw reads the one named as its page, and says so
+        got, warned = _run(b, "raw", {"slug": slug})
+        assert got == {"one": {"x": 1}} and len(warned) == 1 and f"using {own}" in warned[0]
+        # raw-put writes into that one: the rows come from the file it wrote
+        put, warned = _run(b, "raw-put", {"slug": slug, "source": "new", "data": {"k": 1}})
+        assert put["path"] == f"people/.raw/{own}" and put["changed"] and warned
+        assert _run(b, "raw", {"slug": slug})[0] == {"one": {"x": 1}, "new": {"k": 1}}
+        other_bytes = bytes(b.conn.execute("SELECT data FROM files WHERE path = ?", (f"people/.raw/{other}",)).fetchone()[0])
+        assert other_bytes == TWO
+        # export writes both files, the other byte for byte
+        out = tmp_path / "out"
+        assert export_tree(b, out)["ok"]
+        assert sorted(p.name for p in (out / "people" / ".raw").iterdir()) == sorted([own, other])
+        assert (out / "people" / ".raw" / other).read_bytes() == TWO
+        assert json.loads((out / "people" / ".raw" / own).read_bytes())["sources"] == {"one": {"x": 1}, "new": {"k": 1}}
+        assert fresh_import_differences(b) == {}
+        # get of the sidecar that is not read says which one is
+        with pytest.raises(Exception) as e:
+            _run(b, "get", {"slug": f"people/.raw/{other}"})
+        assert f"reads its page's other sidecar people/.raw/{own}, not this one" in str(e.value)
+        # lint names the case, with what to do
+        items = lint(b, checks=["portable_names"])["items"]
+        assert len(items) == 1 and items[0]["slug"] == slug and f"using {own}" in items[0]["message"], items
+        assert "raw-put" in items[0]["action"]
+
+
+@pytest.mark.parametrize("page, own, other", CASES, ids=IDS)
+def test_sync_gives_the_rows_of_a_fresh_import_in_any_order(db_path, tmp_path, page, own, other):
+    """The sidecar named as its page gives the rows whichever came first, changed or went
+    (incremental equals fresh: ``fresh_import_differences``)."""
+    root = _tree(tmp_path / "tree", page, {other: TWO})
+    slug = _slug(page)
+    raw = root / "people" / ".raw"
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        try:
+            eng.bind()
+            assert eng.sync()["ok"]
+            assert b.raw_get(slug) == {"two": 2, "three": [3]}  # the only one: read
+            (raw / own).write_bytes(ONE)
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            assert b.raw_get(slug) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            (raw / other).write_bytes(TWO.replace(b"2,", b"22,"))  # the other changed: the rows stay
+            assert eng.sync()["ok"]
+            assert b.raw_get(slug) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            (raw / own).unlink()  # the one read went: the other's rows
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            assert b.raw_get(slug) == {"two": 22, "three": [3]}
+            assert fresh_import_differences(b) == {}
+        finally:
+            eng.close()
+
+
+def test_the_cli_raw_warns_which_sidecar_it_reads(db_path, tmp_path):
+    from conftest import gbrain_in_process
+
+    src = _tree(tmp_path / "src", "ana", {"ana.json": ONE, "ana.JSON": TWO})
+    r = gbrain_in_process("--db", str(db_path), "import", str(src))
+    assert r.returncode == 0, r.stderr
+    note = "2 sidecars for people/ana: ana.JSON, ana.json — using ana.json"
+    assert f"  {note} (named as its page;" in r.stdout.decode() and "Validation: OK" in r.stdout.decode()  # the report says it
+    # pipe (as an agent's tool call): the answer's warnings say it
+    r = gbrain_in_process("--db", str(db_path), "pipe", input='{"tool": "raw", "arguments": {"slug": "people/ana"}}\n')
+    answer = json.loads(r.stdout)
+    assert answer["ok"] and answer["result"] == {"one": {"x": 1}} and note in answer["warnings"][0], answer
+    r = gbrain_in_process("--db", str(db_path), "raw", "people/ana")
+    assert r.returncode == 0 and json.loads(r.stdout) == {"one": {"x": 1}}
+    assert note in r.stderr.decode()
+
+
+@pytest.mark.pg_empty  # made at the schema before by this test, not a copy of a migrated brain
+@pytest.mark.parametrize("page, own, other", CASES, ids=IDS)
+def test_a_brain_whose_rows_came_from_the_other_sidecar_upgrades_to_a_fresh_imports_rows(db_path, tmp_path, monkeypatch, page, own, other):
+    """A brain written before (SQLite v65 / Postgres v70) took a page's rows from the sidecar
+    stored last: the upgrade (``db.fill_twin_sidecars``) derives them from the one read."""
+    from conftest import writable_by_this_gbrain
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg, rawspans
+
+    src = _tree(tmp_path / "src", page, {own: ONE, other: TWO})
+    (src / "people" / ".raw" / "bo.json").write_bytes(b'{"sources": {"plain": 1}}')  # one sidecar: left alone
+    (src / "people" / "bo.md").write_text("# bo\n")
+    slug = _slug(page)
+    with monkeypatch.context() as m:
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:65])
+        m.setattr(dbmod, "SCHEMA_VERSION", 65)
+        m.setattr(pg, "PG_SCHEMA_VERSION", 70)
+        with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)
+            import_tree(b, src)
+            # the rows as the gbrain before left them: the other sidecar's (stored last)
+            pid = b.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone()[0]
+            fid = b.conn.execute("SELECT id FROM files WHERE path = ?", (f"people/.raw/{other}",)).fetchone()[0]
+            b.conn.execute("BEGIN")
+            b.conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
+            rawspans.insert_rows(b.conn, pid, fid, TWO, rawspans.sidecar_rows(TWO))
+            b.conn.execute("COMMIT")
+            assert b.raw_get(slug) == {"two": 2, "three": [3]}
+            bo = b.conn.execute("SELECT id, source, file_id, start, len FROM raw_spans WHERE source = 'plain'").fetchall()
+    with Brain.open(db_path) as b:
+        assert b.raw_get(slug) == {"one": {"x": 1}}
+        assert b.conn.execute("SELECT id, source, file_id, start, len FROM raw_spans WHERE source = 'plain'").fetchall() == bo  # untouched
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("page, own, other", CASES + [("ana", "ana.JSON", None)], ids=IDS + ["one-upper"])
+def test_a_page_synced_after_its_sidecars_takes_them_as_a_fresh_import(db_path, tmp_path, page, own, other):
+    """Sidecars that came before their page (``ana.JSON``, an NFD name: no page yet) are its
+    sidecars once it comes, as a fresh import attaches them (before, sync attached only the
+    name ``raw-put`` writes, so ``ana.JSON`` alone stayed a sidecar of no page)."""
+    root = tmp_path / "tree"
+    (root / "people" / ".raw").mkdir(parents=True)
+    (root / "people" / ".raw" / own).write_bytes(ONE)
+    if other:
+        (root / "people" / ".raw" / other).write_bytes(TWO)
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        try:
+            eng.bind()
+            eng.sync()
+            (root / "people" / f"{page}.md").write_text(f"# {page}\n")
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+        finally:
+            eng.close()
