@@ -76,8 +76,8 @@ from ..page.slugs import (
     page_slug_for_sidecar,
     sidecar_twins_note,
     path_for_slug,
-    sidecar_names,
     sidecar_path,
+    sidecar_ranges,
     slug_for_path,
     slug_key,
     tag_identity,
@@ -1107,10 +1107,10 @@ class Brain:
                 if touch_sidecar:
                     # its sidecars stored before it (ana.json; ana.JSON, an NFD name: each a
                     # sidecar of this page, as a fresh import attaches them)
-                    names = sidecar_names(path)
-                    for f in self.conn.execute(f"SELECT path FROM files WHERE kind = 'raw' AND path IN ({', '.join('?' * len(names))}) ORDER BY path",
-                                               names).fetchall():
-                        self._load_raw_rows(f["path"])
+                    for lo, hi in sidecar_ranges(path):
+                        for f in self.conn.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw'", (lo, hi)).fetchall():
+                            if page_slug_for_sidecar(f["path"]) == slug:
+                                self._load_raw_rows(f["path"])
         return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names, content_hash=h)
 
     @staticmethod

@@ -519,13 +519,16 @@ def page_slug_for_sidecar(path: str) -> str | None:
     return nfc(posixpath.join(posixpath.dirname(d), name[:-5]))
 
 
-def sidecar_names(page_path: str) -> list[str]:
-    """The paths a sidecar of the page at ``page_path`` may have (:func:`page_slug_for_sidecar`
-    gives them its slug): its file name's spelling, NFC and NFD, each with ``.json`` in any letter
-    case (a name mixing both forms is left out: no file system or tool writes one)."""
+def sidecar_ranges(page_path: str) -> list[tuple[str, str]]:
+    """Ranges of paths (``lo <= path < hi``, code-point order: SQLite's and gbrain's Postgres
+    collation) holding every sidecar of the page at ``page_path`` (``people/.raw/ana.`` to
+    ``people/.raw/ana/``: ``ana.json``, ``ana.JSON``, and names of other pages, ``ana.b.json``,
+    to filter with :func:`page_slug_for_sidecar`): one per spelling of its file name, as
+    written, NFC and NFD (a name mixing both forms is left out: no file system or tool writes
+    one)."""
     stem = page_path[:-3] if is_markdown(page_path) else page_path
-    exts = {"." + "".join(c.upper() if i >> k & 1 else c for k, c in enumerate("json")) for i in range(16)}
-    return sorted(sidecar_path(s)[:-5] + e for s in {stem, nfc(stem), unicodedata.normalize("NFD", stem)} for e in exts)
+    pre = {sidecar_path(s)[: -len(".json")] for s in (stem, nfc(stem), unicodedata.normalize("NFD", stem))}
+    return sorted((p + ".", p + "/") for p in pre)
 
 
 def chosen_sidecar(paths: Iterable[str], page_path: str) -> str:
