@@ -1406,3 +1406,58 @@ def test_history_of_a_sidecar_names_its_stale_saves_conflict_copy(env):
     editor_save(f, (_json.dumps(obj, indent=2) + "\n").encode())
     [c] = eng.sync()["conflicts"]
     assert ops.run("history", {"slug": RAW}, ops.Context(surface="cli"), brain=brain)["conflict_copies"] == [c["copy_path"]]
+
+
+def test_a_stale_save_while_the_brain_changed_again_keeps_every_write(env):
+    """trial 51: an editor's buffer of an older version saved while the brain was one write past
+    the file (an agent's append written to the file, another in the brain only, watch not yet
+    round): the both-changed merge took the last synced version as the save's base, so the save
+    seemed to delete the lines written since the buffer was read, and the page lost them."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()  # the editor opens the file
+    def append(line: str) -> None:  # as put's `append`: a paragraph at the end of the compiled truth
+        text = brain.get_text(SLUG)
+        brain.put(SLUG, text.replace("\n---\n\n## Timeline", f"\n{line}\n\n---\n\n## Timeline"))
+
+    append("AGENT-ONE appended this paragraph.")
+    assert eng.sync()["changed"]["exported"] == [PATH]
+    assert b"AGENT-ONE" in f.read_bytes()  # on disk: the base of the next round
+    append("AGENT-TWO appended this one.")  # in the brain only
+    saved = buf.replace(b"# Ana Lima\n", b"# Ana Lima\n\nuser typed this\n")
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ONE" in page and b"AGENT-TWO" in page and b"user typed this" in page, page.decode()
+    assert f.read_bytes() == page
+    assert sha(saved) in all_versions(brain, root)
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_stale_save_that_does_not_merge_while_the_brain_changed_again_keeps_the_brains_version(env):
+    """trial 51, the conflicting case: the stale save (its buffer read before an agent's append
+    reached the file) changes the line another agent's write, in the brain only, changed too. A
+    stale-save conflict as when the brain is not past the file: the brain's version (both agents'
+    writes) stays the page, the save is the copy; not a both-changed one, which made the stale
+    save the page and so took both agents' lines out of it."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    text = brain.get_text(SLUG)
+    brain.put(SLUG, text.replace("\n---\n\n## Timeline", "\nAGENT-ONE appended this paragraph.\n\n---\n\n## Timeline"))
+    assert eng.sync()["changed"]["exported"] == [PATH]
+    first = buf.splitlines(keepends=True)[1]  # a line both sides change differently
+    brain.put(SLUG, brain.get_text(SLUG).replace(first.decode(), "changed by the agent\n", 1))
+    agent = brain.get_text(SLUG).encode("utf-8")
+    saved = buf.replace(first, b"changed by the person\n", 1)
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 3, rep
+    [c] = rep["conflicts"]
+    assert c["kind"] == "stale-save" and c["path"] == PATH
+    assert text_of(brain, SLUG).encode("utf-8") == agent == f.read_bytes()
+    assert (root / c["copy_path"]).read_bytes() == saved
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}

@@ -200,6 +200,9 @@ LATE_SAVE_MIN = 0.85
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
 STALE_VERSIONS = 8
 STALE_WINDOW_S = 3600
+#: how many versions the brain may be past a both-changed page's base for a stale save of the
+#: base to be looked for (:meth:`SyncEngine._stale_base`)
+BOTH_STALE_NEWER = 64
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
@@ -1493,7 +1496,9 @@ class SyncEngine:
                     and (db[p][1] == "page" and is_markdown(p) or db[p][1] == "file" and page_slug_for_sidecar(p) is not None)):
                 # a page, or a page's .raw sidecar (merged by source: merge.merge_sidecar)
                 m = self._both_merge(p, disk[p], b)
-                if m is not None:
+                if m is not None and m[1] is None:
+                    stale[p] = m  # a stale save of the base that does not merge
+                elif m is not None:
                     both[p] = m
             states[p] = PathState(
                 disk=d, brain=s, base=b,
@@ -2697,24 +2702,7 @@ class SyncEngine:
             if r is None:
                 return None
             kind, name = "page", r[0]
-        rows = self.conn.execute(
-            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
-            "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4)).fetchall()
-        if not rows or rows[0][4] != s or _from_file(rows[0][1], rows[0][2], rows[0][5], self.client):
-            return None
-        now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
-        if _age_s(rows[0][3], now) > STALE_WINDOW_S:
-            return None
-        older_ids: list[int] = []
-        seen = {s}
-        for body_id, surface, operation, _at, hx, client in rows[1:]:
-            if body_id is None or len(older_ids) >= STALE_VERSIONS:
-                break  # a deletion or a move: the file did not hold what came before
-            if hx not in seen:
-                seen.add(hx)
-                older_ids.append(body_id)
-            if _from_file(surface, operation, client, self.client):
-                break
+        older_ids, rows = self._older_ids(kind, name, s)
         if not older_ids:
             return None
         data = self.scanned_bytes(f)
@@ -2740,6 +2728,56 @@ class SyncEngine:
         if view is None:
             return None
         return data, view.merged
+
+    def _older_ids(self, kind: str, name: str, top: str, newer: int = 0) -> tuple[list[int], list]:
+        """The body ids of the versions a stale save of ``name`` may have been made from: those
+        before the version ``top`` (a sha256; the newest, or one of the ``newer`` versions after
+        it), newest first, back to (and including) the last one that came from this folder's file,
+        at most :data:`STALE_VERSIONS`; stopping at a deletion or a move. Empty when ``top``
+        came from this folder's file, was written over :data:`STALE_WINDOW_S` ago, or is not
+        among the newest ``newer + 1`` versions. With the history rows from ``top``'s on (body id,
+        surface, operation, time, hash, client)."""
+        rows = self.conn.execute(
+            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4 + newer)).fetchall()
+        i = next((k for k, r in enumerate(rows[:newer + 1]) if r[4] == top), None)
+        if i is None or _from_file(rows[i][1], rows[i][2], rows[i][5], self.client):
+            return [], []
+        now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        if _age_s(rows[i][3], now) > STALE_WINDOW_S:
+            return [], []
+        older_ids: list[int] = []
+        seen = {top}
+        for body_id, surface, operation, _at, hx, client in rows[i + 1:]:
+            if body_id is None or len(older_ids) >= STALE_VERSIONS:
+                break  # a deletion or a move: the file did not hold what came before
+            if hx not in seen:
+                seen.add(hx)
+                older_ids.append(body_id)
+            if _from_file(surface, operation, client, self.client):
+                break
+        return older_ids, rows[i:]
+
+    def _stale_base(self, p: str, b: str, base: bytes, data: bytes) -> bytes | None:
+        """For a page changed in its file and in the brain since the base ``b`` (its bytes
+        ``base``): the older version the file's save ``data`` was made from when it is a stale
+        save of the base (an editor's buffer read before gbrain wrote ``b`` to the file:
+        :func:`gbrain.sync.merge.stale_view` over the versions before ``b``), else None (an
+        edit of the base). Merged against the base, the save's missing lines of the writes
+        between its buffer and ``b`` read as deletions and left the page (trial 51)."""
+        if not is_markdown(p):
+            return None
+        r = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
+        if r is None:
+            return None
+        older_ids, _rows = self._older_ids("page", r[0], b, BOTH_STALE_NEWER)
+        if not older_ids or self._git_wrote(p, data):
+            return None
+        from ..core.history import body
+
+        older = [body(self.conn, i) for i in older_ids]
+        view = stale_view(data, base, older)
+        return None if view is None else older[view.ancestor]
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
         """Whether ``data``, the file at ``p``, is what git wrote there: byte for byte the blob
@@ -2784,12 +2822,14 @@ class SyncEngine:
             return False
         return gitstate.stat_cached(entry[1], fst)
 
-    def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes] | None:
+    def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes | None] | None:
         """Whether the page (or page's ``.raw`` sidecar) at ``p``, changed in the brain and in its
         file ``f`` since the base ``b`` (a sha256), merges: the base's text is looked up in the page history
         (``history_bodies`` by hash; gone when pruned, or older than the history), then
-        :func:`gbrain.sync.merge.merge_edits` (base, the brain's bytes, the file's) decides.
-        Returns ``(the file's bytes, the merged bytes)``, or None (no base text, a side over
+        :func:`gbrain.sync.merge.merge_edits` (base, the brain's bytes, the file's) decides; for a
+        stale save of the base (:meth:`_stale_base`) against the older version it was made from.
+        Returns ``(the file's bytes, the merged bytes)``, ``(the file's bytes, None)`` for such a
+        stale save whose edits overlap (a ``stale-save`` conflict), or None (no base text, a side over
         :data:`gbrain.sync.merge.MAX_BYTES`, not UTF-8, or the edits overlap: the
         ``both-changed`` conflict as before)."""
         if f.size > MERGE_MAX_BYTES:
@@ -2803,8 +2843,11 @@ class SyncEngine:
         brain_bytes = self.db_bytes(p)
         if brain_bytes is None:
             return None
-        merged = merge_edits(base, brain_bytes, data, p, self.brain.timeline_split)
-        return None if merged is None else (data, merged)
+        older = self._stale_base(p, b, base, data)
+        merged = merge_edits(older or base, brain_bytes, data, p, self.brain.timeline_split)
+        if merged is None:  # a stale save that conflicts: ``(the file's bytes, None)``, a stale-save conflict
+            return None if older is None else (data, None)
+        return data, merged
 
     def _undone_paths(self, known: set[str] | None) -> set[str]:
         """The paths of every ``deleted-in-brain`` conflict (a note edited in one folder while

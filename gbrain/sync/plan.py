@@ -39,7 +39,10 @@ otherwise                   a conflict: ``both-changed`` (the file's version bec
                             ``deleted-in-brain`` (S None); a both-changed page whose two edits
                             merge cleanly against the base (``both_merge``, found by the caller
                             with :func:`gbrain.sync.merge.merge_edits`) is ``merged`` instead:
-                            the merged text becomes the page and the file, no copy
+                            the merged text becomes the page and the file, no copy; a file saved
+                            from a version older than the base (``stale``, found by the caller) is
+                            merged from that version, and is a ``stale-save`` conflict when that
+                            conflicts
 ==========================  ==========================================================
 
 Moves: a path gone from disk that the brain still has (D None, S and B not None) plus a path new
@@ -360,6 +363,10 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
         elif d is not None and s is not None and st.both_merge:
             # both changed since the base, and the edits do not overlap: as git merges
             plan.merged.append(p)
+        elif d is not None and s is not None and st.stale == "conflict":
+            # both changed, the file's save made from a version older than the base and not
+            # merging: a stale save still, the brain's version stays (trial 51)
+            plan.conflicts.append((p, "stale-save"))
         else:
             kind = "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")
             plan.conflicts.append((p, kind))
