@@ -112,7 +112,7 @@ def test_the_property_fails_on_the_rule_by_distance(monkeypatch):
     check(versions, 0, b"".join(disk), [_line("person", 0)])
     import gbrain.sync.merge as merge
 
-    monkeypatch.setattr(merge, "saw_write", lambda before, after, disk: True)  # "based on the newest"
+    monkeypatch.setattr(merge, "saw_write", lambda before, after, disk, old=frozenset(): True)  # "based on the newest"
     with pytest.raises(AssertionError, match="lost gbrain's lines"):
         check(versions, 0, b"".join(disk), [_line("person", 0)])
 

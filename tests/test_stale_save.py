@@ -1461,3 +1461,41 @@ def test_a_stale_save_that_does_not_merge_while_the_brain_changed_again_keeps_th
     assert (root / c["copy_path"]).read_bytes() == saved
     verify_equal(brain, root)
     assert fresh_import_differences(brain) == {}
+
+
+def test_a_line_an_agent_rewrote_twice_held_by_a_stale_buffer_as_it_was_is_no_sign_of_seeing_it():
+    """trial 51: agents kept a counter line current with find-and-replace (730 → 759 → 760); an
+    editor's buffer from before saved with the line as it was then (730). Its line is closer to
+    the agent's newest (one digit) than to the one before (two), so it was taken for an edit of
+    the newest (a person fixing an agent's typo): the save "saw" the newest write, was imported as
+    it was, and the agent's paragraph written meanwhile left the page. A line the older versions
+    hold verbatim is the buffer's old text, no edit."""
+    v0 = b"# Ana\n\nSeen 730 times\n\nintro\n"
+    v1 = v0 + b"\nAGENT-A wrote this paragraph.\n"
+    v2 = v1.replace(b"730", b"759")
+    v3 = v2.replace(b"759", b"760")
+    disk = v0.replace(b"# Ana\n", b"# Ana\nuser typed this\n")
+    view = stale_view(disk, v3, [v2, v1, v0])
+    assert view is not None and view.ancestor == 2
+    assert view.merged == v3.replace(b"# Ana\n", b"# Ana\nuser typed this\n")
+    # a save that really edits the agent's newest line (a typo fixed) saw it, as before
+    assert stale_view(v3.replace(b"Seen 760 times", b"Seen 760 time"), v3, [v2, v1, v0]) is None
+
+
+def test_a_buffer_older_than_many_writes_through_gbrain_keeps_every_one(env):
+    """trial 51: three agents wrote a page about every 5 s; an editor's buffer read ten writes
+    back was merged from the eighth (the oldest version looked at), so the two writes before it
+    read as lines the person deleted and left the page."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    for i in range(12):
+        brain.timeline_add(SLUG, "2026-12-02", f"AGENT-ENTRY-{i}", "agent")
+        assert eng.sync()["changed"]["exported"] == [PATH]
+    saved = buf.replace(b"# Ana Lima\n", b"# Ana Lima\n\nuser typed this\n")
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["merged"] == [PATH] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG)
+    assert [i for i in range(12) if f"AGENT-ENTRY-{i}" not in page] == [] and "user typed this" in page
+    verify_equal(brain, root)

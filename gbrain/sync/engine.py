@@ -198,7 +198,7 @@ LATE_SAVE_MIN = 0.85
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
 #: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
-STALE_VERSIONS = 8
+STALE_VERSIONS = 64
 STALE_WINDOW_S = 3600
 #: how many versions the brain may be past a both-changed page's base for a stale save of the
 #: base to be looked for (:meth:`SyncEngine._stale_base`)

@@ -98,7 +98,7 @@ def alike(a: bytes, b: bytes) -> float:
 
 
 def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset(),
-                                must: set[bytes] | None = None) -> bool:
+                                must: set[bytes] | None = None, earlier: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
@@ -110,7 +110,8 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
     gbrain's is the same event told alike (both logged the call), no sign of having seen it.
     ``must`` (default ``wrote``): every line gbrain's write added; the save must hold each of them
     but those its lines edit (a person who saw the write has them): a line alike by chance (two
-    entries of one day share their date) would otherwise drop the agent's other lines unseen."""
+    entries of one day share their date) would otherwise drop the agent's other lines unseen.
+    ``earlier``: lines (stripped) of earlier versions: a save line among them is no edit."""
     if not wrote:
         return False
     old = _lines(older)
@@ -122,7 +123,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
         for ln in r:
             mine = ln.strip()
-            if not mine:
+            if not mine or mine in earlier:
                 continue
             to_write, w = max((alike(mine, w), w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
@@ -281,7 +282,7 @@ class StaleView:
     merged: bytes | None
 
 
-def saw_write(before: bytes, after: bytes, disk: bytes) -> bool:
+def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
     """Whether the save ``disk`` shows it was made after seeing the write that turned ``before``
     into ``after`` (both page texts; ``disk`` the saved bytes): it holds a telling line
     (:func:`_telling`) the write added that is no cut of a line the write replaced
@@ -289,7 +290,9 @@ def saw_write(before: bytes, after: bytes, disk: bytes) -> bool:
     into it: :func:`_edits_a_line_gbrain_added`). Evidence from the lines the write alone has
     (``after``'s and not ``before``'s), never from what the save lacks: a save lacking a line
     ``before`` had (both removed it) and one lacking the write's line (never saw it) look alike
-    by distance. Pure."""
+    by distance. ``old``: the lines (stripped) of versions older than ``before``: a save line
+    among them is old text a stale buffer kept, no sign of having seen the write (an agent's
+    counter line 730 → 759 → 760: a buffer's 730 looked like an edit of 760, trial 51). Pure."""
     base = _lines(before)
     gh = _hunks(base, _lines(after))
     added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
@@ -297,10 +300,10 @@ def saw_write(before: bytes, after: bytes, disk: bytes) -> bool:
         return False
     # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
     wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
-    if any(_telling(w) for w in wrote & _added(before, disk)):
+    if any(_telling(w) for w in (wrote & _added(before, disk)) - old):
         return True
     changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
-    return _edits_a_line_gbrain_added(before, wrote, disk, changed, added)
+    return _edits_a_line_gbrain_added(before, wrote, disk, changed, added, earlier=old)
 
 
 def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
@@ -340,11 +343,17 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
         return None
     versions = [brain, *older]
-    if disk == older[0] and (len(older) == 1 or saw_write(older[1], older[0], disk)):
+    # the lines of the versions older than each write's ``before`` (versions[k + 2:])
+    olds: list[frozenset[bytes]] = [frozenset()] * len(versions)
+    acc: set[bytes] = set()
+    for k in range(len(versions) - 3, -1, -1):
+        acc |= {ln.strip() for ln in _lines(versions[k + 2])}
+        olds[k] = frozenset(acc)
+    if disk == older[0] and (len(older) == 1 or saw_write(older[1], older[0], disk, olds[1])):
         return None  # undid the newest write, having seen the one before: taken as meant
     best = len(older) - 1
     for k in range(len(older)):
-        if saw_write(versions[k + 1], versions[k], disk):
+        if saw_write(versions[k + 1], versions[k], disk, olds[k]):
             best = k - 1  # saw the write that made versions[k]: based on it (or a newer one)
             break
     if best < 0:
