@@ -85,6 +85,8 @@ def test_tags_obsidian_tells_apart_are_listed_apart(tmp_path, db_path):
         assert _tags(b) == {
             "ΣΑΣ": (2, {"ΣΑΣ": 1, "σας": 1}), NFD: (2, {NFD: 1, "économie": 1}), "Tag": (2, {"Tag": 1, "tag": 1}),
             "SS-tag": (1, {"SS-tag": 1}), "ß-tag": (1, {"ß-tag": 1}), "σασ": (1, {"σασ": 1})}
+        # stats counts tags as the listing does: one per identity, not per spelling
+        assert ops.run("stats", {}, ops.Context(), brain=b)["unique_tags"] == len(_tags(b)) == 6
         listed = lambda tag: sorted(r["slug"] for r in ops.run("list", {"tag": tag}, ops.Context(), brain=b))  # noqa: E731
         assert listed("ß-tag") == ["a"] and listed("ss-tag") == ["b"] and listed("TAG") == ["c", "d"] and listed("Économie") == ["e", "f"]
         assert listed("ΣΑΣ") == ["g", "h"]

@@ -2198,7 +2198,7 @@ class Brain:
             "links_resolved": one("SELECT COUNT(*) FROM links WHERE to_page_id IS NOT NULL"),
             "links_dangling": one("SELECT COUNT(*) FROM links WHERE to_page_id IS NULL"),
             "tags": one("SELECT COUNT(*) FROM tags"),
-            "unique_tags": one("SELECT COUNT(DISTINCT tag) FROM tags"),
+            "unique_tags": one("SELECT COUNT(DISTINCT tag_key) FROM tags"),  # one per identity, as `tags` lists them
             "raw_data": one("SELECT COUNT(*) FROM raw_data"),
             "timeline_entries": one("SELECT COUNT(*) FROM timeline_entries"),
             "embeddings": one("SELECT COUNT(*) FROM page_embeddings"),
