@@ -332,3 +332,31 @@ def test_a_word_typed_with_its_letters_ranks_the_name_holding_it_so_first(tmp_pa
         monkeypatch.setattr(keyword, "TYPED_LETTERS_WIN", False)
         assert slugs(b, "Mærsk")[:2] == ["companies/Maersk", "people/Mærsk Mc-Kinney Møller"]
         assert slugs(b, "Zoë")[:2] == ["people/Zoe", "people/Zoë Kim-Park"]
+
+
+MIXED = {
+    "companies/Maersk.md": "# Maersk\n\nContainer shipping company. Our freight partner for Asia.\n",
+    "people/mj1.md": "# Mærsk José\n\nA shipping heir.\n",
+    "orgs/mjf.md": "# Mærsk Jose Foundation\n\nA fund for sailors.\n",
+    "cafes/Café.md": "# Café\n\nThe corner coffee house.\n",
+    "cafes/Cafe Racer.md": "# Cafe Racer\n\nA motorcycle.\n",
+    **{f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}, a ship, a coffee and a fund.\n" for i in range(30)},
+}
+
+
+def test_only_letters_typed_take_the_folds_bonus(tmp_path, db_path):
+    """TYPED_LETTERS_WIN takes the exact-name bonus from a page named only but for the letters
+    the user typed, not for every letter: full-width ASCII (an IME's ``ＣＡＦＥ``) is ASCII typed
+    (NFKC), so it ranks as ``cafe`` does, the fold's bonus kept (*Café* first; it put *Cafe
+    Racer* first); and in a query mixing a word typed with such letters and an ASCII word, a page
+    holding the first as typed and the other but for an accent the user did not type keeps its
+    bonus (``Mærsk Jose`` names *Mærsk José* whole: it ranked *Mærsk Jose Foundation* first)."""
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", MIXED))
+        assert slugs(b, "cafe")[:2] == ["cafes/Café", "cafes/Cafe Racer"]
+        assert slugs(b, "ＣＡＦＥ")[:2] == slugs(b, "ｃａｆｅ")[:2] == ["cafes/Café", "cafes/Cafe Racer"]
+        assert slugs(b, "Mærsk Jose")[:2] == ["people/mj1", "orgs/mjf"]
+        # (the rule itself stands: a word typed with its letters puts the name holding it so first)
+        assert slugs(b, "Café Racer")[0] == "cafes/Cafe Racer"
+        assert slugs(b, "Mærsk José")[:2] == ["people/mj1", "orgs/mjf"]
+        assert slugs(b, "Mærsk")[0] != "companies/Maersk"

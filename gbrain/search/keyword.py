@@ -2831,12 +2831,25 @@ def _typed_words_first(out: list[dict], named_by: dict[int, frozenset], fields: 
     Bikes*: the letters may not be on the keyboard). Both engines."""
     if not TYPED_WORDS_FIRST or not typed or not named_by:
         return
-    marked = TYPED_LETTERS_WIN and any(_fold(t) != t for t in typed)
+    # the words typed with letters a fold drops; a word with compatibility characters is left
+    # out (its NFKC spelling is in ``typed`` too): full-width ``ＣＡＦＥ`` is ASCII typed
+    marked = {t for t in typed if _fold(t) != t and unicodedata.is_normalized("NFKC", t)} if TYPED_LETTERS_WIN else set()
+
+    def held_words(pid: int) -> set[str]:
+        return {unicodedata.normalize("NFC", x.casefold()) for f in fields[pid] for x in _PLAIN_WORD.findall(f or "")}
+
+    def lacks_typed(pid: int) -> bool:
+        # named but for letters the user typed: its names hold a marked word only folded (not
+        # a page named but for an accent of an ASCII word only: ``Mærsk Jose``, *Mærsk José*)
+        held = held_words(pid)
+        folds = {_fold(x) for x in held}
+        return any(m not in held and _fold(m) in folds for m in marked)
+
     groups: dict[tuple, list[dict]] = {}
     for h in out:
         ws = named_by.get(h["id"])
         if ws:
-            ex = 0.0 if marked and h["id"] in near else exact_w.get(h["id"], 0.0)
+            ex = 0.0 if marked and h["id"] in near and lacks_typed(h["id"]) else exact_w.get(h["id"], 0.0)
             groups.setdefault((ws, ex), []).append(h)
     for (ws, _ex), hs in groups.items():
         if len(hs) < 2:
@@ -2846,7 +2859,7 @@ def _typed_words_first(out: list[dict], named_by: dict[int, frozenset], fields: 
         def as_typed(h: dict) -> int | None:
             # how many of the words its names hold as typed; None when one is held only by a
             # plural, a stem or a prefix (names_word): no fold to tell apart, left as it is
-            held = {unicodedata.normalize("NFC", x.casefold()) for f in fields[h["id"]] for x in _PLAIN_WORD.findall(f or "")}
+            held = held_words(h["id"])
             folds = {_fold(x) for x in held}
             if any(_fold(w) not in folds for w in ws):
                 return None
