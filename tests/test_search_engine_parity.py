@@ -222,7 +222,7 @@ def test_a_file_name_word_counts_once(path_brain):
 
 
 @pytest.mark.engine_free
-def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, monkeypatch):
+def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, pg_server, monkeypatch):
     """A brain made at v69 (each path word twice) gets every page's vectors a write gives now,
     its BM25 totals follow, and `lukasz` ranks the person first; the did-you-mean vocabulary is
     made again at its next use."""
@@ -250,3 +250,12 @@ def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, monkeypatch):
         fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)), sum(search_len) FROM pages").fetchone()))
         assert tuple(map(int, c.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())) == fresh
         assert _hits(b, "lukasz")[0]["slug"] == "people/Łukasz Nowak"
+    # (and what a fresh import into a brain made at this version gives: vectors, lengths, totals)
+    from conftest import _DROP_AFTER_TEST, new_pg_database
+
+    url = new_pg_database(pg_server)
+    _DROP_AFTER_TEST.append((pg_server, url))
+    with Brain.open(url, create=True) as f:
+        import_tree(f, tree)
+        assert {r[0]: r[1] for r in f.conn.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages")} == after
+        assert tuple(map(int, f.conn.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())) == fresh
