@@ -33,6 +33,11 @@ _LINT_DETAILS = (
 )
 
 
+def _finding_id(f: dict) -> str:
+    """A finding's identity for an agent's next page (:attr:`Operation.page_anchor`)."""
+    return "\0".join(str(f.get(k)) for k in ("check", "slug", "target", "message"))
+
+
 def _scope_params(fix: bool = False) -> list[Param]:
     """brain_lint's scope parameters; for brain_lint_fix (``fix``) each tool description says "as
     brain_lint's" (the same texts twice cost the tool list ~600 bytes), the CLI's help the whole text."""
@@ -76,6 +81,7 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
     page="slice",
     page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
     page_alias="findings",
+    page_anchor=_finding_id,  # an agent fixes findings between two pages: the next starts after the last still listed
     routes={"fix_safe": "lint-fix"},
 )
 def _lint(b, a, ctx):
@@ -121,6 +127,7 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     page="slice",
     page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
     page_alias="findings",
+    page_anchor=_finding_id,
 )
 def _lint_fix(b, a, ctx):
     return _run_lint(b, a, ctx, fix_safe=True)

@@ -225,7 +225,11 @@ class Operation:
     rank_depth: int = 0
     #: a log listed newest first (``page="limit"``: changes): the identity of one of its items. A
     #: cursor carries the last item's, and the next page starts after that item wherever it stands
-    #: now (rows written between two pages come before it), so each item is seen once
+    #: now (rows written between two pages come before it), so each item is seen once. A
+    #: ``page="slice"`` list whose items an agent removes between pages (lint's findings, fixed):
+    #: the cursor carries the last :data:`PAGE_ANCHORS` items its page showed, and the next page
+    #: starts after the last of them still listed, or, all gone, at the first item listed (some
+    #: may repeat, none is skipped: :func:`_resume`)
     page_anchor: Callable[[dict], str] | None = None
     #: ``page="slice"`` of a list a write reorders (tags, most used first): its cursor carries the
     #: whole list's :func:`answer_print`, and a next page of a list that changed is refused
@@ -989,6 +993,36 @@ def _anchor_print(o: Operation, item) -> str:
     return hashlib.sha1(o.page_anchor(item).encode()).hexdigest()[:12]  # type: ignore[misc]
 
 
+#: how many of a ``page="slice"`` page's last items its cursor names (:attr:`Operation.page_anchor`):
+#: 9 characters each (a 120-item page's every item made the cursor 1,440 characters)
+PAGE_ANCHORS = 20
+
+
+def _anchor_prints(o: Operation, items: list) -> list[str]:
+    """Short fingerprints of ``items``' identities (:attr:`Operation.page_anchor`), the n-th
+    item of one identity told from the others of it: a ``page="slice"`` cursor carries its page's."""
+    import hashlib
+
+    seen: dict[str, int] = {}
+    out = []
+    for it in items:
+        k = o.page_anchor(it)  # type: ignore[misc]
+        n = seen[k] = seen.get(k, -1) + 1
+        out.append(hashlib.sha1(f"{k}\0{n}".encode()).hexdigest()[:8])
+    return out
+
+
+def _resume(prints: list[str], shown: str) -> int | None:
+    """Where the page after one that showed the items of fingerprints ``shown`` (dot-joined:
+    :func:`_anchor_prints`) starts in a list of ``prints`` now: after the last of them still
+    listed (items added meanwhile before the next come first); None when none is listed."""
+    at = {p: i for i, p in enumerate(prints)}
+    for p in reversed(shown.split(".")):
+        if p in at:
+            return at[p] + 1
+    return None
+
+
 def _cursor_answer(cursor: str) -> str | None:
     """The answer fingerprint a cursor carries (None: none; a cursor :func:`decode_cursor` took)."""
     import base64
@@ -1083,6 +1117,12 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     else:
         want = o.page_size
         result = run(name, a, ctx, brain)
+    prints = _anchor_prints(o, result[o.page_key] if o.page_key else result) if o.page == "slice" and o.page_anchor else None
+    restarted = False  # every item the cursor's page showed is gone: this page starts at the first (said: note)
+    if prints is not None and cursor and _cursor_answer(cursor):
+        at = _resume(prints, _cursor_answer(cursor))  # type: ignore[arg-type]
+        restarted = at is None and bool(prints)
+        offset = at or 0
     pin = answer_print(result) if o.page_pin else ""
     if pin and cursor and _cursor_answer(cursor) not in (None, pin):
         raise Conflict(f"{o.tool_name}: the list changed since the page this cursor came from (a page written meanwhile): "
@@ -1101,12 +1141,16 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
             page = page[:i]
             break
     more = offset + len(page) < len(items)
-    nxt = encode_cursor(o, key_args, offset + len(page), _anchor_print(o, page[-1]) if o.page_anchor and page else pin) if more else None
+    mark = (".".join(prints[offset : offset + len(page)][-PAGE_ANCHORS:]) if prints is not None else _anchor_print(o, page[-1])) if o.page_anchor and page else pin
+    nxt = encode_cursor(o, key_args, offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
                              "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
     if sized and not cut:
         cut = {"note": sized}
+    if restarted and not cut:
+        cut = {"note": "every item the page this cursor came from listed is gone (fixed meanwhile): this page starts again "
+                       "at the first one left; some may repeat"}
     if nxt and not cut and "limit" in defaulted:  # an agent's default limit cut the list (brain_changes: 20)
         cut = {"note": f"the first {len(page):,} (`limit` {a['limit']} by default); pass next_cursor as cursor for more, or a larger `limit`"}
     if o.page_key:

@@ -1,0 +1,88 @@
+"""An agent's lint pages (`brain_lint` / `brain_lint_fix` with `cursor`): the agent fixes the
+findings of one page, then asks for the next. The cursor was an offset into the list, so each
+finding fixed moved the rest up and the next page began that many findings too far: unfixed
+findings were never shown. A lint cursor now carries the findings its page showed
+(`Operation.page_anchor`, as brain_changes' does): the next page starts after the last of them
+still listed, or (every one fixed) at the first finding still listed, never past an unshown one.
+Both engines."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+
+
+def _brain(db_path, n=9) -> Brain:
+    b = Brain.open(db_path, create=True)
+    for i in range(n):
+        b.put(f"notes/n{i}", f"# N{i}\n\nSee [[No Such Page {i}]].\n")
+    return b
+
+
+def _slugs(r) -> list[str]:
+    return [f["slug"] for f in r["items"]]
+
+
+def _page(b, cursor=None, op="lint"):
+    args = {"check": "dead_links", **({"cursor": cursor} if cursor else {})}
+    return ops.run_tool(op, args, ops.Context(surface="mcp"), brain=b)
+
+
+def _fix(b, *slugs):
+    for s in slugs:
+        b.put(s, b.get_text(s).replace("See [[", "See no [", 1).replace("]].", "].", 1))
+
+
+@pytest.fixture
+def small_pages(monkeypatch):
+    monkeypatch.setattr(ops.REGISTRY["lint"], "page_size", 3)
+    monkeypatch.setattr(ops.REGISTRY["lint-fix"], "page_size", 3)
+
+
+@pytest.mark.parametrize("fixed, then", [
+    (["notes/n0", "notes/n2"], ["notes/n3", "notes/n4", "notes/n5"]),  # some fixed: after the last one still listed (n1)
+    (["notes/n0", "notes/n1", "notes/n2"], ["notes/n3", "notes/n4", "notes/n5"]),  # all fixed: from the first one left
+    (["notes/n1"], ["notes/n3", "notes/n4", "notes/n5"]),
+], ids=["some", "all", "middle"])
+def test_fixing_the_findings_of_a_page_skips_none_of_the_next(db_path, small_pages, fixed, then):
+    with _brain(db_path) as b:
+        p1 = _page(b)
+        assert _slugs(p1) == ["notes/n0", "notes/n1", "notes/n2"] and p1["next_cursor"], p1
+        _fix(b, *fixed)
+        p2 = _page(b, p1["next_cursor"])
+        assert _slugs(p2) == then, _slugs(p2)
+        p3 = _page(b, p2["next_cursor"])
+        assert _slugs(p3) == ["notes/n6", "notes/n7", "notes/n8"] and p3["next_cursor"] is None, p3
+
+
+def test_unchanged_pages_read_the_whole_list_once(db_path, small_pages):
+    with _brain(db_path, n=8) as b:
+        seen, cursor = [], None
+        while True:
+            p = _page(b, cursor)
+            seen += _slugs(p)
+            cursor = p["next_cursor"]
+            if not cursor:
+                break
+        assert seen == [f"notes/n{i}" for i in range(8)]
+
+
+def test_a_page_whose_every_finding_and_the_next_are_fixed_starts_over_never_skips(db_path, small_pages):
+    """Every finding the page showed is gone and so are some after it (one fix mended several):
+    the next page starts at the first finding still listed, and says so."""
+    with _brain(db_path) as b:
+        p1 = _page(b)
+        _fix(b, "notes/n0", "notes/n1", "notes/n2", "notes/n3")
+        p2 = _page(b, p1["next_cursor"])
+        assert _slugs(p2) == ["notes/n4", "notes/n5", "notes/n6"], _slugs(p2)
+        assert "gone" in p2.get("note", ""), p2
+
+
+def test_lint_fix_pages_are_anchored_too(db_path, small_pages):
+    with _brain(db_path) as b:
+        p1 = _page(b, op="lint-fix")
+        assert _slugs(p1) == ["notes/n0", "notes/n1", "notes/n2"], p1
+        _fix(b, "notes/n0", "notes/n1")
+        p2 = _page(b, p1["next_cursor"], op="lint-fix")
+        assert _slugs(p2) == ["notes/n3", "notes/n4", "notes/n5"], _slugs(p2)
