@@ -853,3 +853,29 @@ def test_a_purge_of_a_text_naming_a_renamed_page_keeps_that_pages_history(db_pat
                                             ("team/lima", 2, "move", "to groups/lima")]
     assert len(run("history", {"slug": "groups/lima"})["versions"]) == 2
 
+
+
+def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
+    """`purge --text ana-lima` while the page people/ana-lima exists (its text never holding
+    'ana-lima') was refused saying its current version held the text, and to edit the text out:
+    no edit could. It says the page's name holds it, and to rename the page first (`move`); a
+    page whose text holds it is still told to edit it out."""
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("people/ana-lima", "---\ntitle: Ana Lima\n---\nAna Lima, engineer.\n")
+        b.put("notes/x", "Old page: people/ana-lima.\n")
+        b.put("notes/x", "Moved on.\n")
+        b.put("notes/y", "She was ana-lima here.\n")
+    for args in ((), ("--apply",)):
+        r = gbrain("purge", "--text", "ana-lima", *args)
+        assert r.returncode == 2, r
+        err = r.stderr.decode() + r.stdout.decode()
+        assert "name of people/ana-lima" in err and "gbrain move people/ana-lima" in err, err
+        assert "current version of notes/y" in err and "current version of people/ana-lima" not in err, err
+    assert gbrain("put", "notes/y", input="She was here.\n").returncode == 0
+    err = gbrain("purge", "--text", "ana-lima").stderr.decode()
+    assert "name of people/ana-lima" in err and "current version" not in err and "edit it out" not in err, err
+    assert gbrain("move", "people/ana-lima", "people/ana").returncode == 0
+    r = gbrain("purge", "--text", "ana-lima", "--apply")
+    assert r.returncode == 0, r.stderr

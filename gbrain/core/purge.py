@@ -309,10 +309,28 @@ def _cached_vectors(brain, texts: set[tuple[str, int]], text: str | None) -> set
     return out
 
 
-def refusal(live: list[str]) -> str:
-    """Why a purge of a text the current pages/files ``live`` hold is refused (without the text)."""
-    shown = ", ".join(live[:_NAMES_SHOWN]) + (f" and {len(live) - _NAMES_SHOWN} more" if len(live) > _NAMES_SHOWN else "")
-    return f"the text is still in the current version of {shown}: edit it out (or `gbrain delete` the page) first, then purge"
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:_NAMES_SHOWN]) + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
+
+
+def refusal(live: list[str], text: str, pages: "set[str] | None" = None) -> str:
+    """Why a purge of ``text`` the current pages/files ``live`` hold is refused (naming them, never
+    the text): a name holding it (:func:`live_holders`) is renamed, not edited; the others' text is.
+    ``pages``: which of ``live`` are pages (None: all), told ``gbrain move``."""
+    from ..page.slugs import cmd_arg
+
+    named = [x for x in live if text in x]
+    held = [x for x in live if text not in x]
+    why = []
+    if named:
+        page = next((x for x in named if pages is None or x in pages), None)
+        how = [f"`gbrain move {cmd_arg(page)} NEW-NAME`"] if page else []
+        if pages is not None and any(x not in pages for x in named):
+            how.append("a file: store it under another name and delete this one")
+        why.append(f"the name of {_shown(named)} holds the text (a purge never drops a current name): rename it first ({'; '.join(how)})")
+    if held:
+        why.append(f"the text is still in the current version of {_shown(held)}: edit it out (or `gbrain delete` the page) first")
+    return "; ".join(why) + ", then purge"
 
 
 def _stale_chunks(c, text: str) -> list[tuple[int, str]]:
@@ -325,8 +343,8 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     """Plan (and with ``apply`` carry out) a purge of ``text`` or of the history of ``key``
     (module docstring). Returns ``{applied, live, refused, items, versions, names, chunks,
     vacuumed, not_reached}``: ``live`` the current pages/files that hold the text (``apply``
-    raises :class:`BadInput` naming them; a dry run lists them, sets ``refused`` and the apply's
-    ``exit_code``, 2), ``items`` the versions that go
+    raises :class:`BadInput` naming them; a dry run lists them, sets ``refused``, the apply's
+    ``exit_code``, 2, and ``refusal``, why: :func:`refusal`), ``items`` the versions that go
     (``{kind, name, version}``), ``names`` how many pages/files they belong to, ``chunks`` the
     embedded chunk sets dropped, ``vacuumed`` whether the file was rewritten (None in a dry run).
     Never holds the text. Raises :class:`BadInput` for an empty text, a live ``key``, or both/neither."""
@@ -338,13 +356,15 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     if key is not None and c.execute(f"SELECT 1 FROM {'pages WHERE slug' if key[0] == 'page' else 'files WHERE path'} = ?", (key[1],)).fetchone():
         raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
     live = live_holders(brain, text) if text is not None else []
+    why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}) if live else ""
     if live and apply:
-        raise BadInput(refusal(live) + "; nothing was purged")
+        raise BadInput(why + "; nothing was purged")
     folder = folder_holders(brain, text) if text is not None else []
     out = {"applied": False, "live": live, "folder": folder, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED,
            "refused": bool(live)}
-    if live:  # a dry run of a purge `apply` would refuse: it says so, and exits as the apply would
+    if live:  # a dry run of a purge `apply` would refuse: it says so (`refusal`: why), and exits as the apply would
         out["exit_code"] = BadInput.exit_code
+        out["refusal"] = why
     if getattr(c, "dialect", "sqlite") != "postgres":
         c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
     with brain.transaction():

@@ -383,8 +383,8 @@ def _purge_text(r: dict, a: dict) -> str:
     what = f"{r['versions']:,} version(s) of {r['names']:,} page(s)/file(s)" + (f": {listed}" if listed else "")
     if not r["applied"]:
         if r.get("refused"):  # the reason is the note (stderr), as the apply's refusal
-            lines = [f"dry run: refused, as --apply would be (the current version of {', '.join(r['live'][:10])}"
-                     f"{' and more' if len(r['live']) > 10 else ''} holds the text); once it no longer does, purging would remove {what}"]
+            lines = [f"dry run: refused, as --apply would be ({', '.join(r['live'][:10])}{' and more' if len(r['live']) > 10 else ''} "
+                     f"still hold the text, in a name or the current version); once none does, purging would remove {what}"]
         else:
             lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
         if r.get("folder"):
@@ -402,7 +402,7 @@ def _purge_note(r: dict, a: dict) -> str | None:
     from ..core.purge import refusal
 
     if r.get("refused") and not r.get("applied"):
-        return f"refused: {refusal(r['live'])} (exit 2, as `gbrain purge --apply` would)"
+        return f"refused: {r.get('refusal') or refusal(r['live'], a['text'])} (exit 2, as `gbrain purge --apply` would)"
     return None
 
 
@@ -415,7 +415,7 @@ def _folder_line(paths: list[str]) -> str:
     "purge",
     "Remove for good every version (history, trash) that holds a text, or the whole history of a deleted page or file, "
     "and what was derived from them (search index, stale embedded chunks); then rewrite the database file. A dry run "
-    "unless `apply`. Refused while a current page or file holds the text.",
+    "unless `apply`. Refused while a current page or file holds the text (or its name does: rename it first).",
     [
         Param("slug", positional=True, description="a deleted page's (or file's) name: its whole history goes"),
         Param("text", description="the text to remove (exact bytes, case as written): every version that holds it goes"),
