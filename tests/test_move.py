@@ -481,3 +481,20 @@ def test_a_page_named_like_a_copy_but_for_its_last_dot_is_relinked(db_path):
         b.put(odd, "# Old plan\n\nWith [[people/nobody-here]].\n")
         lint = ops.run("lint", {"check": "dead_links"}, brain=b)
         assert [x["slug"] for x in lint["items"]] == [odd], lint["items"]
+
+
+def test_a_link_in_code_the_scan_cannot_tell_leaves_only_itself_as_written(db_path):
+    """A page linking the moved page by name twice, and once more in an indented code block (the
+    text scan finds it, the parser reads no link there): the scan's count and the parser's
+    disagreed, so none of the page's links to it was rewritten. The links the parser confirms
+    are; the one in code stays, said under `skipped`."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/bo", "# Bo\n")
+        text = "# X\n\nSee [[bo]] and [[bo|Bob]].\n\n    [[bo]] as an example\n"
+        b.put("notes/x", text)
+        r = ops.run("move", {"slug": "people/bo", "to": "people/robert"}, brain=b)
+        assert b.get_text("notes/x") == text.replace("See [[bo]] and [[bo|", "See [[robert]] and [[robert|"), b.get_text("notes/x")
+        assert r["relinked"] == ["notes/x"] and [s["slug"] for s in r["skipped"]] == ["notes/x"], r
+        assert "parser reads no link" in r["skipped"][0]["reason"], r
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        assert fresh_import_differences(b) == {}

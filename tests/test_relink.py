@@ -722,3 +722,24 @@ def test_a_title_link_a_folder_move_did_not_break_stays_as_written(tmp_path, db_
     assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
     eng.close()
     b.close()
+
+
+def test_a_link_the_scan_and_the_parser_dispute_leaves_only_that_link_as_written(tmp_path, db_path):
+    """The page's links to the renamed page were rewritten only when the text scan found as many
+    as the parser reads: one written in an indented code block (the scan finds it, the parser
+    reads no link there) left every link of the page as written (the whole page's rewrite
+    dropped). Each scanned link is checked against the parser (`parser_reads`, as move's own
+    rewrites are): the links it confirms are rewritten, the disputed one stays and is reported."""
+    root = tmp_path / "v"
+    code = "See [[acme]] and [[acme|the company]].\n\n    [[acme]] in an indented code block\n\nAlso [Acme](../companies/acme.md).\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/c.md": code})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "people/c") == code.replace("See [[acme]] and [[acme|", "See [[acme-corp]] and [[acme-corp|").replace(
+        "../companies/acme.md", "../companies/acme-corp.md"), text_of(b, "people/c")
+    (s,) = [s for s in r["skipped"] if s["slug"] == "people/c"]
+    assert "[[acme]]" in s["reason"] and "parser reads no link" in s["reason"], s
+    assert r["items"] == [] and {f["slug"] for f in r["fixed"]} == {"people/c"}, r
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

@@ -1697,7 +1697,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     from collections import Counter
     from dataclasses import replace
 
-    from ..page.linkedit import link_spans, new_form, property_spans, replace_spans
+    from ..page.linkedit import Probe, link_spans, new_form, parser_reads, property_spans, replace_spans
     from ..page.markdown import PROPERTY, load_frontmatter
 
     try:
@@ -1712,8 +1712,14 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     spans = [replace(sp, start=sp.start + lead, end=sp.end + lead) for sp in property_spans(row["frontmatter_raw"])] if "[[" in row["frontmatter_raw"] else []
     spans += [replace(sp, start=sp.start + head, end=sp.end + head) for sp in link_spans(text[head:])]
     bear = brain.tag_syntax == "bear"
+    probe_of: dict[int, Any] = {}  # id of a body span → where the parser is asked about it (the span as scanned: a Bear span's whole name)
+    for sp in spans:
+        if sp.kind != PROPERTY:
+            probe_of[id(sp)] = Probe("markdown" if sp.kind == "markdown" else "wiki", sp.start - head, sp.end - head)
     if bear:  # [[Note/Heading]] links the note: its span is the note part (markdown.bear_heading_links)
-        spans = [_bear_span(sp) for sp in spans]
+        narrowed = [_bear_span(sp) for sp in spans]
+        probe_of = {id(n): probe_of[id(sp)] for sp, n in zip(spans, narrowed) if id(sp) in probe_of}
+        spans = narrowed
     counts: Counter = Counter()
     for kind, target, n in conn.execute("SELECT kind, target, count FROM links WHERE from_page_id = ?", (row["id"],)):
         counts[(_family(kind), identity_key(target))] += n
@@ -1732,12 +1738,29 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             problems.append(f"could not rewrite each link to '{target}': {n - len(sps)} of the {n} are in a Notion relation property "
                             "(`Name (path.md)`), which the fix does not edit; left as written")
             continue
-        if len(sps) != n:
-            why = (f"the text scan found {len(sps)} of the {n} the parser reads (a link written in a form the scan does not read, "
-                   "such as a reference-style link `[text][ref]`)" if len(sps) < n else
-                   f"the text scan found {len(sps)} where the parser reads {n} (the others stand where the parser reads no link "
-                   "in a way the scan does not tell, such as an indented code block)")
-            problems.append(f"could not find each link to '{target}' in the text: {why}; left as written")
+        if len(sps) != n and key[0] != "prop":
+            # the scan and the parser disagree: ask the parser about each link scanned (parser_reads, as
+            # move's own rewrites do); those it reads are rewritten, only the disputed ones stay (they
+            # were all left as written: a link in an indented code block kept the page's links dead)
+            read = parser_reads(text[head:], [probe_of[id(sp)] for sp in sps])
+            for i, sp in enumerate(sps):
+                if i not in read:
+                    problems.append(f"{sp.form} stands where the parser reads no link (code the text scan does not tell, such as an "
+                                    "indented code block): not a link, left as written")
+            sps = [sp for i, sp in enumerate(sps) if i in read]
+            if len(sps) > n:
+                problems.append(f"could not find each link to '{target}' in the text: the text scan found {len(sps)} where the parser "
+                                f"reads {n}; left as written")
+                continue
+            if len(sps) < n:
+                problems.append(f"could not find each link to '{target}' in the text: the text scan found {len(sps)} of the {n} the "
+                                "parser reads (a link written in a form the scan does not read, such as a reference-style link "
+                                f"`[text][ref]`); {'the others' if sps else 'they'} are left as written")
+            if not sps:
+                continue
+        elif len(sps) != n:
+            problems.append(f"could not find each link to '{target}' in the text: the text scan found {len(sps)} where the parser "
+                            f"reads {n}; left as written")
             continue
         if dest not in dests:
             dests[dest] = brain.conn.execute("SELECT id, slug, path FROM pages WHERE slug = ?", (dest,)).fetchone()
