@@ -498,3 +498,25 @@ def test_a_link_in_code_the_scan_cannot_tell_leaves_only_itself_as_written(db_pa
         assert "parser reads no link" in r["skipped"][0]["reason"], r
         assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
         assert fresh_import_differences(b) == {}
+
+
+def test_a_reference_definition_nothing_uses_follows_the_move_on_any_page(db_path):
+    """`[id]: ../people/bo.md` that no `[text][id]` uses is no link (the parser reads none), so a
+    page holding only such a definition was not among the pages linking the moved one and kept
+    the old path, while the same definition on a page that also linked it was rewritten. Every
+    page's definitions naming the moved file follow it (parser-checked: code keeps every byte)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/bo", "# Bo\n")
+        lone = ("# D\n\nNothing links Bo here.\n\n[id]: ../people/bo.md\n[other]: ../people/ana.md\n\n"
+                "    [code]: ../people/bo.md\n\n```\n[fence]: ../people/bo.md\n```\n")
+        b.put("notes/d", lone)
+        near = "# E\n\n[bo]: bo.md \"Bo\"\n"  # a bare name beside it, as a linking page's is rewritten
+        b.put("people/e", near)
+        both = "# F\n\nSee [[people/bo]].\n\n[id]: ../people/bo.md\n"
+        b.put("notes/f", both)
+        r = ops.run("move", {"slug": "people/bo", "to": "team/bo"}, brain=b)
+        assert b.get_text("notes/d") == lone.replace("[id]: ../people/bo.md", "[id]: ../team/bo.md"), b.get_text("notes/d")
+        assert b.get_text("people/e") == near.replace("bo.md", "../team/bo.md"), b.get_text("people/e")
+        assert b.get_text("notes/f") == "# F\n\nSee [[team/bo]].\n\n[id]: ../team/bo.md\n", b.get_text("notes/f")
+        assert r["relinked"] == ["notes/d", "notes/f", "people/e"], r
+        assert fresh_import_differences(b) == {}

@@ -197,8 +197,8 @@ def test_cli_dry_run_prints_page_old_and_new_link(renamed, db_path):
 def test_tables_comments_merges_and_unfindable_links(tmp_path, db_path):
     """A wiki link in a table (``\\|`` before the alias) keeps its escape; links the parser does
     not see (HTML comments, code) stay as written; a page already linking to the new name gets
-    both links merged in the views; a reference-style link (found by the parser, not in the text
-    as ``[x](url)``) leaves that target's links untouched and says so."""
+    both links merged in the views; a reference-style link is rewritten in its definition (it
+    was left as written and said: since 2026-12-05 a definition is rewritten, as move does)."""
     root = tmp_path / "v"
     table = ("| Co | Note |\n|---|---|\n| [[acme\\|Acme]] | x |\n\n"
              "Also [[acme-corp]] and [[acme]]. <!-- [[acme]] stays -->\n\n<!--\n[[acme]] stays\n-->\n")
@@ -207,9 +207,9 @@ def test_tables_comments_merges_and_unfindable_links(tmp_path, db_path):
     rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
     r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
     assert text_of(b, "people/t") == table.replace("[[acme\\|", "[[acme-corp\\|").replace("and [[acme]].", "and [[acme-corp]].")
-    assert text_of(b, "people/r") == ref.replace("and [[acme]]", "and [[acme-corp]]")
-    assert any(s["slug"] == "people/r" and "could not find each link" in s["reason"] for s in r["skipped"])
-    assert [f["target"] for f in r["items"]] == ["../companies/acme"]
+    assert text_of(b, "people/r") == ref.replace("and [[acme]]", "and [[acme-corp]]").replace("companies/acme.md", "companies/acme-corp.md")
+    assert not any(s["slug"] == "people/r" for s in r["skipped"]), r["skipped"]
+    assert r["items"] == [], r["items"]
     bl = {x["slug"]: x for x in b.backlinks("companies/acme-corp")}
     assert set(bl) == {"people/t", "people/r"}
     assert fresh_import_differences(b) == {}
@@ -294,10 +294,10 @@ def test_a_link_also_written_in_an_obsidian_comment_is_fixed(tmp_path, db_path):
 
 
 def test_the_count_message_says_why_the_counts_differ(tmp_path, db_path):
-    """A link the scan finds once more than the parser reads (here a reference-style link the
-    scan cannot see) is left as written, and the reason says which way the counts differ."""
+    """A link the parser reads that the scan does not find (here a label holding brackets, which
+    the scan does not read) is left as written, and the reason says which way the counts differ."""
     root = tmp_path / "v"
-    ref = "See [Acme][a] and [[acme]].\n\n[a]: ../companies/acme.md\n"
+    ref = "See [the [big] Acme](../companies/acme.md) and [[acme]].\n"
     b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/r.md": ref})
     rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
     r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
@@ -554,12 +554,12 @@ def test_a_link_by_a_gone_file_name_now_found_at_another_page_by_its_alias_is_fl
 
 
 def test_the_sync_count_leaves_out_what_the_fix_cannot_rewrite(tmp_path, db_path):
-    """The sync's line counts only the links ``--fix-safe`` rewrites: a reference-style link
-    (``[Acme][a]`` with ``[a]: ../companies/acme.md``: not found in the text as written) and an
+    """The sync's line counts only the links ``--fix-safe`` rewrites: a link the text scan does
+    not find (``[the [big] Acme](../companies/acme.md)``: a label holding brackets) and an
     old name two moved pages had are left out; the wiki link beside them counts."""
     root = tmp_path / "v"
     write(root, {"companies/acme.md": ACME, "a/notes.md": "# A\n", "b/notes.md": "# B\n",
-                 "people/r.md": "See [Acme][a] and [[acme]] and [[notes]].\n\n[a]: ../companies/acme.md\n"})
+                 "people/r.md": "See [the [big] Acme](../companies/acme.md) and [[acme]] and [[notes]].\n"})
     db = str(db_path)
     assert gbrain("--db", db, "sync", str(root)).returncode == 0
     for a, c in {"companies/acme.md": "companies/acme-corp.md", "a/notes.md": "a/notes-a.md", "b/notes.md": "b/notes-b.md"}.items():
@@ -740,6 +740,30 @@ def test_a_link_the_scan_and_the_parser_dispute_leaves_only_that_link_as_written
     (s,) = [s for s in r["skipped"] if s["slug"] == "people/c"]
     assert "[[acme]]" in s["reason"] and "parser reads no link" in s["reason"], s
     assert r["items"] == [] and {f["slug"] for f in r["fixed"]} == {"people/c"}, r
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_reference_definitions_follow_the_rename_used_or_not(tmp_path, db_path):
+    """`[Acme][a]` with `[a]: ../companies/acme.md`: lint-fix read no definition, so the
+    reference was left dead ("could not find each link"), and a definition no reference uses
+    (no link: the parser reads none) was never looked at, where `move` repoints both on any
+    page. Lint-fix rewrites a definition naming the renamed page, used or not (parser-checked:
+    one in code stays)."""
+    root = tmp_path / "v"
+    used = "See [Acme][a], [again][a] and [Acme](../companies/acme.md).\n\n[a]: <../companies/acme.md> \"Acme\"\n"
+    idle = "Nothing links it here.\n\n[a]: ../companies/acme.md\n[b]: ../companies/other.md\n\n    [c]: ../companies/acme.md\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/r.md": used, "people/u.md": idle})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    dry = ops.run("lint-fix", {"check": "dead_links", "dry_run": True}, brain=b)
+    assert {f["slug"] for f in dry["fixed"]} == {"people/r", "people/u"}, dry["fixed"]
+    assert text_of(b, "people/r") == used and text_of(b, "people/u") == idle
+    r = ops.run("lint-fix", {"check": "dead_links"}, brain=b)
+    assert text_of(b, "people/r") == used.replace("companies/acme.md", "companies/acme-corp.md"), text_of(b, "people/r")
+    assert text_of(b, "people/u") == idle.replace("[a]: ../companies/acme.md", "[a]: ../companies/acme-corp.md"), text_of(b, "people/u")
+    assert r["items"] == [] and r["skipped"] == [], r
+    assert {f["slug"] for f in r["fixed"]} == {"people/r", "people/u"}
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()

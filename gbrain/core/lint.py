@@ -1612,8 +1612,43 @@ def _opened_moved(index, moves: "Moves", r, opens: int) -> bool:
     return False
 
 
+#: a link reference definition's URL on a line (:func:`_idle_definitions`' look before the scan)
+_DEF_URL_RE = re.compile(r"^[ ]{0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)", re.M)
+
+
+def _idle_definitions(conn, moves: "Moves", index, only: "set[str] | None" = None) -> list:
+    """Link reference definitions naming a moved page by its old path (``[a]: ../companies/acme.md``
+    after acme.md became acme-corp.md) that no reference uses, so no link row holds them, as
+    :func:`_dangling_destinations` gives links: ``(row dict, [live slugs], style)``. Each found by
+    a look at the text of the pages holding ``]:`` (only when the history has a move); the plan
+    parses the page before rewriting one (:func:`_plan_page`: one in code stays)."""
+    from ..page.links import resolve
+    from ..page.markdown import _link_from_url
+
+    if not moves.load():
+        return []
+    out = []
+    for r in conn.execute("SELECT id, slug, compiled_truth, timeline FROM pages WHERE instr(compiled_truth, ']:') > 0 "
+                          "OR instr(timeline, ']:') > 0 ORDER BY slug").fetchall():
+        if (only is not None and r["slug"] not in only) or is_page_copy(r["slug"]):
+            continue
+        seen = set()
+        for part in (r["compiled_truth"], r["timeline"]):
+            for m in _DEF_URL_RE.finditer(part or ""):
+                target = _link_from_url(m.group(1))
+                if target is None or target in seen or not moves.find(r["slug"], "markdown", target)[1]:
+                    continue
+                seen.add(target)
+                if resolve(index, r["slug"], "markdown", target) is not None:
+                    continue  # it names a page now (a used one: its link row is the plan's already)
+                dests, style, _via = moves.destination(index, r["slug"], "markdown", target, [m.group(0)])
+                row = {"id": 0, "from_page_id": r["id"], "slug": r["slug"], "kind": "markdown", "target": target, "forms": "[]"}
+                out.append((row, dests, style))
+    return out
+
+
 def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | None" = None, to: str | None = None,
-                    moved_from: str | None = None) -> dict:
+                    moved_from: str | None = None, definitions: bool = False) -> dict:
     """The rewrites that point links a move broke at the page their target became (a page renamed
     or moved, per the history: :class:`Moves`), without writing anything: dangling links, and
     links that still resolve by a title or alias though their file name is gone
@@ -1640,7 +1675,11 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     the links to it, and its own (its relative links, written from its old folder); a link to it
     gbrain still resolves is rewritten only when its name opened the page's old file (a rename:
     ``[[bo]]`` after ``bo.md`` became ``robert.md``), not one by a title no file had
-    (``[[Ana Lima]]`` of ``ana-lima.md`` moved to another folder: trial 48)."""
+    (``[[Ana Lima]]`` of ``ana-lima.md`` moved to another folder: trial 48). ``definitions``: also
+    a link reference definition naming a moved page that no reference uses (no link:
+    :func:`_idle_definitions`; lint-fix's, as ``move`` repoints one on any page)."""
+    from itertools import chain
+
     from ..page.links import resolve
     from ..page.links import SqlIndex
 
@@ -1649,7 +1688,8 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     index = SqlIndex(conn)
     want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []
-    for r, dests, style in _dangling_destinations(conn, moves, index, only):
+    idle = _idle_definitions(conn, moves, index, only) if definitions and to is None else []
+    for r, dests, style in chain(_dangling_destinations(conn, moves, index, only), idle):
         if only is not None and r["slug"] not in only:
             continue
         if is_page_copy(r["slug"]):
@@ -1661,7 +1701,10 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
                     resolve(_Before(index, moved_from), r["slug"], r["kind"], r["target"], by_file=True) != -1:
                 continue  # found by gbrain before and after; no file of its name opened the page: the move broke nothing
         if len(dests) == 1:
-            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0], r.get("opens") if isinstance(r, dict) else None)
+            mine = want.setdefault(r["from_page_id"], {})
+            k = (_family(r["kind"]), identity_key(r["target"]))
+            if r["id"] or k not in mine:  # (an idle definition's, id 0: after the links, which it never replaces)
+                mine[k] = (r["kind"], r["target"], style, dests[0], r.get("opens") if isinstance(r, dict) else None)
         elif dests:
             skipped.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "candidates": dests,
                             "reason": f"'{r['target']}' is an old name of {len(dests)} pages ({', '.join(dests)}); the link is left as written"})
@@ -1697,7 +1740,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     from collections import Counter
     from dataclasses import replace
 
-    from ..page.linkedit import Probe, link_spans, new_form, parser_reads, property_spans, replace_spans
+    from ..page.linkedit import Probe, definition_spans, link_spans, new_form, parser_link_counts, parser_reads, property_spans, replace_spans
     from ..page.markdown import PROPERTY, load_frontmatter
 
     try:
@@ -1720,6 +1763,15 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
         narrowed = [_bear_span(sp) for sp in spans]
         probe_of = {id(n): probe_of[id(sp)] for sp, n in zip(spans, narrowed) if id(sp) in probe_of}
         spans = narrowed
+    # link reference definitions (`[r]: ../people/bo.md`): a definition is rewritten for every reference that uses it,
+    # and one no reference uses too (move repoints it on any page: review of 2026-12-05)
+    defs: set[int] = set()
+    if any(k[0] == "md" for k in fixes) and "]:" in text[head:]:
+        for sp in definition_spans(text[head:]):
+            sp = replace(sp, start=sp.start + head, end=sp.end + head)
+            probe_of[id(sp)] = Probe("def", sp.start - head, sp.end - head, label=sp.label)
+            defs.add(id(sp))
+            spans.append(sp)
     counts: Counter = Counter()
     for kind, target, n in conn.execute("SELECT kind, target, count FROM links WHERE from_page_id = ?", (row["id"],)):
         counts[(_family(kind), identity_key(target))] += n
@@ -1727,6 +1779,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     for sp in spans:
         by_key.setdefault((sp.family, identity_key(sp.target)), []).append(sp)
     problems: list[str] = []
+    weight: dict[int, int] = {}  # id of a span → the links the parser reads through it (a definition: the references using it)
     reps: list[tuple[Any, str]] = []
     expected = Counter(counts)
     changes: list[dict] = []
@@ -1738,24 +1791,33 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             problems.append(f"could not rewrite each link to '{target}': {n - len(sps)} of the {n} are in a Notion relation property "
                             "(`Name (path.md)`), which the fix does not edit; left as written")
             continue
-        if len(sps) != n and key[0] != "prop":
-            # the scan and the parser disagree: ask the parser about each link scanned (parser_reads, as
-            # move's own rewrites do); those it reads are rewritten, only the disputed ones stay (they
-            # were all left as written: a link in an indented code block kept the page's links dead)
-            read = parser_reads(text[head:], [probe_of[id(sp)] for sp in sps])
+        if key[0] != "prop" and (len(sps) != n or any(id(sp) in defs for sp in sps)):
+            # the scan and the parser disagree (or a definition stands for as many links as use it): ask the parser
+            # about each link scanned (as move's own rewrites do); those it reads are rewritten, only the disputed
+            # ones stay (they were all left as written: a link in an indented code block kept the page's links dead)
+            body = text[head:]
+            probes = [probe_of[id(sp)] for sp in sps]
+            cnt = parser_link_counts(body, probes)
+            idle = [i for i, sp in enumerate(sps) if not cnt.get(i) and id(sp) in defs]
+            idle_read = {idle[j] for j in parser_reads(body, [probes[i] for i in idle])} if idle else set()
+            keep = []
             for i, sp in enumerate(sps):
-                if i not in read:
+                if cnt.get(i) or i in idle_read:  # a definition no reference uses: still a definition
+                    keep.append(sp)
+                    weight[id(sp)] = cnt.get(i, 0)
+                else:
                     problems.append(f"{sp.form} stands where the parser reads no link (code the text scan does not tell, such as an "
                                     "indented code block): not a link, left as written")
-            sps = [sp for i, sp in enumerate(sps) if i in read]
-            if len(sps) > n:
-                problems.append(f"could not find each link to '{target}' in the text: the text scan found {len(sps)} where the parser "
+            sps = keep
+            found = sum(weight[id(sp)] for sp in sps)
+            if found > n:
+                problems.append(f"could not find each link to '{target}' in the text: the text scan found {found} where the parser "
                                 f"reads {n}; left as written")
                 continue
-            if len(sps) < n:
-                problems.append(f"could not find each link to '{target}' in the text: the text scan found {len(sps)} of the {n} the "
-                                "parser reads (a link written in a form the scan does not read, such as a reference-style link "
-                                f"`[text][ref]`); {'the others' if sps else 'they'} are left as written")
+            if found < n:
+                problems.append(f"could not find each link to '{target}' in the text: the text scan found {found} of the {n} the "
+                                "parser reads (a link written in a form the scan does not read); "
+                                f"{'the others' if found else 'they'} are left as written")
             if not sps:
                 continue
         elif len(sps) != n:
@@ -1777,8 +1839,8 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             mine.append((sp, w))
         for sp, (w, t2) in mine:
             reps.append((sp, w))
-            expected[key] -= 1
-            expected[(sp.family, identity_key(t2))] += 1
+            expected[key] -= weight.get(id(sp), 1)
+            expected[(sp.family, identity_key(t2))] += weight.get(id(sp), 1)
             changes.append({"from": sp.form, "to": new_form(sp, w), "target": target, "moved_to": d["slug"]} | ({"opens": opens} if opens else {}))
     if not reps:
         return None, problems
@@ -2033,7 +2095,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         else:
             with brain.transaction():
                 fixed, skipped = _fix_tags(brain, only=only)
-    plan = plan_link_fixes(brain, only=only) if "dead_links" in wanted else None
+    plan = plan_link_fixes(brain, only=only, definitions=fix_safe) if "dead_links" in wanted else None
     if fix_safe and plan is not None:
         skipped += plan["skipped"]
         if dry_run:

@@ -1576,6 +1576,19 @@ def _move_text(r: dict, a: dict) -> str:
     return out + "".join(f"\n  left as written: {s['slug']}: {s['reason']}" for s in r.get("skipped") or [])
 
 
+def _defining_pages(b, path: str, skip: set[int]) -> list:
+    """The pages but ``skip`` (ids) whose body may hold a link reference definition naming the
+    file ``path`` (a ``]:`` and the file's name, as written or %-encoded): ``move`` repoints the
+    definitions among them that name it (:func:`~gbrain.page.linkedit.repointed_path_links`,
+    parser-checked), used or not."""
+    from urllib.parse import quote
+
+    stem = posixpath.basename(path)[:-3] if path.lower().endswith(".md") else posixpath.basename(path)
+    names = {stem, quote(stem)}
+    rows = b.conn.execute("SELECT * FROM pages WHERE instr(compiled_truth, ']:') > 0 OR instr(timeline, ']:') > 0 ORDER BY slug").fetchall()
+    return [r for r in rows if r["id"] not in skip and any(n in r["compiled_truth"] or n in r["timeline"] for n in names)]
+
+
 @op(
     "move",
     "Rename or move a page (`to`: its new slug, e.g. meetings/2026/sync), keeping history and .raw sidecar; links to it "
@@ -1633,7 +1646,11 @@ def _move(b, a, ctx):
         # the other pages' relative paths to it (`bo.md`, `../people/bo.md`, `[[../people/bo]]`, a reference definition), in
         # their style, before lint-fix mends the links by name: a bare `bo.md` still found by name is wrong on GitHub
         repointed = []
-        for p in b.conn.execute(f"SELECT * FROM pages WHERE slug IN ({','.join('?' * len(linking))})", sorted(linking)).fetchall() if linking else []:
+        pages = b.conn.execute(f"SELECT * FROM pages WHERE slug IN ({','.join('?' * len(linking))})", sorted(linking)).fetchall() if linking else []
+        # and a reference definition naming its file on a page that does not link it (`[id]: ../people/bo.md` no `[t][id]`
+        # uses is no link: it was repointed only on a page that also linked the page otherwise)
+        pages += [p for p in _defining_pages(b, row["path"], {row["id"], *(p["id"] for p in pages)}) if not is_page_copy(p["slug"])]
+        for p in pages:
             text = b.check_text(p)
             to_it = repointed_path_links(text, p["path"], p["path"], moved, bare=True)
             if to_it != text:

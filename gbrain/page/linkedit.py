@@ -174,6 +174,50 @@ def parser_reads(body: str, probes: "list[Probe]") -> set[int]:
     return out
 
 
+def parser_link_counts(body: str, probes: "list[Probe]") -> dict[int, int]:
+    """How many links the page parser reads through each of ``probes`` (not images) of page body
+    ``body``: each probe's URL (name) swapped for a page name of its own and the body parsed
+    once, as :func:`parser_reads` does but with no reference added: a link 1 (0 where the parser
+    reads none, in code), a link reference definition as many as the references that use it
+    (0 when none does: :func:`parser_reads` tells whether it is one)."""
+    from collections import Counter
+
+    from .markdown import _parse_ast, extract_links, to_lf
+
+    parts, last = [], 0
+    for i, p in sorted(enumerate(probes), key=lambda x: x[1].start):
+        parts += [body[last : p.start], _PROBE.format(i) if p.kind == "wiki" else _PROBE.format(i) + ".md"]
+        last = p.end
+    parts.append(body[last:])
+    got: Counter = Counter()
+    for ln in extract_links(_parse_ast(to_lf("".join(parts)))[0])[0]:
+        got[ln.target] += ln.count
+    return {i: got[_PROBE.format(i)] for i in range(len(probes)) if got[_PROBE.format(i)]}
+
+
+#: a link reference definition on a line (``[ref]: ../people/bo.md "Bo"``): :func:`definition_spans`
+_DEF_ONLY_RE = re.compile(r"(?P<def>^[ ]{0,3}\[(?!\^)(?P<label>[^\[\]\n]+)\]:[ \t]*(?P<url><[^<>\n]*>|[^\s<>]+))")
+
+
+def definition_spans(text: str) -> list[LinkSpan]:
+    """The link reference definitions of ``text`` (a page body) naming a page, where
+    :func:`link_spans` finds links, as spans of kind ``markdown`` (``form`` the definition as
+    written, ``[ref]: url``; ``start``/``end`` its URL's; ``label`` its label). A text scan: a
+    definition in an indented code block is found too, and one used by no reference is no link
+    (:func:`parser_link_counts`, :func:`parser_reads` tell)."""
+
+    def make(m: re.Match, pos: int) -> LinkSpan | None:
+        url = m.group("url")
+        target = _link_from_url(url)
+        if target is None:
+            return None
+        at = m.start("url") - m.start("def")
+        return LinkSpan("markdown", target, m.group("def"), pos + m.start("url"), pos + m.end("url"), url, at=at, lead=at,
+                        label=m.group("label"))
+
+    return _scan(text, _DEF_ONLY_RE, make) if "]:" in text else []
+
+
 def written_links(text: str) -> list[WrittenLink]:
     """Every wiki link, embed, markdown link and markdown image of ``text`` (a page body) that
     is not an external URL, in order, where :func:`link_spans` finds links (outside code, HTML
