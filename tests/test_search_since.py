@@ -94,3 +94,39 @@ def test_since_takes_a_month_or_a_year_as_timeline_does(db_path):
     assert [h["slug"] for h in json.loads(p.stdout)["items"]] == ["new/pilot"]
     p = gbrain_in_process("--db", str(db_path), "search", "utilities", "--since", "2026-13")
     assert p.returncode == 2 and b"since" in p.stderr
+
+
+def test_changes_until_a_month_or_a_year_takes_the_whole_of_it(db_path):
+    """`changes --until 2026-12` was the start of 1 December (December's changes left out) while
+    `timeline --until 2026-12` takes every entry of December: a month or a year as an upper bound
+    is through its end, on the CLI, call and MCP alike (a date stays `before` it: until today is
+    yesterday's changes)."""
+    from gbrain.operations.registry import _since
+
+    assert _since("2026-12", "until", end=True) == "2027-01-01" and _since("2026", "until", end=True) == "2027-01-01"
+    assert _since("2026-11", "until", end=True) == "2026-12-01" and _since("2026-12-05", "until", end=True) == "2026-12-05"
+    with Brain.open(db_path, create=True) as b:
+        for slug, at in (("dec/a", "2026-12-31T23:59:59Z"), ("dec/b", "2026-12-01T00:00:00Z"), ("nov/c", "2026-11-30T12:00:00Z"),
+                         ("jan/d", "2027-01-01T00:00:00Z")):
+            b.put(slug, f"# {slug}\n")
+            with b.transaction():
+                b.conn.execute("UPDATE history SET at = ? WHERE name = ?", (at, slug))
+
+        def names(**a):
+            return sorted(c["name"] for c in ops.run("changes", {"since": "2000", "limit": 0, **a}, brain=b))
+
+        assert names(until="2026-12") == ["dec/a", "dec/b", "nov/c"]
+        assert names(until="2026") == ["dec/a", "dec/b", "nov/c"]
+        assert names(since="2026-12", until="2026-12") == ["dec/a", "dec/b"]
+        assert names(until="2026-11") == ["nov/c"]
+        assert names(until="2026-12-01") == ["nov/c"]  # a date: before it, as documented
+        r = ops.run_tool("changes", {"since": "2026-12", "until": "2026-12"}, ops.Context(surface="mcp"), brain=b)
+        assert sorted(c["name"] for c in r["items"]) == ["dec/a", "dec/b"], r
+    p = gbrain_in_process("--db", str(db_path), "--json", "changes", "--since", "2026", "--until", "2026-12")
+    assert p.returncode == 0, p.stderr
+    assert sorted(c["name"] for c in json.loads(p.stdout)) == ["dec/a", "dec/b", "nov/c"]
+    p = gbrain_in_process("--db", str(db_path), "call", "changes", json.dumps({"since": "2026", "until": "2026"}))
+    assert p.returncode == 0, p.stderr
+    assert sorted(c["name"] for c in json.loads(p.stdout)) == ["dec/a", "dec/b", "nov/c"]
+    p = gbrain_in_process("--db", str(db_path), "changes", "--until", "2026-13")
+    assert p.returncode == 2 and b"--until" in p.stderr, p.stderr

@@ -283,7 +283,7 @@ CHANGES_AGENT_LIMIT = 20
     "import; then the operation) and writer (`by`). brain_revert undoes one.",
     [
         Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
-        Param("until", description="only changes before: the same forms as since", details="since yesterday, until today: yesterday's changes"),
+        Param("until", description="only changes before: the same forms as since", details="since yesterday, until today: yesterday's changes; a month or year: through its end (until 2026-12: December's too)"),
         Param("origin", description="only changes of this surface (cli, mcp, sync, …), MCP client or operation"),
         Param("exclude_origin", description="leave out the changes of this surface, MCP client or operation",
               details="import: the day's edits without the rows of an import, which records every page it stored"),
@@ -308,7 +308,7 @@ def _changes(b, a, ctx):
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
     rows = h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
-                     until=_since(a.get("until"), ctx.flag("until")), exclude_origin=a.get("exclude_origin"))
+                     until=_since(a.get("until"), ctx.flag("until"), end=True), exclude_origin=a.get("exclude_origin"))
     return [_compact_change(r) for r in rows] if ctx.agent else rows
 
 

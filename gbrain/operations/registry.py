@@ -1410,9 +1410,11 @@ SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", 
 
 
 
-def _since(v: str | None, name: str = "since") -> str | None:
+def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date,
-    a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`)."""
+    a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`).
+    ``end``: an upper bound (excluded), where a month or a year is through its end as timeline's
+    `until` takes it (``2026-12`` → ``2027-01-01``: `changes --until 2026-12` left December out)."""
     if not v:
         return None
     import re
@@ -1431,6 +1433,10 @@ def _since(v: str | None, name: str = "since") -> str | None:
     if ym:  # a month or a year, as timeline's `since` takes them: from its first day (UTC)
         if ym[2] and not 1 <= int(ym[2]) <= 12:
             raise BadInput(f"{name} {v!r} is no month (01-12)")
+        if end:  # the first day after it
+            y, mo = int(ym[1]), int(ym[2] or 12) + 1
+            y, mo = (y + 1, 1) if mo > 12 else (y, mo)
+            return f"{y:04}-{mo:02}-01" if y <= 9999 else "9999-12-31T99"  # (text above every time of 9999)
         return f"{ym[1]}-{ym[2] or '01'}-01"
     iso = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?", s)
     if iso:  # a time as `changes --json` prints it too; compared as text with the stored UTC times
