@@ -57,6 +57,31 @@ def test_append_to_a_page_of_bare_cr_line_ends_keeps_them(db_path):
         assert [e.summary for e in b.parse_text(b.get_text("c"), "c.md").timeline_entries] == ["y"]
 
 
+def test_a_tagged_bare_cr_page_keeps_its_body_line_ends(db_path):
+    """Tagging a bare-CR page gives it a frontmatter block of LF lines (split_frontmatter reads no
+    CR fences); Page.newline then said LF for the whole page, and timeline-add joined its
+    ``Text.\r`` with ``\n``: ``Text.\r\n---`` is one line end, so ``Text.`` became a setext
+    heading over the separator (the page model listed it as a heading). The body's own line end
+    joins the body."""
+    from gbrain.page.markdown import parse_page
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "# A\r\rText.\r")
+        ops.run("tag", {"slug": "a", "tag": "t1"}, brain=b)
+        assert b.get_text("a") == "---\ntags:\n- t1\n---\n# A\r\rText.\r"
+        assert parse_page(b.get_text("a"), "a.md").newline == "\r"
+        ops.run("timeline-add", {"slug": "a", "date": "2026-02-02", "summary": "two"}, brain=b)
+        ops.run("put", {"slug": "a", "append": "More."}, brain=b)
+        text = b.get_text("a")
+        assert text == "---\ntags:\n- t1\n---\n# A\r\rText.\r\rMore.\r\r---\r\r- **2026-02-02** | two\r", repr(text)
+        assert "\r\n" not in text and b.parse_text(text, "a.md").headings == ["A"]
+    # a body whose last line ends in a bare CR is joined with one, an LF body with LF, CRLF as before
+    assert parse_page("# A\nb\r", "a.md").newline == "\r"
+    assert parse_page("---\nx: 1\n---\nb\n", "a.md").newline == "\n"
+    assert parse_page("---\r\nx: 1\r\n---\r\nb\n", "a.md").newline == "\r\n"
+    assert parse_page("# A", "a.md").newline == "\n"
+
+
 def test_append_into_an_unclosed_obsidian_comment_is_refused(db_path):
     """A compiled truth ending inside a ``%%`` comment left open (Obsidian hides the rest of the
     note; the page model reads no link there) took the appended paragraph into it: refused, exit

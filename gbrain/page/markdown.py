@@ -496,10 +496,14 @@ class Page:
 
     @property
     def newline(self) -> str:
-        """The page's line ending: CRLF when the text uses it, else a bare CR when its lines end
-        so and no line ends in LF (classic Mac OS), else LF."""
+        """The page's line ending: CRLF when the text uses it, else a bare CR when the body's last
+        line ends so (classic Mac OS; a frontmatter block gbrain made for such a page is LF: an LF
+        joined after its ``\r`` made one CRLF line end, ``Text.\r\n---`` a setext heading), else LF."""
         text = self.render()
-        return "\r\n" if "\r\n" in text else "\r" if "\r" in text and "\n" not in text else "\n"
+        if "\r\n" in text:
+            return "\r\n"
+        body = self.compiled_truth + self.separator + self.timeline
+        return "\r" if body.rfind("\r") > body.rfind("\n") else "\n"
 
 
 # ---------------------------------------------------------------------------
