@@ -218,6 +218,24 @@ def test_a_move_onto_another_spelling_of_a_page_s_name_is_refused(db_path):
         assert r["slug"] == "people/ana_lima"
 
 
+def test_a_move_onto_another_spelling_of_its_own_name_renames_it(db_path):
+    """The twin refusal (exit 2) is for another page's name: fixing the capitalisation, accents'
+    Unicode form or separators of a page's own name moves it (exit 0), also where another page
+    is already a separator twin of the page (people/ana_lima beside people/ana-lima)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", "# Ana\n")
+        b.put("people/zoë-kim", "# Zoë Kim\n")
+        b.put("people/ana-lima", "# Ana Lima\n")
+        ops.run("put", {"slug": "people/ana_lima", "content": "# Ana L\n", "if_hash": ""}, brain=b)
+    for old, new in (("people/ana", "people/Ana"), ("people/Ana", "People/ANA"), ("people/zoë-kim", unicodedata.normalize("NFD", "people/Zoë-Kim")),
+                     ("people/ana-lima", "people/Ana-Lima")):
+        out = gbrain_in_process("--db", str(db_path), "--json", "move", old, new)
+        assert out.returncode == 0, (old, new, out.stderr)
+        assert json.loads(out.stdout)["slug"] == unicodedata.normalize("NFC", new)
+    with Brain.open(db_path) as b:
+        assert sorted(r[0] for r in b.conn.execute("SELECT slug FROM pages")) == ["People/ANA", "people/Ana-Lima", "people/Zoë-Kim", "people/ana_lima"]
+
+
 def test_a_canvas_or_nav_file_that_named_the_page_is_said_not_silently_left_dead(db_path):
     """gbrain never rewrites a canvas or a nav file; a move of a page one lists by path left it
     pointing at nothing while `relinked` was empty and nothing said so (review48): the answer
