@@ -93,6 +93,20 @@ def test_a_crlf_page_keeps_its_bytes(brain):
     assert r["content"] == section_of("## Install\n", "## Use: links").replace("\n", "\r\n")
 
 
+def test_a_bare_cr_page_reads_its_sections(brain):
+    """A page whose lines end in a bare ``\\r`` (classic Mac OS; the page model reads its
+    headings): the section reader took its lines for one (a setext heading's text was
+    ``Setext Heading\\r----``, ``Install`` found nothing or the wrong span), and the lines counted
+    ``\\n`` alone."""
+    body = GUIDE[GUIDE.index("# Guide"):]  # (a frontmatter block fenced with bare CRs is none: split_frontmatter)
+    brain.put("mac", body.replace("\n", "\r"))
+    assert get(brain, slug="mac", section="Install")["content"] == section_of("## Install\n", "## Use: links").replace("\n", "\r")
+    r = get(brain, slug="mac", section="Setext Heading")
+    assert r["content"] == section_of("Setext Heading\n", None).replace("\n", "\r") and r["section"]["heading"] == "Setext Heading"
+    assert r["section"]["lines"] == [body.count("\n", 0, body.index("Setext Heading")) + 1, body.count("\n")]
+    assert get(brain, slug="mac", section="^li")["content"] == "- one ^li\r  - under one\r"
+
+
 def test_a_missing_heading_or_block_is_bad_input_naming_them(brain):
     with pytest.raises(BadInput) as e:
         get(brain, slug="Guide", section="Uninstall")

@@ -248,8 +248,9 @@ def _section(out: dict, a: dict, ctx) -> dict:
         start = offset
     end = part_end(text[:found.end], start, cap)
     res = {k: out[k] for k in ("slug", "title", "type", "note") if k in out}
+    lf = sections.lf_view(text)  # (a bare-CR page's lines counted too)
     res.update(content=text[start:end], section={"block" if found.kind == "block" else "heading": found.name,
-                                                 "lines": [text.count("\n", 0, found.start) + 1, text.count("\n", 0, max(found.start, found.end - 1)) + 1]},
+                                                 "lines": [lf.count("\n", 0, found.start) + 1, lf.count("\n", 0, max(found.start, found.end - 1)) + 1]},
                offset=start, total_chars=len(text), truncated=end < found.end, next_offset=end if end < found.end else None)
     if out.get("content_hash"):  # the page's hash in a part token: a partial put takes it, a whole one is refused
         res["content_hash"] = part_token(start, end, out["content_hash"])

@@ -86,11 +86,21 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
+def lf_view(text: str) -> str:
+    """``text`` with each bare ``\\r`` line end (classic Mac OS) as ``\\n``: the same length, so
+    every offset holds (``\\r\\n`` stays; the page model reads all three as line ends)."""
+    return _BARE_CR.sub("\n", text) if "\r" in text else text
+
+
+_BARE_CR = re.compile(r"\r(?!\n)")
+
+
 def _body(text: str) -> tuple[int, str]:
-    """Where the body of the page text ``text`` starts (after a BOM and the frontmatter), and the body."""
+    """Where the body of the page text ``text`` starts (after a BOM and the frontmatter), and the
+    body (its bare ``\\r`` line ends as ``\\n``: :func:`lf_view`)."""
     bom = 1 if text.startswith(BOM) else 0
     fm, body, _w = split_frontmatter(text[bom:])
-    return bom + len(fm), body
+    return bom + len(fm), lf_view(body)
 
 
 @functools.lru_cache(maxsize=2)  # find, then headings or block_ids for a miss's message: one parse
@@ -330,6 +340,8 @@ def _block(text: str, bid: str) -> Section | None:
     if m_at is None:
         return None
     p = _parse(text)
+    base, body = _body(text)
+    text = text[:base] + body  # (its lines as the parse read them)
     holding = [b for b in p.blocks if b[0] <= m_at < b[1]]
     item = [b for b in holding if b[2] == "Item"]
     leaf = [b for b in holding if b[2] in ("Paragraph", "Heading")]
