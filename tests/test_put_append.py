@@ -102,6 +102,19 @@ def test_append_into_an_unclosed_obsidian_comment_is_refused(db_path):
         assert [ln.target for ln in b.parse_text(b.get_text("ok"), "ok.md").links] == ["Bo"]
 
 
+def test_a_link_into_an_unclosed_obsidian_comment_says_the_comment(db_path):
+    """`link` onto a page ending inside an open ``%%`` comment is refused (the link line would be
+    hidden); its message named fences and frontmatter only, not the comment that hid it."""
+    from gbrain.errors import Conflict
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("p", "# P\n\nText %% draft\n")
+        b.put("q", "# Q\n")
+        with pytest.raises(Conflict, match="%% comment"):
+            ops.run("link", {"from": "p", "to": "q"}, brain=b)
+        assert b.get_text("p") == "# P\n\nText %% draft\n"
+
+
 def test_append_refuses_a_rule_line_no_page_and_content(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("people/ana", PAGE)

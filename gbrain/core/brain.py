@@ -1360,7 +1360,7 @@ class Brain:
         if not ok:
             raise Conflict(
                 f"{row['slug']}: the {what} would not be recognised in this page's markdown (an unclosed code fence, "
-                "a '---' line read as frontmatter, or timeline_split=heading without a '## Timeline' heading); "
+                "<!-- or %% comment, a '---' line read as frontmatter, or timeline_split=heading without a '## Timeline' heading); "
                 "nothing was written. Edit the page with `gbrain get` / `gbrain put`."
             )
         return self.save_page(row["path"], new_text, page=new)

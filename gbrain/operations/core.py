@@ -1004,7 +1004,7 @@ def _put_part(b, a, ctx, parts: list[str]):
             added = sum(1 for ln in lines.split("\n") if is_timeline_line(ln))
             if len(b.parse_text(text, page.path).timeline_entries) < len(base.timeline_entries) + added:
                 raise Conflict(f"{slug}: the timeline lines would not be recognised in this page's markdown (an unclosed code fence, "
-                               "or a '---' line read as frontmatter); nothing was written. Edit the page with `gbrain get` / `gbrain put`.")
+                               "<!-- or %% comment, or a '---' line read as frontmatter); nothing was written. Edit the page with `gbrain get` / `gbrain put`.")
         if skipped:
             out = b.put(row["slug"] if row else slug, text).as_dict()
             what = "this entry" if skipped == 1 else f"these {skipped} entries"
