@@ -142,7 +142,7 @@ from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYT
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, keep_beside, read_failure, GONE_WHILE_READ, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import DB_COPY, db_copy_of, db_rels, synced_by, YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, keep_beside, read_failure, GONE_WHILE_READ, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -500,7 +500,9 @@ class SyncEngine:
         self.spec: pathspec.PathSpec | None = None
         self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
         self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
+        self.excl_copies: frozenset[str] = frozenset()  # their paths in the root, whose conflict copies are theirs too (scan.db_copy_of)
         self._dir_cache: dict[str, set[str] | None] = {}
+        self._said_synced_db = False  # the warning of a database inside a folder a file-sync tool syncs was given
         #: every stored hash of a round that found the whole brain as recorded (:meth:`_unchanged`), for its report
         self._settled: dict[str, str] | None = None
         #: trash the notes of a folder whose markdown all vanished (a person said so)
@@ -593,6 +595,15 @@ class SyncEngine:
         root_real = os.path.realpath(str(self.root))
         # only pay for realpath checks when the database sits inside the folder
         self.excl = db_excludes(self.brain.path) if db_real.startswith(root_real + os.sep) else set()
+        self.excl_copies = db_rels(self.root, self.excl)
+        if self.excl and not self._said_synced_db:
+            self._said_synced_db = True
+            tool = synced_by(self.root)
+            if tool:  # trial 52: the tool copied brain.db and its -wal between machines mid-write
+                self._warn(f"the brain database {self.brain.path} is inside {self.root}, which {tool[0]} syncs ({tool[1]}): it copies the "
+                           f"database and its -wal between machines while they are written, replacing a brain in use (watch stops) and making "
+                           f"conflict copies of it; keep the database outside the synced folder (`--db` a path outside it) and let each "
+                           f"machine's watch import the notes")
 
     def _adopt_unnamed(self) -> None:
         """A Postgres brain bound before clients existed (or copied from SQLite) has one unnamed
@@ -757,6 +768,8 @@ class SyncEngine:
             return "version control folder"
         if is_temp_name(parts[-1]):
             return "editor temp file"
+        if self.excl_copies and db_copy_of(rel, self.excl_copies):
+            return DB_COPY
         if self.spec is not None:
             trees = getattr(self.spec, "worktrees", ())
             if self.spec.match_file(rel):
@@ -817,6 +830,8 @@ class SyncEngine:
             return None, NOT_REGULAR
         if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
             return None, "the brain database"
+        if self.excl_copies and db_copy_of(rel, self.excl_copies):
+            return None, DB_COPY
         return DiskFile(rel, st.st_size, change_stamp(st), fid=file_id(st)), None
 
     def walk(self, reldir: str) -> tuple[list[DiskFile], list[tuple[str, str]], list[str]]:
@@ -829,7 +844,7 @@ class SyncEngine:
         try:
             if stat.S_ISLNK(os.lstat(top).st_mode):
                 return [], [(reldir, NOT_FOLLOWED)], []
-            w = walk_tree(str(self.root), reldir + "/" if reldir else "", self.ignored, self._excl_ids(), report_ignored=False, ordered=False)
+            w = walk_tree(str(self.root), reldir + "/" if reldir else "", self.ignored, self._excl_ids(), excl_copies=self.excl_copies, report_ignored=False, ordered=False)
         except FileNotFoundError:
             return [], [], []
         except OSError:
@@ -846,7 +861,7 @@ class SyncEngine:
         as sets; ``Scan.files`` stays empty. gbrain's own temp files seen are kept in
         ``self.leftover_temps``. Raises ``FileNotFoundError`` / ``PermissionError`` for an
         unusable root."""
-        w = walk_tree(str(self.root), "", self.ignored, self._excl_ids(), ordered=False)
+        w = walk_tree(str(self.root), "", self.ignored, self._excl_ids(), excl_copies=self.excl_copies, ordered=False)
         self.leftover_temps = w.temps
         return Scan(root=self.root, stats=w.files, skipped=w.reported())
 

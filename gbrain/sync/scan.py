@@ -470,6 +470,7 @@ def walk_tree(
     ordered: bool = True,
     sizes: bool = True,
     excl_names: set[str] | frozenset[str] = frozenset(),
+    excl_copies: set[str] | frozenset[str] = frozenset(),
 ) -> TreeWalk:
     """Walk the folder ``reldir`` (``""`` or ``"a/b/"``) of the tree at absolute path ``root``
     under the brain's rules: the one walk behind :func:`scan_tree` (import, export, verify) and
@@ -478,7 +479,9 @@ def walk_tree(
     Left out silently: VCS folders (:data:`VCS_DIRS`, and a ``.git`` file: a linked worktree's
     or submodule's ``gitdir:`` pointer), temp and swap files
     (:func:`is_temp_name`; gbrain's own are listed in ``temps``), the files whose
-    ``(st_dev, st_ino)`` is in ``excl`` (the database and its -wal/-shm), a file that vanished
+    ``(st_dev, st_ino)`` is in ``excl`` (the database and its -wal/-shm), a file-sync tool's
+    conflict copy of one of them (``excl_copies``: their paths relative to ``root``,
+    :func:`db_copy_of`), a file that vanished
     before its stat. Left out and listed in ``skipped``: names that are not valid UTF-8,
     symlinks (never followed), non-regular files, files that cannot be stat-ed, and what
     ``ignored`` (a matcher of relative paths, a folder's ending in ``/``) matches unless
@@ -554,6 +557,8 @@ def walk_tree(
                 continue
             if name in VCS_DIRS and entry.is_file(follow_symlinks=False):
                 continue  # a `.git` file: a linked worktree's or submodule's pointer to its git dir
+            if excl_copies and db_copy_of(rel, excl_copies):
+                continue
             if not name.isascii() and undecodable(name):
                 skipped.append((escaped(rel), NOT_UTF8))
                 continue
@@ -601,6 +606,57 @@ def walk_tree(
     return out
 
 
+#: why a conflict copy of the database's own files is no part of the brain (:func:`db_copy_of`)
+DB_COPY = "a conflict copy of the brain database"
+
+
+def db_rels(root: str | os.PathLike, paths) -> frozenset[str]:
+    """The paths relative to ``root`` (``/``-separated) of those of ``paths`` (absolute: the
+    database's files, :func:`db_excludes`) that lie inside it, for :func:`db_copy_of`."""
+    top = os.path.join(os.path.realpath(str(root)), "")
+    return frozenset(os.path.relpath(p, top).replace(os.sep, "/") for p in paths or () if str(p).startswith(top))
+
+
+def db_copy_of(rel: str, db_paths) -> bool:
+    """Whether ``rel`` is a file-sync tool's (or gbrain's) conflict copy of one of the database's
+    own files ``db_paths`` (relative, :func:`db_rels`): ``brain.sync-conflict-…-DEVICE.db-wal``,
+    ``brain (conflicted copy 2026-12-05).db``, which Syncthing or Dropbox make of a brain.db kept
+    inside the folder it syncs (trial 52). A database's file, never a note."""
+    if "onflict" not in rel:
+        return False
+    from ..page.slugs import copy_original
+
+    return copy_original(rel) in db_paths
+
+
+#: the marks of a folder a file-sync tool syncs, in the folder or a folder above it (name, the
+#: tool): Syncthing's folder marker, Dropbox's, Nextcloud's and ownCloud's sync journals
+SYNC_TOOL_MARKS = ((".stfolder", "Syncthing"), (".dropbox", "Dropbox"), (".dropbox.cache", "Dropbox"),
+                   (".sync_*.db", "Nextcloud"), ("._sync_*.db", "ownCloud"), (".csync_journal.db", "ownCloud"))
+
+
+def synced_by(folder: str | os.PathLike) -> tuple[str, str] | None:
+    """``(tool, marker path)`` when a file-sync tool syncs ``folder``: one of
+    :data:`SYNC_TOOL_MARKS` in it or a folder above it (the nearest), else None. A few
+    listings (one per folder up to the file system's root)."""
+    import fnmatch
+
+    d = os.path.realpath(str(folder))
+    while True:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            names = []
+        for mark, tool in SYNC_TOOL_MARKS:
+            hit = next((n for n in names if fnmatch.fnmatchcase(n, mark)), None)
+            if hit:
+                return tool, os.path.join(d, hit)
+        up = os.path.dirname(d)
+        if up == d:
+            return None
+        d = up
+
+
 def excluded_ids(paths) -> set[tuple[int, int]]:
     """``(st_dev, st_ino)`` of those of ``paths`` that exist (files matched by identity, which is
     cheaper than resolving every path of a walk)."""
@@ -632,7 +688,8 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
     if not rootp.is_dir():
         raise NotADirectoryError(f"not a directory: {rootp}")
     names = {os.path.basename(p) for p in exclude_abs} if exclude_abs and not sizes else frozenset()
-    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs), sizes=sizes, excl_names=names, ordered=ordered)
+    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs), sizes=sizes, excl_names=names, ordered=ordered,
+                  excl_copies=db_rels(rootp, exclude_abs))
     prefix = os.path.join(str(rootp), "")  # os.path.join(root, rel) for every relative rel
     return Scan(
         root=rootp,
