@@ -392,6 +392,28 @@ def test_a_brain_file_deleted_or_replaced_under_watch_stops_it_with_an_error(bra
     assert (brain_tree / "after.md").exists()
 
 
+@pytest.mark.engine_free
+def test_a_brain_file_inside_a_syncthing_folder_warns_and_its_replacement_names_the_tool(brain_tree, tmp_path):
+    """Trial 52: brain.db kept inside the vault Syncthing syncs between two laptops: the tool put
+    the other laptop's brain.db over this one's within a minute. Watch warns at its start and,
+    when the file is replaced, says the tool did it and to keep the database outside."""
+    (brain_tree / ".stfolder").mkdir()
+    db = brain_tree / "brain.db"
+    w = Watch(brain_tree, db)
+    try:
+        assert w.saw("which Syncthing syncs"), "\n".join(w.lines)
+        shutil.copy(db, tmp_path / "other.db")
+        os.replace(tmp_path / "other.db", db)
+        (brain_tree / "after.md").write_text("# After\n\nwritten once the brain file was replaced\n")
+        wait_for(lambda: w.p.poll() is not None, "watch to stop")
+        w._t.join(timeout=5)
+    finally:
+        w.kill()
+    assert w.p.returncode == 1, "\n".join(w.lines)
+    stopped = [line for line in w.lines if "was deleted or replaced while watch ran" in line]
+    assert stopped and "Syncthing" in stopped[0] and "outside the synced folder" in stopped[0], "\n".join(w.lines)
+
+
 def test_watch_once_equals_sync(brain_tree, run):
     r = run("watch", str(brain_tree), "--once", "--json")
     assert r.returncode == 0, r.stderr

@@ -80,7 +80,7 @@ from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -1088,6 +1088,12 @@ class Watcher:
         it says `→ db` (trial 36). Checked with the folder (every :data:`ROOT_CHECK_S`) and on
         each tick that brought events, before their round."""
         if self._db_id is not None and self._brain_file_id() != self._db_id:
+            tool = synced_by(self.engine.root) if self.engine.excl else None
+            if tool:  # trial 52: the file-sync tool put the other machine's brain.db over this one
+                raise SyncError(f"the brain file {self.brain.path} was deleted or replaced while watch ran; watch stopped "
+                                f"(its writes would have gone to a file no path names): it lies inside {self.engine.root}, which {tool[0]} "
+                                f"syncs ({tool[1]}), and the tool copies it between machines; the notes are as they were: start watch "
+                                f"again with the database outside the synced folder (`--db` a new path outside it: its first sync takes the notes in)")
             raise SyncError(f"the brain file {self.brain.path} was deleted or replaced while watch ran; watch stopped "
                             f"(its writes would have gone to a file no path names); the notes in {self.engine.root} are as they were: "
                             f"start watch again (a new brain takes them in with its first sync)")
