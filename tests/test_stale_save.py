@@ -193,6 +193,28 @@ def test_a_save_adding_lines_next_to_a_line_gbrain_only_cut_is_an_edit_of_the_ne
 
 
 @pytest.mark.engine_free
+def test_a_line_a_stale_save_holds_as_gbrains_newest_write_added_it_is_no_sign_it_saw_that_write():
+    """Review of the stale-save rule (hypothesis with repeated short lines): an agent wrote a line,
+    then a second write added only a heading (or moved a short line); the person's buffer, older
+    than both, held or typed that very heading. The edit rule took the identical line for an edit
+    of the heading gbrain added (alike 1.0), so the save counted as having seen the newest write,
+    the file won, and the first write's line left the page unsaid (history only). A line held as
+    it is is no edit: whether it shows the write was seen is the telling rule's to say (a heading,
+    a short line: typed alike in a stale buffer too)."""
+    v0 = b"# Ana\n\nAna runs Acme.\n"
+    v1 = v0 + b"\nAna signed the term sheet on Monday.\n"
+    v2 = v1 + b"\n## Next steps\n"
+    v = stale_view(v0 + b"\n## Next steps\n- book flights\n", v2, [v1, v0])
+    assert v is not None and (v.merged is None or b"term sheet" in v.merged and b"book flights" in v.merged), v
+    # a write that only moved a short line the stale buffer holds where it was
+    v0 = b"- [ ] todo\nline one of the note here\n"
+    v1 = b"Agent: Ana signed the term sheet on Monday.\nline one of the note here\n"
+    v2 = b"- [ ] todo\n" + v1
+    v = stale_view(v0 + b"typed by the person\n", v2, [v1, v0])
+    assert v is not None and (v.merged is None or b"term sheet" in v.merged and b"typed by the person" in v.merged), v
+
+
+@pytest.mark.engine_free
 def test_a_stale_line_that_begins_with_a_new_line_of_gbrains_is_still_a_stale_save():
     """The agent logged a call (a new timeline line) and wrote a paragraph; the person, in a stale
     buffer, logged the same call in more words: their line begins with the whole of the agent's.

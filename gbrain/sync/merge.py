@@ -123,8 +123,8 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
         for ln in r:
             mine = ln.strip()
-            if not mine or mine in earlier:
-                continue
+            if not mine or mine in earlier or mine in wrote:
+                continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`_telling`)
             to_write, w = max((alike(mine, w), w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
