@@ -851,17 +851,20 @@ def _late_save_base(eng, tree, old: str, save: bytes, monkeypatch, score):
 
 def test_a_late_saves_base_among_the_old_names_versions_is_the_older_on_a_tie_and_the_saved_text_itself(synced, monkeypatch):
     """The pick of the version a late save at a renamed page's old name was based on, among the
-    old name's versions (newest first): on equal scores the older wins (an older base only
-    merges more), and a version equal to the save stops the look there (an older version scoring
-    as much is not taken)."""
+    old name's versions (newest first, back to this folder's last save of it: the first text
+    here, the later two written through gbrain): on equal scores the older wins (an older base
+    only merges more), and a version equal to the save stops the look there (an older version
+    scoring as much is not taken)."""
     brain, eng, tree = synced
     old = "notes/tie.md"
     (tree / "notes").mkdir(exist_ok=True)
     (tree / "notes" / "other.md").write_bytes(b"# Other\n")
     texts = [b"# Tie\n\nversion %d\n" % k for k in range(3)]
-    for t in texts:
-        (tree / old).write_bytes(t)
-        assert eng.sync()["exit_code"] == 0
+    (tree / old).write_bytes(texts[0])
+    assert eng.sync()["exit_code"] == 0
+    for t in texts[1:]:
+        brain.put("notes/tie", t.decode())
+        assert eng.sync()["exit_code"] == 0 and (tree / old).read_bytes() == t
     brain.move_page("notes/tie", "archive/tie")
     sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
     hit = _late_save_base(eng, tree, old, b"# Tie\n\nversion 2\nmore\n", monkeypatch, lambda t: 0.9)
@@ -899,3 +902,40 @@ def test_a_late_saves_base_among_the_renamed_pages_versions_is_one_this_folders_
     hit = _late_save_base(eng, tree, old, edits[1] + b"saved\n", monkeypatch,
                           lambda t: {edits[1].decode(): 0.95, edits[0].decode(): 0.9}.get(t, 0.5 if t == first.decode() else 1.0))
     assert hit is not None and hit[:2] == (new, sha(edits[1]))
+
+
+def test_a_new_note_from_a_template_at_a_renamed_pages_old_name_never_follows_the_rename(synced):
+    """Review of eef42c2 (a late save holding a version whole follows the rename): a note made
+    from a template (its frontmatter line tells, 16 characters and no heading) was saved bare,
+    then filled in; an agent filed it under another name; the person made the next note at the
+    same name from the same template. It holds the bare template, the old name's first version,
+    whole, so it was taken for a late save of the filed note and replaced it (the filed meeting a
+    conflict copy, the new note gone from its path); its bare first save, equal to that version,
+    followed the rename too (the likeness rule). An editor's buffer holds what the file last held
+    (the old name's versions back to this folder's last save of it), never an older version."""
+    brain, eng, tree = synced
+    old = "inbox/untitled.md"
+    (tree / "inbox").mkdir(exist_ok=True)
+    (tree / "inbox" / "keep.md").write_bytes(b"# Keep\n")
+    template = b"---\ntype: meeting-note\n---\n# Meeting\n\n## Attendees\n\n## Notes\n"
+    (tree / old).write_bytes(template)
+    assert eng.sync()["exit_code"] == 0
+    first = template.replace(b"## Attendees\n", b"## Attendees\n- Ana\n- Bruno\n") + b"- Q3 plan approved by the board\n- Bruno to send the deck\n"
+    (tree / old).write_bytes(first)
+    assert eng.sync()["exit_code"] == 0
+    brain.move_page("inbox/untitled", "meetings/q3-kickoff")
+    assert eng.sync()["exit_code"] == 0
+    assert not (tree / old).exists() and (tree / "meetings" / "q3-kickoff.md").read_bytes() == first
+    (tree / old).write_bytes(template)  # the template plugin's first save (the likeness rule: 1.0)
+    out = eng.reconcile(paths={old})
+    assert (tree / old).read_bytes() == template, ((tree / "meetings" / "q3-kickoff.md").read_text(), out.warnings)
+    second = template.replace(b"## Attendees\n", b"## Attendees\n- Carol\n- Dan\n- Eve\n") + (
+        b"- hiring plan for the support team\n- open two roles in January\n- Carol writes the job posts\n- budget from the ops line\n")
+    (tree / old).write_bytes(second)
+    out = eng.reconcile(paths={old})
+    assert (tree / old).exists(), ((tree / "meetings" / "q3-kickoff.md").read_text(), out.warnings, out.conflicts)
+    assert (tree / old).read_bytes() == second, out.warnings
+    assert (tree / "meetings" / "q3-kickoff.md").read_bytes() == first
+    assert render_row(brain.page_row("inbox/untitled")).encode() == second
+    assert render_row(brain.page_row("meetings/q3-kickoff")).encode() == first
+    assert eng.sync()["exit_code"] == 0

@@ -3272,12 +3272,12 @@ class SyncEngine:
             return None
         writer = "h.writer" if has_writer(self.conn) else "''"
         rows = self.conn.execute(
-            f"SELECT h.op, h.detail, h.body_id, h.at, h.client, b.hash, {writer}, h.surface "
+            f"SELECT h.op, h.detail, h.body_id, h.at, h.client, b.hash, {writer}, h.surface, h.operation "
             "FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 1)).fetchall()
         if not rows:
             return None
-        op, detail, body_id, at, client, _, who, surface = rows[0]
+        op, detail, body_id, at, client, _, who, surface, _oper = rows[0]
         if op != "move" or body_id is not None or not (detail or "").startswith("to "):
             return None
         if (client or "") == self.client and surface in ("sync", "watch", "import"):
@@ -3318,13 +3318,16 @@ class SyncEngine:
             best, best_score = hx, score
             return old
 
-        for _op, _d, bid, _at, _c, hx, _w, _s in rows[1:]:
+        for _op, _d, bid, _at, cl, hx, _w, surf, oper in rows[1:]:
             if bid is None:
                 break  # a deletion or an earlier move: the file did not hold what came before
-            if hx in seen:
-                continue
-            if weigh(bid, hx, olds) == text:
+            if hx not in seen and weigh(bid, hx, olds) == text:
                 break  # the saved text itself
+            if _from_file(surf or "", oper or "", cl or "", self.client):
+                # this folder's last save of the note: an editor's buffer holds it or what gbrain
+                # wrote over it since, never an older version (a note's first, bare template, save:
+                # the next note made from that template at the name holds it whole; review of eef42c2)
+                break
         if best is None:
             # the renamed page's versions since the rename that came from this folder's file: an
             # edit this folder made before the rename arrived followed it there
