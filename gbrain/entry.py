@@ -211,6 +211,14 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
 
     db_path = resolve_db_path(_STATE["db"])
     new_db = o.db == "create" and not db_path.exists()
+    said_new: list[bool] = []
+
+    def say_new() -> None:  # once, as soon as the brain is open (a `watch` runs for hours)
+        if new_db and not said_new and db_path.exists() and o.name != "init":
+            said_new.append(True)
+            _err(f"note: created a new brain at {db_path}")
+
+    ctx.on_open = say_new
     try:
         # the note and text renderers read the arguments as the handler gets them (``"3"`` → 3,
         # defaults filled), never as given; a cursor is call/pipe's paging (ops.run_tool)
@@ -237,8 +245,7 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         fail(f"internal error: {type(e).__name__}: {e}", 1, as_json, kind="internal")
     if prog:
         prog.stop()
-    if new_db and db_path.exists() and o.name != "init":
-        _err(f"note: created a new brain at {db_path}")
+    say_new()
     for key in ("warnings", "notes") if not as_json and isinstance(result, dict) else ():
         # a write's warnings (YAML that does not load, …) and query's notes (no embeddings, …) are
         # for the person, on stderr: stdout holds the result alone (`created notes/x`); --json

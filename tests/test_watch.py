@@ -1040,3 +1040,18 @@ def test_a_saved_sidecar_that_is_not_json_warns_once_per_save(watch, brain, brai
     settle(brain, brain_tree)
     assert sum("not valid JSON" in x for x in w.lines) == 2, w.lines
     stop_ok(w)
+
+
+@pytest.mark.engine_free
+def test_a_new_brain_is_said_when_watch_starts(brain_tree, tmp_path):
+    """Trial 52: `watch` on a database path that did not exist said `note: created a new brain at …`
+    only when it exited (25 minutes later): the person learns it when it can still matter, at start."""
+    db = tmp_path / "new" / "brain.db"
+    db.parent.mkdir()
+    w = Watch(brain_tree, db)
+    try:
+        assert w.saw("note: created a new brain at"), w.lines  # before `watching …`: Watch waited for that line
+        w.stop()
+        assert sum("created a new brain" in line for line in w.lines) == 1, w.lines
+    finally:
+        w.kill()

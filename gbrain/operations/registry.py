@@ -123,6 +123,9 @@ class Context:
     db: str | None = None
     on_progress: Callable[[int, int], None] | None = None
     on_warning: Callable[[str], None] | None = None
+    #: called once the handler's brain is open, before the handler runs (the CLI says a brain it
+    #: just created then, not when a long `watch` ends)
+    on_open: Callable[[], None] | None = None
     progress_label: Callable[[str], None] | None = None
     #: who is calling, recorded with every version written (cli, mcp, pipe, call; see storage/origin.py)
     surface: str | None = None
@@ -833,6 +836,8 @@ def _run_checked(o: Operation, a: dict, ctx: Context, brain: Brain | None) -> An
             if not (o.waits_for_space and _full_at_open(e, ctx.db)):
                 raise
             opened = Brain.offline(ctx.db, str(e))
+        if ctx.on_open is not None:
+            ctx.on_open()
         with opened as b:
             return _guarded(o, b, a, ctx)
 
