@@ -2,7 +2,8 @@
 names the page titled "Zoë Kim" and "Lukasz Nowak" the page "Łukasz Nowak" (the exact-name bonus,
 at :data:`~gbrain.search.keyword.PLURAL_EXACT_SHARE` of it: a page named as typed comes first),
 by its title, file name, aliases and H1 name, through the indexed folded keys of ``name_folds``
-(``slugs.fold_name``: NFKD without marks, ``fold_letters``, casefold; SQLite v56, Postgres v60).
+(``slugs.fold_name``: NFKC without its accents, ``drop_accents``, since v67 / v72 no other mark, ``fold_letters``,
+casefold; SQLite v56, Postgres v60).
 The put's accent-twin check reads the same keys. Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
@@ -360,3 +361,85 @@ def test_only_letters_typed_take_the_folds_bonus(tmp_path, db_path):
         assert slugs(b, "Café Racer")[0] == "cafes/Cafe Racer"
         assert slugs(b, "Mærsk José")[:2] == ["people/mj1", "orgs/mjf"]
         assert slugs(b, "Mærsk")[0] != "companies/Maersk"
+
+
+# the fold drops accents only (SQLite v67 / Postgres v72): a mark that makes another letter or
+# sound stays. Before, NFKD without every combining mark made ガンダム nearly the exact name of a
+# page titled カンタム (a different word), Айда of Аида (й is a letter, not и with an accent)
+SCRIPTS = {
+    "companies/カンタム.md": "# カンタム\n\nカンタムは大阪の精密部品メーカー。\n",
+    "notes/robot-show.md": "# ロボット展\n\n横浜でガンダムの模型を見た。ガンダムは高い。\n",
+    "topics/パン.md": "# パン\n\nパンは小麦粉で作る。\n",
+    "topics/バン.md": "# バン\n\n社用車のバン。\n",
+    "notes/bakery.md": "# 週末のパン屋\n\n駅前のパン屋。パンを三つ買った。\n",
+    "topics/Аида.md": "# Аида\n\nОпера Верди.\n",
+    "people/Айда.md": "# Айда\n\nДизайнер из Баку.\n",
+    "notes/opera.md": "# Вечер в опере\n\nАида в третьем акте. Аида и Радамес.\n",
+    "people/Андрей.md": "# Андрей\n\nРазработчик.\n",
+    "people/Алёна Петрова.md": "# Алёна Петрова\n\nБухгалтер.\n",
+    "people/José Martínez.md": "# José Martínez\n\nLisbon office.\n",
+    "places/Αθήνα.md": "# Αθήνα\n\nΗ πρωτεύουσα.\n",
+    "ar/إنشاء قاعدة بيانات.md": "# إنشاء قاعدة بيانات\n\nخطوات.\n",
+    "he/שָׁלוֹם.md": "# שָׁלוֹם\n\nמילה.\n",
+}
+
+
+@pytest.mark.engine_free
+def test_the_fold_drops_accents_not_letters():
+    # Japanese voicing marks (dakuten, handakuten: NFD カ + U+3099) make other kana
+    assert fold_title_key("ガンダム") != fold_title_key("カンタム") and fold_title_key("パン") != fold_title_key("ハン")
+    assert fold_title_key("ｶﾞﾝﾀﾞﾑ") == fold_title_key("ガンダム") == "ガンダム"  # (half-width: NFKC)
+    # Cyrillic: й ї ў are letters (NFD и + U+0306, і + U+0308); ё is written е, a stress mark is an accent
+    assert fold_name("Андрей") != fold_name("Андреи") and fold_name("Київ") != fold_name("Кіів")
+    assert fold_name("Алёна") == fold_name("Алена") == "алена" and fold_name("Ёлка") == "елка"
+    assert fold_name("моло\u0301ко") == "молоко" and fold_name("и\u0306") == "й"  # (a decomposed й is й)
+    # Latin and Greek accents still fold; other scripts' marks stay (Devanagari virama, Hebrew points, Thai tones)
+    assert fold_name("José Martínez") == "jose martinez" and fold_name("Việt Nam") == "viet nam" and fold_name("Αθήνα") == "αθηνα"
+    for word in ("नमस्ते", "ตั้ง", "الثنائية", "ۓ"):
+        assert fold_name(word) == word
+    # Hebrew points and Arabic harakat are written or left out at will; so is the hamza on an alef
+    assert fold_name("שָׁלוֹם") == "שלום" and fold_name("مُحَمَّد") == "محمد" and fold_name("إنشاء") == "انشاء"
+    # search's name evidence folds alike
+    assert keyword._fold("ガンダム") == "ガンダム" and keyword._fold("Айда") == "айда" and keyword._fold("Алёна") == "алена"
+    assert keyword._fold("José") == "jose"
+
+
+def test_a_mark_that_makes_a_letter_is_no_accent_on_both_engines(tmp_path, db_path):
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", SCRIPTS))
+        assert slugs(b, "ガンダム") == ["notes/robot-show"]  # (カンタム took the near-exact bonus, first)
+        assert slugs(b, "パン") == ["topics/パン", "notes/bakery"]  # (バン came second)
+        assert slugs(b, "Аида") == ["topics/Аида", "notes/opera"]  # (Айда came second)
+        assert "topics/Аида" not in slugs(b, "Айда")
+        # (Андреи, the plural, finds Андрей by its Russian stem, but is not its exact name)
+        from gbrain.storage.filters import PageFilter
+
+        assert keyword._exact_names(b.conn, ["Андреи"], PageFilter()) == ({}, set())
+        assert keyword._exact_names(b.conn, ["ガンダム"], PageFilter()) == ({}, set())
+        assert keyword._exact_names(b.conn, ["Алена Петрова"], PageFilter())[0]
+        # the accents that are folded still are
+        assert slugs(b, "Алена Петрова")[0] == "people/Алёна Петрова"
+        assert slugs(b, "Jose Martinez")[0] == "people/José Martínez" and slugs(b, "Αθηνα")[0] == "places/Αθήνα"
+        assert slugs(b, "ｶﾝﾀﾑ")[0] == "companies/カンタム"
+        assert slugs(b, "انشاء قاعدة بيانات")[0] == "ar/إنشاء قاعدة بيانات" and slugs(b, "שלום")[0] == "he/שָׁלוֹם"
+        assert b.conn.execute("SELECT count(*) FROM name_folds f JOIN pages p ON p.id = f.page_id WHERE p.slug LIKE 'topics/%'").fetchone()[0] == 0
+
+
+def test_an_upgraded_brain_keys_marks_as_a_fresh_import(tmp_path, db_path):
+    """A brain made before (SQLite v66 / Postgres v71) holds keys without any mark (カンタム's
+    page keyed by ガンダム's fold): on open they are written again, and the brain equals a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", SCRIPTS))
+        with b.transaction():  # the rows the fold before v67 wrote
+            pid = b.conn.execute("SELECT id FROM pages WHERE slug = 'topics/バン'").fetchone()[0]
+            b.conn.execute("INSERT INTO name_folds (page_id, kind, key) VALUES (?, 'title', 'ハン'), (?, 'path', 'ハン')", (pid, pid))
+            _rewind(b.conn, pg._name_folds, dbmod._m67_script_folds)
+        assert "topics/バン" in slugs(b, "ハン")
+    with Brain.open(db_path) as b:
+        assert "topics/バン" not in slugs(b, "ハン")
+        assert fresh_import_differences(b) == {}

@@ -230,15 +230,83 @@ def fold_letters(text: str) -> str:
     return text if text.isascii() or not LETTERS.search(text) else text.translate(_LETTER_TABLE)
 
 
+#: the scripts whose combining marks are accents (:func:`drop_accents`), by the first word of a
+#: letter's Unicode name (``LATIN SMALL LETTER E WITH ACUTE``), marks a writer may leave out:
+#: Latin and Greek (``é``, ``ñ``, ``ά``: an ASCII keyboard, as Lucene's ASCIIFoldingFilter and
+#: GreekLowerCaseFilter drop them) and Hebrew (its points, niqqud and cantillation: most text is
+#: written unpointed). Cyrillic's marks left after composition (a stress mark, ``а́``) go too,
+#: while a Cyrillic letter Unicode composes with its mark is a letter of its own (``й`` is not
+#: ``и``, ``ї`` not ``і``, ``ў`` not ``у``), but for :data:`SCRIPT_ACCENTS`; Arabic's vowel
+#: marks (harakat) go, its other marks stay. Every other script's marks make letters or sounds
+#: and stay: Japanese voicing (``ガ`` is not ``カ``, nor ``パ`` ``ハ``), Devanagari's virama and
+#: nukta, Thai tone marks
+ACCENT_SCRIPTS = ("LATIN", "GREEK", "HEBREW")
+#: the letters of other scripts whose mark is an accent (lower case: :func:`drop_accents` reads
+#: casefolded text): ``ё`` (Russian writes ``е`` for it; Snowball's Russian stemmer reads it so),
+#: ``ѐ`` ``ѝ`` (a grave that marks stress, Bulgarian and Macedonian), and Arabic's alef with a
+#: hamza or madda (``أ إ آ`` → ``ا``, as Lucene's ArabicNormalizer after Larkey et al. 2002: often
+#: typed without it; a hamza on another letter, ``ؤ ئ``, stays)
+SCRIPT_ACCENTS = {"ё": "е", "ѐ": "е", "ѝ": "и", "أ": "ا", "إ": "ا", "آ": "ا"}
+_SCRIPT_ACCENT_TABLE = str.maketrans(SCRIPT_ACCENTS)
+#: the bases whose combining marks :func:`drop_accents` drops: the accent scripts, Cyrillic (its
+#: marks no letter composes), and none (a mark on no letter: a spacing ``´`` or ``΄``, NFKC ``' ́'``)
+_ACCENT_BASES = (*ACCENT_SCRIPTS, "CYRILLIC", "")
+#: Arabic's vowel marks (harakat: fathatan … sukun, and the superscript alef), dropped on an Arabic letter
+_HARAKAT = re.compile("[\u064b-\u0652\u0670]")
+
+
+@lru_cache(maxsize=4096)
+def _letter_script(ch: str) -> str:
+    """The first word of ``ch``'s Unicode name (``LATIN``, ``GREEK``, ``CYRILLIC``, ``KATAKANA``…), ``''`` for none."""
+    return unicodedata.name(ch, " ").split(" ", 1)[0]
+
+
+@lru_cache(maxsize=4096)
+def _bare(ch: str) -> str:
+    """A Latin or Greek character without its marks (NFD, combining marks dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+
+
+def drop_accents(text: str) -> str:
+    """``text`` (casefolded) NFKC, without its accents, NFC: every combining mark of a Latin,
+    Greek or Hebrew letter (:data:`ACCENT_SCRIPTS`: ``josé`` → ``jose``, ``αθήνα`` → ``αθηνα``,
+    ``việt`` → ``viet``, ``שָׁלוֹם`` → ``שלום``), a Cyrillic letter's mark no letter composes (a
+    stress mark), Arabic's harakat, a mark on no letter, and :data:`SCRIPT_ACCENTS` (``алёна`` →
+    ``алена``, ``إنشاء`` → ``انشاء``); a mark any other letter takes, or one Cyrillic composes a
+    letter with, stays (``ガンダム``, ``андрей``, ``नमस्ते`` as they are). The fold
+    of the exact-name keys (:func:`fold_name`) and of search's name evidence (``keyword._fold``)."""
+    if text.isascii():
+        return text
+    s = unicodedata.normalize("NFKC", text)
+    if s.isascii():
+        return s
+    s = s.translate(_SCRIPT_ACCENT_TABLE)
+    out: list[str] = []
+    base = ""  # the script of the letter the marks read now sit on ('' after no letter)
+    for ch in s:
+        if ch.isascii():
+            base = "LATIN" if ch.isalpha() else ""
+            out.append(ch)
+            continue
+        cat = unicodedata.category(ch)
+        if cat[0] == "M":  # a mark NFKC left after its base (no letter composes them), or a vowel sign
+            if not (unicodedata.combining(ch) and (base in _ACCENT_BASES or (base == "ARABIC" and _HARAKAT.match(ch)))):
+                out.append(ch)
+            continue
+        base = _letter_script(ch) if cat[0] == "L" else ""
+        out.append(_bare(ch) if base in ACCENT_SCRIPTS else ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def fold_name(text: str) -> str:
-    """``text`` as a name is compared but for accents and case: casefolded, NFKD without its
-    combining marks, the letters no decomposition folds spelled in ASCII (:func:`fold_letters`),
-    casefolded (``Zoë Kim`` → ``zoe kim``, ``Łukasz Straße`` → ``lukasz strasse``). ASCII text is
-    its lower case."""
+    """``text`` as a name is compared but for accents and case: casefolded, NFKC without its
+    accents (:func:`drop_accents`: a Latin or Greek letter's marks, a Cyrillic stress mark and
+    ``ё``; not Japanese voicing nor ``й``), the letters no decomposition folds spelled in ASCII
+    (:func:`fold_letters`), casefolded (``Zoë Kim`` → ``zoe kim``, ``Łukasz Straße`` → ``lukasz
+    strasse``; ``ガンダム`` is not ``カンタム``). ASCII text is its lower case."""
     if text.isascii():
         return text.lower()
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
-    return fold_letters(plain).casefold()
+    return fold_letters(drop_accents(text.casefold())).casefold()
 
 
 def fold_title_key(title: str) -> str:

@@ -86,7 +86,7 @@ import unicodedata
 
 from ..errors import BadInput
 from ..page.linkedit import address_spans
-from ..page.slugs import LETTER_FOLD, LETTERS, copy_original, fold_letters, fold_loose_key, fold_title_key, loose_key, title_key
+from ..page.slugs import LETTER_FOLD, LETTERS, copy_original, drop_accents, fold_letters, fold_loose_key, fold_title_key, loose_key, title_key
 from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
 from . import russian
@@ -941,12 +941,13 @@ def fold_accents(text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _fold(word: str) -> str:
-    """``word`` as the index compares words but without stemming: NFKC, casefolded, accents
-    dropped (NFD without its combining marks, as unicode61's ``remove_diacritics`` does)."""
+    """``word`` as names are compared but without stemming: NFKC, casefolded, accents dropped
+    as the exact-name keys drop them (:func:`~gbrain.page.slugs.drop_accents`: a Latin or Greek
+    letter's marks, a Cyrillic stress mark and ``ё``; not Japanese voicing, ``ガ`` is no ``カ``, nor ``й``)."""
     word = search_form(word).casefold()
     if word.isascii():
         return word
-    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c)))
+    return drop_accents(word)
 
 
 def name_words(name: str) -> set[str]:

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 71
+PG_SCHEMA_VERSION = 72
 
 
 def is_url(db: object) -> bool:
@@ -1055,6 +1055,12 @@ def _name_folds(conn: "PgConnection") -> None:
     fill_name_folds(conn)
 
 
+def _script_folds(conn: "PgConnection") -> None:
+    from .db import fill_name_folds
+
+    fill_name_folds(conn)
+
+
 def _fold_names(conn: "PgConnection") -> None:
     from .db import fill_fold_names
 
@@ -1127,7 +1133,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              67: _fold_names,  # v67: a name's folded words (Łukasz → Lukasz) at the title's weight (SQLite v63)
              68: _bom_sidecars,  # v68: a .raw sidecar starting with a byte order mark read as JSON past it (SQLite v64)
              69: _tag_identity_pages,  # v69: a tag's identity is NFC + lowercase, as Obsidian: #ß-tag and #SS-tag two tags (SQLite v65)
-             71: _twin_sidecars}  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
+             71: _twin_sidecars,  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
+             72: _script_folds}  # v72: a name's folded key drops accents only: ガンダム is not カンタム, Айда not Аида (SQLite v67)
 
 
 def migrate(conn: PgConnection) -> int:
