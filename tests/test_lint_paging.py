@@ -86,3 +86,37 @@ def test_lint_fix_pages_are_anchored_too(db_path, small_pages):
         _fix(b, "notes/n0", "notes/n1")
         p2 = _page(b, p1["next_cursor"], op="lint-fix")
         assert _slugs(p2) == ["notes/n3", "notes/n4", "notes/n5"], _slugs(p2)
+
+
+def test_a_restart_note_is_said_beside_the_lint_s_own_note(db_path, small_pages):
+    """The lint's answer has a `note` of its own when `slug` names a renamed page's old name
+    (linted NEW); the note that the page starts again (every finding the cursor named fixed) was
+    dropped then: both are said."""
+    with _brain(db_path) as b:
+        b.put("misc/z", "# Z\n")
+        ops.run("move", {"slug": "misc/z", "to": "other/z"}, brain=b)
+        args = {"check": "dead_links", "slug": ["notes/", "misc/z"]}
+        p1 = ops.run_tool("lint", args, ops.Context(surface="mcp"), brain=b)
+        assert "other/z" in p1["note"], p1
+        _fix(b, "notes/n0", "notes/n1", "notes/n2", "notes/n3")
+        p2 = ops.run_tool("lint", {**args, "cursor": p1["next_cursor"]}, ops.Context(surface="mcp"), brain=b)
+        assert _slugs(p2) == ["notes/n4", "notes/n5", "notes/n6"], _slugs(p2)
+        assert "other/z" in p2["note"] and "starts again" in p2["note"], p2
+
+
+def test_a_restart_after_a_page_longer_than_its_anchor_says_only_what_it_knows(db_path, monkeypatch):
+    """A page of more findings than its cursor names (PAGE_ANCHORS, its last 20): those 20 fixed,
+    the earlier ones left, the next page starts at the first finding left (some repeat, none is
+    skipped), and its note does not claim every finding of the page was fixed."""
+    from gbrain.operations import registry
+
+    monkeypatch.setattr(ops.REGISTRY["lint"], "page_size", registry.PAGE_ANCHORS + 5)
+    with _brain(db_path, n=registry.PAGE_ANCHORS + 10) as b:
+        p1 = _page(b)
+        shown = _slugs(p1)
+        assert len(shown) == registry.PAGE_ANCHORS + 5, shown
+        _fix(b, *shown[5:])
+        p2 = _page(b, p1["next_cursor"])
+        assert _slugs(p2)[:5] == shown[:5] and len(_slugs(p2)) == 10, _slugs(p2)
+        assert "every item" not in p2["note"] and f"last {registry.PAGE_ANCHORS}" in p2["note"], p2
+

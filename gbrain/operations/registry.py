@@ -1123,10 +1123,11 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         want = o.page_size
         result = run(name, a, ctx, brain)
     prints = _anchor_prints(o, result[o.page_key] if o.page_key else result) if o.page == "slice" and o.page_anchor else None
-    restarted = False  # every item the cursor's page showed is gone: this page starts at the first (said: note)
+    restarted = 0  # every item the cursor named (its page's last ones) is gone: this page starts at the first (said: note)
     if prints is not None and cursor and _cursor_answer(cursor):
-        at = _resume(prints, _cursor_answer(cursor))  # type: ignore[arg-type]
-        restarted = at is None and bool(prints)
+        shown = _cursor_answer(cursor) or ""
+        at = _resume(prints, shown)
+        restarted = len(shown.split(".")) if at is None and prints else 0
         offset = at or 0
     pin = answer_print(result) if o.page_pin else ""
     if pin and cursor and _cursor_answer(cursor) not in (None, pin):
@@ -1154,12 +1155,14 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if sized and not cut:
         cut = {"note": sized}
     if restarted and not cut:
-        cut = {"note": "every item the page this cursor came from listed is gone (fixed meanwhile): this page starts again "
-                       "at the first one left; some may repeat"}
+        cut = {"note": f"the last {restarted} items the page this cursor came from listed are all gone (fixed meanwhile): this page "
+                       "starts again at the first one left; some may repeat"}
     if nxt and not cut and "limit" in defaulted:  # an agent's default limit cut the list (brain_changes: 20)
         cut = {"note": f"the first {len(page):,} (`limit` {a['limit']} by default); pass next_cursor as cursor for more, or a larger `limit`"}
     if o.page_key:
-        return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt, **({} if "note" in result else cut)}
+        if cut and result.get("note"):  # the answer's own note (lint's renamed `slug`) and the page's: both said
+            cut = {"note": f"{result['note']}; {cut['note']}"}
+        return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt, **cut}
     return {"items": page, "next_cursor": nxt, **cut}
 
 
