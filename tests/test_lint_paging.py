@@ -120,3 +120,21 @@ def test_a_restart_after_a_page_longer_than_its_anchor_says_only_what_it_knows(d
         assert _slugs(p2)[:5] == shown[:5] and len(_slugs(p2)) == 10, _slugs(p2)
         assert "every item" not in p2["note"] and f"last {registry.PAGE_ANCHORS}" in p2["note"], p2
 
+
+@pytest.mark.parametrize("answer", ["", "zz", "0123456.89abcdef", "0123456789abcdef"], ids=["none", "garbage", "short", "unsplit"])
+def test_a_lint_cursor_without_the_findings_it_names_is_refused(db_path, small_pages, answer):
+    """A lint cursor carries the findings its page showed; one without them (an older gbrain's
+    offset cursor, which skipped a finding per finding fixed) or with something else there was
+    taken as an offset, or started over saying every finding had been fixed: refused, exit 2,
+    saying to start again without cursor."""
+    import base64
+
+    from gbrain.errors import BadInput
+
+    with _brain(db_path) as b:
+        p1 = _page(b)
+        raw = base64.urlsafe_b64decode(p1["next_cursor"] + "=" * (-len(p1["next_cursor"]) % 4)).decode()
+        off, key, _shown = raw.split(":")
+        forged = base64.urlsafe_b64encode(f"{off}:{key}{':' + answer if answer else ''}".encode()).decode().rstrip("=")
+        with pytest.raises(BadInput, match="without cursor"):
+            _page(b, forged)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -998,6 +999,9 @@ def _anchor_print(o: Operation, item) -> str:
     return hashlib.sha1(o.page_anchor(item).encode()).hexdigest()[:12]  # type: ignore[misc]
 
 
+#: what a ``page="slice"`` anchored cursor carries: :func:`_anchor_prints`, dot-joined
+_ANCHORS_RE = re.compile(r"[0-9a-f]{8}(?:\.[0-9a-f]{8})*")
+
 #: how many of a ``page="slice"`` page's last items its cursor names (:attr:`Operation.page_anchor`):
 #: 9 characters each (a 120-item page's every item made the cursor 1,440 characters)
 PAGE_ANCHORS = 20
@@ -1124,8 +1128,11 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         result = run(name, a, ctx, brain)
     prints = _anchor_prints(o, result[o.page_key] if o.page_key else result) if o.page == "slice" and o.page_anchor else None
     restarted = 0  # every item the cursor named (its page's last ones) is gone: this page starts at the first (said: note)
-    if prints is not None and cursor and _cursor_answer(cursor):
+    if prints is not None and cursor:
         shown = _cursor_answer(cursor) or ""
+        if not _ANCHORS_RE.fullmatch(shown):  # an older gbrain's offset cursor (it skipped one item per item fixed), or none of ours
+            raise BadInput(f"{o.tool_name}: parameter 'cursor' names none of the items its page showed (a cursor of an older gbrain?); "
+                           "call again without cursor to read from the start")
         at = _resume(prints, shown)
         restarted = len(shown.split(".")) if at is None and prints else 0
         offset = at or 0
