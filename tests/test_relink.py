@@ -767,3 +767,25 @@ def test_reference_definitions_follow_the_rename_used_or_not(tmp_path, db_path):
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
+
+
+def test_a_definition_the_parser_does_not_read_is_no_skipped_link_on_every_run(tmp_path, db_path):
+    """Text shaped like a reference definition naming the renamed page where the parser reads
+    none (inside a paragraph, an HTML block, a second definition of a label already defined) is no
+    link and no dead one: lint-fix reported each under `skipped` as a link "left as written", on
+    every run, for ever. It is left as written, unsaid (as one in code is); a real definition beside
+    it is still rewritten."""
+    root = tmp_path / "v"
+    para = "A paragraph line\n[x]: ../companies/acme.md\n"
+    html = "T\n\n<div>\n[x]: ../companies/acme.md\n</div>\n"
+    dup = "T [y][x]\n\n[x]: ../companies/acme.md\n[x]: ../companies/acme.md\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/p.md": para, "people/h.md": html, "people/d.md": dup})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    for _ in range(2):
+        r = ops.run("lint-fix", {"check": "dead_links"}, brain=b)
+        assert r["skipped"] == [] and r["items"] == [], r
+    assert text_of(b, "people/p") == para and text_of(b, "people/h") == html
+    assert text_of(b, "people/d") == dup.replace("[x]: ../companies/acme.md\n", "[x]: ../companies/acme-corp.md\n", 1)
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

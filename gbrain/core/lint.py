@@ -1805,7 +1805,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
                 if cnt.get(i) or i in idle_read:  # a definition no reference uses: still a definition
                     keep.append(sp)
                     weight[id(sp)] = cnt.get(i, 0)
-                else:
+                elif id(sp) not in defs:  # (text shaped like a definition the parser reads none in: no link, nothing dead, unsaid)
                     problems.append(f"{sp.form} stands where the parser reads no link (code the text scan does not tell, such as an "
                                     "indented code block): not a link, left as written")
             sps = keep
