@@ -789,3 +789,19 @@ def test_a_definition_the_parser_does_not_read_is_no_skipped_link_on_every_run(t
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
+
+
+def test_a_disputed_link_is_reported_with_its_line(tmp_path, db_path):
+    """The link the parser does not read (an indented code block) was named only by its form,
+    `[[acme]]`, which the page also holds where it was rewritten: a person could not tell which
+    one was left. The reason names its line."""
+    root = tmp_path / "v"
+    code = "---\ntitle: C\n---\nSee [[acme]].\n\n    [[acme]] in an indented code block\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/c.md": code})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    r = ops.run("lint-fix", {"check": "dead_links"}, brain=b)
+    assert text_of(b, "people/c") == code.replace("See [[acme]]", "See [[acme-corp]]")
+    (s,) = [s for s in r["skipped"] if s["slug"] == "people/c"]
+    assert "[[acme]] on line 6 " in s["reason"], s
+    eng.close()
+    b.close()

@@ -1806,7 +1806,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
                     keep.append(sp)
                     weight[id(sp)] = cnt.get(i, 0)
                 elif id(sp) not in defs:  # (text shaped like a definition the parser reads none in: no link, nothing dead, unsaid)
-                    problems.append(f"{sp.form} stands where the parser reads no link (code the text scan does not tell, such as an "
+                    problems.append(f"{sp.form} on line {text.count(chr(10), 0, sp.start) + 1} stands where the parser reads no link (code the text scan does not tell, such as an "
                                     "indented code block): not a link, left as written")
             sps = keep
             found = sum(weight[id(sp)] for sp in sps)
