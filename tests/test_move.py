@@ -538,3 +538,35 @@ def test_a_reference_definition_nothing_uses_follows_the_move_on_any_page(db_pat
         assert b.get_text("notes/f") == "# F\n\nSee [[team/bo]].\n\n[id]: ../team/bo.md\n", b.get_text("notes/f")
         assert r["relinked"] == ["notes/d", "notes/f", "people/e"], r
         assert fresh_import_differences(b) == {}
+
+
+def test_a_reference_definition_naming_the_moved_file_in_another_case_follows_it(db_path):
+    """`[y]: ../people/BO.md` names people/bo.md as gbrain reads links (lint-fix rewrote it after
+    a rename), but `move` compared the path exactly: on a page linking nothing else it kept the old
+    path, dead. It follows the move, in another case too; where a page of that exact name exists
+    the definition names that page and stays."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/bo", "# Bo\n")
+        idle = "# X\n\n[y]: ../people/BO.md\n[z]: ../people/bob.md\n"
+        b.put("notes/x", idle)
+        r = ops.run("move", {"slug": "people/bo", "to": "team/robert"}, brain=b)
+        assert b.get_text("notes/x") == idle.replace("../people/BO.md", "../team/robert.md"), b.get_text("notes/x")
+        assert r["relinked"] == ["notes/x"], r
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_definition_naming_another_page_of_the_name_in_another_case_stays(tmp_path, db_path):
+    """Two pages whose names differ only in case (a Linux folder holds both): a definition naming
+    the one that did not move, exactly, keeps its path."""
+    from conftest import write_tree
+    from gbrain.sync.engine import SyncEngine
+
+    twin = "# T\n\n[a]: ../people/AL.md\n"
+    write_tree(tmp_path / "v", {"people/al.md": "# Al\n", "people/AL.md": "# Other Al\n", "notes/t.md": twin})
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, tmp_path / "v")
+        eng.bind()
+        assert eng.sync()["ok"]
+        eng.close()
+        ops.run("move", {"slug": "people/al", "to": "team/al"}, brain=b)
+        assert b.get_text("notes/t") == twin, b.get_text("notes/t")

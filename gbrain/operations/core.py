@@ -1585,9 +1585,9 @@ def _defining_pages(b, path: str, skip: set[int]) -> list:
     from urllib.parse import quote
 
     stem = posixpath.basename(path)[:-3] if path.lower().endswith(".md") else posixpath.basename(path)
-    names = {stem, quote(stem)}
+    names = {stem.casefold(), quote(stem).casefold()}  # (a path in another case names it as links resolve: `moved`)
     rows = b.conn.execute("SELECT * FROM pages WHERE instr(compiled_truth, ']:') > 0 OR instr(timeline, ']:') > 0 ORDER BY slug").fetchall()
-    return [r for r in rows if r["id"] not in skip and any(n in r["compiled_truth"] or n in r["timeline"] for n in names)]
+    return [r for r in rows if r["id"] not in skip and any(n in r["compiled_truth"].casefold() or n in r["timeline"].casefold() for n in names)]
 
 
 @op(
@@ -1629,7 +1629,13 @@ def _move(b, a, ctx):
         now = b.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone()
 
         def moved(path: str) -> str | None:
-            return now["path"] if row["path"] in (path, path + ".md") else None
+            if row["path"] in (path, path + ".md"):
+                return now["path"]
+            # in another case (`../people/BO.md`), as a link resolves it, unless it is the exact name of another page or file
+            if row["path"].casefold() in (path.casefold(), (path + ".md").casefold()) and not b.conn.execute(
+                    "SELECT 1 FROM files WHERE path = ? UNION ALL SELECT 1 FROM pages WHERE path IN (?, ?)", (path, path, path + ".md")).fetchone():
+                return now["path"]
+            return None
 
         def where(path: str) -> str | None:
             hit = moved(path) or b.conn.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)",
