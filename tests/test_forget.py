@@ -879,3 +879,14 @@ def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
     assert gbrain("move", "people/ana-lima", "people/ana").returncode == 0
     r = gbrain("purge", "--text", "ana-lima", "--apply")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_purge_refused_for_a_page_whose_name_and_text_hold_it_says_both(db_path):
+    """A page whose name and current text both hold the text was told only to rename itself; once
+    renamed, the purge was refused again for its text. Both are said at once."""
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("people/ana-lima", "Ana Lima, see also ana-lima.\n")
+    err = gbrain("purge", "--text", "ana-lima").stderr.decode()
+    assert "name of people/ana-lima" in err and "current version of people/ana-lima" in err, err

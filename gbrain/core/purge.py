@@ -93,9 +93,11 @@ class Needle:
         return False
 
 
-def live_holders(brain, text: str) -> list[str]:
+def live_holders(brain, text: str, in_bytes: "set[str] | None" = None) -> list[str]:
     """The current pages (slugs) and files (paths) whose bytes or name hold ``text``: a purge
-    refuses to run while any does. One page or file read at a time (big files piece by piece)."""
+    refuses to run while any does. One page or file read at a time (big files piece by piece).
+    ``in_bytes``: given, the names of those whose bytes hold it are added to it (a name holding it
+    too: :func:`refusal` says both)."""
     from ..storage.blobs import iter_file
     from .brain import render_row
 
@@ -104,11 +106,21 @@ def live_holders(brain, text: str) -> list[str]:
     out = []
     for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
         r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
-        if r is not None and (text in r["slug"] or needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))):
+        if r is None:
+            continue
+        named = text in r["slug"]
+        held = (not named or in_bytes is not None) and needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))
+        if named or held:
             out.append(r["slug"])
+        if held and in_bytes is not None:
+            in_bytes.add(r["slug"])
     for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
-        if text in path or needle.in_pieces(iter_file(c, path) or iter(())):
+        named = text in path
+        held = (not named or in_bytes is not None) and needle.in_pieces(iter_file(c, path) or iter(()))
+        if named or held:
             out.append(path)
+        if held and in_bytes is not None:
+            in_bytes.add(path)
     return out
 
 
@@ -313,14 +325,15 @@ def _shown(names: list[str]) -> str:
     return ", ".join(names[:_NAMES_SHOWN]) + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
 
 
-def refusal(live: list[str], text: str, pages: "set[str] | None" = None) -> str:
+def refusal(live: list[str], text: str, pages: "set[str] | None" = None, in_bytes: "set[str] | None" = None) -> str:
     """Why a purge of ``text`` the current pages/files ``live`` hold is refused (naming them, never
     the text): a name holding it (:func:`live_holders`) is renamed, not edited; the others' text is.
-    ``pages``: which of ``live`` are pages (None: all), told ``gbrain move``."""
+    ``pages``: which of ``live`` are pages (None: all), told ``gbrain move``; ``in_bytes``: those
+    whose bytes hold it (None: those whose name does not), told to edit it out, a renamed one too."""
     from ..page.slugs import cmd_arg
 
     named = [x for x in live if text in x]
-    held = [x for x in live if text not in x]
+    held = [x for x in live if text not in x or (in_bytes is not None and x in in_bytes)]
     why = []
     if named:
         page = next((x for x in named if pages is None or x in pages), None)
@@ -355,8 +368,9 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     c = brain.conn
     if key is not None and c.execute(f"SELECT 1 FROM {'pages WHERE slug' if key[0] == 'page' else 'files WHERE path'} = ?", (key[1],)).fetchone():
         raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
-    live = live_holders(brain, text) if text is not None else []
-    why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}) if live else ""
+    in_bytes: set[str] = set()
+    live = live_holders(brain, text, in_bytes) if text is not None else []
+    why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
     if live and apply:
         raise BadInput(why + "; nothing was purged")
     folder = folder_holders(brain, text) if text is not None else []
