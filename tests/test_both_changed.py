@@ -269,9 +269,10 @@ def test_a_later_save_from_the_editors_buffer_keeps_the_brains_edit(env):
 
 @pytest.mark.parametrize("kind", ["entry/truth", "entry/entry"])
 def test_a_sync_killed_after_writing_the_merge_converges_with_no_line_twice(env, monkeypatch, kind):
-    """The merge is written to the file before the round's transaction; a process that dies in
-    between leaves the merge in the file and the brain's version in the brain: the next round
-    merges them again (the file's insertion holds the brain's) to the same text, no copy."""
+    """The merge is written to the file inside the round's transaction, before it records it; a
+    process that dies in between (the transaction rolled back) leaves the merge in the file and the
+    brain's version in the brain: the next round merges them again (the file's insertion holds the
+    brain's) to the same text, no copy."""
     from gbrain.sync import engine as engmod
 
     brain, eng, root = env
@@ -284,10 +285,10 @@ def test_a_sync_killed_after_writing_the_merge_converges_with_no_line_twice(env,
         brain.put(SLUG, (base + ENTRY_B).decode("utf-8"))
     merged = brain.get_text(SLUG).encode("utf-8") + ENTRY_D
 
-    def die(*a, **k):  # the process dies after writing the merge, before its transaction
+    def die(*a, **k):  # the process dies after writing the merge, before its transaction commits
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(engmod.SyncEngine, "_db_side_in_tx", die)
+    monkeypatch.setattr(engmod.SyncEngine, "_save_then_merge", die)
     with pytest.raises(KeyboardInterrupt):
         eng.sync()
     monkeypatch.undo()
