@@ -874,8 +874,10 @@ def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
         assert "name of people/ana-lima" in err and "gbrain move people/ana-lima" in err, err
         assert "current version of notes/y" in err and "current version of people/ana-lima" not in err, err
     assert gbrain("put", "notes/y", input="She was here.\n").returncode == 0
-    err = gbrain("purge", "--text", "ana-lima").stderr.decode()
+    r = gbrain("purge", "--text", "ana-lima")
+    err = r.stderr.decode()
     assert "name of people/ana-lima" in err and "current version" not in err and "edit it out" not in err, err
+    assert "(people/ana-lima still holds the text" in r.stdout.decode(), r.stdout  # one page: "holds" (trial 53)
     assert gbrain("move", "people/ana-lima", "people/ana").returncode == 0
     r = gbrain("purge", "--text", "ana-lima", "--apply")
     assert r.returncode == 0, r.stderr

@@ -384,7 +384,7 @@ def _purge_text(r: dict, a: dict) -> str:
     if not r["applied"]:
         if r.get("refused"):  # the reason is the note (stderr), as the apply's refusal
             lines = [f"dry run: refused, as --apply would be ({', '.join(r['live'][:10])}{' and more' if len(r['live']) > 10 else ''} "
-                     f"still hold the text, in a name or the current version); once none does, purging would remove {what}"]
+                     f"{'still holds' if len(r['live']) == 1 else 'still hold'} the text, in a name or the current version); once none does, purging would remove {what}"]
         else:
             lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
         if r.get("folder"):
