@@ -9,6 +9,7 @@ others are kept and exported byte for byte; the report is ok and says which one 
 from __future__ import annotations
 
 import itertools
+import os
 import json
 import unicodedata
 
@@ -206,5 +207,51 @@ def test_a_page_synced_after_its_sidecars_takes_them_as_a_fresh_import(db_path, 
             assert rep["ok"], rep["problems"]
             assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
             assert fresh_import_differences(b) == {}
+        finally:
+            eng.close()
+
+
+@pytest.mark.parametrize("page, own, other", CASES + [("ana", "ana.JSON", None)], ids=IDS + ["one-upper"])
+def test_move_takes_every_sidecar_of_the_page_as_a_fresh_import_reads_them(db_path, tmp_path, page, own, other):
+    """``move`` renamed only the sidecar named as the page's slug: its twin (``ana.JSON``, the other
+    Unicode form; or a page's only sidecar spelled ``ana.JSON``) kept the old name but stayed the
+    page's in the brain, while a fresh import of the tree reads it as raw data of no page. Every
+    sidecar of the page moves with it (its extension's spelling and Unicode form kept); the
+    twins of one name in NFC and NFD have one new name (``bob.json``): the one read takes it, the
+    other keeps its name, raw data of no page, as a fresh import reads it."""
+    files = {own: ONE} | ({other: TWO} if other else {})
+    src = _tree(tmp_path / "src", page, files)
+    slug = _slug(page)
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, src)["ok"]
+        out, _ = _run(b, "move", {"slug": slug, "to": "people/bob"})
+        assert out["slug"] == "people/bob"
+        left = [tuple(r) for r in b.conn.execute("SELECT path, page_id FROM files WHERE kind = 'raw' AND path NOT LIKE 'people/.raw/bob%'")]
+        assert left == ([] if page == "ana" else [(f"people/.raw/{other}", None)]), left
+        moved = sorted(r[0] for r in b.conn.execute("SELECT path FROM files WHERE kind = 'raw' AND path LIKE 'people/.raw/bob%'"))
+        assert moved == sorted({f"people/.raw/bob{n[-5:]}" for n in files}), moved
+        assert b.raw_get("people/bob") == {"one": {"x": 1}}
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("page, own, other", CASES + [("ana", "ana.JSON", None)], ids=IDS + ["one-upper"])
+def test_a_page_renamed_in_the_folder_takes_its_sidecars_as_a_fresh_import(db_path, tmp_path, page, own, other):
+    """sync of a page renamed on disk renamed its ``.raw/<slug>.json`` only: ``ana.JSON`` stayed the
+    moved page's in the brain under its old name (a fresh import: a sidecar of no page)."""
+    files = {own: ONE} | ({other: TWO} if other else {})
+    root = _tree(tmp_path / "tree", page, files)
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        try:
+            eng.bind()
+            assert eng.sync()["ok"]
+            os.rename(root / "people" / f"{page}.md", root / "people" / "bob.md")
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            assert b.raw_get("people/bob") == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            # on disk too: each renamed (the twin of the other Unicode form keeps its name)
+            assert sorted(p.name for p in (root / "people" / ".raw").iterdir()) == sorted(
+                [f"bob{n[-5:]}" for n in files] if page == "ana" else ["bob.json", other])
         finally:
             eng.close()

@@ -6,23 +6,32 @@ fresh import of its tree (``fresh_import_differences``), and ``raw`` reads the s
 (``--engine postgres``: fewer examples)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gbrain.core.brain import Brain
-from gbrain.page.slugs import chosen_sidecar
+from gbrain.page.slugs import chosen_sidecar, page_slug_for_sidecar
 from gbrain.sync.engine import SyncEngine
 from gbrain.sync.verify import fresh_import_differences
 
 NFC, NFD = unicodedata.normalize("NFC", "josé"), unicodedata.normalize("NFD", "josé")
-# (page file name, sidecar A, sidecar B, A's other spelling for a rename)
-SETS = [("ana", "ana.json", "ana.JSON", "ana.Json"), (NFC, NFC + ".json", NFD + ".json", NFC + ".JSON")]
-ACTIONS = ["page+", "page~", "page-", "A+", "A~", "A-", "B+", "B~", "B-", "A>"]
+
+
+def _nfd(s: str) -> str:
+    return unicodedata.normalize("NFD", s)
+
+
+# (the page's two names (a page renamed in the folder goes from one to the other), sidecar A's
+# name for a page name, sidecar B's (A's twin), A's other spelling for a rename)
+SETS = [(("ana", "bob"), lambda p: p + ".json", lambda p: p + ".JSON", lambda p: p + ".Json"),
+        ((NFC, "zoé"), lambda p: p + ".json", lambda p: _nfd(p) + ".json", lambda p: p + ".JSON")]
+ACTIONS = ["page+", "page~", "page-", "page>", "A+", "A~", "A-", "B+", "B~", "B-", "A>"]
 EXAMPLES = int(os.environ.get("GBRAIN_STATEFUL_EXAMPLES", "12"))
 
 
@@ -32,19 +41,22 @@ def _examples(engine: str) -> int:
 
 @pytest.mark.parametrize("which", [0, 1], ids=["case", "nfc-nfd"])
 def test_any_order_of_page_and_twin_sidecar_rounds_equals_a_fresh_import(db_path, tmp_path, engine, which):
-    page, a, b, a2 = SETS[which]
-    slug = "people/" + unicodedata.normalize("NFC", page)
+    stems, name_a, name_b, name_a2 = SETS[which]
     n = [0]
 
     @settings(max_examples=_examples(engine), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-    @given(st.lists(st.sampled_from(ACTIONS), min_size=1, max_size=7))
-    def run(actions):
+    @given(st.lists(st.sampled_from(["page+", "A+", "B+"]), unique=True), st.lists(st.sampled_from(ACTIONS), min_size=1, max_size=6))
+    @example(["page+", "B+"], ["page>"]).via("a page renamed in the folder took ana.JSON's rows, the file left behind")
+    @example(["page+", "A+", "B+"], ["page>", "page>"])
+    def run(first, rest):
+        actions = [*first, *rest]
         n[0] += 1
         root = tmp_path / f"t{n[0]}"
         raw = root / "people" / ".raw"
         raw.mkdir(parents=True)
         where = db_path if engine == "postgres" else str(tmp_path / f"b{n[0]}.db")
-        names = {"A": a, "B": b}
+        page = stems[0]
+        names = {"A": name_a(page), "B": name_b(page)}
         with Brain.open(where, create=True) as br:
             if engine == "postgres":  # one database for every example: start empty
                 br.conn.execute("BEGIN")
@@ -60,12 +72,16 @@ def test_any_order_of_page_and_twin_sidecar_rounds_equals_a_fresh_import(db_path
                         f = root / "people" / f"{page}.md"
                         if op == "-":
                             f.unlink(missing_ok=True)
+                        elif op == ">":  # renamed in the folder: its sidecars follow it
+                            if f.exists():
+                                page = stems[1] if page == stems[0] else stems[0]
+                                os.rename(f, root / "people" / f"{page}.md")
                         else:
                             f.write_text(f"# {page}\n\nstep {i}\n")
                     elif op == ">":  # the one named A renamed (the one read: another spelling)
                         src = raw / names["A"]
                         if src.exists():
-                            names["A"] = a2 if names["A"] == a else a
+                            names["A"] = name_a2(page) if names["A"] == name_a(page) else name_a(page)
                             os.rename(src, raw / names["A"])
                     else:
                         f = raw / names[who]
@@ -73,13 +89,21 @@ def test_any_order_of_page_and_twin_sidecar_rounds_equals_a_fresh_import(db_path
                             f.unlink(missing_ok=True)
                         else:
                             f.write_bytes(b'{"sources": {"%s": %d}}\n' % (who.encode(), i))
+                    if i < len(first) - 1:  # the first tree: written whole before the first round
+                        continue
                     rep = eng.sync()
                     assert rep["ok"], (actions[: i + 1], rep["problems"])
                     assert fresh_import_differences(br) == {}, actions[: i + 1]
-                    there = sorted(p.name for p in raw.iterdir())
+                    # each sidecar's name now (sync renames them with their page): by its content
+                    for x in raw.iterdir():
+                        for k in json.loads(x.read_bytes())["sources"]:
+                            names[k] = x.name
+                    names = {k: v if (raw / v).exists() else (name_a if k == "A" else name_b)(page) for k, v in names.items()}
+                    slug = "people/" + unicodedata.normalize("NFC", page)
+                    there = sorted(p.name for p in raw.iterdir() if page_slug_for_sidecar(f"people/.raw/{p.name}") == slug)
                     if (root / "people" / f"{page}.md").exists() and there:
                         read = chosen_sidecar([f"people/.raw/{x}" for x in there], f"people/{page}.md")
-                        want = __import__("json").loads((root / read).read_bytes())["sources"]
+                        want = json.loads((root / read).read_bytes())["sources"]
                         assert br.raw_get(slug) == want, (actions[: i + 1], read)
             finally:
                 eng.close()

@@ -73,6 +73,7 @@ from ..page.slugs import (
     name_key,
     nfc,
     chosen_sidecar,
+    moved_sidecar_path,
     page_slug_for_sidecar,
     sidecar_twins_note,
     path_for_slug,
@@ -1242,8 +1243,9 @@ class Brain:
         disk, and ``move``. Title (when it comes from the file name), type (from the folder) and
         the search fields follow the path, as a fresh import of the moved file derives them; its
         own links and the links to it (and to its old and new names) are resolved again. The
-        caller checked that ``dst`` is a page path no other page has; a ``.raw`` sidecar is the
-        caller's."""
+        caller checked that ``dst`` is a page path no other page has; renaming a ``.raw`` sidecar
+        is the caller's (:meth:`sidecar_renames`, before), the sidecars the page has after are
+        those its new name gives it (:meth:`_sidecars_follow`), as a fresh import's."""
         c = self.conn
         new_slug = slug_for_path(dst)
         old_title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
@@ -1273,6 +1275,43 @@ class Brain:
         old_slug = slug_for_path(src)
         self.re_resolve({loose_key(new_slug), loose_key(old_slug)} | title_names(moved.title) | title_names(old_title) | alias_keys
                         | self.journal_names(new_slug) | self.journal_names(old_slug))
+        self._sidecars_follow(pid, dst)
+
+    def sidecar_renames(self, pid: int, src: str, dst: str) -> list[tuple[str, str]]:
+        """``(old path, new path)`` of each ``.raw`` sidecar of page ``pid`` (stored at ``src``)
+        when it moves to ``dst`` (:func:`gbrain.page.slugs.moved_sidecar_path`), the one read
+        (:meth:`page_sidecar`) first; a sidecar whose new name another one takes (``josé.json`` in
+        NFC and NFD moved to ``bob``) is left out: it keeps its name and belongs to no page."""
+        paths, _ = self.page_sidecars(pid)
+        if not paths:
+            return []
+        chosen = chosen_sidecar(paths, src)
+        out, taken = [], set()
+        for p in sorted(paths, key=lambda p: p != chosen):
+            new = moved_sidecar_path(p, src, dst)
+            if new != p and new not in taken:
+                out.append((p, new))
+            taken.add(new)
+        return out
+
+    def _sidecars_follow(self, pid: int, dst: str) -> None:
+        """After page ``pid`` took the path ``dst``: its ``.raw`` sidecars are those a fresh import
+        gives it (:func:`page_slug_for_sidecar` of their names): one named for its old name is
+        no longer its (kept, raw data of no page), one stored for the new name is; its raw rows
+        from the one read (:meth:`page_sidecar`), none when it has none."""
+        slug = slug_for_path(dst)
+        for (p,) in self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw'", (pid,)).fetchall():
+            if page_slug_for_sidecar(p) != slug:
+                self.conn.execute("UPDATE files SET page_id = NULL WHERE path = ?", (p,))
+        for lo, hi in sidecar_ranges(dst):
+            for (p,) in self.conn.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw' AND page_id IS NULL", (lo, hi)).fetchall():
+                if page_slug_for_sidecar(p) == slug:
+                    self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (pid, p))
+        left = self.page_sidecar(pid)
+        if left is None:
+            self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (pid,))
+        else:
+            self._raw_rows(left, slug, pid, blobs.file_bytes(self.conn, left))
 
     @atomic
     def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
@@ -1298,15 +1337,19 @@ class Brain:
         if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
             raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
         self._check_path_free(dst)
-        old_sc, new_sc = sidecar_path(row["slug"]), sidecar_path(new)
-        if old_sc != new_sc and self.conn.execute("SELECT 1 FROM files WHERE path = ?", (new_sc,)).fetchone():
-            # a sidecar whose page is gone: the page would read its raw data (as a fresh import
-            # would), its own left behind (review48)
-            raise Conflict(f"{new_sc} is stored already (raw data of no page): move {row['slug']} to a free name, or delete that file first")
-        self.rename_page_row(row["id"], row["path"], dst)
-        if old_sc != new_sc and self.conn.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+        # every sidecar of the page moves with it (ana.JSON beside ana.json too: left at the old
+        # name it would be raw data of no page to a fresh import, and the page's in the brain)
+        renames = self.sidecar_renames(row["id"], row["path"], dst)
+        new_slug = slug_for_path(dst)
+        for lo, hi in sidecar_ranges(dst):
+            for f in self.conn.execute("SELECT path, page_id FROM files WHERE path >= ? AND path < ?", (lo, hi)).fetchall():
+                if f["page_id"] != row["id"] and page_slug_for_sidecar(f["path"]) == new_slug:
+                    # a sidecar whose page is gone (any spelling, bob.JSON too): the page would read
+                    # its raw data (as a fresh import would), its own left behind (review48)
+                    raise Conflict(f"{f['path']} is stored already (raw data of no page): move {row['slug']} to a free name, or delete that file first")
+        for old_sc, new_sc in renames:
             self.conn.execute("UPDATE files SET path = ? WHERE path = ?", (new_sc, old_sc))
-            self._load_raw_rows(new_sc)
+        self.rename_page_row(row["id"], row["path"], dst)
         return row, new
 
     @atomic

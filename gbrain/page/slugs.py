@@ -599,6 +599,25 @@ def sidecar_ranges(page_path: str) -> list[tuple[str, str]]:
     return sorted((p + ".", p + "/") for p in pre)
 
 
+def moved_sidecar_path(path: str, old_page_path: str, new_page_path: str) -> str:
+    """Where the ``.raw`` sidecar ``path`` of the page at ``old_page_path`` goes when the page moves
+    to ``new_page_path``: the new page's sidecar folder and file name, in the Unicode form the
+    sidecar's name had beside its page's (as written, NFC or NFD) and with its extension spelled
+    as it was (``ana.JSON`` → ``bob.JSON``). Two sidecars may get one name (``josé.json`` in NFC
+    and NFD moved to ``bob``): the caller moves the one :func:`chosen_sidecar` takes first."""
+    old = old_page_path[:-3] if is_markdown(old_page_path) else old_page_path
+    new = new_page_path[:-3] if is_markdown(new_page_path) else new_page_path
+    name = posixpath.basename(path)
+    stem, ext = name[:-5], name[-5:]
+    old_name, new_name = posixpath.basename(old), posixpath.basename(new)
+    if stem != old_name:
+        for form in ("NFD", "NFC"):
+            if stem == unicodedata.normalize(form, old_name):
+                new_name = unicodedata.normalize(form, new_name)
+                break
+    return posixpath.join(posixpath.dirname(sidecar_path(new)), new_name + ext)
+
+
 def chosen_sidecar(paths: Iterable[str], page_path: str) -> str:
     """Of several ``.raw`` sidecars of one page (``ana.json`` beside ``ana.JSON``, or one name in
     NFC and NFD: :func:`page_slug_for_sidecar` gives each the page's slug), the one gbrain reads

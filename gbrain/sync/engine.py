@@ -3536,14 +3536,11 @@ class SyncEngine:
         new_slug = slug_for_path(dst)
         if page and not c.execute("SELECT 1 FROM pages WHERE slug = ? AND id != ?", (new_slug, page["id"])).fetchone() and classify(dst, b"")[0] == "page":
             pid = page["id"]
+            # its sidecars (ana.JSON beside ana.json, an NFD name too) follow it, on disk and in the
+            # brain, each unless its new name is taken (the page then reads what a fresh import reads)
+            renames = self.brain.sidecar_renames(pid, src, dst)
             self.brain.rename_page_row(pid, src, dst)
-            sc = c.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone()
-            if sc:
-                self.brain._load_raw_rows(sc["path"])
-            else:
-                old_sc = sidecar_path(slug_for_path(src))
-                if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
-                    out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
+            out.sidecar_moves += [(old_sc, new_sc, pid) for old_sc, new_sc in renames]  # (not where one is stored: _move_sidecar)
             if base is not None:
                 self._record(dst, f, base)
                 self._forget(src)
