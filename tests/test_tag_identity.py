@@ -156,3 +156,50 @@ def test_the_upgrade_selects_every_page_whose_tags_can_change():
     assert tag_identity_may_change('---\ntags: ["Stra\\u00dfe"]\n---\n') and tag_identity_may_change('---\ntags: "\\xDF"\n---\n')
     assert tag_identity_may_change('---\ntitle: Café\ntags: ["\\U000003A3\\u0391\\u03a3"]\n---\n')
     assert not tag_identity_may_change('x\n\n---\n\n#tag "\\u00df"\n')  # (no YAML in the body)
+
+
+def _dups(b, **kw) -> dict:
+    r = ops.run("lint", {"check": "tag_duplicates", **kw}, ops.Context(), brain=b)
+    return r, {tuple(sorted(f["variants"])): f for f in r["items"] if f["check"] == "tag_duplicates"}
+
+
+def test_lint_fix_never_merges_tags_that_only_look_alike(tmp_path, db_path):
+    """Trial 53: `ß-fm`, `SS-fm`, `ss-fm` are two tags (Obsidian's identity); lint called them "one tag
+    spelled 3 ways" and lint-fix rewrote the ß page to `ss-fm`, changing which tag it has. Lookalikes
+    (a casefold letter apart: ß/ss, ﬁ/fi) are reported as such, a person's choice; the safe fix merges
+    spellings of one identity only."""
+    write_tree(tmp_path / "v", {"g1.md": "---\ntags: [ß-fm]\n---\n# G\n", "g2.md": "---\ntags: [SS-fm]\n---\n# G\n",
+                                "g3.md": "---\ntags: [ss-fm]\n---\n# G\n", "f1.md": "---\ntags: [ﬁle]\n---\n# F\n",
+                                "f2.md": "---\ntags: [file]\n---\n# F\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        _, dup = _dups(b)
+        for f in dup.values():
+            assert not f["message"].startswith("one tag") and "look alike" in f["message"], f
+            assert f["needs_choice"] is True and f["canonical"] is None, f
+        assert "--fix-safe" not in dup[("file", "ﬁle")]["action"]
+        assert "--fix-safe" in dup[("SS-fm", "ss-fm", "ß-fm")]["action"]  # SS-fm → ss-fm is one tag
+        r, _ = _dups(b, fix_safe=True)
+        assert [(f["slug"], f["from"], f["to"]) for f in r["fixed"]] == [("g2", ["SS-fm"], ["ss-fm"])], r["fixed"]
+        assert b.get_text("g1") == "---\ntags: [ß-fm]\n---\n# G\n" and b.get_text("f1") == "---\ntags: [ﬁle]\n---\n# F\n"
+        _, dup = _dups(b)
+        assert set(dup) == {("ss-fm", "ß-fm"), ("file", "ﬁle")} and all("--fix-safe" not in f["action"] for f in dup.values()), dup
+        assert _dups(b, fix_safe=True)[0]["fixed"] == []
+
+
+def test_lint_promises_no_fix_for_a_spelling_written_only_in_the_text(tmp_path, db_path):
+    """Trial 53: for `#SS-tag` written in a page's text, lint said `--fix-safe` renames it, yet lint-fix
+    (which edits the tags property only) changed nothing and said nothing."""
+    write_tree(tmp_path / "v", {"a.md": "x #SS-tag\n", "b.md": "---\ntags: [ss-tag]\n---\ny\n", "c.md": "---\ntags: [ss-tag]\n---\nz\n",
+                                "d.md": "---\ntags: [yc_alum]\n---\nw\n", "e.md": "v #yc_alum\n", "f.md": "---\ntags: [yc-alum]\n---\nu\n",
+                                "g.md": "---\ntags: [yc-alum]\n---\nt\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        _, dup = _dups(b)
+        ss, yc = dup[("SS-tag", "ss-tag")], dup[("yc-alum", "yc_alum")]
+        assert "--fix-safe" not in ss["action"] and "by hand" in ss["action"] and "text of a " in ss["action"], ss
+        assert "--fix-safe" in yc["action"] and "by hand" in yc["action"] and "text of e " in yc["action"], yc
+        r, _ = _dups(b, fix_safe=True)
+        assert [f["slug"] for f in r["fixed"]] == ["d"]
+        _, dup = _dups(b)
+        assert all("--fix-safe" not in f["action"] for f in dup.values()), dup

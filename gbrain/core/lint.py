@@ -32,10 +32,14 @@ The checks (names are stable; they are the ``check`` field of every finding):
     item, ignoring dates after ``as_of``) is more than ``thread_days`` days old, or an item
     ticked done (``- [x]``) that should move to the timeline. Undated items cannot age.
 ``tag_duplicates``
-    Tags that differ only in case (case folded: ``Straße`` / ``STRASSE`` too, two tags to
-    Obsidian), spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` / ``YC Alum``). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
-    fewest files); on a tie, the :func:`tag_key` form (lowercase, words joined by ``-``) when a
-    page writes it, else the smallest spelling.
+    Tags that differ only in case, Unicode form, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
+    ``YC Alum``: one tag spelled several ways, :func:`merge_key`). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
+    fewest files); on a tie, the :func:`merge_key` form (lowercase, words joined by ``-``) when a
+    page writes it, else the smallest spelling. Tags a casefold letter apart (``ß-fm`` / ``ss-fm``,
+    ``ﬁle`` / ``file``: two tags to Obsidian, one :func:`tag_key`) are "tags that look alike",
+    ``needs_choice`` and ``canonical`` None: ``--fix-safe`` merges only the spellings of one tag among
+    them (trial 53). A spelling written only in a page's text (``#SS-tag``) is a hand edit: the fix
+    edits the tags property, and the finding's ``action`` says so.
 ``embeddings``
     Pages without embeddings, or whose embeddings are older than the page. When the brain has
     the ``embed_state`` table (page content hash last embedded per model, written by
@@ -887,11 +891,24 @@ def blank_tag_items(conn) -> dict[str, list[str]]:
     return out
 
 
+def merge_key(tag: str) -> str:
+    """The key of the spellings ``--fix-safe`` may merge: the tag's identity
+    (:func:`~gbrain.page.slugs.tag_identity`: case and Unicode form) with runs of spaces, ``_`` and ``-``
+    joined into one ``-`` (``YC Alum`` / ``yc_alum`` → ``yc-alum``), never casefolded: ``ß-fm`` and
+    ``ss-fm`` (two tags, a casefold letter apart) only look alike, and which one a page means is a
+    person's choice (trial 53)."""
+    return re.sub(r"[\s_\-]+", "-", tag_identity(tag.strip().lstrip("#"))).strip("-")
+
+
 def tag_groups(conn) -> list[dict]:
     """Groups of tag spellings with the same :func:`tag_key` and more than one spelling, or one
     written with a blank (a tags item that is no tag, :func:`blank_tag_items`; its canonical
     spelling is then one without, else the key: ``nested-folder``):
-    ``[{"canonical", "variants": {spelling: pages}, "pages": [slug of pages using a non-canonical spelling]}]``."""
+    ``[{"canonical", "variants": {spelling: pages}, "pages": [slug of pages using a non-canonical spelling],
+    "renames": {spelling: spelling}, "lookalike": bool, "inline": {spelling: [slug]}}]``. ``renames`` is what
+    ``--fix-safe`` may do: within one :func:`merge_key` only; a group of several merge keys is
+    ``lookalike`` (``canonical`` None, ``pages`` every page of the group). ``inline``: the pages
+    writing a renamed spelling in their text only (the fix edits the tags property: a hand edit)."""
     groups: dict[str, dict[str, int]] = {}
     for tag, n in conn.execute("SELECT tag, COUNT(*) FROM tags GROUP BY tag"):
         groups.setdefault(tag_key(tag), {})[tag] = n
@@ -903,15 +920,31 @@ def tag_groups(conn) -> list[dict]:
         spaced = [v for v in variants if v in blank]
         if (len(variants) < 2 and not spaced) or not key:
             continue
-        # the spelling most pages already use (fewest files rewritten; what `gbrain tags` shows);
-        # on a tie the normalised form when it is written, else the smallest; never one with a blank
-        fit = [v for v in variants if v not in blank]
-        canon = min(fit, key=lambda v: (-variants[v], v != key, v)) if fit else key
-        bad = [v for v in variants if v != canon]
+        subs: dict[str, list[str]] = {}
+        for v in variants:
+            subs.setdefault(merge_key(v), []).append(v)
+        renames: dict[str, str] = {}
+        canons: dict[str, str] = {}
+        for mk, vs in subs.items():
+            # the spelling most pages already use (fewest files rewritten; what `gbrain tags` shows);
+            # on a tie the normalised form when it is written, else the smallest; never one with a blank
+            fit = [v for v in vs if v not in blank]
+            canon = min(fit, key=lambda v: (-variants[v], v != mk, v)) if fit else mk
+            canons[mk] = canon
+            renames.update({v: canon for v in vs if v != canon})
+        lookalike = len(subs) > 1
+        bad = list(variants) if lookalike else list(renames)
         ph = ",".join("?" * len(bad))
-        pages = {s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph})", bad)}
+        pages = {s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph})", bad)} if bad else set()
         pages.update(s for v in spaced for s in blank[v])
-        out.append({"canonical": canon, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": sorted(pages)})
+        inline: dict[str, list[str]] = {}
+        ren = [v for v in renames if v not in blank]
+        if ren:
+            ph = ",".join("?" * len(ren))
+            for t, s in conn.execute(f"SELECT t.tag, p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.inline = 1 AND t.tag IN ({ph}) ORDER BY p.slug", ren):
+                inline.setdefault(t, []).append(s)
+        out.append({"canonical": None if lookalike else canons[next(iter(subs))], "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))),
+                    "pages": sorted(pages), "renames": renames, "lookalike": lookalike, "inline": inline})
     return out
 
 
@@ -924,6 +957,31 @@ def _tag_duplicates(brain) -> list[dict]:
             forms[nfc(v)] = forms.get(nfc(v), 0) + 1
         spell = ", ".join(f"{v!r}{unicode_form(v) if forms[nfc(v)] > 1 else ''} ({n})" for v, n in g["variants"].items())
         blank = [v for v in g["variants"] if any(c.isspace() for c in v)]
+        # what --fix-safe does (the tags property only: a spelling written in the text is a hand edit; trial 53)
+        inline_only = {v for v, slugs in g["inline"].items() if g["variants"].get(v, 0) <= len(slugs)}
+        fix = {v: c for v, c in g["renames"].items() if v not in inline_only}
+        if not fix:
+            safe = ""
+        elif not g["lookalike"]:
+            safe = f"`gbrain lint --fix-safe` renames them to '{g['canonical']}'" if not g["inline"] else \
+                f"`gbrain lint --fix-safe` renames them to '{g['canonical']}' in the tags property"
+        else:
+            safe = "`gbrain lint --fix-safe` renames " + ", ".join(f"{v!r} to {c!r}" for v, c in fix.items())
+        hand = "; ".join(f"'#{v}' in the text of {', '.join(slugs)} → '#{g['renames'][v]}'" for v, slugs in g["inline"].items())
+        parts = [safe] if safe else []
+        if hand:
+            parts.append(f"rename by hand (lint-fix edits the tags property only): {hand}")
+        if g["lookalike"]:
+            parts.append("tags a letter apart (ß/ss, ﬁ/fi) are different tags to Obsidian: whether to merge them is a person's choice "
+                         "(`gbrain untag SLUG TAG`, `gbrain tag SLUG TAG`)")
+        if g["lookalike"]:
+            message = f"tags that look alike ({len(g['variants'])} spellings, not one tag): {spell}"
+        elif len(g["variants"]) > 1:
+            message = f"one tag spelled {len(g['variants'])} ways: {spell}"
+        else:
+            message = f"{blank[0]!r} in the tags property ({g['variants'][blank[0]]}) is no tag: a tag holds no blank (Obsidian reads none)"
+        if blank and len(g["variants"]) > 1:
+            message += f"; {', '.join(repr(v) for v in blank)} holding a blank {'is' if len(blank) == 1 else 'are'} no tag"
         out.append(
             {
                 "check": "tag_duplicates",
@@ -931,10 +989,9 @@ def _tag_duplicates(brain) -> list[dict]:
                 "canonical": g["canonical"],
                 "variants": g["variants"],
                 "pages": g["pages"],
-                "message": (f"one tag spelled {len(g['variants'])} ways: {spell}" if len(g["variants"]) > 1 else
-                            f"{blank[0]!r} in the tags property ({g['variants'][blank[0]]}) is no tag: a tag holds no blank (Obsidian reads none)")
-                + (f"; {', '.join(repr(v) for v in blank)} holding a blank {'is' if len(blank) == 1 else 'are'} no tag" if blank and len(g["variants"]) > 1 else ""),
-                "action": f"`gbrain lint --fix-safe` renames them to '{g['canonical']}'",
+                "needs_choice": g["lookalike"],
+                "message": message,
+                "action": "; ".join(parts),
             }
         )
     return out
@@ -1244,9 +1301,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
     rename: dict[str, str] = {}
     pages: set[str] = set()
     for g in tag_groups(brain.conn):
-        for v in g["variants"]:
-            if v != g["canonical"]:
-                rename[v] = g["canonical"]
+        rename.update(g["renames"])  # within one tag (merge_key) only: never a lookalike's (trial 53)
         pages.update(g["pages"])
     if only is not None:
         pages &= only
