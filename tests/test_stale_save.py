@@ -1606,3 +1606,54 @@ def test_a_save_landing_while_a_change_log_round_writes_the_file_is_no_mismatch(
     assert eng.verify_paths(out) == []
     out.disk_hashes[PATH] = sha(b"other bytes")
     assert eng.verify_paths(out) == [PATH]
+
+
+@pytest.mark.parametrize("then", ["", "saved-again"])
+@pytest.mark.parametrize("how", ["stale", "both-changed", "stale-past-the-file"])
+def test_a_round_whose_commit_fails_after_writing_the_merge_loses_no_line_next_round(env, monkeypatch, how, then):
+    """Review of 2f58cf8: the merge goes to the file inside the round's transaction, so a commit
+    that fails after it (disk full, SQLITE_BUSY, a Postgres serialization failure) leaves the merge
+    in the file, no version of it and the old base. The next round must take it without dropping
+    the person's or the agents' lines, and with no conflict copy."""
+    import sqlite3 as _sqlite3
+
+    from gbrain.storage import db as dbmod
+
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    agent_write_reaches_file(brain, eng, f)
+    lines = [b"AGENT-ENTRY", b"user typed this"]
+    if how == "both-changed":  # a save of the synced bytes while the brain is one write past them
+        buf = f.read_bytes()
+    if how != "stale":
+        brain.timeline_add(SLUG, "2026-12-03", "AGENT-BETWEEN", "agent")
+        lines.append(b"AGENT-BETWEEN")
+    saved = buf.replace(b"# Ana Lima\n", b"# Ana Lima\n\nuser typed this\n")
+    editor_save(f, saved)
+    real = dbmod.commit
+    failed: list = []
+
+    def commit(conn, *a, **k):
+        if not failed and (root / PATH).read_bytes() != saved:  # the round's, after the merge went to the file
+            failed.append(1)
+            raise _sqlite3.OperationalError("database or disk is full")
+        return real(conn, *a, **k)
+    monkeypatch.setattr(dbmod, "commit", commit)
+    with pytest.raises(Exception):
+        eng.sync()
+    monkeypatch.undo()
+    assert failed
+    left = f.read_bytes()
+    assert all(x in left for x in lines), left.decode()  # the merge, in the file only
+    if then:  # the editor reloads the merge, the person types on and saves before the next round
+        editor_save(f, left.replace(b"# Ana Lima\n", b"# Ana Lima\n\ntyped after the reload\n"))
+        lines.append(b"typed after the reload")
+    rep = eng.sync()
+    assert rep["ok"] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert all(page.count(x) == 1 for x in lines), page.decode()
+    assert f.read_bytes() == page
+    assert eng.sync()["counts"]["imported"] == 0
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
