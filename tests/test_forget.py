@@ -892,3 +892,72 @@ def test_a_purge_refused_for_a_page_whose_name_and_text_hold_it_says_both(db_pat
         b.put("people/ana-lima", "Ana Lima, see also ana-lima.\n")
     err = gbrain("purge", "--text", "ana-lima").stderr.decode()
     assert "name of people/ana-lima" in err and "current version of people/ana-lima" in err, err
+
+
+def test_purging_a_renamed_pages_old_name_takes_the_name_out_of_its_move_label(db_path):
+    """Trial 53: `purge --text xyzzy` refused for the page people/hidden-xyzzy, saying to rename it
+    first; once renamed, `purge people/hidden-xyzzy --apply` dropped the old name's versions but the
+    new page's move row kept the label `from people/hidden-xyzzy`: `history people/hidden` showed it
+    and the database file held it. The labels naming a name with no history left are neutral; the
+    page's history, diff and lineage read them without following them."""
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("people/hidden-xyzzy", "# Hidden\n\nnothing\n")
+        b.put("people/hidden-xyzzy", "# Hidden\n\nnothing at all\n")
+    r = gbrain("purge", "--text", "xyzzy")
+    assert r.returncode == 2, r
+    err = r.stderr.decode()
+    assert "gbrain move people/hidden-xyzzy NEW-NAME" in err and "`gbrain purge people/hidden-xyzzy --apply` then drops its versions" in err, err
+    assert gbrain("move", "people/hidden-xyzzy", "people/hidden").returncode == 0
+    assert gbrain("purge", "--text", "xyzzy", "--apply").returncode == 0  # a name's versions stay for a text (by design)
+    r = gbrain("purge", "people/hidden-xyzzy", "--apply")
+    assert r.returncode == 0, r.stderr
+    assert b"xyzzy" not in stored_bytes(db_path)
+    hist = gbrain("history", "people/hidden")
+    assert hist.returncode == 0 and b"xyzzy" not in hist.stdout and b"a purged name" in hist.stdout, hist
+    with Brain.open(db_path) as b:
+        assert h.lineage(b.conn, "page", "people/hidden") == [("people/hidden", None)]
+        assert b.get_text("people/hidden") == "# Hidden\n\nnothing at all\n"
+    d = gbrain("diff", "people/hidden")  # one version with text: said, no crash
+    assert b"fewer than 2 versions" in d.stderr and b"Traceback" not in d.stderr, d
+    assert gbrain("move", "people/hidden", "people/shown").returncode == 0  # renames on as ever
+    assert len(run("history", {"slug": "people/shown"})["versions"]) == 2
+
+
+def test_a_purged_name_s_label_is_rewritten_only_where_no_version_of_that_name_is_left(db_path):
+    """A name whose later page lives on keeps its labels: `from a` of b's move names a's later
+    page, not the purged one."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "first page\n")
+        b.delete_page("notes/a")
+        b.put("notes/a", "second page\n")
+        b.move_page("notes/a", "notes/b")
+    with Brain.open(db_path) as b:
+        before = [tuple(x) for x in b.conn.execute("SELECT name, version, op, detail FROM history WHERE name = 'notes/b'")]
+    assert ("notes/b", 1, "move", "from notes/a") in before
+    with Brain.open(db_path) as b:
+        b.put("notes/c", "third\n")
+        b.move_page("notes/c", "notes/d")
+        b.delete_page("notes/d")
+    r = run("purge", {"slug": "notes/d", "apply": True})
+    assert r["applied"]
+    with Brain.open(db_path) as b:
+        after = [tuple(x) for x in b.conn.execute("SELECT name, version, op, detail FROM history WHERE name = 'notes/b'")]
+        assert after == before
+        assert h.lineage(b.conn, "page", "notes/b")[1][0] == "notes/a"
+
+
+def test_a_text_purge_of_a_deleted_pages_old_name_takes_it_out_of_the_label_too(db_path):
+    """A deleted page once named with the text: `purge --text` drops the old name's versions (its
+    name held it) and the later name's move label no longer names it."""
+    with Brain.open(db_path) as b:
+        b.put("people/x-qwzv", "plain\n")
+        b.move_page("people/x-qwzv", "people/x")
+        b.delete_page("people/x")
+    r = run("purge", {"text": "qwzv", "apply": True})
+    assert r["applied"] and {i["name"] for i in r["items"]} == {"people/x-qwzv"}, r
+    assert b"qwzv" not in stored_bytes(db_path)
+    with Brain.open(db_path) as b:
+        assert [x[0] for x in b.conn.execute("SELECT detail FROM history WHERE name = 'people/x' ORDER BY version")] == [
+            "renamed from a purged name", ""]

@@ -340,6 +340,10 @@ def refusal(live: list[str], text: str, pages: "set[str] | None" = None, in_byte
         how = [f"`gbrain move {cmd_arg(page)} NEW-NAME`"] if page else []
         if pages is not None and any(x not in pages for x in named):
             how.append("a file: store it under another name and delete this one")
+        # a purge of a text keeps a live page's versions under its old names (`_live_spans`):
+        # the old name's own purge drops them, and the labels naming it (trial 53)
+        if page:
+            how.append(f"`gbrain purge {cmd_arg(page)} --apply` then drops its versions under that name, which a purge of a text keeps")
         why.append(f"the name of {_shown(named)} holds the text (a purge never drops a current name): rename it first ({'; '.join(how)})")
     if held:
         why.append(f"the text is still in the current version of {_shown(held)}: edit it out (or `gbrain delete` the page) first")
@@ -390,6 +394,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         hashes = _body_hashes(c, ids)
         h.stage_drops(c, ids)
         h.drop_versions(c)
+        _relabel(c, {(i["kind"], i["name"]) for i in items})
         hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")
         if text is not None:
@@ -431,6 +436,28 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         out["applied"] = True
     out["vacuumed"] = compact(c)
     return out
+
+
+#: the label (history ``detail``) of a move from or to a name a purge took out of the history:
+#: no ``from ``/``to `` label, so nothing that follows renames (``history.lineage``, sync) reads it as a name
+PURGED_LABELS = {"from ": "renamed from a purged name", "to ": "renamed to a purged name"}
+
+
+def _relabel(c, names: set[tuple[str, str]]) -> int:
+    """Rewrite the move labels (``from OLD``, ``to OLD``) naming those of ``names`` that have no
+    history row left nor a current page or file (:data:`PURGED_LABELS`): a page renamed from
+    ``people/hidden-xyzzy``, whose old name was purged, kept ``from people/hidden-xyzzy`` on its
+    move row, in ``history`` and in the file (trial 53). A name with versions left keeps its
+    labels (they name that page). Returns how many rows changed."""
+    n = 0
+    for kind, name in sorted(names):
+        if c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", (kind, name)).fetchone():
+            continue
+        if c.execute(f"SELECT 1 FROM {'pages WHERE slug' if kind == 'page' else 'files WHERE path'} = ?", (name,)).fetchone():
+            continue
+        for pre, label in PURGED_LABELS.items():
+            n += c.execute("UPDATE history SET detail = ? WHERE kind = ? AND op = 'move' AND detail = ?", (label, kind, pre + name)).rowcount or 0
+    return n
 
 
 def _body_hashes(c, ids: list[int]) -> set[str]:
