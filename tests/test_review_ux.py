@@ -165,3 +165,27 @@ def test_tags_pages_never_skip_a_tag_a_write_moved_up(db_path):
             ops.run("tag", {"slug": f"p{i}", "tag": "t120"}, ops.Context(), brain=b)
         with pytest.raises(Conflict, match="cursor"):
             run_tool("tags", {"cursor": r["next_cursor"]}, ctx, brain=b)
+
+
+def test_a_changes_cursor_without_its_row_anchor_is_refused(db_path):
+    """changes is newest first, so rows written between pages push every row down: a cursor
+    without the row its page ended with (an older gbrain's plain offset cursor, or a forged one)
+    was taken as an offset and repeated rows; refused, exit 2, as lint's (c35ceec)."""
+    import base64
+
+    import pytest
+
+    from gbrain.errors import BadInput
+    from gbrain.operations.registry import run_tool
+
+    with Brain.open(db_path, create=True) as b:
+        for i in range(25):
+            b.put(f"p{i}", f"# P{i}\n")
+        ctx = ops.Context(surface="mcp")
+        r = run_tool("changes", {}, ctx, brain=b)
+        raw = base64.urlsafe_b64decode(r["next_cursor"] + "=" * (-len(r["next_cursor"]) % 4)).decode()
+        off, key, _shown = raw.split(":")
+        for forged in (f"{off}:{key}", f"{off}:{key}:zz"):
+            cur = base64.urlsafe_b64encode(forged.encode()).decode().rstrip("=")
+            with pytest.raises(BadInput, match="without cursor"):
+                run_tool("changes", {"cursor": cur}, ctx, brain=b)

@@ -1111,6 +1111,10 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         n = offset + want + 1 if want else 0
         result = run(name, dict(a, limit=n), ctx, brain)
         anchor = o.page_anchor and cursor and _cursor_answer(cursor)
+        if o.page_anchor and cursor and not re.fullmatch(r"[0-9a-f]{12}", anchor or ""):
+            # an older gbrain's offset cursor: rows written since (newest first) would repeat rows
+            raise BadInput(f"{o.tool_name}: parameter 'cursor' names no row its page showed (a cursor of an older gbrain?); "
+                           "call again without cursor to read from the start")
         while anchor:  # start after the last item shown, where it stands now
             got = result[o.page_key] if o.page_key else result
             j = next((i for i, it in enumerate(got) if _anchor_print(o, it) == anchor), None)
