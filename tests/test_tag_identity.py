@@ -203,3 +203,25 @@ def test_lint_promises_no_fix_for_a_spelling_written_only_in_the_text(tmp_path, 
         assert [f["slug"] for f in r["fixed"]] == ["d"]
         _, dup = _dups(b)
         assert all("--fix-safe" not in f["action"] for f in dup.values()), dup
+
+
+def test_lint_text_gives_the_action_of_a_persons_choice_and_of_a_conflict_copy(tmp_path, db_path):
+    """Trial 53: `gbrain lint` text printed each finding's message but never its action, so tags
+    that only look alike (needs_choice) and conflict copies (merge advice) gave a terminal no
+    advice (`--json` and `gbrain conflicts` had it): their action is an indented line under them;
+    other findings stay one line (the whole-brain output is not doubled)."""
+    from gbrain.core.lint import render_text
+
+    write_tree(tmp_path / "v", {"g1.md": "---\ntags: [ß-fm]\n---\n# G\n", "g2.md": "---\ntags: [ss-fm]\n---\n# G\n",
+                                "c.md": "# C\n", "c (conflicted copy 2026-12-01).md": "# C2\n", "o.md": "[[nowhere]]\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("lint", {}, ops.Context(), brain=b)
+        text = render_text(r).splitlines()
+        by = {f["check"]: f for f in r["items"]}
+        for check in ("tag_duplicates", "conflicts"):
+            f = by[check]
+            i = next(i for i, ln in enumerate(text) if ln.endswith(f["message"]))
+            assert text[i + 1] == f"    → {f['action']}", (check, text[i:i + 2])
+        f = by["dead_links"]
+        assert f["action"] not in "\n".join(text) and not f.get("needs_choice"), f

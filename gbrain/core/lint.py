@@ -2218,7 +2218,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
 
 
 def render_text(r: dict) -> str:
-    """The lint report for a terminal: counts per check, one line per finding, fixes."""
+    """The lint report for a terminal: counts per check, one line per finding (and its action under
+    it where a person must choose, ``needs_choice``, or merge a conflict copy), fixes."""
     lines = [f"gbrain lint: {r['pages']:,} pages" + (f" ({r['selected']:,} selected)" if r.get("selected") is not None else "") + f", as of {r['as_of']}"]
     if r.get("note"):
         lines.append(f"note: {r['note']}")
@@ -2239,6 +2240,8 @@ def render_text(r: dict) -> str:
         for f in by.get(c, []):
             fix = ("; --fix-safe: " + ", ".join(f"{x['from']} → {x['to']}" for x in f["rewrites"])) if f.get("rewrites") else ""
             lines.append(f"  {f['slug'] or '(brain)'}  {f['message']}{fix}")
+            if f.get("action") and (f.get("needs_choice") or c == "conflicts"):  # a person's choice, merge advice: what to do
+                lines.append(f"    → {f['action']}")
         if r["truncated"].get(c):
             lines.append(f"  … {r['truncated'][c]:,} more (--limit 0 shows all)")
     if r["notes"].get("dead_links_site_paths"):
