@@ -143,6 +143,9 @@ def test_the_cli_raw_warns_which_sidecar_it_reads(db_path, tmp_path):
     assert r.returncode == 0, r.stderr
     note = "2 sidecars for people/ana: ana.JSON, ana.json — using ana.json"
     assert f"  {note} (named as its page;" in r.stdout.decode() and "Validation: OK" in r.stdout.decode()  # the report says it
+    assert r.stderr.decode().count("2 sidecars for") == 1, r.stderr  # trial 53 saw it twice on stderr: once (with the names warning)
+    r2 = gbrain_in_process("--db", str(db_path), "import", str(src))
+    assert "2 sidecars for" not in r2.stderr.decode(), r2.stderr  # a tree re-imported unchanged says nothing again
     # pipe (as an agent's tool call): the answer's warnings say it
     r = gbrain_in_process("--db", str(db_path), "pipe", input='{"tool": "raw", "arguments": {"slug": "people/ana"}}\n')
     answer = json.loads(r.stdout)
@@ -255,3 +258,12 @@ def test_a_page_renamed_in_the_folder_takes_its_sidecars_as_a_fresh_import(db_pa
                 [f"bob{n[-5:]}" for n in files] if page == "ana" else ["bob.json", other])
         finally:
             eng.close()
+
+
+def test_a_first_sync_warns_of_two_sidecars_once(db_path, tmp_path):
+    """Trial 53 saw the twin-sidecar warning twice on a first import's stderr: a first sync says it once too."""
+    from conftest import gbrain_in_process
+
+    src = _tree(tmp_path / "src", "ana", {"ana.json": ONE, "ana.JSON": TWO})
+    r = gbrain_in_process("--db", str(db_path), "sync", str(src))
+    assert r.returncode == 0 and r.stderr.decode().count("2 sidecars for people/ana") == 1, r.stderr
