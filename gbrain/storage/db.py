@@ -2149,7 +2149,6 @@ def fill_bom_sidecars(conn) -> int:
     an NFC and an NFD spelling) gets the rows of the one gbrain reads
     (:func:`gbrain.page.slugs.chosen_sidecar`), as a fresh import of the tree; the page's rows
     replaced as ``Brain._raw_rows`` writes them. Both engines; returns the rows written."""
-    from ..page.slugs import chosen_sidecar
     from . import blobs, rawspans
 
     n = 0
@@ -2162,16 +2161,27 @@ def fill_bom_sidecars(conn) -> int:
         if not any(d is not None and bytes(d[:3]) == rawspans.BOM_BYTES for d in datas.values()):
             continue  # (in pieces, no mark: its rows as before)
         page_path = conn.execute("SELECT path FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-        chosen = chosen_sidecar([f[1] for f in files], page_path)
-        fid, path, pieces = next(f for f in files if f[1] == chosen)
-        data = datas[path]
-        if data is None:
-            continue
-        rows = rawspans.sidecar_rows(data)
-        conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
-        rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
-        n += len(rows or ())
+        n += _raw_rows_from_chosen(conn, pid, files, page_path, datas.get)
     return n
+
+
+def _raw_rows_from_chosen(conn, pid: int, files: list, page_path: str, read) -> int:
+    """Replace the raw rows of page ``pid`` with those of the sidecar gbrain reads among ``files``
+    (``(id, path, pieces)`` rows; :func:`gbrain.page.slugs.chosen_sidecar` of their paths beside
+    ``page_path``), as ``Brain._raw_rows`` writes them; ``read(path)`` gives its bytes (None: the
+    rows are left as they are). Returns the rows written."""
+    from ..page.slugs import chosen_sidecar
+    from . import rawspans
+
+    chosen = chosen_sidecar([f[1] for f in files], page_path)
+    fid, path, pieces = next(f for f in files if f[1] == chosen)
+    data = read(path)
+    if data is None:
+        return 0
+    rows = rawspans.sidecar_rows(data)
+    conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
+    rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
+    return len(rows or ())
 
 
 def fill_twin_sidecars(conn) -> int:
@@ -2181,8 +2191,7 @@ def fill_twin_sidecars(conn) -> int:
     the one stored last while ``raw-put`` wrote the first by path. As ``Brain._raw_rows`` writes
     them, so an upgraded brain equals a fresh import; one indexed query when no page has two.
     Both engines; returns the rows written."""
-    from ..page.slugs import chosen_sidecar
-    from . import blobs, rawspans
+    from . import blobs
 
     n = 0
     pids = [r[0] for r in conn.execute(
@@ -2192,15 +2201,7 @@ def fill_twin_sidecars(conn) -> int:
         page = conn.execute("SELECT path FROM pages WHERE id = ?", (pid,)).fetchone()
         if page is None:
             continue
-        chosen = chosen_sidecar([f[1] for f in files], page[0])
-        fid, path, pieces = next(f for f in files if f[1] == chosen)
-        data = blobs.file_bytes(conn, path)
-        if data is None:
-            continue
-        rows = rawspans.sidecar_rows(data)
-        conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
-        rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
-        n += len(rows or ())
+        n += _raw_rows_from_chosen(conn, pid, files, page[0], lambda path: blobs.file_bytes(conn, path))
     return n
 
 
