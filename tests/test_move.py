@@ -570,3 +570,21 @@ def test_a_definition_naming_another_page_of_the_name_in_another_case_stays(tmp_
         eng.close()
         ops.run("move", {"slug": "people/al", "to": "team/al"}, brain=b)
         assert b.get_text("notes/t") == twin, b.get_text("notes/t")
+
+
+def test_conflicts_and_lint_advise_merging_a_moved_page_s_copies_into_its_new_name(db_path):
+    """After a move the copies stay (above), but ``gbrain conflicts`` and lint's ``conflicts``
+    check named the old name to merge into, a page no longer there: they follow the renames."""
+    with _brain(db_path) as b:
+        for slug, text in COPIES.items():
+            b.put(slug, text)
+        ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        ops.run("move", {"slug": "meetings/2026/sync", "to": "meetings/2026/weekly-sync"}, brain=b)
+        found = [f for f in ops.run("lint", {"check": "conflicts"}, brain=b)["items"] if f["slug"] in COPIES]
+        listed = [c for c in ops.run("conflicts", {}, brain=b) if (c.get("copy_path") or "")[:-3] in COPIES]
+        assert len(found) == len(listed) == len(COPIES), (found, listed)
+        for x in found + listed:
+            assert "gbrain put meetings/2026/weekly-sync" in x["action"] and "meetings/sync`" not in x["action"], x
+            assert "lacks into meetings/2026/weekly-sync" in x["action"] and "put meetings/sync" not in x["action"], x
+        for f in found:
+            assert f["original"] == "meetings/2026/weekly-sync" and "meetings/2026/weekly-sync" in f["message"], f

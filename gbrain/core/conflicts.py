@@ -35,8 +35,9 @@ class Copy:
     ``path``: the copy's path; ``original``: the path of what it copies; ``slug``: the copy's page
     (None: a file, a ``.raw`` sidecar or an attachment); ``tool``: the file-sync tool that made it
     (``Syncthing``, …; None: gbrain's sync or watch); ``page``: the page to merge into, the
-    original's slug for a page copy (its page's when it exists, else the slug its path gives),
-    for a file the page whose ``.raw`` sidecar it copies when that page exists, else None;
+    original's slug for a page copy (its page's when it exists, else the page that name was
+    renamed to, else the slug its path gives), for a file the page whose ``.raw`` sidecar it
+    copies when that page exists (or the page it was renamed to), else None;
     ``made``: when the brain got it (a page's ``created_at``, a file's ``updated_at``)."""
 
     path: str
@@ -59,12 +60,21 @@ def copy_at(conn, path: str, slug: str | None, made: str = "") -> Copy | None:
         orig, tool = hit
     if slug is not None:
         row = conn.execute("SELECT slug FROM pages WHERE path = ?", (orig,)).fetchone()
-        page = row[0] if row else slug_for_path(orig)
+        page = row[0] if row else _current(conn, slug_for_path(orig)) or slug_for_path(orig)
     else:
         page = page_slug_for_sidecar(orig)
         if page is not None and not conn.execute("SELECT 1 FROM pages WHERE slug = ?", (page,)).fetchone():
-            page = None
+            page = _current(conn, page)
     return Copy(path, orig, slug, tool, page, made or "")
+
+
+def _current(conn, slug: str) -> str | None:
+    """The live page a page once named ``slug`` is now, following its renames (a move leaves its
+    conflict copies where they are: merge into the new name), or None."""
+    from .history import renamed_to
+
+    moved = renamed_to(conn, slug)
+    return moved["slug"] if moved else None
 
 
 def copies(conn) -> list[Copy]:
