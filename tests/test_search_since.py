@@ -130,3 +130,25 @@ def test_changes_until_a_month_or_a_year_takes_the_whole_of_it(db_path):
     assert sorted(c["name"] for c in json.loads(p.stdout)) == ["dec/a", "dec/b", "nov/c"]
     p = gbrain_in_process("--db", str(db_path), "changes", "--until", "2026-13")
     assert p.returncode == 2 and b"--until" in p.stderr, p.stderr
+
+
+def test_changes_until_before_since_says_so(db_path):
+    """`changes --until 2026-11` (before the default `--since 24h` window starts) said only "no
+    changes since 24h until 2026-11": an empty window is said, with the --since to add, on the
+    CLI (stderr), `call` and MCP (`warnings`)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("nov/c", "# c\n")
+        with b.transaction():
+            b.conn.execute("UPDATE history SET at = ? WHERE name = ?", ("2026-11-30T12:00:00Z", "nov/c"))
+        r = ops.run_tool("changes", {"until": "2026-11"}, ops.Context(surface="mcp", on_warning=(said := []).append), brain=b)
+        assert r["items"] == [] and len(said) == 1 and "until 2026-11 is before since 24h (the default)" in said[0], said
+        assert "since 2026-11" in said[0] and "--" not in said[0], said
+        said.clear()  # a window that holds time: nothing said
+        ops.run_tool("changes", {"since": "2026-11", "until": "2026-11"}, ops.Context(surface="mcp", on_warning=said.append), brain=b)
+        assert said == []
+    p = gbrain_in_process("--db", str(db_path), "changes", "--until", "2026-11")
+    assert p.returncode == 0 and b"--until 2026-11 is before --since 24h (the default)" in p.stderr and b"--since 2026-11" in p.stderr, p.stderr
+    p = gbrain_in_process("--db", str(db_path), "changes", "--since", "2026-12-05", "--until", "2026-12-05")
+    assert p.returncode == 0 and b"--until 2026-12-05 is not after --since 2026-12-05" in p.stderr, p.stderr
+    p = gbrain_in_process("--db", str(db_path), "changes", "--since", "2026-11", "--until", "2026-11")
+    assert p.returncode == 0 and b"nov/c" in p.stdout and b"before" not in p.stderr, p

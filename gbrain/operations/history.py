@@ -307,10 +307,25 @@ def _changes(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    rows = h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
-                     until=_since(a.get("until"), ctx.flag("until"), end=True), exclude_origin=a.get("exclude_origin"))
+    since, until = _since(a.get("since"), ctx.flag("since")), _since(a.get("until"), ctx.flag("until"), end=True)
+    if since and until and until <= since and ctx.on_warning is not None:  # an empty window: say why nothing is listed
+        ctx.on_warning(_empty_window(a, ctx, until < since))
+    rows = h.changes(b, since=since, origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
+                     until=until, exclude_origin=a.get("exclude_origin"))
     return [_compact_change(r) for r in rows] if ctx.agent else rows
 
+
+
+def _empty_window(a: dict, ctx, before: bool) -> str:
+    """What ``changes`` says when its ``until`` is at or before its ``since`` (``--until 2026-11``
+    under the default ``--since 24h``): no change can be listed, and the ``since`` to give."""
+    import re
+
+    s, u = ctx.flag("since"), ctx.flag("until")
+    dflt = " (the default)" if a.get("since") == "24h" else ""
+    start = a["until"] if re.fullmatch(r"\s*\d{4}(-\d{2})?\s*", a["until"]) else None  # a month or year: through its end
+    give = f"add {s} {start.strip()} or earlier" if start else f"add a {s} before it"
+    return f"{u} {a['until']} is {'before' if before else 'not after'} {s} {a['since']}{dflt}: no change can match; {give}"
 
 
 def _compact_change(r: dict) -> dict:
