@@ -267,3 +267,49 @@ def test_a_first_sync_warns_of_two_sidecars_once(db_path, tmp_path):
     src = _tree(tmp_path / "src", "ana", {"ana.json": ONE, "ana.JSON": TWO})
     r = gbrain_in_process("--db", str(db_path), "sync", str(src))
     assert r.returncode == 0 and r.stderr.decode().count("2 sidecars for people/ana") == 1, r.stderr
+
+
+@pytest.mark.parametrize("how", ["revived", "adopted"])
+@pytest.mark.parametrize("page, own, other", CASES + [("ana", "ana.JSON", None)], ids=IDS + ["one-upper"])
+def test_a_page_sync_brings_back_under_a_new_name_takes_its_sidecars_as_a_fresh_import(db_path, tmp_path, page, own, other, how):
+    """A page sync trashed and brings back as a late move (``_revive``: deleted, then the note
+    created elsewhere; ``_adopt``: created elsewhere, then deleted) moved ``.raw/<old slug>.json``
+    only: ``ana.JSON`` stayed behind, and a page named in NFD moved its NFC twin (the one not read).
+    Every sidecar follows it, as a rename seen by sync does (``Brain.sidecar_renames``)."""
+    from gbrain.sync import engine as engine_mod
+
+    files = {own: ONE} | ({other: TWO} if other else {})
+    root = _tree(tmp_path / "tree", page, files)
+    old, new = f"people/{page}.md", "people/bob.md"
+    text = (root / old).read_text()
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        try:
+            eng.bind()
+            assert eng.sync()["ok"]
+            now = [1000.0]
+            eng.clock = lambda: now[0]
+            pid = b.page_row(_slug(page))["id"]
+            if how == "revived":
+                (root / old).unlink()
+                assert eng.reconcile(paths=[old]).trashed == [old]
+                now[0] += engine_mod.RECENT_TRASH_S - 1
+                (root / new).write_text(text)
+                out = eng.reconcile(paths=[new])
+            else:
+                (root / new).write_text(text)
+                assert eng.reconcile(paths=[new]).imported == [new]
+                now[0] += engine_mod.RECENT_TRASH_S - 1
+                (root / old).unlink()
+                out = eng.reconcile(paths=[old])
+            assert (old, new) in out.moved, out
+            assert b.page_row("people/bob")["id"] == pid
+            assert b.raw_get("people/bob") == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            assert sorted(p.name for p in (root / "people" / ".raw").iterdir()) == sorted(
+                [f"bob{n[-5:]}" for n in files] if page == "ana" else ["bob.json", other])
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            assert fresh_import_differences(b) == {}
+        finally:
+            eng.close()

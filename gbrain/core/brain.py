@@ -1277,12 +1277,20 @@ class Brain:
                         | self.journal_names(new_slug) | self.journal_names(old_slug))
         self._sidecars_follow(pid, dst)
 
-    def sidecar_renames(self, pid: int, src: str, dst: str) -> list[tuple[str, str]]:
+    def sidecar_renames(self, pid: int | None, src: str, dst: str) -> list[tuple[str, str]]:
         """``(old path, new path)`` of each ``.raw`` sidecar of page ``pid`` (stored at ``src``)
         when it moves to ``dst`` (:func:`gbrain.page.slugs.moved_sidecar_path`), the one read
         (:meth:`page_sidecar`) first; a sidecar whose new name another one takes (``josé.json`` in
-        NFC and NFD moved to ``bob``) is left out: it keeps its name and belongs to no page."""
-        paths, _ = self.page_sidecars(pid)
+        NFC and NFD moved to ``bob``) is left out: it keeps its name and belongs to no page.
+        ``pid`` None: the sidecars of no page named for ``src`` (a page gone from there, sync
+        bringing it back under ``dst``: ``SyncEngine._moved_page_history``)."""
+        if pid is None:
+            slug = slug_for_path(src)
+            paths = sorted(p for lo, hi in sidecar_ranges(src) for (p,) in self.conn.execute(
+                "SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw' AND page_id IS NULL", (lo, hi)).fetchall()
+                if page_slug_for_sidecar(p) == slug)
+        else:
+            paths, _ = self.page_sidecars(pid)
         if not paths:
             return []
         chosen = chosen_sidecar(paths, src)

@@ -131,7 +131,7 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -2487,22 +2487,19 @@ class SyncEngine:
             drop_versions(c)
             if not self._import(new, f, out, page_id=pid):
                 raise GBrainError(f"could not store {new} as the page moved from {old}")
-        self._moved_page_history(old_slug, new_slug, pid, out)
+        self._moved_page_history(old, new, pid, out)
         out.moved.append((old, new))
         out.disk_hashes[new] = ent[2]
         self._log(f"> {move_text(old, new)} (moved: the note was written there first, {self.clock() - ent[0]:.1f} s before its deletion)")
         return True
 
-    def _moved_page_history(self, old_slug: str, new_slug: str, pid: int, out: Outcome) -> None:
-        """A page brought back or adopted under ``new_slug`` (id ``pid``) as moved from
-        ``old_slug``: its history reads as a move (``record_page_move``), and a ``.raw`` sidecar
-        left at the old name follows it (``out.sidecar_moves``) unless the new name has one."""
-        c = self.conn
-        record_page_move(c, old_slug, new_slug)
-        old_sc, new_sc = sidecar_path(old_slug), sidecar_path(new_slug)
-        if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (new_sc,)).fetchone() \
-                and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
-            out.sidecar_moves.append((old_sc, new_sc, pid))
+    def _moved_page_history(self, old: str, new: str, pid: int, out: Outcome) -> None:
+        """A page brought back or adopted at path ``new`` (id ``pid``) as moved from ``old``: its
+        history reads as a move (``record_page_move``), and every ``.raw`` sidecar left at the old
+        name (``ana.JSON`` too) follows it as a rename's do (``Brain.sidecar_renames``,
+        ``out.sidecar_moves``: each unless its new name is stored, ``_move_sidecar``)."""
+        record_page_move(self.conn, slug_for_path(old), slug_for_path(new))
+        out.sidecar_moves += [(o, n, pid) for o, n in self.brain.sidecar_renames(None, old, new)]
 
     def _still_trashed(self, p: str) -> bool:
         """Whether the page at ``p`` is deleted and nothing was stored at its name or path since."""
@@ -2561,7 +2558,7 @@ class SyncEngine:
         self.trashed_paths.discard(old)
         if new != old:
             if c.execute("SELECT 1 FROM pages WHERE id = ? AND path = ?", (pid, new)).fetchone():
-                self._moved_page_history(old_slug, new_slug, pid, out)
+                self._moved_page_history(old, new, pid, out)
             out.moved.append((old, new))
             self._log(f"> {move_text(old, new)} (moved: its page back from the trash, deleted {self.clock() - ent[0]:.1f} s before)")
         else:
