@@ -69,15 +69,14 @@ from ..page.slugs import (
     exact_slug,
     segments_key,
     loose_key,
-    is_markdown,
     name_key,
     nfc,
     chosen_sidecar,
     moved_sidecar_path,
+    page_sidecar_path,
     page_slug_for_sidecar,
     sidecar_twins_note,
     path_for_slug,
-    sidecar_path,
     sidecar_ranges,
     slug_for_path,
     slug_key,
@@ -1108,10 +1107,8 @@ class Brain:
                 if touch_sidecar:
                     # its sidecars stored before it (ana.json; ana.JSON, an NFD name: each a
                     # sidecar of this page, as a fresh import attaches them)
-                    for lo, hi in sidecar_ranges(path):
-                        for f in self.conn.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw'", (lo, hi)).fetchall():
-                            if page_slug_for_sidecar(f["path"]) == slug:
-                                self._load_raw_rows(f["path"])
+                    for f in self._sidecars_named(path, slug):
+                        self._load_raw_rows(f["path"])
         return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names, content_hash=h)
 
     @staticmethod
@@ -1285,10 +1282,7 @@ class Brain:
         ``pid`` None: the sidecars of no page named for ``src`` (a page gone from there, sync
         bringing it back under ``dst``: ``SyncEngine._moved_page_history``)."""
         if pid is None:
-            slug = slug_for_path(src)
-            paths = sorted(p for lo, hi in sidecar_ranges(src) for (p,) in self.conn.execute(
-                "SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw' AND page_id IS NULL", (lo, hi)).fetchall()
-                if page_slug_for_sidecar(p) == slug)
+            paths = sorted(f["path"] for f in self._sidecars_named(src, slug_for_path(src), unattached=True))
         else:
             paths, _ = self.page_sidecars(pid)
         if not paths:
@@ -1311,15 +1305,28 @@ class Brain:
         for (p,) in self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw'", (pid,)).fetchall():
             if page_slug_for_sidecar(p) != slug:
                 self.conn.execute("UPDATE files SET page_id = NULL WHERE path = ?", (p,))
-        for lo, hi in sidecar_ranges(dst):
-            for (p,) in self.conn.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND kind = 'raw' AND page_id IS NULL", (lo, hi)).fetchall():
-                if page_slug_for_sidecar(p) == slug:
-                    self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (pid, p))
+        for f in self._sidecars_named(dst, slug, unattached=True):
+            self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (pid, f["path"]))
+        self._raw_rows_again(pid)
+
+    def _sidecars_named(self, page_path: str, slug: str, unattached: bool = False, any_kind: bool = False) -> list:
+        """The stored files (rows: ``path``, ``page_id``) that are ``.raw`` sidecars of the page
+        ``slug`` at ``page_path`` in any spelling (``ana.json``, ``ana.JSON``, an NFD name:
+        :func:`gbrain.page.slugs.sidecar_ranges`, kept where :func:`page_slug_for_sidecar` gives
+        ``slug``), of kind ``raw`` (``any_kind``: any kind), of no page only when ``unattached``."""
+        sql = ("SELECT path, page_id FROM files WHERE path >= ? AND path < ?" + ("" if any_kind else " AND kind = 'raw'")
+               + (" AND page_id IS NULL" if unattached else ""))
+        return [f for lo, hi in sidecar_ranges(page_path) for f in self.conn.execute(sql, (lo, hi)).fetchall()
+                if page_slug_for_sidecar(f["path"]) == slug]
+
+    def _raw_rows_again(self, pid: int) -> None:
+        """Page ``pid``'s raw rows from the sidecar it reads now (:meth:`page_sidecar`, as a fresh
+        import's), none when it has none."""
         left = self.page_sidecar(pid)
         if left is None:
             self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (pid,))
         else:
-            self._raw_rows(left, slug, pid, blobs.file_bytes(self.conn, left))
+            self._raw_rows(left, page_slug_for_sidecar(left), pid, blobs.file_bytes(self.conn, left))
 
     @atomic
     def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
@@ -1348,13 +1355,11 @@ class Brain:
         # every sidecar of the page moves with it (ana.JSON beside ana.json too: left at the old
         # name it would be raw data of no page to a fresh import, and the page's in the brain)
         renames = self.sidecar_renames(row["id"], row["path"], dst)
-        new_slug = slug_for_path(dst)
-        for lo, hi in sidecar_ranges(dst):
-            for f in self.conn.execute("SELECT path, page_id FROM files WHERE path >= ? AND path < ?", (lo, hi)).fetchall():
-                if f["page_id"] != row["id"] and page_slug_for_sidecar(f["path"]) == new_slug:
-                    # a sidecar whose page is gone (any spelling, bob.JSON too): the page would read
-                    # its raw data (as a fresh import would), its own left behind (review48)
-                    raise Conflict(f"{f['path']} is stored already (raw data of no page): move {row['slug']} to a free name, or delete that file first")
+        for f in self._sidecars_named(dst, slug_for_path(dst), any_kind=True):
+            if f["page_id"] != row["id"]:
+                # a sidecar whose page is gone (any spelling, bob.JSON too): the page would read
+                # its raw data (as a fresh import would), its own left behind (review48)
+                raise Conflict(f"{f['path']} is stored already (raw data of no page): move {row['slug']} to a free name, or delete that file first")
         for old_sc, new_sc in renames:
             self.conn.execute("UPDATE files SET path = ? WHERE path = ?", (new_sc, old_sc))
         self.rename_page_row(row["id"], row["path"], dst)
@@ -2522,12 +2527,7 @@ class Brain:
             row = self.conn.execute("SELECT kind, page_id FROM files WHERE path = ?", (path,)).fetchone()
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             if row and row["kind"] == "raw" and row["page_id"]:
-                pid = row["page_id"]
-                left = self.page_sidecar(pid)
-                if left is None:
-                    self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (pid,))
-                else:  # the page's other sidecar (ana.JSON beside ana.json) gives its rows now, as a fresh import's
-                    self._raw_rows(left, page_slug_for_sidecar(left), pid, blobs.file_bytes(self.conn, left))
+                self._raw_rows_again(row["page_id"])  # the page's other sidecar (ana.JSON beside ana.json) gives its rows now
             if row:
                 self.graph_config_changed(path, existed=True)
 
@@ -2555,7 +2555,7 @@ class Brain:
     def _unreadable_sidecar(self, row) -> str | None:
         """Why the ``.raw`` sidecar of page ``row`` gives no raw data (not UTF-8 JSON, not an
         object), or None (no sidecar, or a readable one)."""
-        path = self.page_sidecar(row["id"]) or sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        path = self.page_sidecar(row["id"]) or page_sidecar_path(row["path"])
         data = blobs.file_bytes(self.conn, path)
         if data is None:
             return None
@@ -2580,7 +2580,7 @@ class Brain:
         row = self.resolve_slug(slug)
         # the sidecar already attached to this page (it may carry an older name; of several, the
         # one slugs.chosen_sidecar takes), else the usual one
-        path = self.page_sidecar(row["id"]) or sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        path = self.page_sidecar(row["id"]) or page_sidecar_path(row["path"])
         twins = self.sidecar_twins_note(row["id"]) if on_warning is not None else None
         if twins:
             on_warning(twins)

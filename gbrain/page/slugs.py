@@ -587,6 +587,17 @@ def page_slug_for_sidecar(path: str) -> str | None:
     return nfc(posixpath.join(posixpath.dirname(d), name[:-5]))
 
 
+def _stem(page_path: str) -> str:
+    """A page's path without its ``.md``, as written (no NFC: a sidecar's name keeps the form)."""
+    return page_path[:-3] if is_markdown(page_path) else page_path
+
+
+def page_sidecar_path(page_path: str) -> str:
+    """The ``.raw`` sidecar named as the page at ``page_path`` is, as written (``people/Ana.md`` →
+    ``people/.raw/Ana.json``): what ``raw-put`` writes for a page that has none."""
+    return sidecar_path(_stem(page_path))
+
+
 def sidecar_ranges(page_path: str) -> list[tuple[str, str]]:
     """Ranges of paths (``lo <= path < hi``, code-point order: SQLite's and gbrain's Postgres
     collation) holding every sidecar of the page at ``page_path`` (``people/.raw/ana.`` to
@@ -594,7 +605,7 @@ def sidecar_ranges(page_path: str) -> list[tuple[str, str]]:
     to filter with :func:`page_slug_for_sidecar`): one per spelling of its file name, as
     written, NFC and NFD (a name mixing both forms is left out: no file system or tool writes
     one)."""
-    stem = page_path[:-3] if is_markdown(page_path) else page_path
+    stem = _stem(page_path)
     pre = {sidecar_path(s)[: -len(".json")] for s in (stem, nfc(stem), unicodedata.normalize("NFD", stem))}
     return sorted((p + ".", p + "/") for p in pre)
 
@@ -605,8 +616,7 @@ def moved_sidecar_path(path: str, old_page_path: str, new_page_path: str) -> str
     sidecar's name had beside its page's (as written, NFC or NFD) and with its extension spelled
     as it was (``ana.JSON`` → ``bob.JSON``). Two sidecars may get one name (``josé.json`` in NFC
     and NFD moved to ``bob``): the caller moves the one :func:`chosen_sidecar` takes first."""
-    old = old_page_path[:-3] if is_markdown(old_page_path) else old_page_path
-    new = new_page_path[:-3] if is_markdown(new_page_path) else new_page_path
+    old, new = _stem(old_page_path), _stem(new_page_path)
     name = posixpath.basename(path)
     stem, ext = name[:-5], name[-5:]
     old_name, new_name = posixpath.basename(old), posixpath.basename(new)
@@ -625,8 +635,7 @@ def chosen_sidecar(paths: Iterable[str], page_path: str) -> str:
     page's file name ``page_path`` less ``.md``, plus ``.json``: what ``raw-put`` writes), else
     one ending in ``.json`` in lower case, else the first in code-point order. The others are
     kept as they are (export writes them) but not read. Pure: it depends on the names alone."""
-    stem = page_path[:-3] if is_markdown(page_path) else page_path
-    own = sidecar_path(stem)
+    own = page_sidecar_path(page_path)
     return min(paths, key=lambda p: (p != own, not p.endswith(".json"), p))
 
 
@@ -638,8 +647,7 @@ def sidecar_twins_note(slug: str, paths: Iterable[str], page_path: str) -> str:
     paths = sorted(paths)
     chosen = chosen_sidecar(paths, page_path)
     alike = len({nfc(p) for p in paths}) < len(paths)
-    stem = page_path[:-3] if is_markdown(page_path) else page_path
-    why = ("named as its page" if chosen == sidecar_path(stem) else "none is named as its page: the first ending in .json"
+    why = ("named as its page" if chosen == page_sidecar_path(page_path) else "none is named as its page: the first ending in .json"
            if chosen.endswith(".json") else "none is named as its page: the first by name")
     others = "the other is" if len(paths) == 2 else "the others are"
 
