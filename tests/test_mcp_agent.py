@@ -373,6 +373,49 @@ def test_ctrl_c_stops_serve(fixture_db):
     assert rc == 130 and b"Traceback" not in proc.stderr.read()
 
 
+SLOW_LOADER = """
+import atexit, os, sys, time
+if os.environ.get("SLOW_MCP_LOADER"):
+    class _Slow:
+        def find_spec(self, name, path=None, target=None):
+            if name == "gbrain.mcp.server":
+                sys.meta_path.remove(self)
+                os.write(2, b"loader held\\n")
+                time.sleep(5)
+            return None
+    sys.meta_path.insert(0, _Slow())
+    atexit.register(lambda: os.write(2, b"interpreter finalized\\n"))
+"""
+
+
+@pytest.mark.parametrize("sig, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_signal_while_server_loads_ends_cleanly(fixture_db, tmp_path, sig, code):
+    """A signal in serve's first moments, while its loader thread still imports the SDK, ends
+    the process with the signal's code and the server's stop line, without finalizing the
+    interpreter under that thread (which ended with SIGABRT or SIGSEGV on Postgres)."""
+    import signal
+
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(SLOW_LOADER)
+    env = {**os.environ, **server_env(), "SLOW_MCP_LOADER": "1",
+           "PYTHONPATH": os.pathsep.join(x for x in (str(tmp_path / "hook"), os.environ.get("PYTHONPATH")) if x)}
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # answered early, before the SDK is loaded
+        assert proc.stderr.readline() == b"loader held\n"
+        proc.send_signal(getattr(signal, sig))
+        rc = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read()
+    assert rc == code, err
+    assert b"gbrain MCP server stopped" in err and b"interpreter finalized" not in err and b"Traceback" not in err
+
+
 def test_error_texts_name_the_tool_and_parameter(fixture_db):
     async def main():
         async with connect(fixture_db) as c:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import NoReturn
 
 from .. import __version__
 
@@ -356,6 +357,28 @@ def serves_read_only(path, read_only: bool) -> bool:
     return read_only or (not isinstance(path, str) and path.exists() and is_read_only(path))
 
 
+def stop_while_loading(e: KeyboardInterrupt, loaded: dict, done) -> NoReturn:
+    """End ``serve`` stopped by a signal while the loader thread of :func:`serve_main` may still
+    import the SDK or build the server: close the server it built (if it finished: ``done`` set),
+    say so on stderr as :func:`gbrain.mcp.server.serve`'s own handler does, and leave with
+    ``os._exit`` (130 for Ctrl-C, the signal's code for ``entry.Terminated``: 143, 129).
+
+    Never an ordinary interpreter exit: finalizing the interpreter while that daemon thread was
+    inside an import or a Postgres connect ended the process with SIGABRT or SIGSEGV instead of
+    130 (the flaky ``test_ctrl_c_stops_serve`` on Postgres)."""
+    code = getattr(e, "code", 130)
+    if done.is_set() and "built" in loaded:
+        try:
+            loaded["built"][1].shutdown(wait=1.0)
+        except Exception:  # noqa: BLE001 - stopping anyway; the signal's exit code is what is said
+            pass
+    try:
+        os.write(2, b"gbrain MCP server stopped\n")
+    except OSError:
+        pass
+    os._exit(code if isinstance(code, int) else 130)
+
+
 def serve_main(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
     """``gbrain serve`` as the entry point runs it: import the SDK (:mod:`gbrain.mcp.server`) and
     build the server (:func:`gbrain.mcp.server.build_server`) in a background thread while this thread reads the first line of stdin and answers it when it
@@ -395,16 +418,19 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
 
     t = threading.Thread(target=load, name="gbrain-mcp-import", daemon=True)
     t.start()
-    line = read_first_line(0)
-    answer = initialize_answer(line) if line else None
-    lines, ids = [line], []
-    if answer is not None:
-        write_all(1, answer)
-        ids.append(json.loads(line)["id"])
-        more, answered = answer_early(serves_read_only(path, read_only), done)
-        lines += more
-        ids += answered
-    t.join()
+    try:
+        line = read_first_line(0)
+        answer = initialize_answer(line) if line else None
+        lines, ids = [line], []
+        if answer is not None:
+            write_all(1, answer)
+            ids.append(json.loads(line)["id"])
+            more, answered = answer_early(serves_read_only(path, read_only), done)
+            lines += more
+            ids += answered
+        t.join()
+    except KeyboardInterrupt as e:  # Ctrl-C, SIGTERM or SIGHUP before the server took over its signals
+        stop_while_loading(e, loaded, done)
     if "error" in loaded:
         raise loaded["error"]
     loaded["server"].serve(db_path, create=create, read_only=read_only, first_line=b"".join(lines), answered=ids, built=loaded["built"])
