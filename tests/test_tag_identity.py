@@ -158,6 +158,45 @@ def test_the_upgrade_selects_every_page_whose_tags_can_change():
     assert not tag_identity_may_change('x\n\n---\n\n#tag "\\u00df"\n')  # (no YAML in the body)
 
 
+def test_the_upgrade_reads_the_tagged_pages_in_batches_and_misses_none(db_path, tmp_path, monkeypatch):
+    """The upgrade reads the tagged pages' texts 500 at a time (Postgres' cursor holds a whole
+    answer in memory: every tagged page's text at once on a 50,000-page brain) and still picks
+    each page that may change, first batch or last."""
+    from gbrain.storage import db as dbmod
+
+    tree = {f"p{i:04d}.md": f"page {i} #plain\n" for i in range(1203)}
+    for i in (3, 499, 500, 501, 1002, 1202):
+        tree[f"p{i:04d}.md"] = f"page {i} #Straße\n"
+    write_tree(tmp_path / "v", tree)
+    reads, picked = [], []
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, tmp_path / "v")["ok"]
+        conn = b.conn
+
+        class Counting:  # counts the rows each statement hands back
+            dialect = getattr(conn, "dialect", "sqlite")
+
+            def execute(self, sql, params=()):
+                rows = conn.execute(sql, params).fetchall()
+                if "frontmatter_raw" in sql:
+                    reads.append(len(rows))
+                return _Rows(rows)
+
+        monkeypatch.setattr(dbmod, "rederive_page_ids", lambda c, ids, **kw: picked.extend(ids) or len(ids))
+        assert dbmod.rederive_tag_identity_pages(Counting()) == 6
+        slugs_of = dict(conn.execute("SELECT id, slug FROM pages").fetchall())
+    assert sorted(slugs_of[i] for i in picked) == [f"p{i:04d}" for i in (3, 499, 500, 501, 1002, 1202)]
+    assert max(reads) <= 500 and sum(reads) == 1203
+
+
+class _Rows(list):
+    def fetchall(self):
+        return list(self)
+
+    def fetchone(self):
+        return self[0] if self else None
+
+
 def _dups(b, **kw) -> dict:
     r = ops.run("lint", {"check": "tag_duplicates", **kw}, ops.Context(), brain=b)
     return r, {tuple(sorted(f["variants"])): f for f in r["items"] if f["check"] == "tag_duplicates"}

@@ -2387,8 +2387,15 @@ def rederive_tag_identity_pages(conn) -> int:
     (:func:`tag_identity_may_change`), only their derived rows (no ``pages`` column reads a tag's
     identity). For SQLite v65 / Postgres v69, in the caller's transaction. Returns how many pages
     were parsed."""
-    rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id IN (SELECT page_id FROM tags) ORDER BY id")
-    ids = [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[1:]))]
+    ids: list[int] = []
+    last = -1
+    while True:  # 500 texts at a time: Postgres' cursor holds a whole answer in memory, not a row
+        rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
+                            "WHERE id > ? AND id IN (SELECT page_id FROM tags) ORDER BY id LIMIT 500", (last,)).fetchall()
+        if not rows:
+            break
+        last = rows[-1][0]
+        ids += [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[1:]))]
     return rederive_page_ids(conn, ids, only=())
 
 
