@@ -1270,7 +1270,10 @@ def sidecars_deleted_with(c: sqlite3.Connection, d, page_path: str) -> list[str]
 
     slug, w = d["name"], has_writer(c)
     same = "surface = ? AND operation = ? AND client = ?" + (" AND writer = ?" if w else "")
-    origin_of = lambda r: (r["surface"], r["operation"], r["client"]) + ((r["writer"],) if w else ())  # noqa: E731
+
+    def origin_of(r) -> tuple:
+        return (r["surface"], r["operation"], r["client"]) + ((r["writer"],) if w else ())
+
     names = sorted({n for lo, hi in sidecar_ranges(page_path)
                     for (n,) in c.execute("SELECT DISTINCT name FROM history WHERE kind = 'file' AND name >= ? AND name < ?", (lo, hi))
                     if page_slug_for_sidecar(n) == slug})
