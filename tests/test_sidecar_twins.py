@@ -313,3 +313,140 @@ def test_a_page_sync_brings_back_under_a_new_name_takes_its_sidecars_as_a_fresh_
             assert fresh_import_differences(b) == {}
         finally:
             eng.close()
+
+
+TWINS = CASES + [("ana", "ana.JSON", None)]
+TWIN_IDS = IDS + ["one-upper"]
+
+
+def _synced(tmp_path, b, page, files):
+    root = _tree(tmp_path / "tree", page, files)
+    eng = SyncEngine(b, root)
+    eng.bind()
+    assert eng.sync()["ok"]
+    return root, eng
+
+
+def _on_disk(root) -> dict[str, bytes]:
+    raw = root / "people" / ".raw"
+    return {p.name: p.read_bytes() for p in raw.iterdir()} if raw.is_dir() else {}
+
+
+@pytest.mark.parametrize("how", ["files", "folder"])
+@pytest.mark.parametrize("page, own, other", TWINS, ids=TWIN_IDS)
+def test_restore_brings_back_every_sidecar_deleted_with_the_page(db_path, tmp_path, page, own, other, how):
+    """A page sync (or watch, a folder deleted) trashed with its sidecars: ``restore`` of the page
+    brought back only ``.raw/<slug>.json`` (not ``ana.JSON``; for a page named in NFD its NFC
+    twin, the one not read). Every sidecar deleted with the page comes back, and the answer lists
+    each; the next sync writes them byte for byte; the rows are a fresh import's."""
+    import shutil
+
+    files = {own: ONE} | ({other: TWO} if other else {})
+    with Brain.open(db_path, create=True) as b:
+        root, eng = _synced(tmp_path, b, page, files)
+        (root / "keep.md").write_text("# keep\n")
+        assert eng.sync()["ok"]
+        try:
+            before = _on_disk(root)
+            if how == "files":
+                (root / "people" / f"{page}.md").unlink()
+                for n in files:
+                    (root / "people" / ".raw" / n).unlink()
+                assert eng.sync()["ok"]
+            else:  # watch: the folder deleted, one round over it
+                shutil.rmtree(root / "people")
+                out = eng.reconcile([], ["people"])
+                assert sorted(out.trashed) == sorted([f"people/{page}.md"] + [f"people/.raw/{n}" for n in files]), out.trashed
+            assert b.page_row(_slug(page)) is None
+            got, _ = _run(b, "restore", {"slug": _slug(page)})
+            assert got["restored"][0] == f"people/{page}.md"
+            assert sorted(got["restored"][1:]) == sorted(f"people/.raw/{n}" for n in files), got
+            assert not [t for t in b.conn.execute("SELECT 1 FROM files WHERE path LIKE 'people/.raw/%' AND page_id IS NULL")]
+            assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            assert eng.sync()["ok"]
+            assert _on_disk(root) == before
+            assert (root / "people" / f"{page}.md").read_text() == f"# {page}\n\nSee the raw data.\n"
+            assert fresh_import_differences(b) == {}
+            trash = ops.run("trash", {}, ops.Context(surface="cli"), brain=b)
+            assert not [t for t in trash if (t["path"] or "").startswith("people/")], trash
+        finally:
+            eng.close()
+
+
+@pytest.mark.parametrize("early", ["own", "other"])
+@pytest.mark.parametrize("between", ["an hour before", "another write between"])
+@pytest.mark.parametrize("page, own, other", CASES, ids=IDS)
+def test_restore_leaves_a_sidecar_deleted_before_the_page_in_the_trash(db_path, tmp_path, page, own, other, between, early):
+    """A sidecar deleted on its own before the page (an hour before, or with another write between
+    the two deletions) was deleted on purpose: restore brings back the page and the sidecar
+    deleted with it, not that one (it stays in the trash; ``restore PATH`` brings it back).
+    Before, restore took ``.raw/<slug>.json`` whenever it was in the trash, however long ago."""
+    gone, kept = (own, other) if early == "own" else (other, own)
+    data = {own: ONE, other: TWO}
+    with Brain.open(db_path, create=True) as b:
+        root, eng = _synced(tmp_path, b, page, data)
+        try:
+            (root / "people" / ".raw" / gone).unlink()
+            assert eng.sync()["ok"]
+            if between == "an hour before":
+                b.conn.execute("BEGIN")
+                b.conn.execute("UPDATE history SET at = '2020-01-01T00:00:00.000Z' WHERE kind = 'file' AND name = ? AND op = 'delete'",
+                               (f"people/.raw/{gone}",))
+                b.conn.execute("COMMIT")
+            else:
+                _run(b, "put", {"slug": "notes/x", "content": "# x\n"})
+            (root / "people" / f"{page}.md").unlink()
+            (root / "people" / ".raw" / kept).unlink()
+            assert eng.sync()["ok"]
+            got, _ = _run(b, "restore", {"slug": _slug(page)})
+            assert got["restored"] == [f"people/{page}.md", f"people/.raw/{kept}"], got
+            assert b.raw_get(_slug(page)) == json.loads(data[kept])["sources"]
+            assert [t["path"] for t in ops.run("trash", {}, ops.Context(surface="cli"), brain=b)] == [f"people/.raw/{gone}"]
+            assert fresh_import_differences(b) == {}
+            got, _ = _run(b, "restore", {"slug": f"people/.raw/{gone}"})  # by its own path
+            assert got["restored"] == [f"people/.raw/{gone}"]
+            assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+        finally:
+            eng.close()
+
+
+@pytest.mark.parametrize("page, own, other", TWINS, ids=TWIN_IDS)
+def test_delete_keeps_the_sidecars_and_restore_gives_them_back_to_the_page(db_path, tmp_path, page, own, other):
+    """``gbrain delete`` deletes the page only: its sidecars (every twin) stay, raw data of no page
+    as a fresh import reads them; restore makes them the page's again."""
+    files = {own: ONE} | ({other: TWO} if other else {})
+    src = _tree(tmp_path / "src", page, files)
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, src)["ok"]
+        _run(b, "delete", {"slug": _slug(page)})
+        assert sorted(r[0] for r in b.conn.execute("SELECT path FROM files WHERE page_id IS NULL")) == sorted(f"people/.raw/{n}" for n in files)
+        assert fresh_import_differences(b) == {}
+        got, _ = _run(b, "restore", {"slug": _slug(page)})
+        assert got["restored"] == [f"people/{page}.md"]
+        assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("page, own, other", TWINS, ids=TWIN_IDS)
+def test_undo_of_a_round_that_trashed_a_page_brings_back_every_sidecar(db_path, tmp_path, page, own, other):
+    """``undo`` takes back each write of its window: the page and each sidecar trashed with it."""
+    files = {own: ONE} | ({other: TWO} if other else {})
+    with Brain.open(db_path, create=True) as b:
+        root, eng = _synced(tmp_path, b, page, files)
+        try:
+            last = b.conn.execute("SELECT MAX(id) FROM history").fetchone()[0]
+            (root / "people" / f"{page}.md").unlink()
+            for n in files:
+                (root / "people" / ".raw" / n).unlink()
+            assert eng.sync()["ok"]
+            since = b.conn.execute("SELECT MIN(at) FROM history WHERE id > ?", (last,)).fetchone()[0]  # the round's deletions
+            got, _ = _run(b, "undo", {"since": since, "apply": True})
+            assert got["counts"] == {"restore": 1 + len(files)}, got
+            assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+            assert fresh_import_differences(b) == {}
+            assert eng.sync()["ok"]
+            assert _on_disk(root) == files
+        finally:
+            eng.close()

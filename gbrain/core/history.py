@@ -1247,15 +1247,73 @@ def _find_deleted(c: sqlite3.Connection, name: str):
     return None
 
 
+#: seconds between a page's deletion and a sidecar's for :func:`sidecars_deleted_with` to take
+#: them as one deletion (a sync round's trash, a folder deleted under watch: milliseconds apart
+#: unless the round trashes thousands of files; a sidecar deleted on its own is another round)
+WITH_PAGE_S = 60.0
+
+
+def sidecars_deleted_with(c: sqlite3.Connection, d, page_path: str) -> list[str]:
+    """The ``.raw`` sidecars of the deleted page whose deletion row is ``d`` (at ``page_path``, its
+    last path) that were deleted with it, which :func:`restore` brings back with the page:
+    sorted paths. A sidecar is one of the page's in any spelling (``ana.json``, ``ana.JSON``, the
+    NFC or NFD name: :func:`gbrain.page.slugs.sidecar_ranges`, where
+    :func:`~gbrain.page.slugs.page_slug_for_sidecar` gives the page's slug). It was deleted with
+    the page when its newest history row is a deletion (its path free now) by the same origin
+    (surface, operation, sync client, writer) as ``d``, with no history row of another origin
+    between the two (by id: one write transaction, a sync or watch round, or two deletions with
+    nothing else written between) and at most :data:`WITH_PAGE_S` apart. A sidecar deleted on
+    its own before (another round, another command, or with another write between) was
+    deleted on purpose: it stays in the trash (``restore PATH`` brings it back). The history
+    keeps no transaction id (no schema change for this), hence the origin, order and time."""
+    from ..page.slugs import page_slug_for_sidecar, sidecar_ranges
+
+    slug, w = d["name"], has_writer(c)
+    same = "surface = ? AND operation = ? AND client = ?" + (" AND writer = ?" if w else "")
+
+    def origin_of(r) -> tuple:
+        return (r["surface"], r["operation"], r["client"]) + ((r["writer"],) if w else ())
+
+    names = sorted({n for lo, hi in sidecar_ranges(page_path)
+                    for (n,) in c.execute("SELECT DISTINCT name FROM history WHERE kind = 'file' AND name >= ? AND name < ?", (lo, hi))
+                    if page_slug_for_sidecar(n) == slug})
+    out = []
+    for n in names:
+        r = c.execute("SELECT * FROM history WHERE kind = 'file' AND name = ? ORDER BY version DESC LIMIT 1", (n,)).fetchone()
+        if r is None or r["op"] != "delete" or origin_of(r) != origin_of(d) or abs(_seconds_between(r["at"], d["at"])) > WITH_PAGE_S:
+            continue
+        lo, hi = sorted((r["id"], d["id"]))
+        if c.execute(f"SELECT 1 FROM history WHERE id > ? AND id < ? AND NOT ({same}) LIMIT 1", (lo, hi, *origin_of(d))).fetchone():
+            continue  # another write between the two deletions: two deletions, not one
+        if c.execute("SELECT 1 FROM files WHERE path = ? UNION ALL SELECT 1 FROM pages WHERE path = ?", (n, n)).fetchone():
+            continue
+        out.append(n)
+    return out
+
+
+def _seconds_between(a: str, b: str) -> float:
+    """Seconds from ISO UTC time ``b`` to ``a`` (history's ``at``); infinite when one is unreadable."""
+    from datetime import datetime
+
+    def parse(x: str) -> datetime:
+        x = (x or "").rstrip("Z")
+        return datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%f" if "." in x else "%Y-%m-%dT%H:%M:%S")
+
+    try:
+        return (parse(a) - parse(b)).total_seconds()
+    except (ValueError, TypeError):
+        return float("inf")
+
+
 def restore(brain, name: str) -> dict:
     """Bring back a deleted page (or file) from its history: its last text becomes a new
-    version at its path, with its ``.raw`` sidecar when that was deleted too. Under sync/watch
-    the file follows (the change log sees the write). Returns ``{slug, path, restored: [paths],
+    version at its path, with every ``.raw`` sidecar deleted with it (:func:`sidecars_deleted_with`:
+    ``ana.JSON`` and an NFD twin too; not one deleted on its own before). Under sync/watch
+    the files follow (the change log sees the writes). Returns ``{slug, path, restored: [paths: the page's, then each sidecar's],
     deleted_at, reason, version, content_hash}`` (the page's new hash; None for a file). Raises NotFound (nothing deleted under that name),
     Conflict (the page lives; ``revert`` brings back an older version) or BadInput (its path
     is taken by another kind)."""
     from ..errors import Conflict
-    from ..page.slugs import sidecar_path
 
     c = brain.conn
     with brain.transaction():
@@ -1280,15 +1338,13 @@ def restore(brain, name: str) -> dict:
         path = last["path"]
         if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
             raise Conflict(f"{path} exists in the brain again; rename or delete it first (`gbrain revert {cmd_arg(key)} --to {last['version']}` once it is free)")
+        sidecars = sidecars_deleted_with(c, d, path) if kind == "page" else []
         r = _revert_key(brain, kind, key, last["version"])
         restored = [r["path"]]
-        if kind == "page":
-            sp = sidecar_path(key)
-            sc = c.execute("SELECT op FROM history WHERE kind = 'file' AND name = ? ORDER BY version DESC LIMIT 1", (sp,)).fetchone()
-            if sc and sc["op"] == "delete" and not c.execute("SELECT 1 FROM files WHERE path = ?", (sp,)).fetchone():
-                t = _version_row(brain, "file", sp, None)
-                brain.save_file(sp, body(c, t["body_id"]), "raw")
-                restored.append(sp)
+        for sp in sidecars:
+            t = _version_row(brain, "file", sp, None)
+            brain.save_file(sp, body(c, t["body_id"]), "raw")
+            restored.append(sp)
     return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"],
             "content_hash": r.get("content_hash")}  # the page's new one (None: a file), a put's if_hash as every page write answers
 

@@ -3871,9 +3871,10 @@ def _chunks(xs: list, n: int):
 
 
 def restore(brain: Brain, slug: str) -> dict:
-    """Bring a deleted page (or file, by path) back from its history, with its deleted ``.raw``
-    sidecar; the next sync (or a running watch) writes the file. See
-    :func:`gbrain.core.history.restore` (the trash is a view of the history)."""
+    """Bring a deleted page (or file, by path) back from its history, with every ``.raw`` sidecar
+    deleted with it (:func:`gbrain.core.history.sidecars_deleted_with`); the next sync (or a
+    running watch) writes the files. See :func:`gbrain.core.history.restore` (the trash is a
+    view of the history)."""
     from ..core.history import restore as restore_from_history
 
     return restore_from_history(brain, slug)
