@@ -340,3 +340,34 @@ def test_pipe_answers_carry_the_rename_note_of_each_read_and_embed_follows_the_o
         assert b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE page_id = ?", (pid,)).fetchone()[0] >= 1
     with pytest.raises(NotFound):
         ops.run("embed", {"slug": "T/ref21"}, ops.Context(db=str(db_path)))
+
+
+def test_following_an_old_name_computes_no_near_names(tmp_path, db_path, monkeypatch):
+    """Trial 55 (obsidian-hub, 6,571 notes, 25 notes renamed under watch): every read or write of
+    an old name cost a did-you-mean scan of every page name (difflib, ~1 s CPU at 6,500 pages)
+    before the history said where the page went; behind the MCP server's lock an agent's
+    brain_timeline_add to an old name took 3-25 s on an idle brain. The rename is looked up first:
+    no near names are computed for a name the history knows (the new name is the suggestion), and
+    a write's check for a rename computes none either; a real miss still suggests."""
+    renamed_vault(tmp_path / "v", db_path)
+    calls: list[str] = []
+    real = Brain.suggest
+
+    def counting(self, slug, n=5):
+        calls.append(slug)
+        return real(self, slug, n)
+
+    monkeypatch.setattr(Brain, "suggest", counting)
+    with Brain.open(db_path) as b:
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("T/ref20")
+        assert e.value.suggestions == ["T/ref20-new"] and "T/ref20 was renamed to T/ref20-new on " in str(e.value)
+        for name, args in (("get", {}), ("timeline", {}), ("backlinks", {}), ("links", {}), ("tags", {}),
+                           ("timeline-add", {"date": "2026-12-05", "summary": "agent entry"}), ("tag", {"tag": "t55"}),
+                           ("put", {"append": "more\n"})):
+            ops.run(name, {"slug": "T/ref20", **args}, brain=b)
+            assert calls == [], (name, calls)
+        assert "agent entry" in b.get_text("T/ref20-new") and "more" in b.get_text("T/ref20-new")
+        with pytest.raises(NotFound) as e:  # a name no page has or had: near names, as before
+            ops.run("get", {"slug": "T/ref20-nex"}, brain=b)
+        assert calls and "T/ref20-new" in e.value.suggestions

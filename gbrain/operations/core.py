@@ -601,7 +601,7 @@ def _moved_page(b, slug: str, target: bool = False) -> dict | None:
     a page is found (``Ambiguous`` is raised as the write would; for a link's ``target`` it is
     None: :meth:`Brain.link_target` decides, the nearest page by folders or ``Ambiguous``)."""
     try:
-        b.resolve_slug(slug)
+        b.resolve_slug(slug, suggest=False)  # a miss that is no rename fails in the write, with its near names
         return None
     except Ambiguous:
         if target:
