@@ -152,6 +152,31 @@ def test_a_move_under_watch_moves_the_file_and_trashes_nothing(brain_tree, db_pa
         stop_ok(w)
 
 
+def test_a_rename_under_watch_takes_the_note_s_conflict_copy_along(brain_tree, db_path, run):
+    """A note renamed in the folder while `gbrain watch` runs: its conflict copy (here Syncthing's)
+    follows it in the folder and the brain, as sync's round moves it; nothing is trashed."""
+    from test_watch import Watch, settle, stop_ok, trash, wait_for
+
+    tool = ".sync-conflict-20261202-015712-ABCDEFG.md"
+    (brain_tree / "people" / f"ana-lima{tool}").write_text("# Ana\n\nThe other machine's.\n", encoding="utf-8")
+    r = run("import", str(brain_tree))
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path)
+    try:
+        (brain_tree / "team").mkdir()
+        os.rename(brain_tree / "people" / "ana-lima.md", brain_tree / "team" / "ana-lima.md")
+        new_cp, old_cp = brain_tree / "team" / f"ana-lima{tool}", brain_tree / "people" / f"ana-lima{tool}"
+        wait_for(lambda: new_cp.exists() and not old_cp.exists(), "the copy to follow the rename")
+        with Brain.open(db_path) as b:
+            settle(b, brain_tree)
+            assert b.page_row("team/ana-lima") and b.get_text(f"team/ana-lima{tool[:-3]}") == "# Ana\n\nThe other machine's.\n"
+            assert b.page_row(f"people/ana-lima{tool[:-3]}") is None and trash(b) == []
+            assert fresh_import_differences(b) == {}
+        assert not any(line.startswith("- ") for line in w.lines), w.lines
+    finally:
+        stop_ok(w)
+
+
 def test_a_sidecar_already_at_the_new_name_is_refused_not_mixed(db_path):
     """The new name's `.raw/` sidecar is stored already (a sidecar whose page is gone): the move
     would leave the page's own sidecar behind, its raw data then another file's than a fresh
