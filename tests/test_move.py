@@ -729,3 +729,14 @@ def test_a_rename_in_the_folder_takes_the_page_s_conflict_copies_along(tmp_path,
         assert rep["exit_code"] == 0 and not rep["changed"]["imported"] and not rep["changed"]["exported"], rep
         eng.close()
         assert fresh_import_differences(b) == {}
+
+
+def test_a_case_only_rename_takes_its_copy_along_without_a_number(db_path):
+    """``people/bo`` → ``people/Bo``: the copy's new name differs from its own only in case, which
+    is no taken name (no ``-2``)."""
+    with _brain(db_path) as b:
+        b.put("people/bo.conflict-20261202T015712", "# Bo\n\nOld.\n")
+        r = ops.run("move", {"slug": "people/bo", "to": "people/Bo"}, brain=b)
+        assert r["moved"] == [{"from": "people/bo.conflict-20261202T015712.md", "to": "people/Bo.conflict-20261202T015712.md"}], r
+        assert b.get_text("people/Bo.conflict-20261202T015712") == "# Bo\n\nOld.\n"
+        assert fresh_import_differences(b) == {}

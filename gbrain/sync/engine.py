@@ -451,23 +451,24 @@ def moved_copy_path(copy: str, new_original: str, taken: Callable[[str], bool] =
         n += 1
 
 
-def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str], bool] = lambda p: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
     """The conflict copies stored for the page moving from path ``src`` to ``dst`` (gbrain's
     ``NAME.conflict-TS.md``, a long name's cut one too; a file-sync tool's) and for its ``.raw``
     sidecars (``.raw/NAME.json.conflict-TS``, ``.raw/NAME.sync-conflict-….json``), and where each
     goes to travel with it, as its sidecar does: ``([(copy, new path, new original)], [(copy, why
     it stays)])``, sorted by path. A new path is free of stored pages (any spelling
     :func:`~gbrain.page.slugs.slug_key` folds), files, the other copies' new paths and what
-    ``on_disk`` says is in the folder (:func:`moved_copy_path`). Reads only."""
+    ``on_disk(path, copy)`` says is in the folder other than the copy itself (a case-only rename on a
+    folder that ignores case) (:func:`moved_copy_path`). Reads only."""
     c = brain.conn
     page = slug_for_path(src)
     rows = sorted(r[0] for r in c.execute("SELECT path FROM pages WHERE path LIKE '%onflict%' UNION ALL SELECT path FROM files WHERE path LIKE '%onflict%'"))
     claimed: set[str] = set()
 
-    def taken(p: str) -> bool:
-        return p in claimed or on_disk(p) or c.execute(
-            "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
-            (p, slug_key(slug_for_path(p)) if is_markdown(p) else "", p)).fetchone() is not None
+    def taken(p: str, own: str) -> bool:  # (``own``, the copy moving, takes no name: a case-only rename)
+        return p in claimed or (p != own and on_disk(p, own)) or c.execute(
+            "SELECT 1 FROM pages WHERE (path = ? OR slug_key = ?) AND path != ? UNION ALL SELECT 1 FROM files WHERE path = ? AND path != ?",
+            (p, slug_key(slug_for_path(p)) if is_markdown(p) else "", own, p, own)).fetchone() is not None
 
     moves, left = [], []
     for p in rows:
@@ -481,7 +482,7 @@ def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str], bool
             new_orig = moved_sidecar_path(orig, src, dst)
         else:
             continue
-        new = moved_copy_path(p, new_orig, taken)
+        new = moved_copy_path(p, new_orig, lambda q, p=p: taken(q, p))
         if new is None:
             left.append((p, f"{posixpath.basename(tool_copy_name(new_orig, hit[1]))} is taken (or too long a name) in {posixpath.dirname(new_orig) or 'the root'}"))
         elif new != p:
@@ -3673,7 +3674,15 @@ class SyncEngine:
         the folder moved itself this round (a folder renamed whole) is no longer stored at its
         old path: nothing to do."""
         c = self.conn
-        moves, _ = copy_renames(self.brain, src, dst, on_disk=lambda p: os.path.lexists(self._abs(p)))
+
+        def on_disk(p: str, own: str) -> bool:
+            try:
+                a, b = os.lstat(self._abs(p)), os.lstat(self._abs(own))
+            except OSError:
+                return os.path.lexists(self._abs(p))
+            return (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino)
+
+        moves, _ = copy_renames(self.brain, src, dst, on_disk=on_disk)
         for old, new, new_orig in moves:
             row = c.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (old, old)).fetchone()
             a_old, a_new = self._abs(old), self._abs(new)
