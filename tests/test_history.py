@@ -1515,6 +1515,8 @@ def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name
         (root / "ana.md").rename(root / "team" / "ana.md")
         eng.sync()
         assert b.get_text("team/ana") is not None
+        mine = "team/" + mine  # (its copy moved with it: tests/test_move.py)
+        assert (root / mine).exists() and b.page_row(mine[:-3]) is not None
         (root / "ana.md").write_text("# Another Ana\nalpha\n")
         eng.sync()
         b.put("ana", "# Another Ana\nbrain alpha\n")

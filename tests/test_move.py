@@ -8,6 +8,7 @@ are rewritten as lint-fix rewrites links to a moved page. Both engines (``db_pat
 from __future__ import annotations
 
 import json
+import os
 import unicodedata
 
 import pytest
@@ -145,6 +146,31 @@ def test_a_move_under_watch_moves_the_file_and_trashes_nothing(brain_tree, db_pa
             assert trash(b) == []
             assert [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%/ana-lima'")] == ["team/ana-lima"]
             assert not (brain_tree / "people" / ".raw" / "ana-lima.json").exists()
+            assert fresh_import_differences(b) == {}
+        assert not any(line.startswith("- ") for line in w.lines), w.lines
+    finally:
+        stop_ok(w)
+
+
+def test_a_rename_under_watch_takes_the_note_s_conflict_copy_along(brain_tree, db_path, run):
+    """A note renamed in the folder while `gbrain watch` runs: its conflict copy (here Syncthing's)
+    follows it in the folder and the brain, as sync's round moves it; nothing is trashed."""
+    from test_watch import Watch, settle, stop_ok, trash, wait_for
+
+    tool = ".sync-conflict-20261202-015712-ABCDEFG.md"
+    (brain_tree / "people" / f"ana-lima{tool}").write_text("# Ana\n\nThe other machine's.\n", encoding="utf-8")
+    r = run("import", str(brain_tree))
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path)
+    try:
+        (brain_tree / "team").mkdir()
+        os.rename(brain_tree / "people" / "ana-lima.md", brain_tree / "team" / "ana-lima.md")
+        new_cp, old_cp = brain_tree / "team" / f"ana-lima{tool}", brain_tree / "people" / f"ana-lima{tool}"
+        wait_for(lambda: new_cp.exists() and not old_cp.exists(), "the copy to follow the rename")
+        with Brain.open(db_path) as b:
+            settle(b, brain_tree)
+            assert b.page_row("team/ana-lima") and b.get_text(f"team/ana-lima{tool[:-3]}") == "# Ana\n\nThe other machine's.\n"
+            assert b.page_row(f"people/ana-lima{tool[:-3]}") is None and trash(b) == []
             assert fresh_import_differences(b) == {}
         assert not any(line.startswith("- ") for line in w.lines), w.lines
     finally:
@@ -427,21 +453,28 @@ def test_move_never_rewrites_a_link_in_a_conflict_copy(db_path):
         assert not [x for x in lint["items"] if x["slug"] in COPIES], lint["items"]
 
 
-def test_the_moved_page_s_conflict_copies_stay_and_are_said(db_path):
-    """A page's conflict copies stay where they are when it moves (a record of what someone saved,
-    under the name it was saved as; its sync record names that path): the answer says each, with
-    the page to merge it into now, where they were left unsaid."""
+def test_the_moved_page_s_conflict_copies_move_with_it_and_are_said(db_path):
+    """A page's conflict copies move with it (they stayed in the old folder, beside no page), under
+    the copy name of its new path, their text as saved (never relinked): the answer lists each
+    under ``moved``. A file-sync tool's copy whose new name is taken (no ``-2`` for its mark)
+    stays, said under ``skipped`` with the page to merge it into."""
     with _brain(db_path) as b:
         for slug, text in COPIES.items():
             b.put(slug, text)
+        b.put("meetings/2026/sync (conflicted copy 2026-12-02)", "# An older page's copy\n")
         r = ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
-        for slug, text in COPIES.items():
-            assert b.get_text(slug) == text, slug
-        said = {s["slug"]: s["reason"] for s in r["skipped"]}
-        assert sorted(said) == sorted(COPIES), r
-        assert all("conflict copy of meetings/sync" in why and "meetings/2026/sync" in why for why in said.values()), said
+        moved = {m["from"][:-3]: m["to"][:-3] for m in r["moved"]}
+        assert moved == {s: s.replace("meetings/sync", "meetings/2026/sync") for s in COPIES if "(conflicted" not in s}, r
+        for old, new in moved.items():
+            assert b.get_text(new) == COPIES[old] and b.page_row(old) is None, new
+        dropbox = "meetings/sync (conflicted copy 2026-12-02)"
+        assert b.get_text(dropbox) == COPIES[dropbox]
+        [said] = [s for s in r["skipped"] if s["slug"] == dropbox]
+        assert "conflict copy of meetings/sync" in said["reason"] and "merge it into meetings/2026/sync" in said["reason"], said
+        assert fresh_import_differences(b) == {}
     out = gbrain_in_process("--db", str(db_path), "move", "meetings/2026/sync", "meetings/sync")
-    assert out.returncode == 0 and out.stdout.count(b"conflict copy of meetings/2026/sync") == 0, out  # (copies of meetings/sync: none of it)
+    assert out.returncode == 0 and out.stdout.count(b"moved with it: ") == 2, out
+    assert b"meetings/2026/sync.conflict-20261202T015712.md \xe2\x86\x92 meetings/sync.conflict-20261202T015712.md" in out.stdout, out
 
 
 def test_lint_fix_alone_never_rewrites_a_link_in_a_conflict_copy(db_path):
@@ -573,13 +606,15 @@ def test_a_definition_naming_another_page_of_the_name_in_another_case_stays(tmp_
 
 
 def test_conflicts_and_lint_advise_merging_a_moved_page_s_copies_into_its_new_name(db_path):
-    """After a move the copies stay (above), but ``gbrain conflicts`` and lint's ``conflicts``
-    check named the old name to merge into, a page no longer there: they follow the renames."""
+    """Copies of the old name that arrive after a move (another machine's sync, offline meanwhile)
+    stay where they arrive, and ``gbrain conflicts`` and lint's ``conflicts`` check named the old
+    name to merge into, a page no longer there: they follow the renames."""
     with _brain(db_path) as b:
+        ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
         for slug, text in COPIES.items():
             b.put(slug, text)
-        ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
-        ops.run("move", {"slug": "meetings/2026/sync", "to": "meetings/2026/weekly-sync"}, brain=b)
+        r = ops.run("move", {"slug": "meetings/2026/sync", "to": "meetings/2026/weekly-sync"}, brain=b)
+        assert not r.get("moved"), r  # (copies of meetings/sync, not of meetings/2026/sync)
         found = [f for f in ops.run("lint", {"check": "conflicts"}, brain=b)["items"] if f["slug"] in COPIES]
         listed = [c for c in ops.run("conflicts", {}, brain=b) if (c.get("copy_path") or "")[:-3] in COPIES]
         assert len(found) == len(listed) == len(COPIES), (found, listed)
@@ -588,3 +623,120 @@ def test_conflicts_and_lint_advise_merging_a_moved_page_s_copies_into_its_new_na
             assert "lacks into meetings/2026/weekly-sync" in x["action"] and "put meetings/sync" not in x["action"], x
         for f in found:
             assert f["original"] == "meetings/2026/weekly-sync" and "meetings/2026/weekly-sync" in f["message"], f
+
+
+# a page's own conflict copies travel with it (as its .raw sidecar does): gbrain's `NAME.conflict-TS.md`
+# (with its sync_conflicts row), a file-sync tool's (`NAME.sync-conflict-…`, `NAME (conflicted copy …)`: no
+# row, known by name) and its sidecar's (`.raw/NAME.json.conflict-TS`), each under the copy name of the new
+# path, its mark kept; a name taken there gets the `-2` rule of conflict_copy_path
+def _conflicted(b, root):
+    """Sync ``b`` to ``root`` and make a real both-changed conflict on meetings/sync: its copy path."""
+    eng = SyncEngine(b, root)
+    eng.bind()
+    assert eng.sync()["ok"]
+    f = root / "meetings" / "sync.md"
+    f.write_bytes(f.read_bytes() + b"\nFile side.\n")
+    b.put("meetings/sync", b.get_text("meetings/sync") + "\nBrain side.\n")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3, rep
+    [c] = rep["conflicts"]
+    return eng, c["copy_path"]
+
+
+TOOL_COPIES = {"meetings/sync.sync-conflict-20261202-015712-ABCDEFG": "# Sync\n\nTheirs.\n",
+               "meetings/sync (conflicted copy 2026-12-02)": "# Sync\n\nDropbox's.\n"}
+
+
+def test_move_takes_the_page_s_conflict_copies_along(tmp_path, db_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng, cp = _conflicted(b, root)
+        mark = cp[len("meetings/sync"):-3]  # `.conflict-TS`
+        for slug, text in TOOL_COPIES.items():
+            b.put(slug, text)
+        b.save_file("meetings/.raw/sync.json.conflict-20261202T015712", b'{"crm": {"id": 6}}\n')
+        # a copy of an older page of the new name, stored at the name the moved copy would take
+        b.put(f"meetings/2026/sync{mark}", "# Sync\n\nAn older page's copy.\n")
+        assert eng.sync()["ok"]
+        before = {p: b.page_row(p[:-3])["content_hash"] for p in (cp, *(s + ".md" for s in TOOL_COPIES))}
+        texts = {s: b.get_text(s) for s in (cp[:-3], *TOOL_COPIES)}
+        r = ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        want = {cp: f"meetings/2026/sync{mark}-2.md",
+                "meetings/sync.sync-conflict-20261202-015712-ABCDEFG.md": "meetings/2026/sync.sync-conflict-20261202-015712-ABCDEFG.md",
+                "meetings/sync (conflicted copy 2026-12-02).md": "meetings/2026/sync (conflicted copy 2026-12-02).md",
+                "meetings/.raw/sync.json.conflict-20261202T015712": "meetings/2026/.raw/sync.json.conflict-20261202T015712"}
+        # said under moved, none under skipped
+        assert sorted((m["from"], m["to"]) for m in r["moved"]) == sorted(want.items()), r
+        assert not [s for s in r.get("skipped") or [] if "conflict copy of" in s["reason"]], r
+        # each copy is at its new name with its bytes and history (a move, not a delete + create)
+        for old, new in want.items():
+            assert not b.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (old, old)).fetchone(), old
+            if new.endswith(".md"):
+                assert b.get_text(new[:-3]) == texts[old[:-3]] and b.page_row(new[:-3])["content_hash"] == before[old], new
+                ops_ = [v["op"] for v in ops.run("history", {"slug": new[:-3]}, brain=b)["versions"]]
+                assert ops_[0] == "move" and ops_[-1] == "create", (new, ops_)
+        assert b.get_text(f"meetings/2026/sync{mark}") == "# Sync\n\nAn older page's copy.\n"
+        assert ops.run("trash", {}, brain=b) == []
+        # its sync record names the new places, and `conflicts` and lint say merge the new copy into the new name
+        row = b.conn.execute("SELECT path, copy_path FROM sync_conflicts").fetchall()
+        assert [tuple(x) for x in row] == [("meetings/2026/sync.md", want[cp])], row
+        listed = {c["copy_path"]: c for c in ops.run("conflicts", {}, brain=b)}
+        for old, new in want.items():
+            assert new in listed and listed[new]["path"] in ("meetings/2026/sync.md", "meetings/2026/.raw/sync.json"), (new, listed)
+            assert "meetings/sync" not in listed[new]["action"], listed[new]
+        assert listed[want[cp]]["kept_by"] and listed[want[cp]]["copy_by"], listed[want[cp]]
+        found = {f["slug"] for f in ops.run("lint", {"check": "conflicts"}, brain=b)["items"]}
+        assert {n[:-3] for n in want.values() if n.endswith(".md")} <= found and not {o[:-3] for o in want} & found, found
+        assert fresh_import_differences(b) == {}
+        # the folder follows: the copies' files move, nothing is trashed, a second round has nothing to do
+        rep = eng.sync()
+        assert rep["ok"] and rep["exit_code"] == 0, rep
+        for old, new in want.items():
+            assert not (root / old).exists() and (root / new).exists(), (old, new)
+        assert (root / want[cp]).read_text(encoding="utf-8") == texts[cp[:-3]]
+        assert ops.run("trash", {}, brain=b) == []
+        rep = eng.sync()
+        assert rep["exit_code"] == 0 and not rep["changed"]["imported"] and not rep["changed"]["exported"], rep
+        eng.close()
+    out = gbrain_in_process("--db", str(db_path), "move", "meetings/2026/sync", "meetings/sync")
+    assert out.returncode == 0 and b"moved with it: meetings/2026/sync.sync-conflict-20261202-015712-ABCDEFG" in out.stdout, out
+
+
+def test_a_rename_in_the_folder_takes_the_page_s_conflict_copies_along(tmp_path, db_path):
+    """The same gap in sync (and watch, whose rounds are sync's): a note renamed in the folder left
+    its copies in the old folder, beside no page; they follow it, on disk and in the brain."""
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng, cp = _conflicted(b, root)
+        mark = cp[len("meetings/sync"):-3]
+        b.put("meetings/sync.sync-conflict-20261202-015712-ABCDEFG", "# Sync\n\nTheirs.\n")
+        assert eng.sync()["ok"]
+        copy_text = (root / cp).read_bytes()
+        (root / "meetings" / "2026").mkdir()
+        os.rename(root / "meetings" / "sync.md", root / "meetings" / "2026" / "sync.md")
+        rep = eng.sync()
+        assert rep["ok"], rep
+        new_cp = f"meetings/2026/sync{mark}.md"
+        assert b.page_row("meetings/2026/sync") and not (root / cp).exists() and (root / new_cp).read_bytes() == copy_text
+        assert (root / "meetings/2026/sync.sync-conflict-20261202-015712-ABCDEFG.md").exists()
+        assert not (root / "meetings/sync.sync-conflict-20261202-015712-ABCDEFG.md").exists()
+        assert b.get_text(new_cp[:-3]).encode("utf-8") == copy_text and not b.page_row(cp[:-3])
+        assert [tuple(x) for x in b.conn.execute("SELECT path, copy_path FROM sync_conflicts")] == [("meetings/2026/sync.md", new_cp)]
+        assert ops.run("trash", {}, brain=b) == []
+        rep = eng.sync()
+        assert rep["exit_code"] == 0 and not rep["changed"]["imported"] and not rep["changed"]["exported"], rep
+        eng.close()
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_case_only_rename_takes_its_copy_along_without_a_number(db_path):
+    """``people/bo`` → ``people/Bo``: the copy's new name differs from its own only in case, which
+    is no taken name (no ``-2``)."""
+    with _brain(db_path) as b:
+        b.put("people/bo.conflict-20261202T015712", "# Bo\n\nOld.\n")
+        r = ops.run("move", {"slug": "people/bo", "to": "people/Bo"}, brain=b)
+        assert r["moved"] == [{"from": "people/bo.conflict-20261202T015712.md", "to": "people/Bo.conflict-20261202T015712.md"}], r
+        assert b.get_text("people/Bo.conflict-20261202T015712") == "# Bo\n\nOld.\n"
+        assert fresh_import_differences(b) == {}

@@ -1366,6 +1366,31 @@ class Brain:
         return row, new
 
     @atomic
+    def move_stored(self, src: str, dst: str) -> None:
+        """Give the page or file stored at path ``src`` the path ``dst``, keeping its row, bytes and
+        history (the triggers record a ``move``): a page through :meth:`rename_page_row`, a file by
+        its path, attached as a fresh import attaches it (a ``.raw`` sidecar to the page its new
+        name gives, when stored; the page it left reads what it has then). What ``move`` and sync
+        do with a moved page's conflict copies (``sync/engine.py: move_copy``). The caller checked
+        that ``dst`` is free (no page of that name in any spelling, no file). Raises
+        :class:`NotFound` when nothing is stored at ``src``."""
+        c = self.conn
+        page = c.execute("SELECT id FROM pages WHERE path = ?", (src,)).fetchone()
+        if page is not None:
+            self.rename_page_row(page[0], src, dst)
+            return
+        f = c.execute("SELECT page_id FROM files WHERE path = ?", (src,)).fetchone()
+        if f is None:
+            raise NotFound(f"{src}: nothing is stored there")
+        c.execute("UPDATE files SET path = ?, kind = ?, page_id = NULL WHERE path = ?", (dst, file_kind(dst), src))
+        if f[0] is not None:
+            self._raw_rows_again(f[0])
+        slug = page_slug_for_sidecar(dst)
+        to = c.execute("SELECT id, path FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
+        if to is not None:
+            self._sidecars_follow(to[0], to[1])
+
+    @atomic
     def delete_page(self, slug: str) -> str:
         row = self.resolve_slug(slug)
         self.remove_page_row(row["path"])

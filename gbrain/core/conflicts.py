@@ -69,8 +69,9 @@ def copy_at(conn, path: str, slug: str | None, made: str = "") -> Copy | None:
 
 
 def _current(conn, slug: str) -> str | None:
-    """The live page a page once named ``slug`` is now, following its renames (a move leaves its
-    conflict copies where they are: merge into the new name), or None."""
+    """The live page a page once named ``slug`` is now, following its renames (a move takes its
+    copies along, but a copy of the old name may arrive later, or a tool's copy find its new name
+    taken: merge into the new name), or None."""
     from .history import renamed_to
 
     moved = renamed_to(conn, slug)

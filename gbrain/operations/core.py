@@ -1574,6 +1574,7 @@ def _move_text(r: dict, a: dict) -> str:
     out = f"moved {r['from']} → {r['slug']}"
     if r["relinked"]:
         out += f"; links to it rewritten in {', '.join(r['relinked'])}"
+    out += "".join(f"\n  moved with it: {m['from']} → {m['to']}" for m in r.get("moved") or [])
     return out + "".join(f"\n  left as written: {s['slug']}: {s['reason']}" for s in r.get("skipped") or [])
 
 
@@ -1601,13 +1602,14 @@ def _defining_pages(b, path: str, skip: set[int]) -> list:
     title="Move or rename a page",
     details="A link is rewritten in the style it was written in, as `gbrain lint-fix` rewrites links to a moved page; one it cannot "
             "rewrite losslessly is left as written and listed under skipped. A synced folder's next sync moves the file.",
-    output=obj("slug", "changed", slug="string", **{"from": "string"}, path="string", changed="boolean", content_hash="string", relinked="array", skipped="array"),
+    output=obj("slug", "changed", slug="string", **{"from": "string"}, path="string", changed="boolean", content_hash="string", relinked="array", moved="array",
+               skipped="array"),
 )
 def _move(b, a, ctx):
     from ..core import lint as lintmod
 
     from ..page.linkedit import repointed_path_links
-    from ..page.slugs import check_slug, copy_original, is_page_copy
+    from ..page.slugs import check_slug, copy_original, is_page_copy, slug_for_path
 
     with b.transaction():
         before = b.resolve_slug(a["slug"])
@@ -1666,6 +1668,13 @@ def _move(b, a, ctx):
         plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new, moved_from=row["slug"])
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
+        # its own conflict copies (and its sidecars') travel with it, as its sidecar does: the copy name of the new
+        # path, their mark kept, their sync record with them (`gbrain conflicts`, lint); their text is never rewritten
+        from ..sync.engine import copy_renames, move_copy
+
+        copy_moves, copies_left = copy_renames(b, row["path"], cur["path"])
+        for old_cp, new_cp, new_orig in copy_moves:
+            move_copy(b, old_cp, new_cp, new_orig)
         # a canvas or nav file that listed it by path (gbrain never rewrites one): said, with where to point it
         if held:
             still = {x["slug"] for x in b.canvas_backlinks(row["id"]) + b.nav_backlinks(row["id"])}
@@ -1676,16 +1685,12 @@ def _move(b, a, ctx):
            "relinked": sorted({f["slug"] for f in fixed if f["slug"] != new} | set(repointed))}
     skipped += [{"slug": s, "reason": f"a conflict copy (a record of what someone saved): its links to {row['slug']} are left as written; "
                  f"merge it into {copy_original(s)}, then delete it"} for s in copies]
-    # its own conflict copies (and its sidecar's) stay where they are, under the name they were saved as (their sync record
-    # names that path; never moved nor rewritten): said, with the page to merge them into now
-    from ..core.conflicts import copies as all_copies
-    from ..page.slugs import sidecar_path
-
-    for c in all_copies(b.conn):
-        if c.original in (row["path"], sidecar_path(row["slug"])) and c.slug not in copies:
-            of = row["slug"] if c.slug else f"{row['slug']}'s .raw sidecar"
-            skipped.append({"slug": c.slug or c.path, "reason": f"a conflict copy of {of}, left where it is (gbrain moves no copy): "
-                            f"merge it into {new}, then delete it"})
+    if copy_moves:
+        out["moved"] = [{"from": o, "to": n} for o, n, _ in copy_moves]
+    # a copy whose new name is taken (a file-sync tool's: no `-2` for it) stays where it is: said, with the page to merge it into
+    skipped += [{"slug": slug_for_path(p) if p.lower().endswith(".md") else p,
+                 "reason": f"a conflict copy of {row['slug']}{'' if p.lower().endswith('.md') else chr(39) + 's .raw sidecar'}, left where it is "
+                           f"({why}): merge it into {new}, then delete it"} for p, why in copies_left]
     if skipped or plan["skipped"]:
         out["skipped"] = [{"slug": s["slug"], "reason": s["reason"]} for s in plan["skipped"] + skipped]
     return out

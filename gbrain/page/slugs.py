@@ -138,6 +138,35 @@ def sync_tool_copy(path: str) -> tuple[str, str] | None:
     return None
 
 
+def copy_mark(path: str) -> tuple[str, str, str | None] | None:
+    """``(original path, mark, tool)`` of the conflict copy ``path``: the mark as written in its
+    name (gbrain's ``.conflict-20261202T015712-2``, tool None; a file-sync tool's
+    `` (conflicted copy 2026-12-02)``, ``.sync-conflict-…``, tool named as :func:`sync_tool_copy`
+    does), or None when ``path`` names no copy. Pure."""
+    m = _MARK_AT_END.search(path)
+    if m:
+        return path[: m.start()] + path[m.end() :], m.group(0), None
+    if "onflict" not in path:
+        return None
+    d, _, name = path.rpartition("/")
+    for tool, rx in _TOOL_MARKS_AT_END:
+        m = rx.search(name)
+        if m and m.start() > 0:
+            orig = name[: m.start()] + name[m.end():]
+            return (f"{d}/{orig}" if d else orig), m.group(0), tool
+    return None
+
+
+def tool_copy_name(original: str, mark: str) -> str:
+    """The name a file-sync tool gives its copy of ``original`` with ``mark`` (as
+    :func:`copy_mark` reads it): the mark before the name's extension (``people/ana.md`` →
+    ``people/ana.sync-conflict-….md``); :func:`sync_tool_copy` reads it back. Pure."""
+    d, _, name = original.rpartition("/")
+    m = re.search(_EXT_AFTER, name)
+    at = m.start() if m and m.start() > 0 else len(name)
+    return (f"{d}/" if d else "") + name[:at] + mark + name[at:]
+
+
 def copy_original(path: str) -> str | None:
     """The path ``path`` (or a slug) is a conflict copy of, gbrain's own copy
     (:func:`conflict_original`) or a file-sync tool's (:func:`sync_tool_copy`), else None.

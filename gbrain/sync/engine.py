@@ -131,7 +131,7 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -261,6 +261,7 @@ class Outcome:
     parsed_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     disk_hashes: dict[str, str] = field(default_factory=dict)  # final disk hash of every path considered
     sidecar_moves: list[tuple[str, str, int]] = field(default_factory=list)  # (old, new, page id) to rename
+    page_moves: list[tuple[str, str]] = field(default_factory=list)  # (old, new) page paths whose conflict copies follow
     collapsed: list[dict] = field(default_factory=list)  # pages a file emptied or shrank (see _check_collapse)
     cleaned: list[str] = field(default_factory=list)  # leftovers of a run that died, cleaned up (one line each)
     #: paths gone from disk but edited in the brain, left for a later round instead of being put
@@ -420,6 +421,83 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
         if not taken(cand):
             return cand
         n += 1
+
+
+def moved_copy_path(copy: str, new_original: str, taken: Callable[[str], bool] = lambda p: False) -> str | None:
+    """Where the conflict copy ``copy`` goes when what it copies moves to ``new_original``: the
+    copy name of the new path with the copy's own mark (gbrain's ``.conflict-TS``, a file-sync
+    tool's). A gbrain copy whose name ``taken(candidate)`` says is taken gets the ``-2``, ``-3``…
+    of :func:`conflict_copy_path` (counting on from the number it had), its name cut as that
+    cuts one; a tool's copy has no such rule (a number after its mark would make it no copy
+    :func:`~gbrain.page.slugs.sync_tool_copy` knows): None when its name is taken or longer than
+    :data:`MAX_FILE_NAME_BYTES`. None too when ``copy`` names no copy. Pure."""
+    hit = copy_mark(copy)
+    if hit is None:
+        return None
+    _, mark, tool = hit
+    if tool is not None:
+        cand = tool_copy_name(new_original, mark)
+        if len(cand.rpartition("/")[2].encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES or taken(cand):
+            return None
+        return cand
+    m = re.fullmatch(r"(\.conflict-\d{8}T\d{6})(?:-(\d+))?", mark, re.IGNORECASE)
+    head, n = m.group(1), int(m.group(2) or 1)
+    folder, stem, ext = _split_copy(new_original)
+    while True:
+        mk = head + (f"-{n}" if n > 1 else "")
+        cand = _fit_stem(folder, stem, mk + ext) + mk + ext
+        if not taken(cand):
+            return cand
+        n += 1
+
+
+def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """The conflict copies stored for the page moving from path ``src`` to ``dst`` (gbrain's
+    ``NAME.conflict-TS.md``, a long name's cut one too; a file-sync tool's) and for its ``.raw``
+    sidecars (``.raw/NAME.json.conflict-TS``, ``.raw/NAME.sync-conflict-….json``), and where each
+    goes to travel with it, as its sidecar does: ``([(copy, new path, new original)], [(copy, why
+    it stays)])``, sorted by path. A new path is free of stored pages (any spelling
+    :func:`~gbrain.page.slugs.slug_key` folds), files, the other copies' new paths and what
+    ``on_disk(path, copy)`` says is in the folder other than the copy itself (a case-only rename on a
+    folder that ignores case) (:func:`moved_copy_path`). Reads only."""
+    c = brain.conn
+    page = slug_for_path(src)
+    rows = sorted(r[0] for r in c.execute("SELECT path FROM pages WHERE path LIKE '%onflict%' UNION ALL SELECT path FROM files WHERE path LIKE '%onflict%'"))
+    claimed: set[str] = set()
+
+    def taken(p: str, own: str) -> bool:  # (``own``, the copy moving, takes no name: a case-only rename)
+        return p in claimed or (p != own and on_disk(p, own)) or c.execute(
+            "SELECT 1 FROM pages WHERE (path = ? OR slug_key = ?) AND path != ? UNION ALL SELECT 1 FROM files WHERE path = ? AND path != ?",
+            (p, slug_key(slug_for_path(p)) if is_markdown(p) else "", own, p, own)).fetchone() is not None
+
+    moves, left = [], []
+    for p in rows:
+        hit = copy_mark(p)
+        if hit is None:
+            continue
+        orig, _, tool = hit
+        if orig == src or (tool is None and is_conflict_copy_of(p, src)):
+            new_orig = dst
+        elif page_slug_for_sidecar(orig) == page and posixpath.dirname(posixpath.dirname(orig)) == posixpath.dirname(src):
+            new_orig = moved_sidecar_path(orig, src, dst)
+        else:
+            continue
+        new = moved_copy_path(p, new_orig, lambda q, p=p: taken(q, p))
+        if new is None:
+            left.append((p, f"{posixpath.basename(tool_copy_name(new_orig, hit[1]))} is taken (or too long a name) in {posixpath.dirname(new_orig) or 'the root'}"))
+        elif new != p:
+            claimed.add(new)
+            moves.append((p, new, new_orig))
+    return moves, left
+
+
+def move_copy(brain: Brain, old: str, new: str, new_original: str) -> None:
+    """Move the conflict copy stored at ``old`` to ``new`` (:meth:`Brain.move_stored`: its row,
+    bytes and history, a ``move``), and its ``sync_conflicts`` record with it (the copy's path and
+    the original's, ``new_original``), so ``conflicts`` and lint name the new places. In the
+    caller's write transaction."""
+    brain.move_stored(old, new)
+    brain.conn.execute("UPDATE sync_conflicts SET path = ?, copy_path = ? WHERE copy_path = ?", (new_original, new, old))
 
 
 # ---------------------------------------------------------------------------
@@ -1980,6 +2058,8 @@ class SyncEngine:
                     keep_version(self.conn, *key_for_path(self.conn, p), p, data, "older brain version on disk, replaced")
             for old_sc, new_sc, pid in out.sidecar_moves:
                 self._move_sidecar(old_sc, new_sc, pid, out)
+            for src, dst in out.page_moves:
+                self._move_copies(src, dst, out)
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
             tx_max = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
             new_cur = max(cur, base_seq)
@@ -2500,6 +2580,7 @@ class SyncEngine:
         ``out.sidecar_moves``: each unless its new name is stored, ``_move_sidecar``)."""
         record_page_move(self.conn, slug_for_path(old), slug_for_path(new))
         out.sidecar_moves += [(o, n, pid) for o, n in self.brain.sidecar_renames(None, old, new)]
+        out.page_moves.append((old, new))
 
     def _still_trashed(self, p: str) -> bool:
         """Whether the page at ``p`` is deleted and nothing was stored at its name or path since."""
@@ -3538,6 +3619,7 @@ class SyncEngine:
             renames = self.brain.sidecar_renames(pid, src, dst)
             self.brain.rename_page_row(pid, src, dst)
             out.sidecar_moves += [(old_sc, new_sc, pid) for old_sc, new_sc in renames]  # (not where one is stored: _move_sidecar)
+            out.page_moves.append((src, dst))  # and its conflict copies: _move_copies
             if base is not None:
                 self._record(dst, f, base)
                 self._forget(src)
@@ -3582,6 +3664,48 @@ class SyncEngine:
         self._record(dst, f, f.hash)
         out.moved.append((src, dst))
         self._log(f"> {move_text(src, dst)} (moved)")
+
+    def _move_copies(self, src: str, dst: str, out: Outcome) -> None:
+        """A page was renamed from ``src`` to ``dst`` (a note moved in the folder): its conflict
+        copies and its sidecars' (:func:`copy_renames`) follow it, on disk and in the brain, as its
+        sidecar does (:meth:`_move_sidecar`), with their sync record (:func:`move_copy`). Each only
+        when its file is exactly the stored version (or not yet written to this folder: the row
+        moves, the next round writes it) and nothing is at its new path; else left as it is. A copy
+        the folder moved itself this round (a folder renamed whole) is no longer stored at its
+        old path: nothing to do."""
+        c = self.conn
+
+        def on_disk(p: str, own: str) -> bool:
+            try:
+                a, b = os.lstat(self._abs(p)), os.lstat(self._abs(own))
+            except OSError:
+                return os.path.lexists(self._abs(p))
+            return (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino)
+
+        moves, _ = copy_renames(self.brain, src, dst, on_disk=on_disk)
+        for old, new, new_orig in moves:
+            row = c.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (old, old)).fetchone()
+            a_old, a_new = self._abs(old), self._abs(new)
+            if not os.path.lexists(a_old) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
+                move_copy(self.brain, old, new, new_orig)  # (not written here yet: the next round writes it at its new name)
+                continue
+            try:
+                if blobs.hash_file(a_old)[0] != row[0]:  # (streamed: a binary's copy may be big)
+                    continue
+                os.makedirs(os.path.dirname(a_new), exist_ok=True)
+                os.rename(a_old, a_new)
+                st = os.lstat(a_new)
+            except OSError as e:
+                self._warn(f"{old}: could not move the conflict copy with its page ({e.strerror}); left as it is")
+                continue
+            self._prune_dirs(old)
+            move_copy(self.brain, old, new, new_orig)
+            self._forget(old)
+            self._record(new, DiskFile(new, st.st_size, change_stamp(st), row[0]), row[0])
+            out.disk_hashes.pop(old, None)
+            out.disk_hashes[new] = row[0]
+            out.moved.append((old, new))
+            self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
 
     def _move_sidecar(self, old: str, new: str, pid: int, out: Outcome) -> None:
         """A page was renamed: rename its ``.raw/<name>.json`` sidecar with it, on disk and in the
@@ -3965,7 +4089,7 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     return out + sorted(tools, key=lambda c: (c["created_at"], c["copy_path"]), reverse=True)
 
 
-__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "SYNC_TOOL"]
+__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "moved_copy_path", "copy_renames", "move_copy", "restore", "trash_list", "conflict_list", "SYNC_TOOL"]
 
 
 def _take_sync_lock(path: str, held: list[tuple[int, str]], failed: list[str] | None = None) -> tuple[int | None, list]:
