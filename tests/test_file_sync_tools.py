@@ -196,6 +196,31 @@ def test_gbrain_conflicts_lists_a_sync_tools_copy_until_it_is_deleted(db_path, b
     assert not (brain_tree / (dropbox + ".md")).exists()
 
 
+def test_the_first_sync_of_a_folder_says_the_sync_tools_copies_it_holds(db_path, brain_tree, run):
+    """A folder brought into an empty brain by its first sync (the bulk import) may hold copies a
+    file-sync tool made before gbrain watched it: that round is the one they arrive in, so sync
+    names each (``CONFLICT``) and exits 3, as it does for a copy arriving later; the next sync
+    finds them open, not again (exit 0). Before, the first sync said 0 conflicts while
+    ``gbrain conflicts`` listed them."""
+    db = str(db_path)
+    note = (brain_tree / "people/ana-lima.md").read_bytes()
+    for path, _ in TOOL_COPIES[:2]:
+        (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
+    (brain_tree / "assets").mkdir(exist_ok=True)
+    (brain_tree / "assets/photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
+    (brain_tree / "assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg").write_bytes(b"\xff\xd8\xff\xe0 the other photo")
+    r = run("sync", str(brain_tree), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 3 and rep["exit_code"] == 3 and rep["counts"]["conflicts"] == 3, rep
+    assert rep["first_import"] > 0  # (the bulk import's round)
+    assert {(c["copy_path"], c["kind"]) for c in rep["conflicts"]} == {
+        *((p, "sync-tool") for p, _ in TOOL_COPIES[:2]), ("assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg", "sync-tool")}, rep["conflicts"]
+    text = run("sync", str(brain_tree), "--db", db)
+    assert text.returncode == 0, text.stderr  # found before: open, not found again
+    listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
+    assert {c["copy_path"] for c in listed} == {c["copy_path"] for c in rep["conflicts"]}
+
+
 def test_watch_says_when_a_sync_tools_conflict_copy_arrives(db_path, brain_tree, run):
     r = run("sync", str(brain_tree), "--db", str(db_path))
     assert r.returncode == 0, r.stderr

@@ -1265,6 +1265,8 @@ class SyncEngine:
         self._portable(out)
         self._say_left_saves(out)
         out = self._then_both(out)
+        if first:
+            self._tool_copies_found(out, [t[0] for t in stats])
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
         rep = self.report(scan, out)
@@ -3520,6 +3522,23 @@ class SyncEngine:
                                   "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
             self._log(f"! conflict {p}: {tool_copy_said(c)}")
         return True
+
+    def _tool_copies_found(self, out: Outcome, paths: list[str]) -> None:
+        """The conflict copies a file-sync tool made among ``paths``, stored by the first sync's
+        bulk import (:func:`~gbrain.sync.importer.import_tree`, which stores them as any file):
+        each is a conflict this round found (``out.conflicts``, kind ``sync-tool``, logged), as
+        :meth:`_import` says of a copy arriving in a later round; the round then exits 3."""
+        said = {c.get("copy_path") for c in out.conflicts}
+        for p in paths:
+            if p in said or sync_tool_copy(p) is None:
+                continue
+            row = self.conn.execute("SELECT slug, content_hash FROM pages WHERE path = ? UNION ALL SELECT NULL, content_hash FROM files WHERE path = ?", (p, p)).fetchone()
+            if row is None:  # (not stored: unreadable, ignored, refused)
+                continue
+            c = copy_at(self.conn, p, row[0])
+            out.conflicts.append({"path": c.original, "copy_path": p, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": row[1], "db_hash": None,
+                                  "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
+            self._log(f"! conflict {p}: {tool_copy_said(c)}")
 
     def _store(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """:meth:`_import`'s write: the file's bytes as the page or file at ``p``; False (and
