@@ -138,7 +138,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _telling, alike, keeps, merge_edits, stale_sidecar, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -3823,10 +3823,10 @@ def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -
 def _holds_whole(old: str, text: str) -> bool:
     """Whether ``text`` holds every line of ``old`` in order (lines without their ends: a last
     line with none is held by the save's line that ends it) and ``old`` has a line that tells a note apart
-    (:func:`gbrain.sync.merge._telling`: 16 characters or more, no heading; a bare template's
+    (:func:`gbrain.sync.merge.telling_line`: 16 characters or more, no heading; a bare template's
     headings are held by every note made from it)."""
     a, b = old.splitlines(), text.splitlines()
-    if not a or len(a) > len(b) or not any(_telling(x.strip().encode("utf-8")) for x in a):
+    if not a or len(a) > len(b) or not any(telling_line(x.strip().encode("utf-8")) for x in a):
         return False
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return sum(blk.size for blk in sm.get_matching_blocks()) == len(a)
