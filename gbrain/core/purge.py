@@ -103,24 +103,23 @@ def live_holders(brain, text: str, in_bytes: "set[str] | None" = None) -> list[s
 
     needle = Needle(text)
     c = brain.conn
+
+    def holders():  # (name, whether its bytes hold the text): pages by slug, then files by path
+        for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
+            r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
+            if r is not None:
+                yield r["slug"], lambda r=r: needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))
+        for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
+            yield path, lambda path=path: needle.in_pieces(iter_file(c, path) or iter(()))
+
     out = []
-    for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
-        r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
-        if r is None:
-            continue
-        named = text in r["slug"]
-        held = (not named or in_bytes is not None) and needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))
+    for name, holds in holders():
+        named = text in name
+        held = (not named or in_bytes is not None) and holds()
         if named or held:
-            out.append(r["slug"])
+            out.append(name)
         if held and in_bytes is not None:
-            in_bytes.add(r["slug"])
-    for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
-        named = text in path
-        held = (not named or in_bytes is not None) and needle.in_pieces(iter_file(c, path) or iter(()))
-        if named or held:
-            out.append(path)
-        if held and in_bytes is not None:
-            in_bytes.add(path)
+            in_bytes.add(name)
     return out
 
 
