@@ -1429,6 +1429,19 @@ SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", 
 
 
 
+def month_or_year(s: str) -> tuple[int, int | None] | None:
+    """``s`` (the whole text, ASCII digits) as a month ``YYYY-MM`` or a year ``YYYY``: ``(year,
+    month)``, month None for a year; None for any other text. Raises ValueError for a month
+    outside 01-12. The one reading of a month or a year every `since`/`until` takes: as an
+    instant (:func:`_since`) and as a timeline's date bound (``operations.core._date_bound``)."""
+    m = re.fullmatch(r"([0-9]{4})(?:-([0-9]{2}))?", s)
+    if not m:
+        return None
+    if m[2] and not 1 <= int(m[2]) <= 12:
+        raise ValueError(f"no month (01-12): {s!r}")
+    return int(m[1]), int(m[2]) if m[2] else None
+
+
 def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date,
     a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`).
@@ -1448,15 +1461,17 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
     s = v.strip()
-    ym = re.fullmatch(r"(\d{4})(?:-(\d{2}))?", s)
+    try:
+        ym = month_or_year(s)
+    except ValueError:
+        raise BadInput(f"{name} {v!r} is no month (01-12)") from None
     if ym:  # a month or a year, as timeline's `since` takes them: from its first day (UTC)
-        if ym[2] and not 1 <= int(ym[2]) <= 12:
-            raise BadInput(f"{name} {v!r} is no month (01-12)")
+        y, mo = ym
         if end:  # the first day after it
-            y, mo = int(ym[1]), int(ym[2] or 12) + 1
-            y, mo = (y + 1, 1) if mo > 12 else (y, mo)
+            nxt = (mo or 12) + 1
+            y, mo = (y + 1, 1) if nxt > 12 else (y, nxt)
             return f"{y:04}-{mo:02}-01" if y <= 9999 else "9999-12-31T99"  # (text above every time of 9999)
-        return f"{ym[1]}-{ym[2] or '01'}-01"
+        return f"{y:04}-{mo or 1:02}-01"
     iso = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?", s)
     if iso:  # a time as `changes --json` prints it too; compared as text with the stored UTC times
         from datetime import datetime, timezone
