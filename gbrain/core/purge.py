@@ -35,6 +35,7 @@ import re
 import time
 
 from ..errors import BadInput
+from ..storage.db import in_parts
 from . import history as h
 
 #: what a purge cannot reach, said in every answer
@@ -413,9 +414,8 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         # towards it; the stale chunk sets dropped above were just retired into the cache too);
         # the others stay: each is a provider's call (paid, with an API) a revert would repeat
         vec = sorted(vectors)
-        for i in range(0, len(vec), 500):
-            part = vec[i:i + 500]
-            c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({','.join('?' * len(part))})", part)
+        for part, marks in in_parts(vec):
+            c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({marks})", part)
         if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
             c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
             c.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")
@@ -462,10 +462,8 @@ def _relabel(c, names: set[tuple[str, str]]) -> int:
 def _body_hashes(c, ids: list[int]) -> set[str]:
     """The content hashes (sha256 of the bytes) of the history rows ``ids``' bodies."""
     out: set[str] = set()
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        out |= {r[0] for r in c.execute(f"SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id "
-                                        f"WHERE h.id IN ({','.join('?' * len(part))})", part)}
+    for part, marks in in_parts(ids):
+        out |= {r[0] for r in c.execute(f"SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.id IN ({marks})", part)}
     return out
 
 

@@ -129,7 +129,7 @@ import pathspec
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..storage.db import LOCK_TEMP
 from ..storage import blobs
-from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
+from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
@@ -1069,8 +1069,7 @@ class SyncEngine:
                 for r in self.conn.execute("SELECT path, content_hash FROM pages"):
                     out[r[0]] = (r[1], "page")
             else:
-                for chunk in _chunks(sorted(set(paths)), 500):
-                    ph = ",".join("?" * len(chunk))
+                for chunk, ph in in_parts(sorted(set(paths))):
                     for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
                         out[r[0]] = (r[1], "file")
                     for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
@@ -1088,8 +1087,7 @@ class SyncEngine:
         if len(paths) > 5000:  # many: one read of the whole table beats thousands of IN lists
             return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in self._tuples(q, (self.client,)) if r[0] in paths}
         out = {}
-        for chunk in _chunks(sorted(set(paths)), 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(sorted(set(paths))):
             for r in self.conn.execute(q + f" AND path IN ({ph})", [self.client, *chunk]):
                 out[r[0]] = (r[1], r[2], r[3], r[4], r[5])
         return out
@@ -2359,8 +2357,7 @@ class SyncEngine:
                 del self.recent_trash[p]
         newest: dict[str, tuple[str, str]] = {}
         slugs = sorted({slug_for_path(p) for p in self.recent_trash})
-        for chunk in _chunks(slugs, 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(slugs):
             for name, op, path in self.conn.execute(
                     f"SELECT h.name, h.op, h.path FROM history h WHERE h.kind = 'page' AND h.name IN ({ph}) "
                     "AND h.version = (SELECT MAX(version) FROM history m WHERE m.kind = 'page' AND m.name = h.name)", chunk):
@@ -2619,8 +2616,7 @@ class SyncEngine:
         """Inside the write transaction: ``path → hash`` again, and MAX(change_log.seq) at its start."""
         seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
         out: dict[str, str] = {}
-        for chunk in _chunks(sorted(paths), 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(sorted(paths)):
             for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
                 out[r[0]] = r[1]
             for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
@@ -3022,8 +3018,7 @@ class SyncEngine:
         newest: dict[tuple[str, str], tuple[str, object, str, str]] = {}
         for kind in ("page", "file"):
             names = sorted({n for k, n in keys if k == kind})
-            for chunk in _chunks(names, 300):  # names and hashes: well under SQLite's 999 parameters of old builds
-                ph = ",".join("?" * len(chunk))
+            for chunk, ph in in_parts(names, 300):  # names and hashes: well under SQLite's 999 parameters of old builds
                 hashes = sorted({cands[p][0] for n in chunk for p in keys[(kind, n)]})
                 hq = ",".join("?" * len(hashes))
                 for name, hx in self._tuples(
@@ -3858,11 +3853,6 @@ def _age_s(at: str, now: str) -> float:
         return (parse(now) - parse(at)).total_seconds()
     except (ValueError, TypeError):
         return float("inf")
-
-
-def _chunks(xs: list, n: int):
-    for i in range(0, len(xs), n):
-        yield xs[i : i + n]
 
 
 # ---------------------------------------------------------------------------
