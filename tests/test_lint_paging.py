@@ -56,7 +56,12 @@ def test_fixing_the_findings_of_a_page_skips_none_of_the_next(db_path, small_pag
         assert _slugs(p3) == ["notes/n6", "notes/n7", "notes/n8"] and p3["next_cursor"] is None, p3
 
 
-def test_unchanged_pages_read_the_whole_list_once(db_path, small_pages):
+@pytest.mark.parametrize("same", [False, True], ids=["own", "shared"])
+def test_unchanged_pages_read_the_whole_list_once(db_path, small_pages, monkeypatch, same):
+    """``shared``: findings of one identity (every one's, here) are told apart by their number
+    among them (`registry._anchor_prints`), so a cursor still names where its page ended."""
+    if same:
+        monkeypatch.setattr(ops.REGISTRY["lint"], "page_anchor", lambda f: f["check"])
     with _brain(db_path, n=8) as b:
         seen, cursor = [], None
         while True:
@@ -66,6 +71,26 @@ def test_unchanged_pages_read_the_whole_list_once(db_path, small_pages):
             if not cursor:
                 break
         assert seen == [f"notes/n{i}" for i in range(8)]
+
+
+@pytest.mark.engine_free
+def test_a_cursor_s_prints_are_one_function_s_for_a_log_and_a_list():
+    """brain_changes' cursor (a log's, ``page="limit"``) names its page's last row by 12 hex
+    characters of its identity, as before lint's paging shared the function; lint's (``slice``)
+    8 per finding, the n-th of one identity after the first told apart; each print depends on the
+    items before it only (a page's prints are those of the whole list's start)."""
+    import hashlib
+
+    from gbrain.operations.registry import _anchor_prints
+
+    changes, lint = ops.REGISTRY["changes"], ops.REGISTRY["lint"]
+    row = {"kind": "page", "name": "a", "version": 3, "at": "2026-12-05T10:00:00Z", "op": "put"}
+    ident = changes.page_anchor(row)
+    assert list(_anchor_prints(changes, [row])) == [hashlib.sha1(ident.encode()).hexdigest()[:12]]
+    fs = [{"check": "dead_links", "slug": s, "target": "x", "message": "m"} for s in ("a", "b", "a", "a")]
+    ps = list(_anchor_prints(lint, fs))
+    assert [len(p) for p in ps] == [8] * 4 and len(set(ps)) == 4
+    assert all(list(_anchor_prints(lint, fs[:i])) == ps[:i] for i in range(5))
 
 
 def test_a_page_whose_every_finding_and_the_next_are_fixed_starts_over_never_skips(db_path, small_pages):

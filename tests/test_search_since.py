@@ -152,3 +152,33 @@ def test_changes_until_before_since_says_so(db_path):
     assert p.returncode == 0 and b"--until 2026-12-05 is not after --since 2026-12-05" in p.stderr, p.stderr
     p = gbrain_in_process("--db", str(db_path), "changes", "--since", "2026-11", "--until", "2026-11")
     assert p.returncode == 0 and b"nov/c" in p.stdout and b"before" not in p.stderr, p
+
+
+@pytest.mark.engine_free
+def test_a_month_or_a_year_is_read_once_for_since_and_for_timeline():
+    """`since`/`until` (an instant) and timeline's bounds (a date's text) read a month or a year
+    by one function (`registry.month_or_year`): the same texts taken, the same months refused,
+    digits ASCII only (`--since ٢٠٢٦` gave search a bound no time matches; timeline refused it)."""
+    from gbrain.operations.core import _date_bound
+    from gbrain.operations.registry import _since, month_or_year
+
+    assert [month_or_year(s) for s in ("2026", "2026-12", "2026-1", "20261", "٢٠٢٦", "2026-12-05")] == [(2026, None), (2026, 12), None, None, None, None]
+    for bad in ("2026-13", "2026-00"):
+        with pytest.raises(ValueError):
+            month_or_year(bad)
+        with pytest.raises(BadInput, match="no month"):
+            _since(bad)
+        with pytest.raises(BadInput, match="not a real date"):
+            _date_bound(bad, "since")
+    assert [_since(s, "until", end=True) for s in ("2026", "2026-11", "2026-12", "9999", "9999-12")] == [
+        "2027-01-01", "2026-12-01", "2027-01-01", "9999-12-31T99", "9999-12-31T99"]
+    assert [_since(s) for s in ("2026", "2026-03", " 0001-01 ")] == ["2026-01-01", "2026-03-01", "0001-01-01"]
+    assert [_date_bound(s, "since") for s in ("2026", "2026-03", "2026-03-04")] == ["2026-00-00", "2026-03-00", "2026-03-04"]
+    assert [_date_bound(s, "until", end=True) for s in ("2026", "2026-03", "2026-03-04")] == ["2026-99-99", "2026-03-99", "2026-03-04"]
+    for other in ("٢٠٢٦", "٢٠٢٦-١٢", "２０２６"):
+        with pytest.raises(BadInput, match="since must be a span"):
+            _since(other)
+        with pytest.raises(BadInput, match="until must be a span"):
+            _since(other, "until", end=True)
+        with pytest.raises(BadInput, match="since must be a date"):
+            _date_bound(other, "since")

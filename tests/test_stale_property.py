@@ -33,7 +33,7 @@ def _line(who: str, n: int) -> bytes:
     return f"- {who} {n}: {hashlib.sha256(f'{who}{n}'.encode()).hexdigest()[:20]}\n".encode()
 
 
-#: short lines many pages repeat (no telling line: a save holding one shows nothing, `merge._telling`)
+#: short lines many pages repeat (no telling line: a save holding one shows nothing, `merge.telling_line`)
 POOL = [b"- [ ] todo\n", b"\n", b"## Notes\n", b"- [ ] todo\r\n", b"  \n", b"---\n"]
 
 

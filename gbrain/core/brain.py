@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs, rawspans
 from ..storage import db as dbmod
-from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, tuple_rows
+from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
 from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
@@ -1161,9 +1161,8 @@ class Brain:
         insert_many(self.conn, f"INSERT INTO pages ({', '.join(cols)}, created_at) VALUES ({', '.join('?' * (len(cols) + 1))})", [(*r.values(), ts) for r in rows])
         slugs = [r["slug"] for r in rows]
         ids: dict[str, int] = {}
-        for i in range(0, len(slugs), 500):
-            part = slugs[i : i + 500]
-            ids.update({r[0]: r[1] for r in self.conn.execute(f"SELECT slug, id FROM pages WHERE slug IN ({', '.join('?' * len(part))})", part)})
+        for part, marks in in_parts(slugs):
+            ids.update({r[0]: r[1] for r in self.conn.execute(f"SELECT slug, id FROM pages WHERE slug IN ({marks})", part)})
         pids = [ids[s] for s in slugs]
         write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
         write_name_folds(self.conn, [(pid, r["slug"], r["title"], r["search_aliases"], r["h1_key"]) for pid, r in zip(pids, rows)], new=True)
@@ -1416,9 +1415,8 @@ class Brain:
             if resolve_incoming:
                 self.re_resolve(names)
                 if inbound:  # a link that reached the page by another key than its name or title
-                    for chunk in range(0, len(inbound), 500):
-                        ids = inbound[chunk : chunk + 500]
-                        self._re_resolve(f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.id IN ({', '.join('?' * len(ids))})", tuple(ids))
+                    for ids, marks in in_parts(inbound):
+                        self._re_resolve(f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.id IN ({marks})", tuple(ids))
         return names
 
     def _edit(self, row: sqlite3.Row, new_text: str, check=None, what: str = "edit", *, frontmatter_checked: bool = False) -> SaveResult:
@@ -1531,9 +1529,8 @@ class Brain:
         else:
             found = {}
             order = sorted(names)
-            for i in range(0, len(order), 500):  # bounded statements (SQLite's parameter limit)
-                part = order[i : i + 500]
-                found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.target_name IN ({', '.join('?' * len(part))})", part))
+            for part, marks in in_parts(order):  # bounded statements (SQLite's parameter limit)
+                found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.target_name IN ({marks})", part))
             if dangling:
                 found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.to_page_id IS NULL"))
             rows = [found[k] for k in sorted(found)]
@@ -1773,9 +1770,8 @@ class Brain:
         form)``, in nav file path order, then the file's order; found by the ``nav_entries``
         indexes (the page's path, or its ``slug_key`` when that names it alone)."""
         out = []
-        for i in range(0, len(page_ids), 500):
-            part = page_ids[i : i + 500]
-            pages = self.conn.execute(f"SELECT id, slug, slug_key FROM pages WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+        for part, marks in in_parts(page_ids):
+            pages = self.conn.execute(f"SELECT id, slug, slug_key FROM pages WHERE id IN ({marks})", part).fetchall()
             for pid, slug, key in pages:
                 q = ("SELECT f.path, n.ord, n.path, n.path_key, n.context, n.form FROM nav_entries n JOIN files f ON f.id = n.file_id "
                      "WHERE n.path = ? OR n.path_key = ?")

@@ -48,6 +48,7 @@ from typing import Any
 
 from ..errors import BadInput, NotFound
 from ..page.slugs import cmd_arg
+from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
 LEVEL = 6  #: zlib level (6: zlib's default trade of speed for size)
@@ -755,9 +756,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     # file or a backup without reading every text (trial 47)
     hashes = {}
     bids = sorted({r["body_id"] for r in rows if r["body_id"] is not None})
-    for i in range(0, len(bids), 500):
-        part = bids[i:i + 500]
-        hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({','.join('?' * len(part))})", part))
+    for part, marks in in_parts(bids):
+        hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({marks})", part))
     for r in rows:
         d = _version_dict(r)
         if r["name"] != key:

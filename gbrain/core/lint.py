@@ -83,6 +83,7 @@ import re
 from typing import Any
 
 from ..errors import BadInput, GBrainError
+from ..storage.db import in_parts
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
@@ -1540,9 +1541,8 @@ def renamed_links_in(brain, paths) -> dict:
     ignored): a note written with a moved page's old name while its folder was not synced."""
     got = sorted({p for p in paths if p.lower().endswith(".md")})
     slugs: set[str] = set()
-    for i in range(0, len(got), 500):
-        part = got[i : i + 500]
-        slugs.update(x for (x,) in brain.conn.execute(f"SELECT slug FROM pages WHERE path IN ({','.join('?' * len(part))})", part))
+    for part, marks in in_parts(got):
+        slugs.update(x for (x,) in brain.conn.execute(f"SELECT slug FROM pages WHERE path IN ({marks})", part))
     return renamed_links(brain, only=slugs)
 
 
@@ -1594,9 +1594,8 @@ def _misnamed_links(conn, moves: "Moves", index, only: "set[str] | None" = None)
     out = []
     sel = ("SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms, l.context, l.target_name, q.slug AS to_slug FROM links l "
            "JOIN pages p ON p.id = l.from_page_id JOIN pages q ON q.id = l.to_page_id WHERE l.target_name IN ({})")
-    for i in range(0, len(names), 500):
-        part = names[i : i + 500]
-        for r in conn.execute(sel.format(", ".join("?" * len(part))), part):
+    for part, marks in in_parts(names):
+        for r in conn.execute(sel.format(marks), part):
             if only is not None and r["slug"] not in only:
                 continue
             opens = resolve(index, r["slug"], r["kind"], r["target"], by_file=True)

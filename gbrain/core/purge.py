@@ -35,6 +35,7 @@ import re
 import time
 
 from ..errors import BadInput
+from ..storage.db import in_parts
 from . import history as h
 
 #: what a purge cannot reach, said in every answer
@@ -103,24 +104,23 @@ def live_holders(brain, text: str, in_bytes: "set[str] | None" = None) -> list[s
 
     needle = Needle(text)
     c = brain.conn
+
+    def holders():  # (name, whether its bytes hold the text): pages by slug, then files by path
+        for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
+            r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
+            if r is not None:
+                yield r["slug"], lambda r=r: needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))
+        for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
+            yield path, lambda path=path: needle.in_pieces(iter_file(c, path) or iter(()))
+
     out = []
-    for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
-        r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
-        if r is None:
-            continue
-        named = text in r["slug"]
-        held = (not named or in_bytes is not None) and needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))
+    for name, holds in holders():
+        named = text in name
+        held = (not named or in_bytes is not None) and holds()
         if named or held:
-            out.append(r["slug"])
+            out.append(name)
         if held and in_bytes is not None:
-            in_bytes.add(r["slug"])
-    for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
-        named = text in path
-        held = (not named or in_bytes is not None) and needle.in_pieces(iter_file(c, path) or iter(()))
-        if named or held:
-            out.append(path)
-        if held and in_bytes is not None:
-            in_bytes.add(path)
+            in_bytes.add(name)
     return out
 
 
@@ -414,9 +414,8 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         # towards it; the stale chunk sets dropped above were just retired into the cache too);
         # the others stay: each is a provider's call (paid, with an API) a revert would repeat
         vec = sorted(vectors)
-        for i in range(0, len(vec), 500):
-            part = vec[i:i + 500]
-            c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({','.join('?' * len(part))})", part)
+        for part, marks in in_parts(vec):
+            c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({marks})", part)
         if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
             c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
             c.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")
@@ -463,10 +462,8 @@ def _relabel(c, names: set[tuple[str, str]]) -> int:
 def _body_hashes(c, ids: list[int]) -> set[str]:
     """The content hashes (sha256 of the bytes) of the history rows ``ids``' bodies."""
     out: set[str] = set()
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        out |= {r[0] for r in c.execute(f"SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id "
-                                        f"WHERE h.id IN ({','.join('?' * len(part))})", part)}
+    for part, marks in in_parts(ids):
+        out |= {r[0] for r in c.execute(f"SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.id IN ({marks})", part)}
     return out
 
 

@@ -21,7 +21,7 @@ from ..page.slugs import cmd_arg, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, month_or_year, obj, op, read_slug,
 )
 
 
@@ -2031,17 +2031,18 @@ def _date_bound(v: str | None, name: str, end: bool = False) -> str | None:
             return (dt.date.today() - dt.timedelta(days=days)).isoformat()
         except OverflowError:
             raise BadInput(f"{name}: {v!r} reaches before the year 1") from None
-    m = re.fullmatch(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?", s)
-    if not m:
-        raise BadInput(f"{name} must be a date: YYYY-MM-DD, YYYY-MM or YYYY (or a span like 7d), got {v!r}")
+    day = re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", s)
     try:
-        if m[3]:
+        ym = None if day else month_or_year(s)
+        if day:
             dt.date.fromisoformat(s)
-        elif m[2] and not 1 <= int(m[2]) <= 12:
-            raise ValueError(s)
     except ValueError:
         raise BadInput(f"{name}: not a real date: {v}") from None
-    return s + ("-99" if end else "-00") * (3 - len([x for x in m.groups() if x]))
+    if day:
+        return s
+    if ym is None:
+        raise BadInput(f"{name} must be a date: YYYY-MM-DD, YYYY-MM or YYYY (or a span like 7d), got {v!r}")
+    return s + ("-99" if end else "-00") * (2 if ym[1] is None else 1)
 
 
 @op(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..errors import BadInput
 from ..page.navfile import is_nav_file
+from ..storage.db import in_parts
 from .registry import Nothing, Param, obj, op, read_slug
 
 DIRECTIONS = ["both", "out", "in"]
@@ -86,9 +87,7 @@ def _neighbours(conn, ids: list, direction: str, files: "_Files | None" = None) 
     ``(from, to, kind, context)``; a resolved page link, or a file's link to a page (``files``)."""
     out: list[tuple] = []
     pages = [i for i in ids if not isinstance(i, str)]
-    for i in range(0, len(pages), 500):
-        part = pages[i : i + 500]
-        marks = ",".join("?" * len(part))
+    for part, marks in in_parts(pages):
         if direction in ("out", "both"):
             out += conn.execute(f"SELECT from_page_id, to_page_id, kind, context FROM links WHERE to_page_id IS NOT NULL AND from_page_id IN ({marks})", part).fetchall()
         if direction in ("in", "both"):
@@ -109,9 +108,8 @@ def _pages(conn, ids, files: "_Files | None" = None) -> dict:
         if isinstance(x, str):  # a canvas or nav file: its path, its name, its kind
             out[x] = {"slug": x, "title": x.rsplit("/", 1)[-1], "type": files.kinds.get(x) if files is not None else None}
     ids = [x for x in ids if not isinstance(x, str)]
-    for i in range(0, len(ids), 500):
-        part = ids[i : i + 500]
-        for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(part))})", part):
+    for part, marks in in_parts(ids):
+        for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({marks})", part):
             out[r["id"]] = {"slug": r["slug"], "title": r["title"], "type": r["type"]}
     return out
 

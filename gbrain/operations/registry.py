@@ -19,7 +19,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..core.brain import Brain
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
@@ -992,13 +992,6 @@ def answer_print(result) -> str:
     return hashlib.sha1(dumps(result).encode()).hexdigest()[:12]
 
 
-def _anchor_print(o: Operation, item) -> str:
-    """A short fingerprint of ``item``'s identity (:attr:`Operation.page_anchor`) for a cursor."""
-    import hashlib
-
-    return hashlib.sha1(o.page_anchor(item).encode()).hexdigest()[:12]  # type: ignore[misc]
-
-
 #: what a ``page="slice"`` anchored cursor carries: :func:`_anchor_prints`, dot-joined
 _ANCHORS_RE = re.compile(r"[0-9a-f]{8}(?:\.[0-9a-f]{8})*")
 
@@ -1007,18 +1000,20 @@ _ANCHORS_RE = re.compile(r"[0-9a-f]{8}(?:\.[0-9a-f]{8})*")
 PAGE_ANCHORS = 20
 
 
-def _anchor_prints(o: Operation, items: list) -> list[str]:
-    """Short fingerprints of ``items``' identities (:attr:`Operation.page_anchor`), the n-th
-    item of one identity told from the others of it: a ``page="slice"`` cursor carries its page's."""
+def _anchor_prints(o: Operation, items: list) -> Iterator[str]:
+    """Short fingerprints of ``items``' identities (:attr:`Operation.page_anchor`), one per item,
+    in order (lazily), the n-th item of one identity after the first told from the others of it
+    by its number; what a cursor carries: a ``page="slice"`` page's last :data:`PAGE_ANCHORS`
+    items' (8 hex characters each), a ``page="limit"`` log's page its last item's (12: one print
+    looked for among every row of a long log, :func:`run_tool`)."""
     import hashlib
 
+    chars = 8 if o.page == "slice" else 12
     seen: dict[str, int] = {}
-    out = []
     for it in items:
         k = o.page_anchor(it)  # type: ignore[misc]
         n = seen[k] = seen.get(k, -1) + 1
-        out.append(hashlib.sha1(f"{k}\0{n}".encode()).hexdigest()[:8])
-    return out
+        yield hashlib.sha1((f"{k}\0{n}" if n else k).encode()).hexdigest()[:chars]
 
 
 def _resume(prints: list[str], shown: str) -> int | None:
@@ -1117,7 +1112,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
                            "call again without cursor to read from the start")
         while anchor:  # start after the last item shown, where it stands now
             got = result[o.page_key] if o.page_key else result
-            j = next((i for i, it in enumerate(got) if _anchor_print(o, it) == anchor), None)
+            j = next((i for i, p in enumerate(_anchor_prints(o, got)) if p == anchor), None)
             whole = not n or len(got) < n
             if j is not None and (whole or j + want + 2 <= n):
                 offset = j + 1
@@ -1130,7 +1125,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     else:
         want = o.page_size
         result = run(name, a, ctx, brain)
-    prints = _anchor_prints(o, result[o.page_key] if o.page_key else result) if o.page == "slice" and o.page_anchor else None
+    prints = list(_anchor_prints(o, result[o.page_key] if o.page_key else result)) if o.page == "slice" and o.page_anchor else None
     restarted = 0  # every item the cursor named (its page's last ones) is gone: this page starts at the first (said: note)
     if prints is not None and cursor:
         shown = _cursor_answer(cursor) or ""
@@ -1158,7 +1153,10 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
             page = page[:i]
             break
     more = offset + len(page) < len(items)
-    mark = (".".join(prints[offset : offset + len(page)][-PAGE_ANCHORS:]) if prints is not None else _anchor_print(o, page[-1])) if o.page_anchor and page else pin
+    mark = pin
+    if o.page_anchor and page:  # the prints of the page's last PAGE_ANCHORS items (a log's page: its last item's)
+        upto = prints if prints is not None else list(_anchor_prints(o, items[: offset + len(page)]))
+        mark = ".".join(upto[offset : offset + len(page)][-(PAGE_ANCHORS if prints is not None else 1):])
     nxt = encode_cursor(o, key_args, offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
@@ -1429,6 +1427,19 @@ SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", 
 
 
 
+def month_or_year(s: str) -> tuple[int, int | None] | None:
+    """``s`` (the whole text, ASCII digits) as a month ``YYYY-MM`` or a year ``YYYY``: ``(year,
+    month)``, month None for a year; None for any other text. Raises ValueError for a month
+    outside 01-12. The one reading of a month or a year every `since`/`until` takes: as an
+    instant (:func:`_since`) and as a timeline's date bound (``operations.core._date_bound``)."""
+    m = re.fullmatch(r"([0-9]{4})(?:-([0-9]{2}))?", s)
+    if not m:
+        return None
+    if m[2] and not 1 <= int(m[2]) <= 12:
+        raise ValueError(f"no month (01-12): {s!r}")
+    return int(m[1]), int(m[2]) if m[2] else None
+
+
 def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date,
     a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`).
@@ -1448,15 +1459,17 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
     s = v.strip()
-    ym = re.fullmatch(r"(\d{4})(?:-(\d{2}))?", s)
+    try:
+        ym = month_or_year(s)
+    except ValueError:
+        raise BadInput(f"{name} {v!r} is no month (01-12)") from None
     if ym:  # a month or a year, as timeline's `since` takes them: from its first day (UTC)
-        if ym[2] and not 1 <= int(ym[2]) <= 12:
-            raise BadInput(f"{name} {v!r} is no month (01-12)")
+        y, mo = ym
         if end:  # the first day after it
-            y, mo = int(ym[1]), int(ym[2] or 12) + 1
-            y, mo = (y + 1, 1) if mo > 12 else (y, mo)
+            nxt = (mo or 12) + 1
+            y, mo = (y + 1, 1) if nxt > 12 else (y, nxt)
             return f"{y:04}-{mo:02}-01" if y <= 9999 else "9999-12-31T99"  # (text above every time of 9999)
-        return f"{ym[1]}-{ym[2] or '01'}-01"
+        return f"{y:04}-{mo or 1:02}-01"
     iso = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?", s)
     if iso:  # a time as `changes --json` prints it too; compared as text with the stored UTC times
         from datetime import datetime, timezone

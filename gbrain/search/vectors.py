@@ -27,7 +27,7 @@ from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import Chunk
 from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_of, chunking_version, length_refusal, model_page_chunks,
                          resolve_model, split_chunks, to_blob)
-from ..storage.db import is_postgres
+from ..storage.db import in_parts, is_postgres
 from ..storage.filters import PageFilter
 # (Postgres: pgvector's helpers in ..storage.pg are imported where a Postgres path needs them: not
 # by a SQLite brain's query or stats, tests/test_startup.py)
@@ -262,9 +262,7 @@ def _known_hashes(conn: sqlite3.Connection, model: str) -> set[str]:
 
 def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
-    for i in range(0, len(hashes), 500):
-        part = hashes[i : i + 500]
-        ph = ",".join("?" * len(part))
+    for part, ph in in_parts(hashes):
         for h, b in conn.execute(f"SELECT text_hash, embedding FROM embedding_cache WHERE model = ? AND text_hash IN ({ph})", [model, *part]):
             out[h] = b
         for h, b in conn.execute(f"SELECT text_hash, embedding FROM page_embeddings WHERE model = ? AND text_hash IN ({ph})", [model, *part]):
@@ -430,9 +428,8 @@ def embed_pages(
                 else:  # deleted or changed since its chunks were cut: it stays to embed
                     stats["changed"] += 1
             if hashes:
-                for i in range(0, len(hashes), 500):
-                    part = hashes[i : i + 500]
-                    conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
+                for part, marks in in_parts(hashes):
+                    conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({marks})", [mid, *part])
             # the vectors a skipped page's other chunks got (sent and paid for, or from the cache)
             # wait in the cache for its next run: only the refused text goes to the server again
             stored = {c.hash for w in stored_w for c in w.chunks}

@@ -25,7 +25,7 @@ import sqlite3
 import time
 import unicodedata
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg
@@ -657,6 +657,20 @@ def rederive_search_words(conn) -> int:
     return _rewrite_search_words(conn, conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path, search_words FROM pages").fetchall())
 
 
+#: the most values one ``IN (…)`` list binds (:func:`in_parts`): bounded statements, far under
+#: SQLite's parameter limit (999 before 3.32) with the few other parameters beside it
+IN_MAX = 500
+
+
+def in_parts(values: Sequence, n: int = IN_MAX) -> Iterator[tuple[Sequence, str]]:
+    """``values`` (a list or tuple) in consecutive slices of at most ``n``, each with the
+    placeholders of an ``IN (…)`` list of it (``"?, ?, ?"``): ``for part, marks in
+    in_parts(ids): conn.execute(f"… WHERE id IN ({marks})", part)``. Nothing for no values."""
+    for i in range(0, len(values), n):
+        part = values[i : i + n]
+        yield part, ", ".join("?" * len(part))
+
+
 def _batched_update(conn, sql: str, rows: list[tuple], batch: int = 500) -> int:
     """Run ``sql`` (one row's UPDATE) for each of ``rows``, ``batch`` rows per ``executemany``, in
     the caller's transaction (the column fills of released migrations). Returns ``len(rows)``."""
@@ -914,9 +928,8 @@ def relink_where(conn, by: Iterable[tuple[str, list]]) -> None:
     sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id"
     found: dict[int, tuple] = {}
     for col, keys in by:
-        for i in range(0, len(keys), 500):
-            part = keys[i : i + 500]
-            found.update((x[0], tuple(x)) for x in conn.execute(f"{sel} WHERE {col} IN ({', '.join('?' * len(part))})", part))
+        for part, marks in in_parts(keys):
+            found.update((x[0], tuple(x)) for x in conn.execute(f"{sel} WHERE {col} IN ({marks})", part))
     update_links(conn, relink_updates(conn, sorted(found.values(), key=lambda x: (x[4], x[0]))))
 
 

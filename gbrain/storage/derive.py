@@ -12,6 +12,7 @@ from itertools import chain
 from functools import lru_cache
 from typing import Callable
 
+from .db import in_parts
 from ..page.markdown import PROPERTY_SYNTAXES, TAG_SYNTAXES, Page, parse_page
 from ..page.slugs import fold_loose_key, fold_title_key, identity_key, loose_key, tag_identity, title_key
 
@@ -143,9 +144,8 @@ def write_name_folds(conn, pages: list[tuple[int, str, str, str, str]], *, new: 
     search_aliases, h1_key)`` of ``pages`` (``new``: the pages were just inserted and have none),
     in the caller's transaction; one statement for all their rows."""
     if not new:
-        for i in range(0, len(pages), 500):
-            part = [p[0] for p in pages[i : i + 500]]
-            conn.execute(f"DELETE FROM name_folds WHERE page_id IN ({', '.join('?' * len(part))})", part)
+        for part, marks in in_parts([p[0] for p in pages]):
+            conn.execute(f"DELETE FROM name_folds WHERE page_id IN ({marks})", part)
     insert_many(conn, _FOLDS_INSERT, [(p[0], *r) for p in pages for r in name_folds(*p[1:])])
 
 

@@ -129,7 +129,7 @@ import pathspec
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..storage.db import LOCK_TEMP
 from ..storage import blobs
-from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
+from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
@@ -138,7 +138,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _telling, alike, keeps, merge_edits, stale_sidecar, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -1147,8 +1147,7 @@ class SyncEngine:
                 for r in self.conn.execute("SELECT path, content_hash FROM pages"):
                     out[r[0]] = (r[1], "page")
             else:
-                for chunk in _chunks(sorted(set(paths)), 500):
-                    ph = ",".join("?" * len(chunk))
+                for chunk, ph in in_parts(sorted(set(paths))):
                     for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
                         out[r[0]] = (r[1], "file")
                     for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
@@ -1166,8 +1165,7 @@ class SyncEngine:
         if len(paths) > 5000:  # many: one read of the whole table beats thousands of IN lists
             return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in self._tuples(q, (self.client,)) if r[0] in paths}
         out = {}
-        for chunk in _chunks(sorted(set(paths)), 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(sorted(set(paths))):
             for r in self.conn.execute(q + f" AND path IN ({ph})", [self.client, *chunk]):
                 out[r[0]] = (r[1], r[2], r[3], r[4], r[5])
         return out
@@ -2441,8 +2439,7 @@ class SyncEngine:
                 del self.recent_trash[p]
         newest: dict[str, tuple[str, str]] = {}
         slugs = sorted({slug_for_path(p) for p in self.recent_trash})
-        for chunk in _chunks(slugs, 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(slugs):
             for name, op, path in self.conn.execute(
                     f"SELECT h.name, h.op, h.path FROM history h WHERE h.kind = 'page' AND h.name IN ({ph}) "
                     "AND h.version = (SELECT MAX(version) FROM history m WHERE m.kind = 'page' AND m.name = h.name)", chunk):
@@ -2702,8 +2699,7 @@ class SyncEngine:
         """Inside the write transaction: ``path → hash`` again, and MAX(change_log.seq) at its start."""
         seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
         out: dict[str, str] = {}
-        for chunk in _chunks(sorted(paths), 500):
-            ph = ",".join("?" * len(chunk))
+        for chunk, ph in in_parts(sorted(paths)):
             for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
                 out[r[0]] = r[1]
             for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
@@ -3105,8 +3101,7 @@ class SyncEngine:
         newest: dict[tuple[str, str], tuple[str, object, str, str]] = {}
         for kind in ("page", "file"):
             names = sorted({n for k, n in keys if k == kind})
-            for chunk in _chunks(names, 300):  # names and hashes: well under SQLite's 999 parameters of old builds
-                ph = ",".join("?" * len(chunk))
+            for chunk, ph in in_parts(names, 300):  # names and hashes: well under SQLite's 999 parameters of old builds
                 hashes = sorted({cands[p][0] for n in chunk for p in keys[(kind, n)]})
                 hq = ",".join("?" * len(hashes))
                 for name, hx in self._tuples(
@@ -3966,10 +3961,10 @@ def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -
 def _holds_whole(old: str, text: str) -> bool:
     """Whether ``text`` holds every line of ``old`` in order (lines without their ends: a last
     line with none is held by the save's line that ends it) and ``old`` has a line that tells a note apart
-    (:func:`gbrain.sync.merge._telling`: 16 characters or more, no heading; a bare template's
+    (:func:`gbrain.sync.merge.telling_line`: 16 characters or more, no heading; a bare template's
     headings are held by every note made from it)."""
     a, b = old.splitlines(), text.splitlines()
-    if not a or len(a) > len(b) or not any(_telling(x.strip().encode("utf-8")) for x in a):
+    if not a or len(a) > len(b) or not any(telling_line(x.strip().encode("utf-8")) for x in a):
         return False
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return sum(blk.size for blk in sm.get_matching_blocks()) == len(a)
@@ -4001,11 +3996,6 @@ def _age_s(at: str, now: str) -> float:
         return (parse(now) - parse(at)).total_seconds()
     except (ValueError, TypeError):
         return float("inf")
-
-
-def _chunks(xs: list, n: int):
-    for i in range(0, len(xs), n):
-        yield xs[i : i + n]
 
 
 # ---------------------------------------------------------------------------

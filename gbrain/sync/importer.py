@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import begin_write, bind_client, commit, rollback, sync_client, tuple_rows, vacuum_after_bulk
+from ..storage.db import begin_write, bind_client, commit, in_parts, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.journals import CONFIG
 from ..page.links import graph_roots, is_graph_config
@@ -151,9 +151,7 @@ def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
     c = brain.conn
     taken_paths: set[str] = set()
     taken_slugs: set[str] = set()
-    for i in range(0, len(items), 500):
-        part = items[i : i + 500]
-        ph = ", ".join("?" * len(part))
+    for part, ph in in_parts(items):
         paths = [p for p, _ in part]
         taken_paths.update(r[0] for r in c.execute(f"SELECT path FROM pages WHERE path IN ({ph}) UNION ALL SELECT path FROM files WHERE path IN ({ph})", paths + paths))
         taken_slugs.update(r[0] for r in c.execute(f"SELECT slug FROM pages WHERE slug IN ({ph})", [s for _, s in part]))

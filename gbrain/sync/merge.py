@@ -124,7 +124,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
         for ln in r:
             mine = ln.strip()
             if not mine or mine in earlier or mine in wrote:
-                continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`_telling`)
+                continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`telling_line`)
             to_write, w = max((alike(mine, w), w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
@@ -161,10 +161,11 @@ def _one_gap(longer: bytes, w: bytes) -> bool:
     return pre >= n or pre + len(os.path.commonprefix([longer[::-1], w[::-1]])) >= n
 
 
-def _telling(line: bytes) -> bool:
+def telling_line(line: bytes) -> bool:
     """Whether a line (stripped) a save shares with gbrain's write shows the save saw the write:
     :data:`KEPT_LINE_MIN_CHARS` or more and no heading (``## Next steps``, a short line: typed
-    alike by habit or template in a stale buffer too)."""
+    alike by habit or template in a stale buffer too). ``line``: ``bytes``, stripped. Pure; also
+    sync's test of a late save holding a version whole (``engine._holds_whole``)."""
     return len(line) >= KEPT_LINE_MIN_CHARS and not line.startswith(b"#")
 
 
@@ -285,7 +286,7 @@ class StaleView:
 def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
     """Whether the save ``disk`` shows it was made after seeing the write that turned ``before``
     into ``after`` (both page texts; ``disk`` the saved bytes): it holds a telling line
-    (:func:`_telling`) the write added that is no cut of a line the write replaced
+    (:func:`telling_line`) the write added that is no cut of a line the write replaced
     (:func:`_own_lines`), or its lines edit a line the write added (fix a typo in it, put words
     into it: :func:`_edits_a_line_gbrain_added`). Evidence from the lines the write alone has
     (``after``'s and not ``before``'s), never from what the save lacks: a save lacking a line
@@ -300,7 +301,7 @@ def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | 
         return False
     # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
     wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
-    if any(_telling(w) for w in (wrote & _added(before, disk)) - old):
+    if any(telling_line(w) for w in (wrote & _added(before, disk)) - old):
         return True
     changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
     return _edits_a_line_gbrain_added(before, wrote, disk, changed, added, earlier=old)

@@ -29,6 +29,7 @@ from typing import Callable
 from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..core.lint import site_path_links
 from ..storage import blobs, rawspans
+from ..storage.db import in_parts
 from ..page.links import MemoryIndex, resolve
 from ..page.slugs import chosen_sidecar, sidecar_twins_note
 from .parallel import parse_all
@@ -225,9 +226,8 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         if not sampled:
             return c.execute(sql.rsplit(" WHERE ", 1)[0]).fetchall()
         out: list = []
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            out += c.execute(sql.replace("= ?", f"IN ({', '.join('?' * len(part))})"), part).fetchall()
+        for part, marks in in_parts(ids):
+            out += c.execute(sql.replace("= ?", f"IN ({marks})"), part).fetchall()
         return out
 
     def grouped(sql: str) -> dict[int, list[tuple]]:
@@ -252,9 +252,8 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         if not sampled:
             yield from c.execute(sql.replace("page_id = ?", "page_id IS NOT NULL"))
             return
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            yield from c.execute(sql.replace("= ?", f"IN ({', '.join('?' * len(part))})"), part)
+        for part, marks in in_parts(ids):
+            yield from c.execute(sql.replace("= ?", f"IN ({marks})"), part)
 
     raw_have: dict[int, list] = {}
     for pid, source, data in page_ids("SELECT page_id, source, data FROM raw_data WHERE page_id = ?"):
