@@ -564,7 +564,13 @@ def unread_spans(body: str) -> list[tuple[int, int]]:
     of ``body``. The one definition of those blocks for a text scan that must skip what the
     parser skips (:func:`gbrain.page.linkedit.link_spans`). Costs one block parse of ``body``."""
     lf = to_lf(body)
-    _tokens, spans = _parse_ast(lf)
+    return stored_spans(body, lf, _parse_ast(lf)[1])
+
+
+def stored_spans(body: str, lf: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (offsets of ``lf``, the LF view of ``body``: :func:`to_lf`; as :func:`_parse_ast`
+    gives them) as offsets of ``body``: what :func:`unread_spans` returns, for a caller that
+    keeps the parse's tokens too."""
     if len(lf) == len(body) or not spans:
         return spans
     # an offset in the LF text moves on by one for each CRLF before it
@@ -1710,6 +1716,28 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     headings: list[tuple[int, str]] = []
     _walk(tokens, links, headings)
     return links.links, headings
+
+
+def extract_headings(tokens: list) -> list[tuple[int, str]]:
+    """The headings ``(level, text)`` of a mistune AST, as :func:`extract_links` gives them (the
+    same walk and text), without reading its links (their cost)."""
+    out: list[tuple[int, str]] = []
+    for tok in tokens:
+        t = tok.get("type")
+        if t in ("block_code", "block_html"):
+            continue
+        if t == "heading":
+            children = tok.get("children", [])
+            if len(children) == 1 and children[0].get("type") == "text":
+                text = children[0].get("raw", "")
+            else:
+                parts: list[str] = []
+                _plain(children, parts, [])
+                text = "".join(parts)
+            out.append((tok["attrs"]["level"], text.strip()))
+        elif t not in _INLINE_CONTAINERS and "children" in tok:
+            out += extract_headings(tok["children"])
+    return out
 
 
 def comment_open_at_end(body: str) -> bool:
