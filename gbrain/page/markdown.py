@@ -1150,7 +1150,8 @@ def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter:
 
     ``rule``: the first line that is exactly ``---`` outside fenced code, HTML blocks and comments,
     ``$$`` math and ``%%`` comments (``fences``: their spans from mistune, in LF-normalised
-    offsets, sorted). ``heading``: the same, but only when the next non-blank line is a
+    offsets, sorted), and not below a ``%%`` left open above it (Obsidian's inline comment runs
+    to the next ``%%`` or the end of the note: :func:`_in_inline_comment`). ``heading``: the same, but only when the next non-blank line is a
     ``## Timeline`` or ``## History`` heading. Without frontmatter, a ``---`` on the very first
     line is not a separator (it is an unclosed frontmatter opener).
     Raises ``ValueError`` for an unknown ``rule``.
@@ -1169,6 +1170,7 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
     # the offsets of ``fences``; its ``---`` lines are found by str.find, not line by line
     lf = to_lf(body)
     fence_starts = [a for a, _ in fences]
+    pct = "%%" in lf
     i = 0  # the line index of ``line`` (the count of line breaks before it)
     counted = 0
     pos = lf.find("---")
@@ -1177,7 +1179,8 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
             i += lf.count("\n", counted, pos)
             counted = pos
             j = bisect_right(fence_starts, pos) - 1
-            if (i > 0 or has_frontmatter) and not (j >= 0 and fences[j][0] <= pos < fences[j][1]):
+            if (i > 0 or has_frontmatter) and not (j >= 0 and fences[j][0] <= pos < fences[j][1]) \
+                    and not (pct and _in_inline_comment(lf, pos, fences)):
                 if rule == "rule":
                     return i, pos
                 nxt = next((x for x in lf[pos + 4 :].split("\n") if x.strip()), "")
@@ -1185,6 +1188,24 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
                     return i, pos
         pos = lf.find("---", pos + 3)
     return -1, -1
+
+
+def _in_inline_comment(lf: str, pos: int, fences: list[tuple[int, int]]) -> bool:
+    """Whether the line at ``pos`` of the LF body ``lf`` lies inside an Obsidian ``%%`` comment
+    opened in a line above (one runs to the next ``%%`` or the end of the note: Obsidian hides a
+    ``---`` there), as the page model reads links (:func:`comment_open_at_end` over the text
+    above: a ``%%`` in code, HTML or a link's label opens none). ``fences``: the opaque spans (a
+    ``%%`` comment block is one). A block parse of the text above only where a ``%%`` stands
+    there outside them."""
+    at = lf.find("%%", 0, pos)
+    starts = [a for a, _ in fences]
+    while at >= 0:
+        j = bisect_right(starts, at) - 1
+        if j >= 0 and at < fences[j][1]:
+            at = lf.find("%%", fences[j][1], pos)
+            continue
+        return comment_open_at_end(lf[:pos])
+    return False
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})")
