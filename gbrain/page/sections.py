@@ -157,6 +157,7 @@ def _parse(text: str) -> _Parse:
     heads: list[Heading] = []
     blocks: list[tuple[int, int, str, int]] = []
     paras: list[tuple[int, int]] = []
+    html: list[tuple[int, int]] = []
     depth = 0
     stack: list[str] = []  # the blocks open
     run: list[int] = []  # the span of the text read since the last block's start or end
@@ -185,6 +186,8 @@ def _parse(text: str) -> _Parse:
             if hidden(a) and name not in ("CodeBlock", "HtmlBlock"):
                 continue  # (fenced code and HTML, the page model's opaque blocks too, are blocks an ``^id`` under them names)
             blocks.append((base + a, base + z, name, depth))
+            if name == "HtmlBlock" and not hidden(a):  # HTML to pulldown-cmark, maybe not to mistune: its lines may be headings there
+                html.append((a, z))
             if name == "Heading":
                 lines = body[a:z].rstrip("\r\n").split("\n")
                 first = lines[0].rstrip("\r")
@@ -204,7 +207,7 @@ def _parse(text: str) -> _Parse:
             blocks.append((base + a, base + z, "Comment" if lead.startswith("%%") else "Math", 1))
     blocks.sort(key=lambda b: (b[0], -b[1], b[3]))
     heads = [h for h in heads if h.plain]  # an empty heading (a lone ``#``) is none of :attr:`Page.headings`: no section, ends none
-    heads = _as_the_page_model(body, base, heads, paras)
+    heads = _as_the_page_model(body, base, heads, paras, html)
     ends = [len(text)] * len(heads)
     open_: list[int] = []  # the headings whose section is still open, by rising level
     for i, h in enumerate(heads):
@@ -217,18 +220,30 @@ def _parse(text: str) -> _Parse:
 _UNDERLINE = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*\r?")
 
 
-def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[tuple[int, int]]) -> list[Heading]:
+#: the list and quote marks opening a line (``- ``, ``1. ``, ``> ``), any number of them
+_CONTAINER = re.compile(r"(?:[ \t]*(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)))*")
+#: at most this many lines above an underline in what pulldown-cmark reads as HTML are taken as
+#: the first line of the setext heading mistune may read there (each a candidate)
+_HTML_LINES = 4
+
+
+def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[tuple[int, int]],
+                       html: list[tuple[int, int]] = ()) -> list[Heading]:
     """``heads`` (pulldown-cmark's) as the page model reads the body ``body``: where its headings
     (:attr:`Page.headings`, mistune's on a page the fast path leaves to it) are others, the ones it
     reads of ``heads`` and of the setext headings mistune reads where pulldown-cmark reads text or
     a rule (an underline below a list item's text: ``- sub\\n===``; ``paras``, the paragraphs, give
-    them), matched in order by their text (the heaviest common subsequence: the same text, else the
-    same letters and digits)."""
+    them) or HTML (``html``, its blocks: a list item's ``- <div>`` ran into ``</div>`` at the margin,
+    where mistune reads ``# A`` or ``-\\titem`` / ``    ---`` as headings; their ATX lines and setext
+    ones, list and quote marks off), matched in order by their text (the heaviest common
+    subsequence: the same text, else the same letters and digits)."""
     model = [h for _lvl, h in extract_headings(_ast(body)[0]) if h]
     if [h.plain for h in heads] == model:
         return heads
     cands = list(heads)
-    for a, z in paras:  # a line of '=' or '-' in or right below a paragraph: a setext underline mistune may read
+    for a, z, marks in [(a, z, False) for a, z in paras] + [(a, z, True) for a, z in html]:
+        # a line of '=' or '-' in or right below a paragraph (or what pulldown-cmark reads as HTML,
+        # its lines' list and quote marks off): a setext underline mistune may read
         end = _line_end(body, max(a, z - 1))
         lines = body[a:end].split("\n")[:-1] if body[a:end].endswith("\n") else body[a:end].split("\n")
         nxt = body[end:_line_end(body, end)].rstrip("\n")
@@ -237,13 +252,32 @@ def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[t
         at, first = a, 0
         for k in range(1, len(lines)):
             if _UNDERLINE.fullmatch(lines[k]) and k > first:
-                words = " ".join(ln.strip().lstrip(">").strip() if i or first else ln.strip() for i, ln in enumerate(lines[first:k]))
                 lvl = 1 if "=" in lines[k] else 2
+                if marks:  # (where mistune's paragraph starts in what pulldown-cmark reads as HTML: one of the lines above)
+                    pos = at + sum(len(ln) + 1 for ln in lines[first:max(first, k - _HTML_LINES)])
+                    for j in range(max(first, k - _HTML_LINES), k):
+                        words = " ".join(ln[_CONTAINER.match(ln).end():].strip() for ln in lines[j:k])
+                        cands.append(Heading(lvl, words, lines[j].strip()[:200], base + _line_start(body, pos)))
+                        pos += len(lines[j]) + 1
+                    at += sum(len(ln) + 1 for ln in lines[first:k + 1])
+                    first = k + 1
+                    continue
+                words = " ".join(ln.strip().lstrip(">").strip() if i or first else ln.strip() for i, ln in enumerate(lines[first:k]))
                 cands.append(Heading(lvl, words, lines[first].strip()[:200], base + _line_start(body, at)))
                 at += sum(len(ln) + 1 for ln in lines[first:k + 1])
                 first = k + 1
             if first >= len(lines):
                 break
+    for a, z in html:  # an ATX line in what pulldown-cmark reads as HTML (after a list's or quote's marks)
+        at = a
+        for ln in body[a:z].split("\n"):
+            rest = ln[_CONTAINER.match(ln).end():].rstrip("\r")
+            m = _ATX_OPEN.match(rest)
+            if m and (ln == rest or rest[:1] == "#"):
+                words = _ATX_CLOSE.sub("", rest[m.end():]).strip()
+                if words:
+                    cands.append(Heading(len(m.group().strip(" \t")), words, ln.strip()[:200], base + at))
+            at += len(ln) + 1
     cands.sort(key=lambda h: h.start)
     plain = [unicodedata.normalize("NFC", h.plain) for h in cands]
     loose = [anchor_key(p) for p in plain]
