@@ -385,13 +385,59 @@ def test_a_rule_inside_an_opaque_block_is_not_the_separator(name, nl):
     assert [e.summary for e in p.timeline_entries] == ["x"]
 
 
-def test_unclosed_comment_or_math_does_not_hide_the_separator():
+def test_unclosed_math_does_not_hide_the_separator():
     from gbrain.page.markdown import parse_page
 
-    for block in ["%% never closed", "$$\nnever closed"]:
-        text = f"# T\n\n{block}\n\n---\n\n- **2025-01-02** | call — x\n"
-        p = parse_page(text, "t.md")
-        assert p.separator == "---\n" and len(p.timeline_entries) == 1, block
+    text = "# T\n\n$$\nnever closed\n\n---\n\n- **2025-01-02** | call — x\n"
+    p = parse_page(text, "t.md")
+    assert p.separator == "---\n" and len(p.timeline_entries) == 1
+
+
+@pytest.mark.parametrize("block", [
+    "%% never closed",  # inline, left open: Obsidian hides the rest of the note
+    "%%\nnever closed",  # a %% line never closed
+    "Text %% opened\n\nmore %% closed\n\n- item %% opened again",  # the third %% opens one
+    "a %% b %% c %% d",
+])
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_a_rule_below_an_unclosed_obsidian_comment_is_not_the_separator(block, nl):
+    """Obsidian's ``%%`` opens a comment that runs to the next ``%%`` or the end of the note, so
+    a ``---`` after one left open is inside it: no timeline (the page model read one there, though
+    it already read no link or tag there: ``_outside_comments``). Bytes kept either way."""
+    from gbrain.page.markdown import parse_page
+
+    text = f"# T\n\n{block}\n\n---\n\n- **2025-01-02** | call — [[x]] #t\n".replace("\n", nl)
+    p = parse_page(text, "t.md")
+    assert p.render() == text
+    assert (p.compiled_truth, p.separator, p.timeline, p.timeline_entries) == (text, "", "", [])
+    assert p.links == [] and p.inline_tags == []
+
+
+@pytest.mark.parametrize("block", [
+    "%% closed %%",
+    "Text %% opened\n\nstill in it %% closed",  # a comment over two blocks, closed above the rule
+    "`%%` in code",
+    "%%\nblock\n%%",
+    "[a %% label](r.md)",  # a link's label opens none (as the page model reads links)
+    "```\n%%\n```",
+])
+def test_a_rule_below_a_closed_or_no_obsidian_comment_is_the_separator(block):
+    from gbrain.page.markdown import parse_page
+
+    text = f"# T\n\n{block}\n\n---\n\n- **2025-01-02** | call — x\n"
+    p = parse_page(text, "t.md")
+    assert p.separator == "---\n" and [e.summary for e in p.timeline_entries] == ["x"], block
+
+
+def test_a_rule_inside_an_inline_comment_over_blocks_is_not_the_separator():
+    """A ``%%`` comment opened in one paragraph and closed in a later one hides the ``---``
+    between; the next ``---`` after it is the separator."""
+    from gbrain.page.markdown import parse_page
+
+    text = "# T\n\nA %% hidden\n\n---\n\nstill %% shown\n\n---\n\n- **2025-01-02** | call — x\n"
+    p = parse_page(text, "t.md")
+    assert p.compiled_truth == "# T\n\nA %% hidden\n\n---\n\nstill %% shown\n\n"
+    assert [e.summary for e in p.timeline_entries] == ["x"] and p.render() == text
 
 
 def test_links_inside_an_obsidian_comment_block_are_not_links():

@@ -961,7 +961,7 @@ def _put_part(b, a, ctx, parts: list[str]):
                 if any(ln.strip() == "---" for ln in add.splitlines()):
                     raise BadInput(f"{ctx.flag('append')} has a line that is exactly '---', which would start the timeline; "
                                    "use another rule (***); nothing was written")
-                raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence or <!-- comment), "
+                raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence, <!-- or %% comment), "
                                "which would hide the timeline below it: close it; nothing was written")
             at = page.compiled_truth.rfind(add)
             if comment_open_at_end(page.compiled_truth[:at]):

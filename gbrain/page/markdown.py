@@ -564,7 +564,13 @@ def unread_spans(body: str) -> list[tuple[int, int]]:
     of ``body``. The one definition of those blocks for a text scan that must skip what the
     parser skips (:func:`gbrain.page.linkedit.link_spans`). Costs one block parse of ``body``."""
     lf = to_lf(body)
-    _tokens, spans = _parse_ast(lf)
+    return stored_spans(body, lf, _parse_ast(lf)[1])
+
+
+def stored_spans(body: str, lf: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (offsets of ``lf``, the LF view of ``body``: :func:`to_lf`; as :func:`_parse_ast`
+    gives them) as offsets of ``body``: what :func:`unread_spans` returns, for a caller that
+    keeps the parse's tokens too."""
     if len(lf) == len(body) or not spans:
         return spans
     # an offset in the LF text moves on by one for each CRLF before it
@@ -1144,7 +1150,8 @@ def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter:
 
     ``rule``: the first line that is exactly ``---`` outside fenced code, HTML blocks and comments,
     ``$$`` math and ``%%`` comments (``fences``: their spans from mistune, in LF-normalised
-    offsets, sorted). ``heading``: the same, but only when the next non-blank line is a
+    offsets, sorted), and not below a ``%%`` left open above it (Obsidian's inline comment runs
+    to the next ``%%`` or the end of the note: :func:`_in_inline_comment`). ``heading``: the same, but only when the next non-blank line is a
     ``## Timeline`` or ``## History`` heading. Without frontmatter, a ``---`` on the very first
     line is not a separator (it is an unclosed frontmatter opener).
     Raises ``ValueError`` for an unknown ``rule``.
@@ -1163,6 +1170,7 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
     # the offsets of ``fences``; its ``---`` lines are found by str.find, not line by line
     lf = to_lf(body)
     fence_starts = [a for a, _ in fences]
+    pct = "%%" in lf
     i = 0  # the line index of ``line`` (the count of line breaks before it)
     counted = 0
     pos = lf.find("---")
@@ -1171,7 +1179,8 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
             i += lf.count("\n", counted, pos)
             counted = pos
             j = bisect_right(fence_starts, pos) - 1
-            if (i > 0 or has_frontmatter) and not (j >= 0 and fences[j][0] <= pos < fences[j][1]):
+            if (i > 0 or has_frontmatter) and not (j >= 0 and fences[j][0] <= pos < fences[j][1]) \
+                    and not (pct and _in_inline_comment(lf, pos, fences)):
                 if rule == "rule":
                     return i, pos
                 nxt = next((x for x in lf[pos + 4 :].split("\n") if x.strip()), "")
@@ -1179,6 +1188,24 @@ def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: boo
                     return i, pos
         pos = lf.find("---", pos + 3)
     return -1, -1
+
+
+def _in_inline_comment(lf: str, pos: int, fences: list[tuple[int, int]]) -> bool:
+    """Whether the line at ``pos`` of the LF body ``lf`` lies inside an Obsidian ``%%`` comment
+    opened in a line above (one runs to the next ``%%`` or the end of the note: Obsidian hides a
+    ``---`` there), as the page model reads links (:func:`comment_open_at_end` over the text
+    above: a ``%%`` in code, HTML or a link's label opens none). ``fences``: the opaque spans (a
+    ``%%`` comment block is one). A block parse of the text above only where a ``%%`` stands
+    there outside them."""
+    at = lf.find("%%", 0, pos)
+    starts = [a for a, _ in fences]
+    while at >= 0:
+        j = bisect_right(starts, at) - 1
+        if j >= 0 and at < fences[j][1]:
+            at = lf.find("%%", fences[j][1], pos)
+            continue
+        return comment_open_at_end(lf[:pos])
+    return False
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})")
@@ -1710,6 +1737,28 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     headings: list[tuple[int, str]] = []
     _walk(tokens, links, headings)
     return links.links, headings
+
+
+def extract_headings(tokens: list) -> list[tuple[int, str]]:
+    """The headings ``(level, text)`` of a mistune AST, as :func:`extract_links` gives them (the
+    same walk and text), without reading its links (their cost)."""
+    out: list[tuple[int, str]] = []
+    for tok in tokens:
+        t = tok.get("type")
+        if t in ("block_code", "block_html"):
+            continue
+        if t == "heading":
+            children = tok.get("children", [])
+            if len(children) == 1 and children[0].get("type") == "text":
+                text = children[0].get("raw", "")
+            else:
+                parts: list[str] = []
+                _plain(children, parts, [])
+                text = "".join(parts)
+            out.append((tok["attrs"]["level"], text.strip()))
+        elif t not in _INLINE_CONTAINERS and "children" in tok:
+            out += extract_headings(tok["children"])
+    return out
 
 
 def comment_open_at_end(body: str) -> bool:

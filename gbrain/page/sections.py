@@ -22,7 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .markdown import BOM, heading_text, split_frontmatter, unread_spans
+from .markdown import BOM, _parse_ast, extract_headings, heading_text, split_frontmatter, stored_spans, to_lf
 
 _WORD_RE = re.compile(r"[\W_]+")
 #: a block id ending a line: after white space, alone, or right after an embed or link's ``]]``
@@ -103,9 +103,24 @@ def _body(text: str) -> tuple[int, str]:
     return bom + len(fm), lf_view(body)
 
 
+#: align the section reader's headings with the page model's over the whole square (the reference
+#: the banded alignment, :func:`_heaviest`, is tested against); False: in a band that grows until
+#: it provably holds every best alignment
+FULL_ALIGN = False
+
+
 @functools.lru_cache(maxsize=2)  # find, then headings or block_ids for a miss's message: one parse
+def _ast(body: str) -> tuple[list, list[tuple[int, int]]]:
+    """The page model's block parse of ``body`` (:func:`gbrain.page.markdown._parse_ast`, once per
+    body): its tokens and its opaque spans in offsets of ``body``
+    (:func:`gbrain.page.markdown.unread_spans`)."""
+    lf = to_lf(body)
+    tokens, spans = _parse_ast(lf)
+    return tokens, stored_spans(body, lf, spans)
+
+
 def _opaque(body: str) -> list[tuple[int, int]]:
-    return unread_spans(body)
+    return _ast(body)[1]
 
 
 @functools.lru_cache(maxsize=2)
@@ -142,6 +157,7 @@ def _parse(text: str) -> _Parse:
     heads: list[Heading] = []
     blocks: list[tuple[int, int, str, int]] = []
     paras: list[tuple[int, int]] = []
+    html: list[tuple[int, int]] = []
     depth = 0
     stack: list[str] = []  # the blocks open
     run: list[int] = []  # the span of the text read since the last block's start or end
@@ -170,6 +186,8 @@ def _parse(text: str) -> _Parse:
             if hidden(a) and name not in ("CodeBlock", "HtmlBlock"):
                 continue  # (fenced code and HTML, the page model's opaque blocks too, are blocks an ``^id`` under them names)
             blocks.append((base + a, base + z, name, depth))
+            if name == "HtmlBlock" and not hidden(a):  # HTML to pulldown-cmark, maybe not to mistune: its lines may be headings there
+                html.append((a, z))
             if name == "Heading":
                 lines = body[a:z].rstrip("\r\n").split("\n")
                 first = lines[0].rstrip("\r")
@@ -189,7 +207,7 @@ def _parse(text: str) -> _Parse:
             blocks.append((base + a, base + z, "Comment" if lead.startswith("%%") else "Math", 1))
     blocks.sort(key=lambda b: (b[0], -b[1], b[3]))
     heads = [h for h in heads if h.plain]  # an empty heading (a lone ``#``) is none of :attr:`Page.headings`: no section, ends none
-    heads = _as_the_page_model(body, base, heads, paras)
+    heads = _as_the_page_model(body, base, heads, paras, html)
     ends = [len(text)] * len(heads)
     open_: list[int] = []  # the headings whose section is still open, by rising level
     for i, h in enumerate(heads):
@@ -202,20 +220,30 @@ def _parse(text: str) -> _Parse:
 _UNDERLINE = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*\r?")
 
 
-def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[tuple[int, int]]) -> list[Heading]:
+#: the list and quote marks opening a line (``- ``, ``1. ``, ``> ``), any number of them
+_CONTAINER = re.compile(r"(?:[ \t]*(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)))*")
+#: at most this many lines above an underline in what pulldown-cmark reads as HTML are taken as
+#: the first line of the setext heading mistune may read there (each a candidate)
+_HTML_LINES = 4
+
+
+def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[tuple[int, int]],
+                       html: list[tuple[int, int]] = ()) -> list[Heading]:
     """``heads`` (pulldown-cmark's) as the page model reads the body ``body``: where its headings
     (:attr:`Page.headings`, mistune's on a page the fast path leaves to it) are others, the ones it
     reads of ``heads`` and of the setext headings mistune reads where pulldown-cmark reads text or
     a rule (an underline below a list item's text: ``- sub\\n===``; ``paras``, the paragraphs, give
-    them), matched in order by their text (the heaviest common subsequence: the same text, else the
-    same letters and digits)."""
-    from .markdown import _parse_ast, extract_links, to_lf
-
-    model = [h for _lvl, h in extract_links(_parse_ast(to_lf(body))[0])[1] if h]
+    them) or HTML (``html``, its blocks: a list item's ``- <div>`` ran into ``</div>`` at the margin,
+    where mistune reads ``# A`` or ``-\\titem`` / ``    ---`` as headings; their ATX lines and setext
+    ones, list and quote marks off), matched in order by their text (the heaviest common
+    subsequence: the same text, else the same letters and digits)."""
+    model = [h for _lvl, h in extract_headings(_ast(body)[0]) if h]
     if [h.plain for h in heads] == model:
         return heads
     cands = list(heads)
-    for a, z in paras:  # a line of '=' or '-' in or right below a paragraph: a setext underline mistune may read
+    for a, z, marks in [(a, z, False) for a, z in paras] + [(a, z, True) for a, z in html]:
+        # a line of '=' or '-' in or right below a paragraph (or what pulldown-cmark reads as HTML,
+        # its lines' list and quote marks off): a setext underline mistune may read
         end = _line_end(body, max(a, z - 1))
         lines = body[a:end].split("\n")[:-1] if body[a:end].endswith("\n") else body[a:end].split("\n")
         nxt = body[end:_line_end(body, end)].rstrip("\n")
@@ -224,13 +252,32 @@ def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[t
         at, first = a, 0
         for k in range(1, len(lines)):
             if _UNDERLINE.fullmatch(lines[k]) and k > first:
-                words = " ".join(ln.strip().lstrip(">").strip() if i or first else ln.strip() for i, ln in enumerate(lines[first:k]))
                 lvl = 1 if "=" in lines[k] else 2
+                if marks:  # (where mistune's paragraph starts in what pulldown-cmark reads as HTML: one of the lines above)
+                    pos = at + sum(len(ln) + 1 for ln in lines[first:max(first, k - _HTML_LINES)])
+                    for j in range(max(first, k - _HTML_LINES), k):
+                        words = " ".join(ln[_CONTAINER.match(ln).end():].strip() for ln in lines[j:k])
+                        cands.append(Heading(lvl, words, lines[j].strip()[:200], base + _line_start(body, pos)))
+                        pos += len(lines[j]) + 1
+                    at += sum(len(ln) + 1 for ln in lines[first:k + 1])
+                    first = k + 1
+                    continue
+                words = " ".join(ln.strip().lstrip(">").strip() if i or first else ln.strip() for i, ln in enumerate(lines[first:k]))
                 cands.append(Heading(lvl, words, lines[first].strip()[:200], base + _line_start(body, at)))
                 at += sum(len(ln) + 1 for ln in lines[first:k + 1])
                 first = k + 1
             if first >= len(lines):
                 break
+    for a, z in html:  # an ATX line in what pulldown-cmark reads as HTML (after a list's or quote's marks)
+        at = a
+        for ln in body[a:z].split("\n"):
+            rest = ln[_CONTAINER.match(ln).end():].rstrip("\r")
+            m = _ATX_OPEN.match(rest)
+            if m and (ln == rest or rest[:1] == "#"):
+                words = _ATX_CLOSE.sub("", rest[m.end():]).strip()
+                if words:
+                    cands.append(Heading(len(m.group().strip(" \t")), words, ln.strip()[:200], base + at))
+            at += len(ln) + 1
     cands.sort(key=lambda h: h.start)
     plain = [unicodedata.normalize("NFC", h.plain) for h in cands]
     loose = [anchor_key(p) for p in plain]
@@ -241,7 +288,7 @@ def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[t
         return 1000 if plain[i] == want[j] else 1 if loose[i] and loose[i] == want_loose[j] else 0
 
     # the heaviest common subsequence of the candidates' texts and the page model's, past the same
-    # texts at both ends (the rest of a long page costs no square)
+    # texts at both ends
     n, m = len(cands), len(want)
     lo = 0
     while lo < min(n, m) and plain[lo] == want[lo]:
@@ -250,22 +297,94 @@ def _as_the_page_model(body: str, base: int, heads: list[Heading], paras: list[t
     while hi < min(n, m) - lo and plain[n - 1 - hi] == want[m - 1 - hi]:
         hi += 1
     n, m = n - hi, m - hi
+    kept = (_heaviest_full if FULL_ALIGN else _heaviest)(lo, n, m, weight)
+    return cands[:lo] + [cands[i] for i in kept] + cands[n:]
+
+
+def _heaviest_full(lo: int, n: int, m: int, weight) -> list[int]:
+    """The ``i`` in ``lo..n-1`` a heaviest common subsequence of ``lo..n-1`` and ``lo..m-1``
+    matches (``weight(i, j)``: 0 for no match, else its weight), over the whole square (time and
+    memory ``(n-lo)·(m-lo)``): the reference :func:`_heaviest` gives the same answer as."""
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, lo - 1, -1):
         for j in range(m - 1, lo - 1, -1):
             w = weight(i, j)
             best[i][j] = max(best[i + 1][j], best[i][j + 1], best[i + 1][j + 1] + w if w else 0)
-    out, i, j = cands[:lo], lo, lo
+    out, i, j = [], lo, lo
     while i < n and j < m:
         w = weight(i, j)
         if w and best[i][j] == best[i + 1][j + 1] + w:
-            out.append(cands[i])
+            out.append(i)
             i, j = i + 1, j + 1
         elif best[i][j] == best[i + 1][j]:
             i += 1
         else:
             j += 1
-    return out + cands[n:]
+    return out
+
+
+#: the first band's half width (:func:`_heaviest`); each band too narrow to prove is 4 times wider
+_BAND = 4
+
+
+def _heaviest(lo: int, n: int, m: int, weight, top: int = 1000) -> list[int]:
+    """:func:`_heaviest_full`'s answer (the same ``i``, the same ties taken) in time
+    ``(n+m)·k``, ``k`` about the number of ``lo..`` texts that do not match the same text on the
+    other side: the square's cells within ``k`` diagonals of the straight paths (the band, offsets
+    ``j - i`` in ``min(0, Δ) - k .. max(0, Δ) + k``, ``Δ = (m-lo) - (n-lo)``), out of band none.
+    A path that leaves the band skips at least ``|Δ| + 2k + 2`` items, so it matches at most
+    ``min(n-lo, m-lo) - k - 1`` pairs and weighs at most ``top`` (the largest weight) times that:
+    when the band's best weighs more, every best path lies in the band, where each cell on one
+    has its whole square's value (and a cell off every best path is refused alike), so the walk
+    back takes the same steps. Else the band is 4 times wider, up to the whole square."""
+    rows, cols = n - lo, m - lo
+    if rows <= 0 or cols <= 0:
+        return []
+    delta, k = cols - rows, _BAND
+    while True:
+        dmin, dmax = min(0, delta) - k, max(0, delta) + k
+        whole = dmin <= -rows and dmax >= cols
+        width = dmax - dmin + 1
+        best = [[-1] * width for _ in range(rows + 1)]  # best[i - lo][j - i - dmin]; -1: out of band
+        nxt = best[rows]
+        for j in range(max(lo, n + dmin), min(m, n + dmax) + 1):
+            nxt[j - n - dmin] = 0
+        for i in range(n - 1, lo - 1, -1):
+            row = best[i - lo]
+            jhi, jlo = min(m, i + dmax), max(lo, i + dmin)
+            if jhi == m:
+                row[m - i - dmin] = 0
+                jhi -= 1
+            for j in range(jhi, jlo - 1, -1):
+                x = j - i - dmin
+                w = weight(i, j)
+                v = nxt[x] + w if w else 0  # (i+1, j+1): the same diagonal
+                if x > 0 and nxt[x - 1] > v:  # (i+1, j)
+                    v = nxt[x - 1]
+                if x + 1 < width and row[x + 1] > v:  # (i, j+1)
+                    v = row[x + 1]
+                row[x] = v
+            nxt = row
+        if whole or best[0][-dmin] > top * (min(rows, cols) - k - 1):
+            break
+        k *= 4
+
+    def at(i: int, j: int) -> int:
+        x = j - i - dmin
+        return best[i - lo][x] if 0 <= x < width else -1
+
+    out, i, j = [], lo, lo
+    while i < n and j < m:
+        w = weight(i, j)
+        here = at(i, j)
+        if w and here == at(i + 1, j + 1) + w:
+            out.append(i)
+            i, j = i + 1, j + 1
+        elif here == at(i + 1, j):
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def headings(text: str) -> list[Heading]:
