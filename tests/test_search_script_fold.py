@@ -126,3 +126,22 @@ def test_an_upgraded_brain_folds_as_a_fresh_import(tmp_path, db_path):
         assert {q: slugs(b, q) for q in want} == want
         assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'films/Ёжик в тумане'").fetchone()[0] == "Ежик"
         assert fresh_import_differences(b) == {}
+
+
+def test_a_word_search_finds_folded_is_no_typo(tmp_path, db_path):
+    """did-you-mean reads a word as search does (``search_form``): ``ёлки`` over a brain writing
+    ``елки``, ``κέντρο`` over ``ΚΕΝΤΡΟ`` and ``Łukasz`` over ``Lukasz`` are found, so no page
+    lacks them (it said `did you mean: "елки"? (no page holds "ёлки")` beside the hit)."""
+    from gbrain import operations as ops
+    from gbrain.search import spell
+
+    notes = {"les.md": "# Зимний лес\n\nВ лесу растут елки и сосны.\n", "od.md": "# ΟΔΗΓΟΣ\n\nΤΟ ΚΕΝΤΡΟ ΤΗΣ ΠΟΛΗΣ.\n",
+             "lu.md": "# Lukasz\n\nLukasz notes.\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, slug in (("ёлки", "les"), ("κέντρο", "od"), ("Łukasz", "lu")):
+            said: list[str] = []
+            r = ops.run_tool("search", {"query": query}, ops.Context(surface="mcp", on_warning=said.append), brain=b)
+            assert [h["slug"] for h in r["items"]] == [slug] and said == [], (query, said)
+            assert spell.holds(b.conn, query) and spell.suggest(b.conn, query) is None
+        assert spell.suggest(b.conn, "сосбы") is not None  # (a typo still is)

@@ -171,9 +171,11 @@ _PLAIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
 
 
-#: Latin letters with no Unicode decomposition, spelled in ASCII (``page/slugs.py``: the name keys
-#: fold them too): the query's words are read so (:func:`search_form`) and a page's words holding
-#: one are indexed so beside them (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56)
+#: Latin letters with no Unicode decomposition, spelled in ASCII, and Russian ``ё`` and Greek
+#: letters with accents, without them (``page/slugs.py``: ``LETTER_FOLD``, ``SCRIPT_FOLD``; the name
+#: keys fold them too): the query's words are read so (:func:`search_form`) and a page's words holding
+#: one are indexed so beside them (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56;
+#: ``ё`` and Greek since SQLite v68, Postgres v73)
 _LETTERS = LETTERS
 
 
@@ -181,8 +183,9 @@ def search_form(text: str) -> str:
     """``text`` in the form keyword search reads a query in: Unicode NFKC (compatibility
     composition: ``ﬁ`` → ``fi``, ``ＧＰＴ４`` → ``GPT4``, ``x²`` → ``x2``, ``①`` → ``1``, a
     no-break or ideographic space → a space; NFD accents composed, as NFC does), and the letters
-    no decomposition folds spelled in ASCII (:func:`fold_letters`). Pages are indexed in this
-    form too (:func:`compat_words`). Case is folded later, word by word."""
+    no decomposition folds spelled in ASCII, Russian ``ё`` as ``е`` and Greek without its accents
+    (:func:`fold_letters`: ``Ёжик`` → ``Ежик``, ``Αθήνα`` → ``Αθηνα``; unicode61 folds Latin
+    accents only). Pages are indexed in this form too (:func:`compat_words`). Case is folded later, word by word."""
     return fold_letters(unicodedata.normalize("NFKC", text or ""))
 
 
@@ -914,7 +917,8 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
 #: a Latin letter with one diacritic to its base letter, and a few case forms. ``ł``, ``ø``, ``ß``,
 #: ``æ``, ``đ`` are letters of their own there (no decomposition), as is a letter with two
 #: diacritics (``ệ``: unicode61's ``remove_diacritics=1``). Postgres' ``gb_fold`` (schema v39)
-#: holds the same pairs: :func:`fold_accents`
+#: holds the same pairs: :func:`fold_accents`. No Cyrillic or Greek accent is here: ``ё`` and
+#: ``ά`` are folded by :func:`search_form` and :func:`compat_words` on both engines (``SCRIPT_FOLD``)
 FOLD_BLOCKS = (
     ("µÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿ",
      "μaaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyy"),  # Latin-1

@@ -2229,11 +2229,14 @@ def _m68_script_letter_words(conn: sqlite3.Connection) -> None:
     unicode61 keeps: ``Ежик`` finds *Ёжик в тумане*, ``Ακροπολη`` a page writing ``Ακρόπολη``, and
     back. The query's words are read so (``search_form``); the pages holding such a letter get
     their words so in ``search_words`` (:func:`rederive_letter_words`) and their names' in
-    ``search_fold_names`` (:func:`fill_fold_names`); the FTS5 trigger re-indexes the pages that change."""
+    ``search_fold_names`` (:func:`fill_fold_names`); the FTS5 trigger re-indexes the pages that
+    change (Postgres: the ``pages_search_tsv`` trigger, and did-you-mean's vocabulary is made
+    again when first asked, where a page changed)."""
     from ..page.slugs import SCRIPT_FOLD
 
-    rederive_letter_words(conn, SCRIPT_FOLD)
-    fill_fold_names(conn)
+    changed = rederive_letter_words(conn, SCRIPT_FOLD) + fill_fold_names(conn)
+    if changed and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
 
 
 def _m64_bom_sidecars(conn: sqlite3.Connection) -> None:

@@ -5,5 +5,6 @@
 -- beside a page's own words, their folded spelling in pages.search_words (keyword.compat_words)
 -- and a name's in search_fold_names. No column changes: the Python step after this file
 -- (storage/pg.py _PY_STEPS; db.py rederive_letter_words, fill_fold_names) derives them again for
--- the pages holding such a letter; the pages_search_tsv trigger indexes them again.
+-- the pages holding such a letter; the pages_search_tsv trigger indexes them again, and where a
+-- page changed search_vocab_state is emptied (did-you-mean's vocabulary made again when asked).
 SELECT 1;
