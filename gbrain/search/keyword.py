@@ -83,6 +83,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections.abc import Sequence
 
 from ..errors import BadInput
 from ..page.linkedit import address_spans
@@ -246,12 +247,36 @@ def compat_words(text: str) -> list[str]:
     return out
 
 
-def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
+@functools.lru_cache(maxsize=1)
+def _combining() -> re.Pattern:
+    """A character of the BMP with a nonzero combining class, or any character past it (made
+    once, ~0.1 s; a class holding characters past the BMP is searched by ranges one by one, ~0.6
+    µs per character, where a BMP class is a table)."""
+    marks = "".join(re.escape(chr(cp)) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000 and unicodedata.combining(chr(cp)))
+    return re.compile(f"[{marks}]|[\U00010000-\U0010ffff]")
+
+
+def _fold_run(run: str) -> str | None:
+    """``run`` folded whole as :func:`_fold_map` folds it piece by piece, when that is one
+    character for one: NFKC already and without combining marks (so each character is its own
+    piece, NFKC-stable), and no fold makes a character two (``ß`` → ``ss``; the folds never drop
+    one, so equal lengths mean one for one); else None (folded piece by piece; so is a run with a
+    character past the BMP)."""
+    if not unicodedata.is_normalized("NFKC", run) or _combining().search(run):
+        return None
+    f = fold_letters(fold_accents(run)).casefold()
+    return f if len(f) == len(run) else None
+
+
+def _fold_map(text: str) -> tuple[str, Sequence[int], Sequence[int]]:
     """``(folded, starts, ends)``: ``text`` NFKC-folded, accents folded (:func:`fold_accents`:
     ``Björn`` is marked for ``bjorn``, as unicode61 matches it) and casefolded piece by piece (a
     character with the combining marks after it), and for each character of ``folded`` the ``[start, end)``
     in ``text`` of the piece it came from, so a match in ``folded`` maps back to the original
     characters (a match inside a ligature covers the whole ligature). ASCII runs cost a slice."""
+    f = _fold_run(text)
+    if f is not None:  # (the whole text one for one: Cyrillic, Greek, most accented text; no loop)
+        return f, range(len(text)), range(1, len(text) + 1)
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -259,6 +284,12 @@ def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
         a, run = m.start(), m.group()
         if run.isascii():
             out.append(run.lower())
+            starts.extend(range(a, a + len(run)))
+            ends.extend(range(a + 1, a + len(run) + 1))
+            continue
+        f = _fold_run(run) if len(run) > 1 else None
+        if f is not None:  # (one character for one)
+            out.append(f)
             starts.extend(range(a, a + len(run)))
             ends.extend(range(a + 1, a + len(run) + 1))
             continue
@@ -930,6 +961,15 @@ FOLD_BLOCKS = (
      "aabbbbbbddddddddddeeeeffgghhhhhhhhhhiikkkkkkllllllmmmmmmnnnnnnnnpppprrrrrrssssttttttttuuuuuuvvvvwwwwwwwwwwxxxxyyzzzzzzhtwysaaaaeeeeeeiiiioooouuuuyyyyyyyy"),  # Latin Extended Additional
 )
 _FOLD_TABLE = str.maketrans("".join(f for f, _ in FOLD_BLOCKS), "".join(t for _, t in FOLD_BLOCKS))
+#: a character of :data:`FOLD_BLOCKS` (:func:`fold_accents` substitutes those found: a regex scans
+#: a long Cyrillic or Greek text in C, where ``str.translate`` looks each character up)
+_FOLD_CHAR = re.compile("[" + "".join(f for f, _ in FOLD_BLOCKS) + "]")
+_FOLD_MAP = {f: t for fs, ts in FOLD_BLOCKS for f, t in zip(fs, ts)}
+
+
+def _folded_char(m: "re.Match[str]") -> str:
+    return _FOLD_MAP[m.group()]
+
 
 
 #: a character :func:`fold_accents` changes, or a combining mark (a decomposed accent: NFKC composes it)
@@ -940,7 +980,9 @@ def fold_accents(text: str) -> str:
     """``text`` with the characters unicode61 folds (:data:`FOLD_BLOCKS`) replaced by their letter
     (``Björn`` → ``Bjorn``, ``Łódź`` → ``Łodz``); other characters, case included, as they are.
     The same map as Postgres' ``gb_fold`` (which also makes ASCII punctuation a space)."""
-    return text if text.isascii() else text.translate(_FOLD_TABLE)
+    if text.isascii() or not _FOLD_CHAR.search(text):
+        return text
+    return _FOLD_CHAR.sub(_folded_char, text)
 
 
 @functools.lru_cache(maxsize=4096)
