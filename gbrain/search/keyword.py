@@ -83,6 +83,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections.abc import Sequence
 
 from ..errors import BadInput
 from ..page.linkedit import address_spans
@@ -171,9 +172,11 @@ _PLAIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
 
 
-#: Latin letters with no Unicode decomposition, spelled in ASCII (``page/slugs.py``: the name keys
-#: fold them too): the query's words are read so (:func:`search_form`) and a page's words holding
-#: one are indexed so beside them (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56)
+#: Latin letters with no Unicode decomposition, spelled in ASCII, and Russian ``ё`` and Greek
+#: letters with accents, without them (``page/slugs.py``: ``LETTER_FOLD``, ``SCRIPT_FOLD``; the name
+#: keys fold them too): the query's words are read so (:func:`search_form`) and a page's words holding
+#: one are indexed so beside them (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56;
+#: ``ё`` and Greek since SQLite v68, Postgres v73)
 _LETTERS = LETTERS
 
 
@@ -181,8 +184,9 @@ def search_form(text: str) -> str:
     """``text`` in the form keyword search reads a query in: Unicode NFKC (compatibility
     composition: ``ﬁ`` → ``fi``, ``ＧＰＴ４`` → ``GPT4``, ``x²`` → ``x2``, ``①`` → ``1``, a
     no-break or ideographic space → a space; NFD accents composed, as NFC does), and the letters
-    no decomposition folds spelled in ASCII (:func:`fold_letters`). Pages are indexed in this
-    form too (:func:`compat_words`). Case is folded later, word by word."""
+    no decomposition folds spelled in ASCII, Russian ``ё`` as ``е`` and Greek without its accents
+    (:func:`fold_letters`: ``Ёжик`` → ``Ежик``, ``Αθήνα`` → ``Αθηνα``; unicode61 folds Latin
+    accents only). Pages are indexed in this form too (:func:`compat_words`). Case is folded later, word by word."""
     return fold_letters(unicodedata.normalize("NFKC", text or ""))
 
 
@@ -243,12 +247,36 @@ def compat_words(text: str) -> list[str]:
     return out
 
 
-def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
+@functools.lru_cache(maxsize=1)
+def _combining() -> re.Pattern:
+    """A character of the BMP with a nonzero combining class, or any character past it (made
+    once, ~0.1 s; a class holding characters past the BMP is searched by ranges one by one, ~0.6
+    µs per character, where a BMP class is a table)."""
+    marks = "".join(re.escape(chr(cp)) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000 and unicodedata.combining(chr(cp)))
+    return re.compile(f"[{marks}]|[\U00010000-\U0010ffff]")
+
+
+def _fold_run(run: str) -> str | None:
+    """``run`` folded whole as :func:`_fold_map` folds it piece by piece, when that is one
+    character for one: NFKC already and without combining marks (so each character is its own
+    piece, NFKC-stable), and no fold makes a character two (``ß`` → ``ss``; the folds never drop
+    one, so equal lengths mean one for one); else None (folded piece by piece; so is a run with a
+    character past the BMP)."""
+    if not unicodedata.is_normalized("NFKC", run) or _combining().search(run):
+        return None
+    f = fold_letters(fold_accents(run)).casefold()
+    return f if len(f) == len(run) else None
+
+
+def _fold_map(text: str) -> tuple[str, Sequence[int], Sequence[int]]:
     """``(folded, starts, ends)``: ``text`` NFKC-folded, accents folded (:func:`fold_accents`:
     ``Björn`` is marked for ``bjorn``, as unicode61 matches it) and casefolded piece by piece (a
     character with the combining marks after it), and for each character of ``folded`` the ``[start, end)``
     in ``text`` of the piece it came from, so a match in ``folded`` maps back to the original
     characters (a match inside a ligature covers the whole ligature). ASCII runs cost a slice."""
+    f = _fold_run(text)
+    if f is not None:  # (the whole text one for one: Cyrillic, Greek, most accented text; no loop)
+        return f, range(len(text)), range(1, len(text) + 1)
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -256,6 +284,12 @@ def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
         a, run = m.start(), m.group()
         if run.isascii():
             out.append(run.lower())
+            starts.extend(range(a, a + len(run)))
+            ends.extend(range(a + 1, a + len(run) + 1))
+            continue
+        f = _fold_run(run) if len(run) > 1 else None
+        if f is not None:  # (one character for one)
+            out.append(f)
             starts.extend(range(a, a + len(run)))
             ends.extend(range(a + 1, a + len(run) + 1))
             continue
@@ -914,7 +948,8 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
 #: a Latin letter with one diacritic to its base letter, and a few case forms. ``ł``, ``ø``, ``ß``,
 #: ``æ``, ``đ`` are letters of their own there (no decomposition), as is a letter with two
 #: diacritics (``ệ``: unicode61's ``remove_diacritics=1``). Postgres' ``gb_fold`` (schema v39)
-#: holds the same pairs: :func:`fold_accents`
+#: holds the same pairs: :func:`fold_accents`. No Cyrillic or Greek accent is here: ``ё`` and
+#: ``ά`` are folded by :func:`search_form` and :func:`compat_words` on both engines (``SCRIPT_FOLD``)
 FOLD_BLOCKS = (
     ("µÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿ",
      "μaaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyy"),  # Latin-1
@@ -926,6 +961,15 @@ FOLD_BLOCKS = (
      "aabbbbbbddddddddddeeeeffgghhhhhhhhhhiikkkkkkllllllmmmmmmnnnnnnnnpppprrrrrrssssttttttttuuuuuuvvvvwwwwwwwwwwxxxxyyzzzzzzhtwysaaaaeeeeeeiiiioooouuuuyyyyyyyy"),  # Latin Extended Additional
 )
 _FOLD_TABLE = str.maketrans("".join(f for f, _ in FOLD_BLOCKS), "".join(t for _, t in FOLD_BLOCKS))
+#: a character of :data:`FOLD_BLOCKS` (:func:`fold_accents` substitutes those found: a regex scans
+#: a long Cyrillic or Greek text in C, where ``str.translate`` looks each character up)
+_FOLD_CHAR = re.compile("[" + "".join(f for f, _ in FOLD_BLOCKS) + "]")
+_FOLD_MAP = {f: t for fs, ts in FOLD_BLOCKS for f, t in zip(fs, ts)}
+
+
+def _folded_char(m: "re.Match[str]") -> str:
+    return _FOLD_MAP[m.group()]
+
 
 
 #: a character :func:`fold_accents` changes, or a combining mark (a decomposed accent: NFKC composes it)
@@ -936,7 +980,9 @@ def fold_accents(text: str) -> str:
     """``text`` with the characters unicode61 folds (:data:`FOLD_BLOCKS`) replaced by their letter
     (``Björn`` → ``Bjorn``, ``Łódź`` → ``Łodz``); other characters, case included, as they are.
     The same map as Postgres' ``gb_fold`` (which also makes ASCII punctuation a space)."""
-    return text if text.isascii() else text.translate(_FOLD_TABLE)
+    if text.isascii() or not _FOLD_CHAR.search(text):
+        return text
+    return _FOLD_CHAR.sub(_folded_char, text)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from ..storage.db import is_postgres
 from . import russian
-from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote
+from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote, search_form
 
 #: the shortest word corrected (a word of 3 letters has too many neighbours to guess from)
 MIN_LEN = 4
@@ -93,7 +93,10 @@ def _candidate_words(query: str) -> list[tuple[int, int, str]]:
 def holds(conn, word: str) -> bool:
     """Whether some page, or a stored canvas's card (``canvas_cards``), holds ``word`` as search
     matches it (its stem or, on Postgres, its 'simple' form too; a Russian word by its stem's
-    prefix, :func:`russian.prefix`: ``сетями`` is held by a page writing ``сетях``)."""
+    prefix, :func:`russian.prefix`: ``сетями`` is held by a page writing ``сетях``), read in
+    the query's :func:`~gbrain.search.keyword.search_form` as search reads it (``ёлки`` is held
+    by a page writing ``елки``, ``Łukasz`` by one writing ``Lukasz``)."""
+    word = search_form(word)
     pre = russian.prefix(word)
     if is_postgres(conn):
         from .keyword import _PG_PART, _PG_WORD

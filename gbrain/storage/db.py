@@ -728,22 +728,25 @@ def rederive_compat_words(conn) -> int:
     return _rewrite_search_words(conn, rows)
 
 
-def rederive_letter_words(conn) -> int:
+def rederive_letter_words(conn, letters: "dict[str, str] | None" = None) -> int:
     """Recompute ``search_words`` of the pages whose compiled truth, timeline, frontmatter JSON,
-    title or path holds a letter :func:`gbrain.search.keyword.fold_letters` spells in ASCII
-    (``Łukasz`` → ``Lukasz``, ``Søren`` → ``Soren``: their ASCII words join the page's
-    compatibility words), writing the ones that differ, in the caller's transaction. Postgres
-    selects those pages in the server. For SQLite v54 / Postgres v56. Returns how many changed."""
-    from ..search.keyword import LETTER_FOLD, _LETTERS
+    title or path holds a letter of ``letters`` (default :data:`gbrain.page.slugs.LETTER_FOLD`:
+    a letter :func:`gbrain.search.keyword.fold_letters` spells in ASCII, ``Łukasz`` → ``Lukasz``,
+    ``Søren`` → ``Soren``: their ASCII words join the page's compatibility words; v68 / v73 pass
+    :data:`~gbrain.page.slugs.SCRIPT_FOLD`, ``ё`` and Greek accents), writing the ones that
+    differ, in the caller's transaction. Postgres selects those pages in the server. For SQLite
+    v54 / Postgres v56 and SQLite v68 / Postgres v73. Returns how many changed."""
+    from ..search.keyword import LETTER_FOLD
 
+    cls = "[" + "".join(LETTER_FOLD if letters is None else letters) + "]"
     cols = "id, compiled_truth, timeline, frontmatter, title, path, search_words"
     if is_postgres(conn):
-        cls = "[" + "".join(LETTER_FOLD) + "]"
         rows = conn.execute(f"SELECT {cols} FROM pages WHERE concat_ws(' ', compiled_truth, timeline, frontmatter::text, title, path) ~ ?",
                             (cls,)).fetchall()
     else:
+        holds = re.compile(cls).search
         ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path FROM pages")
-               if any(x and not x.isascii() and _LETTERS.search(x) for x in r[1:])]
+               if any(x and not x.isascii() and holds(x) for x in r[1:])]
         rows = [conn.execute(f"SELECT {cols} FROM pages WHERE id = ?", (pid,)).fetchone() for pid in ids]
     return _rewrite_search_words(conn, rows)
 
@@ -2233,6 +2236,22 @@ def _m67_script_folds(conn: sqlite3.Connection) -> None:
     fill_name_folds(conn)
 
 
+def _m68_script_letter_words(conn: sqlite3.Connection) -> None:
+    """(SQLite v68 / Postgres v73) keyword search folds Russian ``ё`` to ``е`` and drops Greek
+    accents (tonos, dialytika, polytonic marks: :data:`gbrain.page.slugs.SCRIPT_FOLD`), which
+    unicode61 keeps: ``Ежик`` finds *Ёжик в тумане*, ``Ακροπολη`` a page writing ``Ακρόπολη``, and
+    back. The query's words are read so (``search_form``); the pages holding such a letter get
+    their words so in ``search_words`` (:func:`rederive_letter_words`) and their names' in
+    ``search_fold_names`` (:func:`fill_fold_names`); the FTS5 trigger re-indexes the pages that
+    change (Postgres: the ``pages_search_tsv`` trigger, and did-you-mean's vocabulary is made
+    again when first asked, where a page changed)."""
+    from ..page.slugs import SCRIPT_FOLD
+
+    changed = rederive_letter_words(conn, SCRIPT_FOLD) + fill_fold_names(conn)
+    if changed and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+
+
 def _m64_bom_sidecars(conn: sqlite3.Connection) -> None:
     """(SQLite v64 / Postgres v68) a ``.raw`` sidecar starting with a UTF-8 byte order mark
     (Windows editors write one) is read as JSON past it: the rows of those stored before
@@ -2419,7 +2438,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

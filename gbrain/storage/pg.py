@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 72
+PG_SCHEMA_VERSION = 73
 
 
 def is_url(db: object) -> bool:
@@ -1092,6 +1092,12 @@ def _twin_sidecars(conn: "PgConnection") -> None:
 
 
 #: schema versions whose SQL is followed by a Python step, in the same transaction
+def _script_letter_words(conn: "PgConnection") -> None:
+    from .db import _m68_script_letter_words
+
+    _m68_script_letter_words(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1134,7 +1140,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              68: _bom_sidecars,  # v68: a .raw sidecar starting with a byte order mark read as JSON past it (SQLite v64)
              69: _tag_identity_pages,  # v69: a tag's identity is NFC + lowercase, as Obsidian: #ß-tag and #SS-tag two tags (SQLite v65)
              71: _twin_sidecars,  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
-             72: _script_folds}  # v72: a name's folded key drops accents only: ガンダム is not カンタム, Айда not Аида (SQLite v67)
+             72: _script_folds,  # v72: a name's folded key drops accents only: ガンダム is not カンタム, Айда not Аида (SQLite v67)
+             73: _script_letter_words}  # v73: search folds ё to е and Greek accents: Ежик finds Ёжик, Αθηνα Αθήνα (SQLite v68)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -1,0 +1,162 @@
+"""Russian ``ё`` and Greek accents (tonos, dialytika) fold in keyword search, both ways, on both
+engines (SQLite v68 / Postgres v73): Russian is nearly always typed with ``е`` for ``ё`` (``еж``,
+``елка``, ``Королев``) and Greek without its tonos (``Αθηνα``, capitals drop it anyway), so a
+query typed either way finds the page written the other way (unicode61's ``remove_diacritics``
+folds Latin letters only, and Postgres' ``gb_fold`` the same characters). The query's words are
+read so (``keyword.search_form``) and a page's words holding such a letter are indexed beside
+them so (``compat_words`` in ``search_words``; a name's in ``search_fold_names``); the page text
+is never folded. Both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.search import keyword
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import write_tree
+
+# the pages, written before any search; each query below names the page it must find
+NOTES = {
+    "films/Ёжик в тумане.md": "# Ёжик в тумане\n\nМультфильм Юрия Норштейна, 1975. Ёжик идёт к Медвежонку считать звёзды.\n",
+    "animals/ёж.md": "# Ёж обыкновенный\n\nЁж — ночное животное, ест жуков и червей.\n",
+    "people/Сергей Королёв.md": "# Сергей Королёв\n\nГлавный конструктор ракетно-космических систем, руководил запуском спутника.\n",
+    "notes/новый-год.md": "# Новый год\n\nНаряжаем ёлку во дворе. Ёлка стоит до января.\n",
+    "notes/лес.md": "# Зимний лес\n\nВ лесу растут елки и сосны, под ними еж нашел грибы.\n",
+    "places/Αθήνα.md": "# Αθήνα\n\nΗ πρωτεύουσα της Ελλάδας, με την Ακρόπολη και τον Παρθενώνα.\n",
+    "notes/ταξίδι.md": "# Ταξίδι\n\nΤο καλοκαίρι πήγαμε στη Θεσσαλονίκη και στο Ηράκλειο με το πλοίο.\n",
+    "notes/ΟΔΗΓΟΣ.md": "# ΟΔΗΓΟΣ ΠΟΛΗΣ\n\nΤΟ ΚΕΝΤΡΟ ΤΗΣ ΠΟΛΗΣ ΚΑΙ ΤΑ ΜΟΥΣΕΙΑ.\n",
+    **{f"filler/f{i}.md": f"# Заметка {i}\n\nОбычный текст {i} про работу и погоду, λίγο κείμενο.\n" for i in range(12)},
+}
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", NOTES))
+        yield b
+
+
+def slugs(b, query: str, limit: int = 5) -> list[str]:
+    return [h["slug"] for h in keyword.search(b.conn, query, limit=limit)]
+
+
+def test_russian_typed_with_e_finds_the_page_written_with_yo(brain):
+    assert slugs(brain, "ежик в тумане")[0] == "films/Ёжик в тумане"
+    assert slugs(brain, "Ежик")[0] == "films/Ёжик в тумане"
+    assert slugs(brain, "еж")[:2] == ["animals/ёж", "notes/лес"] or set(slugs(brain, "еж")[:2]) == {"animals/ёж", "notes/лес"}
+    assert slugs(brain, "елка")[0] == "notes/новый-год"  # (ёлку, Ёлка; the Russian stem's prefix елк*)
+    assert slugs(brain, "звезды")[0] == "films/Ёжик в тумане"
+    assert slugs(brain, "Королев")[0] == "people/Сергей Королёв"
+    assert slugs(brain, "Сергей Королев")[0] == "people/Сергей Королёв"
+
+
+def test_russian_typed_with_yo_finds_the_page_written_with_e(brain):
+    assert "notes/лес" in slugs(brain, "ёлки")
+    assert "notes/лес" in slugs(brain, "ёж")
+    assert slugs(brain, "Ёжик")[0] == "films/Ёжик в тумане"  # (as typed still first)
+    assert slugs(brain, "Королёв")[0] == "people/Сергей Королёв"
+
+
+def test_greek_with_or_without_tonos(brain):
+    assert slugs(brain, "Ακροπολη")[0] == "places/Αθήνα"
+    assert slugs(brain, "παρθενωνα")[0] == "places/Αθήνα"
+    assert slugs(brain, "Θεσσαλονικη Ηρακλειο")[0] == "notes/ταξίδι"
+    assert slugs(brain, "Αθηνα")[0] == "places/Αθήνα"
+    # a query typed with tonos finds text written without (Greek capitals drop it)
+    assert slugs(brain, "κέντρο")[0] == "notes/ΟΔΗΓΟΣ"
+    assert slugs(brain, "Μουσεία")[0] == "notes/ΟΔΗΓΟΣ"
+    assert slugs(brain, "Οδηγός")[0] == "notes/ΟΔΗΓΟΣ"
+
+
+def test_the_snippet_marks_the_word_as_the_page_writes_it(brain):
+    h = keyword.search(brain.conn, "звезды", limit=1)[0]
+    marked = [h["snippet"][a:z] for a, z in h["highlights"]]
+    assert marked == ["звёзды"], h
+    h = keyword.search(brain.conn, "Ακροπολη", limit=1)[0]
+    assert [h["snippet"][a:z] for a, z in h["highlights"]] == ["Ακρόπολη"], h
+
+
+def test_a_name_typed_with_its_letters_comes_first(tmp_path, db_path):
+    """Both spellings of a name are pages: each query puts the one spelled as typed first, the
+    other second (``TYPED_LETTERS_WIN`` for ``ё`` as for ``æ``)."""
+    notes = {
+        "people/Сергей Королёв.md": "# Сергей Королёв\n\nКонструктор ракет.\n",
+        "people/Сергей Королев.md": "# Сергей Королев\n\nБухгалтер из Твери.\n",
+        "places/Αθήνα.md": "# Αθήνα\n\nΠρωτεύουσα.\n",
+        "places/Αθηνα.md": "# Αθηνα\n\nΧωριό.\n",
+        **{f"filler/f{i}.md": f"# Заметка {i}\n\nТекст {i}.\n" for i in range(10)},
+    }
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert slugs(b, "Сергей Королёв")[:2] == ["people/Сергей Королёв", "people/Сергей Королев"]
+        assert slugs(b, "Сергей Королев")[:2] == ["people/Сергей Королев", "people/Сергей Королёв"]
+        assert slugs(b, "Королёв")[:2] == ["people/Сергей Королёв", "people/Сергей Королев"]
+        assert slugs(b, "Αθήνα")[:2] == ["places/Αθήνα", "places/Αθηνα"]
+        assert slugs(b, "Αθηνα")[:2] == ["places/Αθηνα", "places/Αθήνα"]
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_page_text_is_never_folded(brain):
+    text = brain.conn.execute("SELECT compiled_truth FROM pages WHERE slug = 'animals/ёж'").fetchone()[0]
+    assert "Ёж — ночное" in text
+    assert fresh_import_differences(brain) == {}
+
+
+def test_an_upgraded_brain_folds_as_a_fresh_import(tmp_path, db_path):
+    """A brain made before (SQLite v67 / Postgres v72) holds no folded words for ``ё`` and Greek
+    accents: on open the pages holding such a letter get them (``search_words``,
+    ``search_fold_names``), the others are not written, and the brain equals a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", {**NOTES, "notes/plain.md": "---\nstatus: draft\n---\nPlain text, über alles.\n"}))
+        want = {q: slugs(b, q) for q in ("Ежик", "елка", "Ακροπολη", "κέντρο", "Королев")}
+        with b.transaction():  # the words the search fold before v68 wrote: none for these letters
+            b.conn.execute("UPDATE pages SET search_words = '', search_fold_names = '' WHERE slug <> 'notes/plain'")
+            _rewind(b.conn, pg._script_letter_words, dbmod._m68_script_letter_words)
+        assert slugs(b, "Ежик") == []
+        plain = b.conn.execute("SELECT search_words FROM pages WHERE slug = 'notes/plain'").fetchone()[0]
+        assert plain == "draft"
+    with Brain.open(db_path) as b:
+        assert {q: slugs(b, q) for q in want} == want
+        assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'films/Ёжик в тумане'").fetchone()[0] == "Ежик"
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_word_search_finds_folded_is_no_typo(tmp_path, db_path):
+    """did-you-mean reads a word as search does (``search_form``): ``ёлки`` over a brain writing
+    ``елки``, ``κέντρο`` over ``ΚΕΝΤΡΟ`` and ``Łukasz`` over ``Lukasz`` are found, so no page
+    lacks them (it said `did you mean: "елки"? (no page holds "ёлки")` beside the hit)."""
+    from gbrain import operations as ops
+    from gbrain.search import spell
+
+    notes = {"les.md": "# Зимний лес\n\nВ лесу растут елки и сосны.\n", "od.md": "# ΟΔΗΓΟΣ\n\nΤΟ ΚΕΝΤΡΟ ΤΗΣ ΠΟΛΗΣ.\n",
+             "lu.md": "# Lukasz\n\nLukasz notes.\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, slug in (("ёлки", "les"), ("κέντρο", "od"), ("Łukasz", "lu")):
+            said: list[str] = []
+            r = ops.run_tool("search", {"query": query}, ops.Context(surface="mcp", on_warning=said.append), brain=b)
+            assert [h["slug"] for h in r["items"]] == [slug] and said == [], (query, said)
+            assert spell.holds(b.conn, query) and spell.suggest(b.conn, query) is None
+        assert spell.suggest(b.conn, "сосбы") is not None  # (a typo still is)
+
+
+@pytest.mark.engine_free
+def test_the_fold_map_one_for_one_equals_piece_by_piece(monkeypatch):
+    """``_fold_map`` folds a text (or run) whole where that is one character for one (Cyrillic,
+    Greek, accented text: 611 → 60 ms over obsidian-help's 173 Russian pages, now marked in Python
+    for their ``ё``); the map is the one the piece-by-piece loop gives."""
+    texts = ["Ёжик идёт к Медвежонку считать звёзды.", "Η Ακρόπολη, ΐ ΰ ἀρχή ᾳ", "Łódź Straße ﬁnancial ＧＰＴ４ x²",
+             "моло\u0301ко и\u0306 e\u0301 café", "mixed Björn 重跑gen-itgc后 …  end", "𝐀𝐁 😀 ё", "ß ẞ Σίσυφος ς", ""]
+    fast = [keyword._fold_map(t) for t in texts]
+    monkeypatch.setattr(keyword, "_fold_run", lambda run: None)
+    slow = [keyword._fold_map(t) for t in texts]
+    for t, (f1, s1, e1), (f2, s2, e2) in zip(texts, fast, slow):
+        assert (f1, list(s1), list(e1)) == (f2, list(s2), list(e2)), t
+    assert fast[0][0] == "ежик идет к медвежонку считать звезды."
