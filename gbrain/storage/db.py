@@ -815,6 +815,40 @@ def rederive_comment_pages(conn) -> int:
     return rederive_pages(conn, *_COMMENT_PAGES)
 
 
+def resplit_comment_pages(conn) -> int:
+    """Split again, from their stored text, the pages with a timeline separator whose compiled
+    truth holds ``%%``: a ``---`` below a ``%%`` comment left open above it is inside the comment
+    (Obsidian hides the rest of the note) and no separator (:func:`gbrain.page.markdown._in_inline_comment`),
+    so such a page's stored slices (``compiled_truth``, ``separator``, ``timeline``) were cut at the
+    wrong line. A page whose slices change gets them written (the same bytes: ``content_hash`` and
+    the history unchanged; the keyword index and the vectors' staleness follow the columns' own
+    triggers) and its derived rows and search columns again (:func:`rederive_page_ids`). In the
+    caller's transaction; returns how many pages were split again."""
+    from ..page.links import graph_roots
+    from ..page.markdown import page_property_syntax, parse_page
+    from .derive import parse_settings
+
+    split, tag_syntax, property_syntax = parse_settings(conn)
+    graphs = graph_roots(conn)
+    ids: list[int] = []
+    last = -1
+    while True:  # 500 texts at a time (Postgres' cursor holds a whole answer)
+        rows = conn.execute("SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
+                            "WHERE id > ? AND separator <> '' AND compiled_truth LIKE ? ESCAPE '!' ORDER BY id LIMIT 500", (last, "%!%!%%")).fetchall()
+        if not rows:
+            break
+        last = rows[-1][0]
+        for r in rows:
+            text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
+            page = parse_page(text, r[1], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[1], property_syntax, graphs))
+            if (page.compiled_truth, page.separator, page.timeline) != (r[4], r[5], r[6]):
+                conn.execute("UPDATE pages SET compiled_truth = ?, separator = ?, timeline = ? WHERE id = ?",
+                             (page.compiled_truth, page.separator, page.timeline, r[0]))
+                ids.append(r[0])
+    rederive_page_ids(conn, ids)
+    return len(ids)
+
+
 #: the pages whose links' contexts may change with table rows as units (v23): a link whose stored
 #: context holds ``|`` (the old sentence ran over a row's line) or was cut (``...``: the line may lie
 #: past the cut). A new boundary falls inside an old sentence only at a ``|`` by a line break.
@@ -2236,6 +2270,13 @@ def _m67_script_folds(conn: sqlite3.Connection) -> None:
     fill_name_folds(conn)
 
 
+def _m69_comment_rules(conn: sqlite3.Connection) -> None:
+    """(SQLite v69 / Postgres v74) a ``---`` below a ``%%`` comment left open above it is inside
+    the comment (Obsidian hides the rest of the note), no timeline separator: the pages stored
+    cut there are split again from the same bytes (:func:`resplit_comment_pages`)."""
+    resplit_comment_pages(conn)
+
+
 def _m68_script_letter_words(conn: sqlite3.Connection) -> None:
     """(SQLite v68 / Postgres v73) keyword search folds Russian ``ё`` to ``е`` and drops Greek
     accents (tonos, dialytika, polytonic marks: :data:`gbrain.page.slugs.SCRIPT_FOLD`), which
@@ -2438,7 +2479,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 73
+PG_SCHEMA_VERSION = 74
 
 
 def is_url(db: object) -> bool:
@@ -1091,6 +1091,12 @@ def _twin_sidecars(conn: "PgConnection") -> None:
     fill_twin_sidecars(conn)
 
 
+def _comment_rules(conn: "PgConnection") -> None:
+    from .db import resplit_comment_pages
+
+    resplit_comment_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 def _script_letter_words(conn: "PgConnection") -> None:
     from .db import _m68_script_letter_words
@@ -1141,7 +1147,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              69: _tag_identity_pages,  # v69: a tag's identity is NFC + lowercase, as Obsidian: #ß-tag and #SS-tag two tags (SQLite v65)
              71: _twin_sidecars,  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
              72: _script_folds,  # v72: a name's folded key drops accents only: ガンダム is not カンタム, Айда not Аида (SQLite v67)
-             73: _script_letter_words}  # v73: search folds ё to е and Greek accents: Ежик finds Ёжик, Αθηνα Αθήνα (SQLite v68)
+             73: _script_letter_words,  # v73: search folds ё to е and Greek accents: Ежик finds Ёжик, Αθηνα Αθήνα (SQLite v68)
+             74: _comment_rules}  # v74: a '---' below a %% comment left open is inside it: such pages split again (SQLite v69)
 
 
 def migrate(conn: PgConnection) -> int:

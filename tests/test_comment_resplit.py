@@ -1,0 +1,72 @@
+"""A ``---`` below a ``%%`` comment left open above it is inside the comment (Obsidian hides the
+rest of the note) and no timeline separator (tests/test_obsidian_names.py has the page model's
+cases); a brain stored before that rule is split again by its upgrade, as a fresh import reads it."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+
+def test_a_brain_split_at_a_rule_inside_a_comment_is_split_again_as_a_fresh_import(db_path, tmp_path, monkeypatch):
+    """A brain stored before a ``---`` below a ``%%`` left open stopped being the separator holds
+    such pages cut at that line (their timeline rows, search text): the upgrade's
+    :func:`gbrain.storage.db.resplit_comment_pages` splits them again from the same bytes, as a
+    fresh import reads them, and leaves every other page (and the history) alone."""
+    from gbrain.page import markdown
+    from gbrain.storage.db import resplit_comment_pages
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "v"
+    tree.mkdir()
+    hidden = "# T\n\nA %% opened and never closed\n\n---\n\n- **2025-01-02** | call — [[x]] #t\n"
+    (tree / "hidden.md").write_text(hidden)
+    (tree / "shown.md").write_text("# S\n\nA %% closed %% here\n\n---\n\n- **2025-01-03** | call — y\n")
+    (tree / "x.md").write_text("x\n")
+    with monkeypatch.context() as m:
+        m.setattr(markdown, "_in_inline_comment", lambda *a: False)  # the rule before
+        with Brain.open(db_path, create=True) as b:
+            assert import_tree(b, tree)["ok"]
+            assert b.conn.execute("SELECT separator FROM pages WHERE slug = 'hidden'").fetchone()[0] == "---\n"
+    with Brain.open(db_path) as b:
+        versions = b.conn.execute("SELECT COUNT(*) FROM history").fetchone()[0]
+        assert fresh_import_differences(b) != {}
+        with b.transaction():
+            assert resplit_comment_pages(b.conn) == 1
+        assert fresh_import_differences(b) == {}
+        row = b.conn.execute("SELECT compiled_truth, separator, timeline FROM pages WHERE slug = 'hidden'").fetchone()
+        assert tuple(row) == (hidden, "", "")
+        assert b.conn.execute("SELECT COUNT(*) FROM timeline_entries te JOIN pages p ON p.id = te.page_id WHERE p.slug = 'hidden'").fetchone()[0] == 0
+        assert b.conn.execute("SELECT COUNT(*) FROM history").fetchone()[0] == versions  # same bytes: no version
+        with b.transaction():
+            assert resplit_comment_pages(b.conn) == 0
+
+
+@pytest.mark.pg_empty  # made at the schema before by this test, not a copy of a migrated brain
+def test_the_upgrade_splits_such_a_page_again(db_path, tmp_path, monkeypatch):
+    """A brain at SQLite v68 / Postgres v73 (before the rule) opened by this gbrain: the v69 / v74
+    upgrade leaves it equal to a fresh import of the same tree."""
+    from conftest import writable_by_this_gbrain
+    from gbrain.page import markdown
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "v"
+    tree.mkdir()
+    (tree / "hidden.md").write_text("# T\n\n%%\nnever closed\n\n---\n\n- **2025-01-02** | call — [[x]]\n")
+    (tree / "x.md").write_text("x\n")
+    with monkeypatch.context() as m:
+        m.setattr(markdown, "_in_inline_comment", lambda *a: False)
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:68])
+        m.setattr(dbmod, "SCHEMA_VERSION", 68)
+        m.setattr(pg, "PG_SCHEMA_VERSION", 73)
+        with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)
+            assert import_tree(b, tree)["ok"]
+            assert b.conn.execute("SELECT COUNT(*) FROM timeline_entries").fetchone()[0] == 1
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM timeline_entries").fetchone()[0] == 0
+        assert b.conn.execute("SELECT separator FROM pages WHERE slug = 'hidden'").fetchone()[0] == ""
+        assert fresh_import_differences(b) == {}
