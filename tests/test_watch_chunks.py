@@ -196,3 +196,33 @@ def test_watch_commits_a_big_round_in_chunks_and_ends_equal(brain_tree, db_path,
             assert "0 conflict(s)" in out, out
     finally:
         w.kill()
+
+
+def test_a_stop_between_chunks_leaves_the_rest_to_the_next_sync(started, monkeypatch):
+    """Ctrl-C while a big round runs: the round ends after the chunk that is running; the notes
+    left are in the retry list and, watch stopped, the next start's first sync takes them: nothing
+    lost, a fresh import equal."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    calls = []
+    real = w.engine.reconcile
+
+    def spy(*a, **kw):
+        calls.append(1)
+        out = real(*a, **kw)
+        w.stop()  # Ctrl-C during the first chunk
+        return out
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    retry: dict[str, float] = {}
+    assert w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())
+    assert len(calls) == 1
+    done = {p for p in paths if "ZZEDITZZ" in b.get_text(p[:-3])}
+    assert len(done) == int(CHUNK) and set(retry) == paths - done
+    rep = real.__self__.sync()  # the next start's first sync
+    assert sorted(rep["changed"]["imported"]) == sorted(paths - done), rep["changed"]
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
