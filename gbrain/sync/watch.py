@@ -120,9 +120,11 @@ HINT_SETTLE_S = 3.0
 #: per transaction, each committed before the next begins, so the brain's write lock is free
 #: between them: an agent's write waits about one chunk, not the whole round (trial 55: 2,207
 #: notes rewritten by a rename's link update were one transaction, an MCP ``timeline_add`` waited
-#: 84.7 s). A round costs ~12–15 ms CPU per changed note (trial 55's storm A), so 60 paths are
-#: ~0.7–0.9 s CPU; ``benchmarks/watch_big_round.py`` measures it. ``GBRAIN_WATCH_CHUNK`` overrides
-#: it (a whole number; 0: one transaction per round, as before)
+#: 84.7 s). A round costs ~7–15 ms CPU per changed note (small notes; trial 55's storm A), so 60
+#: paths are ~0.4–0.9 s CPU, and each chunk adds ~40 ms (its own read, plan and commit):
+#: ``benchmarks/watch_big_round.py``, 2,000 notes at load 14: a writer's max wait 1.8 s against
+#: 39.7 s in one transaction, watch's CPU +11 %. ``GBRAIN_WATCH_CHUNK`` overrides it (a whole
+#: number; 0: one transaction per round, as before)
 CHUNK_PATHS = 60
 
 
