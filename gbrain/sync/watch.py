@@ -116,6 +116,18 @@ SETTLE_MAX_S = 30.0
 HINT_SETTLE_S = 3.0
 
 
+#: a file round's plain in-place edits (:meth:`Watcher._chunks`) are reconciled this many paths
+#: per transaction, each committed before the next begins, so the brain's write lock is free
+#: between them: an agent's write waits about one chunk, not the whole round (trial 55: 2,207
+#: notes rewritten by a rename's link update were one transaction, an MCP ``timeline_add`` waited
+#: 84.7 s). A round costs ~7–15 ms CPU per changed note (small notes; trial 55's storm A), so 60
+#: paths are ~0.4–0.9 s CPU, and each chunk adds ~40 ms (its own read, plan and commit):
+#: ``benchmarks/watch_big_round.py``, 2,000 notes at load 14: a writer's max wait 1.8 s against
+#: 39.7 s in one transaction, watch's CPU +11 %. ``GBRAIN_WATCH_CHUNK`` overrides it (a whole
+#: number; 0: one transaction per round, as before)
+CHUNK_PATHS = 60
+
+
 #: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
 #: start line names those that happened, the end line (``gbrain watch``'s summary) the first
 #: :data:`SUMMARY_WORDS` (every change, put-backs included: a delete/edit conflict logged as
@@ -1221,6 +1233,92 @@ class Watcher:
         return self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
+        """:meth:`_safe_one` over the round's chunks (:meth:`_chunks`): each a transaction of its
+        own, committed (and its lines said) before the next begins, so other writers get the
+        brain between them. The round counts as one batch in the summary. False when a chunk
+        must be run again (as :meth:`_safe_one`; the caller retries every path of the round:
+        those of the chunks done are found in sync at once). A stop (Ctrl-C, :meth:`stop`)
+        between chunks ends the round there: the paths left are still newer on disk than their
+        base, so the next round (or the next watch's first sync) takes them."""
+        chunks = self._chunks(paths, dirs, kw)
+        if len(chunks) == 1:
+            return self._safe_one(paths, dirs, **kw)
+        batches = self.batches
+        try:
+            for i, part in enumerate(chunks):
+                if i and self._stopping():
+                    retry = kw.get("retry")
+                    if retry is not None:
+                        at = time.monotonic() + RETRY_S
+                        for rest in chunks[i:]:
+                            for p in rest:
+                                retry.setdefault(p, at)
+                    return True
+                if i == 0:
+                    ok = self._safe_one(part, dirs, **kw)
+                else:
+                    ok = self._safe_one(part, set(), retry=kw.get("retry", {}), closed=set(kw.get("closed") or ()) & part)
+                if not ok:
+                    return False
+            return True
+        finally:
+            self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+
+    def _stopping(self) -> bool:
+        """Whether a stop is asked (:meth:`stop`, or a SIGINT/SIGTERM pending while masked: the
+        loop takes it after this round), without taking the signal."""
+        if self._stop.is_set():
+            return True
+        return bool(self._masked and hasattr(signal, "sigpending") and STOP_SIGNALS & signal.sigpending())
+
+    def chunk_size(self) -> int:
+        """Paths per chunk of a file round's plain in-place edits: ``GBRAIN_WATCH_CHUNK`` when it
+        is a whole number (0: no chunks), else :data:`CHUNK_PATHS`."""
+        raw = os.environ.get("GBRAIN_WATCH_CHUNK", "").strip()
+        if raw.isdigit():
+            return int(raw)
+        return CHUNK_PATHS
+
+    def _chunks(self, paths: set[str], dirs: set[str], kw: dict) -> list[set[str]]:
+        """The file round over ``paths`` and ``dirs`` cut into transactions: ``[first, *rest]``,
+        each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
+        each: a file on disk (a regular file) with a ``sync_state`` row, the same file (inode)
+        as recorded, under no folder event of the round, not held back as a deletion
+        (``maybe_moved``), not waiting to meet another path (``_together``). Such a path is no
+        end of any move the round could pair, so reconciling it apart changes no outcome. A file
+        replaced by another inode (an editor's temp + rename save) is plain only in a round
+        with no other path (a new or gone file, a folder event) to pair with. Everything else
+        (new files, gone files, folder events, the change log's paths) is in ``first``, with the
+        first plain paths. One chunk (``[paths]``) for a round that is small, or driven by the
+        change log, or when chunking is off."""
+        n = self.chunk_size()
+        if n <= 0 or len(paths) <= n or kw.get("log_paths"):
+            return [paths]
+        import stat as _stat
+
+        from .scan import file_id
+
+        maybe = set(kw.get("maybe_moved") or ())
+        prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
+        if any(not d.strip("/") for d in dirs):
+            return [paths]  # the whole tree: one round
+        same, other = [], []
+        for rel, (st, row) in self._on_disk(paths).items():
+            if row is None or not _stat.S_ISREG(st.st_mode) or rel in maybe or rel in self._together or (prefixes and rel.startswith(prefixes)):
+                continue
+            fid = row[4]
+            (same if fid is None or fid == file_id(st) else other).append(rel)
+        plain = set(same)
+        if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
+            plain.update(other)  # nothing in the round a replaced file could pair with
+        if len(plain) <= n:
+            return [paths]
+        order = sorted(plain)
+        first = (paths - plain) | set(order[:n])
+        rest = [set(order[i:i + n]) for i in range(n, len(order), n)]
+        return [first, *rest]
+
+    def _safe_one(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
         (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it.
         Nor is a lost Postgres connection (:class:`Disconnected`): the round never committed

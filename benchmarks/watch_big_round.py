@@ -1,0 +1,159 @@
+"""Trial 55's storm A in small: ~2,000 notes rewritten in place at once under `gbrain watch`
+(Obsidian's "update internal links" after a rename of a much-linked note), while another
+process writes through gbrain every 0.2 s (an agent's ``timeline_add``: ``Brain.timeline_add``
+on its own connection, as ``gbrain serve`` runs it). Watch cuts the round's plain in-place edits
+into chunks (``gbrain.sync.watch.CHUNK_PATHS``, one committed transaction each); the same run
+measures it with chunking on (the default, or ``--chunk N``) and off (``GBRAIN_WATCH_CHUNK=0``).
+
+Per mode it prints the writer's latency (p50 / p95 / max, wall: it is a wait for the brain's
+write lock, so the machine's load counts) over the writes made from the storm's start until
+every note reached the brain, how many writes that was, the storm's settle time, and watch's
+CPU for the storm (user + system of the watch process, from /proc).
+
+    python benchmarks/watch_big_round.py --notes 2000
+    python benchmarks/watch_big_round.py --notes 500 --chunk 30 --modes on
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: the gbrain checkout to run (GBRAIN_ROOT: another one, to measure a baseline)
+ROOT = Path(os.environ.get("GBRAIN_ROOT") or Path(__file__).resolve().parent.parent)
+
+WRITER = r"""
+import json, os, sys, time
+from gbrain.core.brain import Brain
+db, out, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+with Brain.open(db) as b, open(out, "w") as fh:
+    i = 0
+    while not os.path.exists(stop):
+        i += 1
+        t0 = time.time()
+        b.timeline_add("agent/log", "2026-12-05", f"entry {i}", "agent")
+        t1 = time.time()
+        fh.write(json.dumps([t0, t1 - t0]) + "\n")
+        fh.flush()
+        time.sleep(max(0.0, 0.2 - (time.time() - t1)))
+"""
+
+
+def make_tree(root: Path, n: int) -> None:
+    root.mkdir(parents=True)
+    (root / "agent").mkdir()
+    (root / "agent" / "log.md").write_text("# Agent log\n\n---\n\n")
+    (root / "Mobile plugins.md").write_text("# Mobile plugins\n\nThe much-linked note.\n")
+    for i in range(n):
+        d = root / f"folder{i % 20:02d}"
+        d.mkdir(exist_ok=True)
+        body = "\n".join(f"Paragraph {j} of note {i}: some words about plugins, themes and [[note{(i + j) % n:04d}]]." for j in range(8))
+        (d / f"note{i:04d}.md").write_text(f"# Note {i}\n\nSee [[Mobile plugins]] and [[Mobile plugins#Overview|the list]].\n\n{body}\n")
+
+
+def cpu_of(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (and its children waited for), from /proc."""
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in f[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def run(mode: str, n: int, chunk: int | None, tmp: Path) -> dict:
+    work = tmp / mode
+    tree, db = work / "vault", work / "brain.db"
+    make_tree(tree, n)
+    env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
+    if mode == "off":
+        env["GBRAIN_WATCH_CHUNK"] = "0"
+    elif chunk is not None:
+        env["GBRAIN_WATCH_CHUNK"] = str(chunk)
+    else:
+        env.pop("GBRAIN_WATCH_CHUNK", None)
+    subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree)], env=env, cwd=str(ROOT), check=True, capture_output=True)
+    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True, cwd=str(ROOT))
+    try:
+        for line in w.stderr:
+            if line.startswith("watching "):
+                break
+        else:
+            raise SystemExit(f"watch ({mode}) did not start")
+        import threading
+
+        lines: list[str] = []
+        threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
+        stop, lat = work / "stop", work / "lat.jsonl"
+        wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+        time.sleep(2.0)  # the writer's first writes reach the file; the loop is steady
+        cpu0, t0 = cpu_of(w.pid), time.time()
+        notes = sorted(tree.glob("folder*/note*.md"))
+        for f in notes:  # in place, the same inode, as Obsidian's link updater writes
+            data = f.read_bytes().replace(b"[[Mobile plugins", b"[[Mobile plugins (hub)")
+            with open(f, "r+b") as fh:
+                fh.truncate(0)
+                fh.write(data)
+        storm_s = time.time() - t0
+        import sqlite3
+
+        while True:
+            c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+            try:
+                done = c.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%[[Mobile plugins (hub)%'").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = -1
+            c.close()
+            if done >= n:
+                break
+            time.sleep(0.2)
+        t1 = time.time()
+        time.sleep(1.0)
+        cpu = cpu_of(w.pid) - cpu0
+        stop.touch()
+        wr.wait(timeout=600)
+        rows = [json.loads(s) for s in lat.read_text().splitlines() if s.strip()]
+        during = [d for t, d in rows if t0 <= t <= t1]
+        w.send_signal(signal.SIGINT)
+        w.wait(timeout=120)
+        return {"mode": mode, "writes": len(during), "p50": statistics.median(during) if during else float("nan"),
+                "p95": pct(during, 0.95) if during else float("nan"), "max": max(during) if during else float("nan"),
+                "storm_s": storm_s, "settled_s": t1 - t0, "watch_cpu": cpu, "errors": sum(1 for s in lines if "Traceback" in s or "MISMATCH" in s)}
+    finally:
+        if w.poll() is None:
+            w.kill()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--notes", type=int, default=2000)
+    ap.add_argument("--chunk", type=int, default=None, help="paths per chunk when on (default: CHUNK_PATHS)")
+    ap.add_argument("--modes", default="on,off")
+    ap.add_argument("--keep", action="store_true", help="keep the temp folder")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="watch-big-round-"))
+    try:
+        load = os.getloadavg()[0]
+        print(f"{a.notes} notes rewritten in place; writer every 0.2 s; load {load:.1f} on {os.cpu_count()} cores; gbrain {ROOT}")
+        print(f"{'mode':5} {'writes':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} {'storm s':>8} {'settled s':>9} {'watch CPU s':>11}")
+        for mode in a.modes.split(","):
+            r = run(mode, a.notes, a.chunk, tmp)
+            print(f"{r['mode']:5} {r['writes']:6d} {r['p50']:7.3f} {r['p95']:7.3f} {r['max']:7.3f} {r['storm_s']:8.1f} {r['settled_s']:9.1f} {r['watch_cpu']:11.1f}"
+                  + (f"  ({r['errors']} error lines)" if r["errors"] else ""), flush=True)
+        print(f"load after: {os.getloadavg()[0]:.1f}")
+    finally:
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

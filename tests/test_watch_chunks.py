@@ -1,0 +1,228 @@
+"""Watch cuts a big file round of plain in-place edits into chunks, each its own committed
+transaction (``Watcher._chunks``, ``CHUNK_PATHS``, ``GBRAIN_WATCH_CHUNK``), so another writer
+waits about one chunk instead of the whole round (trial 55: an Obsidian rename's link update
+rewrote 2,207 notes in one round; an agent's write waited 84.7 s behind it). The outcome is the
+one big round's: moves are still paired, a stale save in a later chunk is still merged, a fresh
+import of the brain equals it and the files equal it.
+
+In-process, through the batch shapes the observer gives (as tests/test_watch.py's in-process
+tests); one test runs a real ``gbrain watch`` subprocess. Both engines."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.verify import fresh_import_differences
+from gbrain.sync.watch import Watcher
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sync import verify_equal  # noqa: E402
+from test_watch import settle, stop_ok, wait_for, watch, text_of  # noqa: E402,F401
+
+NOTES = 24
+CHUNK = "5"
+
+
+def make_tree(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub note, linked from every other note.\n")
+    (root / "old name.md").write_text("# Old name\n\nA note renamed and edited in the storm.\n\nline two\nline three\n")
+    for i in range(NOTES):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nSee [[hub]] and [[old name]].\n\nbody {i}\n")
+
+
+def in_place(f: Path, data: bytes) -> None:
+    """Write ``data`` into ``f`` itself (the same inode), as Obsidian's link updater does."""
+    with open(f, "r+b") as fh:
+        fh.truncate(0)
+        fh.write(data)
+
+
+def storm(root: Path) -> set[str]:
+    """Obsidian renames two notes (one edited too) and rewrites every link in place: the paths
+    the observer's batch names."""
+    os.rename(root / "hub.md", root / "hub (moved).md")
+    os.rename(root / "old name.md", root / "new name.md")
+    in_place(root / "new name.md", (root / "new name.md").read_bytes() + b"edited after the rename\n")
+    paths = {"hub.md", "hub (moved).md", "old name.md", "new name.md"}
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes().replace(b"[[hub]]", b"[[hub (moved)]]").replace(b"[[old name]]", b"[[new name]]") + b"ZZEDITZZ\n")
+        paths.add(f.name)
+    return paths
+
+
+@pytest.fixture
+def started(db_path, tmp_path):
+    root = tmp_path / "vault"
+    make_tree(root)
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = Watcher(b, root, log=said.append)
+        w.engine.bind()
+        assert w.engine.sync()["ok"]
+        yield b, w, root, said
+        w.engine.close()
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+def test_a_big_round_of_in_place_edits_commits_chunk_by_chunk_with_the_outcome_of_one_round(started, db_path, monkeypatch, chunk):
+    """Chunking off (0) and on give the same outcome: both moves recognised (the page ids
+    kept), every note imported, a fresh import equal, the files equal the brain. On, another
+    connection sees the first chunk committed before the rest, and its own writes between the
+    chunks go through (the write lock is free there) and are kept."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    ids = {s: b.page_row(s)["id"] for s in ("hub", "old name")}
+    paths = storm(root)
+    seen: list[int] = []  # after each transaction of the round: notes another connection sees edited
+    real = w.engine.reconcile
+    with Brain.open(db_path) as other:
+
+        def spy(*a, **kw):
+            out = real(*a, **kw)
+            seen.append(other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0])
+            other.put(f"writer/w{len(seen)}", f"# W{len(seen)}\n\nwritten between two chunks\n")  # another writer gets in
+            return out
+
+        monkeypatch.setattr(w.engine, "reconcile", spy)
+        assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    if chunk == "0":
+        assert seen == [NOTES]  # one transaction
+    else:
+        n = int(chunk)
+        assert len(seen) == -(-NOTES // n) and seen[0] == n and seen == sorted(seen) and seen[-1] == NOTES, seen
+    assert sorted(w.moved) == [("hub.md", "hub (moved).md"), ("old name.md", "new name.md")]
+    assert b.page_row("hub (moved)")["id"] == ids["hub"] and b.page_row("new name")["id"] == ids["old name"]
+    assert "edited after the rename" in b.get_text("new name")
+    assert all("ZZEDITZZ" in b.get_text(f"n{i:02d}") for i in range(NOTES))
+    assert w.batches == 1  # the summary counts the round once
+    # the change lines: each note once, the moves as moves
+    assert sum(1 for s in said if s.startswith("> ")) == 2, said
+    assert sorted(s for s in said if s.startswith("~ ") or s.startswith("+ ")) == sorted({s for s in said if s.startswith("~ ") or s.startswith("+ ")})
+    assert {f"n{i:02d}.md" for i in range(NOTES)} <= {s.split(" ", 2)[1] for s in said if s[:2] in ("~ ", "+ ")}, said
+    w.engine.reconcile = real
+    rep = w.engine.sync()  # the writer's pages reach the folder; nothing else left to do
+    assert rep["ok"] and rep["counts"]["imported"] == 0 and rep["counts"]["moved"] == 0, rep
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_stale_save_in_a_later_chunk_is_still_merged(started, monkeypatch):
+    """An agent's entry reached a note's file; the editor then saves its older buffer plus a typed
+    line in place, in the same round as many other in-place edits, the note sorted into a later
+    chunk: merged as in one round, both lines kept."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    last = root / f"n{NOTES - 1:02d}.md"
+    buf = last.read_bytes()  # the editor holds the note
+    b.timeline_add(f"n{NOTES - 1:02d}", "2026-12-05", "AGENT-ENTRY", "agent")
+    assert w.engine.sync()["changed"]["exported"] == [last.name]
+    assert b"AGENT-ENTRY" in last.read_bytes()
+    paths = set()
+    for i in range(NOTES - 1):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+        paths.add(f.name)
+    in_place(last, buf + b"user typed this\n")
+    paths.add(last.name)
+    chunks = w._chunks(paths, set(), {})
+    assert len(chunks) > 1 and last.name not in chunks[0]
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    page = text_of(b, f"n{NOTES - 1:02d}")
+    assert "AGENT-ENTRY" in page and "user typed this" in page
+    assert last.read_bytes() == page.encode()
+    assert last.name in w.merged or any(last.name in s for s in w.merged), (w.merged, said)
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_what_could_pair_into_a_move_and_folder_events_stay_in_the_first_chunk(started, monkeypatch):
+    """New and gone files, a folder event's notes, paths held back as deletions, a note replaced
+    by another inode beside them: all in the first chunk; only plain in-place edits are cut."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "3")
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"x\n")
+    assert len(w._chunks(paths, set(), {})) == -(-NOTES // 3)
+    (root / "fresh.md").write_text("# Fresh\n")
+    os.remove(root / "hub.md")
+    tmp = root / "n05.md.tmp"
+    tmp.write_bytes((root / "n05.md").read_bytes() + b"y\n")
+    os.rename(tmp, root / "n05.md")  # another inode: could pair with the gone hub.md
+    sub = root / "sub"
+    sub.mkdir()
+    chunks = w._chunks(paths | {"fresh.md", "hub.md"}, {"sub"}, {"maybe_moved": {"old name.md"}})
+    assert {"fresh.md", "hub.md", "n05.md"} <= chunks[0] and all("n05.md" not in c for c in chunks[1:])
+    assert set().union(*chunks) == paths | {"fresh.md", "hub.md"} and sum(map(len, chunks)) == len(paths) + 2
+    # the temp + rename save alone in a round of edits: plain
+    assert len(w._chunks(paths, set(), {})) == -(-NOTES // 3)
+    # the change log's rounds and the whole tree are never cut
+    assert w._chunks(paths, set(), {"log_paths": {"hub.md"}}) == [paths]
+    assert w._chunks(paths, {""}, {}) == [paths]
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "0")
+    assert w._chunks(paths, set(), {}) == [paths]
+
+
+def test_watch_commits_a_big_round_in_chunks_and_ends_equal(brain_tree, db_path, monkeypatch):
+    """A real ``gbrain watch``: 40 notes rewritten in place at once, chunks of 5. Every note
+    said once, one batch in the summary, the tree and the brain equal, a fresh import equal."""
+    from test_watch import Watch
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(40):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 40, "40 pages")
+            settle(b, brain_tree)
+            before = len(w.lines)
+            for i in range(40):
+                in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
+            wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == 40, "40 edits")
+            settle(b, brain_tree)
+            out = stop_ok(w).decode()
+            lines = [s for s in w.lines[before:] if s.startswith("~ storm/")]
+            assert sorted(lines) == sorted(set(lines)) and len(lines) == 40, w.lines
+            assert fresh_import_differences(b) == {}
+            assert "0 conflict(s)" in out, out
+    finally:
+        w.kill()
+
+
+def test_a_stop_between_chunks_leaves_the_rest_to_the_next_sync(started, monkeypatch):
+    """Ctrl-C while a big round runs: the round ends after the chunk that is running; the notes
+    left are in the retry list and, watch stopped, the next start's first sync takes them: nothing
+    lost, a fresh import equal."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    calls = []
+    real = w.engine.reconcile
+
+    def spy(*a, **kw):
+        calls.append(1)
+        out = real(*a, **kw)
+        w.stop()  # Ctrl-C during the first chunk
+        return out
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    retry: dict[str, float] = {}
+    assert w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())
+    assert len(calls) == 1
+    done = {p for p in paths if "ZZEDITZZ" in b.get_text(p[:-3])}
+    assert len(done) == int(CHUNK) and set(retry) == paths - done
+    rep = real.__self__.sync()  # the next start's first sync
+    assert sorted(rep["changed"]["imported"]) == sorted(paths - done), rep["changed"]
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
