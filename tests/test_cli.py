@@ -1186,3 +1186,14 @@ def test_config_get_says_the_init_size_as_a_note_for_a_server_model(db_path):
     run("config", "set", "embedding_dimensions", "512", check=True)  # a size a person set is still warned of
     r = run("config", "get", "embedding_dimensions")
     assert b"warning: embedding_dimensions 512 is stored but not in effect" in r.stderr, r
+
+
+def test_a_page_command_on_a_non_page_file_says_what_the_name_is(imported):
+    """`get index` reads the fixture's index.md (a non-page file); `tag index`, `timeline-add`,
+    `link` and `history` said only "no page 'index'" (trial 54: agents tagging schema.md were told
+    no such page exists while brain_get read it)."""
+    assert gbrain("get", "index").returncode == 0
+    for args in (("tag", "index", "x"), ("timeline-add", "index", "--date", "2026-12-05", "--summary", "hi"), ("link", "index", "ana-lima")):
+        r = gbrain(*args)
+        assert r.returncode == 1 and b"index.md is stored as a non-page file" in r.stderr, (args, r.stderr)
+    assert b"index.md is stored as a non-page file" in gbrain("history", "index").stderr

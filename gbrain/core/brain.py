@@ -856,6 +856,13 @@ class Brain:
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         msg = f"no page '{slug}'"
+        try:  # a name whose file the brain keeps as a non-page file (index.md, schema.md of a GBrain tree): `get` reads it (trial 54)
+            filed = self.conn.execute("SELECT path FROM files WHERE path = ?", (path_for_slug(s),)).fetchone()
+        except (BadInput, ValueError):
+            filed = None
+        if filed:
+            raise NotFound(f"{msg}: {filed[0]} is stored as a non-page file (an attachment, sidecar or index/log/schema file), "
+                           f"not a page: read it by its path; tags, links and timeline entries are for pages", sugg)
         moved = self.renamed(slug)
         if moved:  # an old name: the history knows where the page went, the one suggestion (no
             # did-you-mean scan of every name, ~1 s at 6,500 pages, for a name followed on every read and write: trial 55)
