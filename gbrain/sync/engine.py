@@ -2772,18 +2772,30 @@ class SyncEngine:
             return None
         return data, view.merged
 
-    def _older_ids(self, kind: str, name: str, top: str, newer: int = 0) -> tuple[list[int], list]:
+    def _older_ids(self, kind: str, name: str, top: str, newer: int = 0, follow: bool = True) -> tuple[list[int], list]:
         """The body ids of the versions a stale save of ``name`` may have been made from: those
         before the version ``top`` (a sha256; the newest, or one of the ``newer`` versions after
         it), newest first, back to (and including) the last one that came from this folder's file,
         at most :data:`STALE_VERSIONS`; stopping at a deletion or a move. Empty when ``top``
         came from this folder's file, was written over :data:`STALE_WINDOW_S` ago, or is not
         among the newest ``newer + 1`` versions. With the history rows from ``top``'s on (body id,
-        surface, operation, time, hash, client)."""
+        surface, operation, time, hash, client, op, detail). A page whose only version is its
+        arrival by a move with ``top``'s text is looked up at its old name (``follow``: once)."""
         rows = self.conn.execute(
-            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client, h.op, h.detail FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4 + newer)).fetchall()
         i = next((k for k, r in enumerate(rows[:newer + 1]) if r[4] == top), None)
+        if (i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow
+                and kind == "page"):
+            # the name's first version is its arrival by a move with the same text (a rename a
+            # round saw before the editor's save of its older buffer): the versions are the old
+            # name's, before its move away (trial 55, two rounds)
+            old = rows[i][7][len("from "):]
+            prev = self.conn.execute(
+                "SELECT b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND h.body_id IS NOT NULL "
+                "ORDER BY h.version DESC LIMIT 1", (kind, old)).fetchone()
+            if prev is not None and prev[0] == top:
+                return self._older_ids(kind, old, top, newer + 1, follow=False)  # (+1: its move away, no body)
         if i is None or _from_file(rows[i][1], rows[i][2], rows[i][5], self.client):
             return [], []
         now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
@@ -2791,7 +2803,7 @@ class SyncEngine:
             return [], []
         older_ids: list[int] = []
         seen = {top}
-        for body_id, surface, operation, _at, hx, client in rows[i + 1:]:
+        for body_id, surface, operation, _at, hx, client, *_ in rows[i + 1:]:
             if body_id is None or len(older_ids) >= STALE_VERSIONS:
                 break  # a deletion or a move: the file did not hold what came before
             if hx not in seen:
