@@ -20,17 +20,20 @@ import pytest
 from conftest import gbrain
 
 from gbrain.core.brain import Brain
-from gbrain.sync.engine import SyncEngine, conflict_list
+from gbrain.sync.engine import SyncEngine, conflict_list, is_conflict_copy_of
 from gbrain.sync.merge import distance, merge3, stale_view
 from gbrain.sync.plan import PathState, decide
 from gbrain.sync.verify import fresh_import_differences
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_sync import all_versions, sha, verify_equal  # noqa: E402
+from test_sync_moves import versions  # noqa: E402
 from test_watch import equal, text_of, wait_for, watch  # noqa: E402,F401
 
 PATH = "people/ana-lima.md"
 SLUG = "people/ana-lima"
+NEW_PATH = "people/ana-lima-renamed.md"  # a rename's new name (trial 55)
+NEW_SLUG = "people/ana-lima-renamed"
 
 
 # ---- the pure parts ---------------------------------------------------------------------------
@@ -1659,8 +1662,6 @@ def test_a_round_whose_commit_fails_after_writing_the_merge_loses_no_line_next_r
     assert fresh_import_differences(brain) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="trial 55, left for the lead: a changed_moves pair takes the file's text with no "
-                   "stale check (SyncEngine._move changed=True); the in-place rule (_stale_view) is not asked for a moved note")
 def test_a_stale_save_under_a_new_name_is_merged_with_the_newer_write_through_gbrain(env):
     """Trial 55 (obsidian-hub under watch, an agent adding timeline entries): a note was renamed
     and written from a buffer read before the agent's entry reached the file (an editor's
@@ -1675,11 +1676,119 @@ def test_a_stale_save_under_a_new_name_is_merged_with_the_newer_write_through_gb
     new = f.with_name("ana-lima-renamed.md")
     os.rename(f, new)
     editor_save(new, buf + b"user typed this\n")
+    pid = brain.page_row(SLUG)["id"]
     rep = eng.sync()
-    assert rep["ok"] and rep["conflicts"] == [], rep
-    page = text_of(brain, "people/ana-lima-renamed").encode("utf-8")
+    assert rep["ok"] and rep["exit_code"] == 0 and rep["conflicts"] == [], rep
+    assert rep["merged"] == [NEW_PATH] and {"from": PATH, "to": NEW_PATH} in rep["moved"], rep
+    page = text_of(brain, NEW_SLUG).encode("utf-8")
     assert b"AGENT-ENTRY" in page and b"user typed this" in page, page
     assert new.read_bytes() == page
-    assert brain.page_row(SLUG) is None
+    assert brain.page_row(SLUG) is None and brain.page_row(NEW_SLUG)["id"] == pid  # moved: one page
+    assert sha(buf + b"user typed this\n") in all_versions(brain, root)  # the save itself is a version
+    assert conflict_list(brain) == []
+    ops = [(v["op"], v.get("path")) for v in versions(brain.path, NEW_SLUG)]
+    assert ("move", NEW_PATH) in ops and ops[-1] == ("create", PATH), ops  # the history shows the move
     verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+    # the editor saves again from the same (still stale) buffer: merged again, nothing lost
+    editor_save(new, buf + b"user typed this\nand more\n")
+    rep = eng.sync()
+    assert rep["merged"] == [NEW_PATH] and rep["conflicts"] == [], rep
+    page = new.read_bytes()
+    assert b"AGENT-ENTRY" in page and page.count(b"user typed this") == 1 and b"and more" in page, page
+    assert text_of(brain, NEW_SLUG).encode("utf-8") == page
+    assert eng.sync()["counts"]["imported"] == 0  # settled
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_stale_save_under_a_new_name_that_does_not_merge_is_copied_beside_the_new_name(env):
+    """The same rename + stale save, both sides rewriting one line: as in place, the brain's
+    (newer) version stays the page, now at the new name, and in its file; the save is a
+    ``stale-save`` conflict copy beside the new name. Nothing lost, nothing at the old name."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    first = buf.splitlines(keepends=True)[1]
+    brain.put(SLUG, buf.replace(first, b"changed by the agent\n", 1).decode("utf-8"))
+    assert eng.sync()["changed"]["exported"] == [PATH]
+    agent = f.read_bytes()
+    new = f.with_name("ana-lima-renamed.md")
+    os.rename(f, new)
+    saved = buf.replace(first, b"changed by the person\n", 1)
+    editor_save(new, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 3, rep
+    [c] = rep["conflicts"]
+    assert c["kind"] == "stale-save" and c["path"] == NEW_PATH, c
+    assert is_conflict_copy_of(c["copy_path"], NEW_PATH)
+    assert text_of(brain, NEW_SLUG).encode("utf-8") == agent == new.read_bytes()
+    assert (root / c["copy_path"]).read_bytes() == saved
+    assert brain.page_row(SLUG) is None and not f.exists()
+    assert [x["path"] for x in conflict_list(brain)] == [NEW_PATH]
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+    again = eng.sync()
+    assert again["exit_code"] == 0 and again["counts"]["imported"] == again["counts"]["exported"] == 0, again
+
+
+def test_a_rename_saved_from_the_newest_version_takes_the_save_as_before(env):
+    """Not stale (the buffer held the agent's entry): renamed and saved with a typed line, the
+    page moves and takes the file, as a ``changed_moves`` pair always did; nothing merged."""
+    brain, eng, root = env
+    f = root / PATH
+    newest = agent_write_reaches_file(brain, eng, f)
+    new = f.with_name("ana-lima-renamed.md")
+    os.rename(f, new)
+    editor_save(new, newest + b"typed after the agent's write\n")
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["merged"] == [] and rep["conflicts"] == [], rep
+    assert {"from": PATH, "to": NEW_PATH} in rep["moved"]
+    assert text_of(brain, NEW_SLUG).encode("utf-8") == new.read_bytes() == newest + b"typed after the agent's write\n"
+    assert brain.page_row(SLUG) is None
+    assert fresh_import_differences(brain) == {}
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["newest-buffer", "stale-buffer"])
+def test_a_line_deleted_in_a_renamed_notes_save_stays_deleted(env, stale):
+    """A rename + save that deliberately removed a line nobody wrote through gbrain (one of the
+    note's own): never put back. From the newest buffer it is a plain edit (the agent's entry is
+    in it); from a stale buffer the merge keeps the deletion and the agent's entry."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    newest = agent_write_reaches_file(brain, eng, f)
+    line = buf.splitlines(keepends=True)[1]
+    assert line.strip() and buf.count(line) == 1 and b"AGENT-ENTRY" not in line
+    new = f.with_name("ana-lima-renamed.md")
+    os.rename(f, new)
+    saved = (buf if stale else newest).replace(line, b"", 1)
+    editor_save(new, saved)
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["conflicts"] == [], rep
+    assert rep["merged"] == ([NEW_PATH] if stale else []), rep
+    page = text_of(brain, NEW_SLUG).encode("utf-8")
+    assert line not in page and b"AGENT-ENTRY" in page, page
+    assert page == new.read_bytes() == newest.replace(line, b"", 1)
+    assert brain.page_row(SLUG) is None
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_stale_save_under_a_new_name_after_a_round_that_saw_the_rename_is_merged(env):
+    """The rename and the stale save in two rounds (watch's round landing between an editor's
+    rename and its save of the old buffer): the history at the new name begins with the move
+    (from this folder's file), and the agent's entry left the page and the file as a plain edit.
+    The versions looked at are the old name's (``SyncEngine._older_ids`` follows the arrival)."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    agent_write_reaches_file(brain, eng, f)
+    new = f.with_name("ana-lima-renamed.md")
+    os.rename(f, new)
+    assert {"from": PATH, "to": NEW_PATH} in eng.sync()["moved"]
+    editor_save(new, buf + b"user typed this\n")
+    rep = eng.sync()
+    assert rep["merged"] == [NEW_PATH] and rep["conflicts"] == [], rep
+    page = text_of(brain, NEW_SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page and new.read_bytes() == page, page
+    assert brain.page_row(SLUG) is None
     assert fresh_import_differences(brain) == {}

@@ -1635,6 +1635,18 @@ class SyncEngine:
         if moves_only:  # a move that would write the brain's edit to the new file: the row moved above, the file left to sync
             edited_moves = []
         revived_moves = plan.revived_moves
+        # a note moved and saved under its new name from a buffer older than a write through
+        # gbrain (an editor's rename + save, a sync tool's older copy): the same stale check as a
+        # save in place, against the versions of the page (still at the old path). Merged, the
+        # row moves with the brain's text and takes the merge as in place; not merging, the save
+        # is a conflict copy beside the new name. Else the plain rule: the row takes the file (trial 55)
+        stale_moves: dict[str, tuple[str, bytes, bytes | None]] = {}  # dst → (src, the file's bytes, the merge or None)
+        for src, dst in ([] if moves_only else changed_moves):
+            if (db[src][1] == "page" and is_markdown(src) and is_markdown(dst) and dst in disk and classify(dst, b"")[0] == "page"
+                    and not self.conn.execute("SELECT 1 FROM pages WHERE slug = ? AND path != ?", (slug_for_path(dst), src)).fetchone()):
+                sv = self._stale_view(src, disk[dst], S[src], at=dst)
+                if sv is not None:
+                    stale_moves[dst] = (src, *sv)
         moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves + revived_moves for p in m}
         to_merge, to_merged = plan.merge, plan.merged
         old_copies = plan.old_copies
@@ -1713,6 +1725,12 @@ class SyncEngine:
         # a conflict copy, then the brain's version to the path (nothing is lost on either side)
         file_copies, no_base_written = self._keep_files_as_copies(
             [p for p, k in conflicts if k in _KEEP_BRAIN], disk, D, S, B, db, copies, to_import, now, out)
+        # … and so does a stale save under a new name that does not merge: the save is the copy
+        # beside the new name, the brain's version written to it (the row moves below)
+        stale_copied, stale_written = self._keep_files_as_copies(
+            [dst for dst, (_src, _save, m) in sorted(stale_moves.items()) if m is None], disk, D, S, B, db, copies, to_import, now, out,
+            src_of={dst: src for dst, (src, _save, _m) in stale_moves.items()})
+        file_copies.update(stale_copied)
         # a stale save that merges cleanly, or a page both sides changed whose edits merge: the
         # merged text goes to the file inside the transaction that records it (below), never
         # before: a write through gbrain committing meanwhile defers the page, and a merge
@@ -1838,6 +1856,10 @@ class SyncEngine:
                 # moved and edited on disk: the row moves (id, history, tags, raw data follow),
                 # then takes the file's text, a second version in its history
                 if src in changed_since or dst in changed_since:
+                    continue
+                if dst in stale_moves:
+                    self._stale_move(src, dst, disk[dst], stale_moves[dst], stale_written.get(dst),
+                                     next((c for c, (orig, _f) in stale_copied.items() if orig == dst), None), B[src], out)
                     continue
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out, changed=True)
@@ -2092,12 +2114,14 @@ class SyncEngine:
         written[p] = self._stat_written(p, merged)
 
     def _keep_files_as_copies(self, paths: list[str], disk: dict[str, DiskFile], D: dict, S: dict, B: dict, db: dict,
-                              copies: dict, to_import: list[str], now: float, out: Outcome) -> tuple[dict[str, tuple[str, DiskFile]], dict[str, DiskFile]]:
+                              copies: dict, to_import: list[str], now: float, out: Outcome,
+                              src_of: dict[str, str] | None = None) -> tuple[dict[str, tuple[str, DiskFile]], dict[str, DiskFile]]:
         """Carry out the ``no-base`` conflicts of ``paths`` on disk: each file's bytes are written
         to a conflict copy (a copy a round that died already wrote is taken instead), then the
         brain's version to the path. Returns ``({copy: (path, copy's DiskFile)}, {path: the
         written DiskFile})``; a path whose file changed meanwhile, or whose brain bytes changed,
-        is left as it was (its copy removed again) and retried by a later round."""
+        is left as it was (its copy removed again) and retried by a later round. ``src_of``: the
+        brain's path of a path that is a move's new name (the page still at its old path)."""
         file_copies: dict[str, tuple[str, DiskFile]] = {}
         done: dict[str, DiskFile] = {}
         for p in paths:
@@ -2122,8 +2146,9 @@ class SyncEngine:
                     out.unreadable.append((p, CHANGED_MEANWHILE))
                     continue
                 left = cp
+            src = (src_of or {}).get(p, p)
             try:
-                w = self._write_out(p, p, S[p], out, f)
+                w = self._write_out(src, p, S[src], out, f)
             except OSError as e:
                 note_refused(out, p, e)
                 w = None
@@ -2776,7 +2801,7 @@ class SyncEngine:
             st = None
         return self._planned(f)(st)
 
-    def _stale_view(self, p: str, f: DiskFile, s: str) -> tuple[bytes, bytes | None] | None:
+    def _stale_view(self, p: str, f: DiskFile, s: str, at: str | None = None) -> tuple[bytes, bytes | None] | None:
         """Whether the file change at ``p`` (brain and base both ``s``) is a stale save: the file
         saved from a version older than the one gbrain last wrote to it. Gathers the versions and
         asks :func:`gbrain.sync.merge.stale_view`. Looked at only when the brain's newest version
@@ -2786,7 +2811,9 @@ class SyncEngine:
         most :data:`STALE_WINDOW_S` ago (by the database's clock); the ancestors tried are the
         versions before it back to (and including) the last one that came from this folder's
         file, at most :data:`STALE_VERSIONS`. Returns ``(the file's bytes, the merged bytes or None when the
-        merge conflicts)``, or None (not a stale save: the plain rules apply)."""
+        merge conflicts)``, or None (not a stale save: the plain rules apply). ``at``: the path of
+        the file ``f`` when it is not ``p`` (a note moved and saved under a new name, a
+        ``changed_moves`` pair: the page and its history are still at ``p``; trial 55)."""
         if f.size > MERGE_MAX_BYTES:
             return None
         sidecar = not is_markdown(p) and page_slug_for_sidecar(p) is not None  # a .raw sidecar: its history is the file's (trial 47)
@@ -2807,7 +2834,7 @@ class SyncEngine:
             data.decode("utf-8")
         except UnicodeDecodeError:  # not a page any more: the plain rules (import as a file)
             return None
-        if self._git_wrote(p, data):  # `git stash`/`checkout -f`/`reset --hard`/`restore`: the user's
+        if self._git_wrote(at or p, data):  # `git stash`/`checkout -f`/`reset --hard`/`restore`: the user's
             return None
         from ..core.history import body
 
@@ -2824,18 +2851,30 @@ class SyncEngine:
             return None
         return data, view.merged
 
-    def _older_ids(self, kind: str, name: str, top: str, newer: int = 0) -> tuple[list[int], list]:
+    def _older_ids(self, kind: str, name: str, top: str, newer: int = 0, follow: bool = True) -> tuple[list[int], list]:
         """The body ids of the versions a stale save of ``name`` may have been made from: those
         before the version ``top`` (a sha256; the newest, or one of the ``newer`` versions after
         it), newest first, back to (and including) the last one that came from this folder's file,
         at most :data:`STALE_VERSIONS`; stopping at a deletion or a move. Empty when ``top``
         came from this folder's file, was written over :data:`STALE_WINDOW_S` ago, or is not
         among the newest ``newer + 1`` versions. With the history rows from ``top``'s on (body id,
-        surface, operation, time, hash, client)."""
+        surface, operation, time, hash, client, op, detail). A page whose only version is its
+        arrival by a move with ``top``'s text is looked up at its old name (``follow``: once)."""
         rows = self.conn.execute(
-            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client, h.op, h.detail FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4 + newer)).fetchall()
         i = next((k for k, r in enumerate(rows[:newer + 1]) if r[4] == top), None)
+        if (i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow
+                and kind == "page"):
+            # the name's first version is its arrival by a move with the same text (a rename a
+            # round saw before the editor's save of its older buffer): the versions are the old
+            # name's, before its move away (trial 55, two rounds)
+            old = rows[i][7][len("from "):]
+            prev = self.conn.execute(
+                "SELECT b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND h.body_id IS NOT NULL "
+                "ORDER BY h.version DESC LIMIT 1", (kind, old)).fetchone()
+            if prev is not None and prev[0] == top:
+                return self._older_ids(kind, old, top, newer + 1, follow=False)  # (+1: its move away, no body)
         if i is None or _from_file(rows[i][1], rows[i][2], rows[i][5], self.client):
             return [], []
         now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
@@ -2843,7 +2882,7 @@ class SyncEngine:
             return [], []
         older_ids: list[int] = []
         seen = {top}
-        for body_id, surface, operation, _at, hx, client in rows[i + 1:]:
+        for body_id, surface, operation, _at, hx, client, *_ in rows[i + 1:]:
             if body_id is None or len(older_ids) >= STALE_VERSIONS:
                 break  # a deletion or a move: the file did not hold what came before
             if hx not in seen:
@@ -3615,14 +3654,15 @@ class SyncEngine:
         if q is not None:
             self._log(f"~ {shown(q)}: now the page {shown(slug_for_path(p))} (the other spelling of its name is gone)")
 
-    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None) -> None:
+    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None,
+              note: str = "moved; edited on both sides") -> None:
         """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.
         ``changed``: the file at ``dst`` holds an edited text (a ``changed_moves`` pair of
         :func:`~gbrain.sync.plan.decide`): after the rename the page takes it, as a save of its
         own (so the history shows the move, then the edit). ``base``: a ``both_moves`` pair (the
         brain edited the page too): the page keeps its text and ``dst`` is recorded with this
         base, the one ``src`` had, for the next round's both-changed rules (the caller checked
-        that the row can take the new name)."""
+        that the row can take the new name; ``note``: the log line's words then)."""
         c = self.conn
         page = c.execute("SELECT id FROM pages WHERE path = ?", (src,)).fetchone()
         new_slug = slug_for_path(dst)
@@ -3638,7 +3678,7 @@ class SyncEngine:
                 self._record(dst, f, base)
                 self._forget(src)
                 out.moved.append((src, dst))
-                self._log(f"> {src} → {dst} (moved; edited on both sides)")
+                self._log(f"> {src} → {dst} ({note})")
                 return
             if changed:
                 old_hash = c.execute("SELECT content_hash FROM pages WHERE id = ?", (pid,)).fetchone()[0]
@@ -3720,6 +3760,56 @@ class SyncEngine:
             out.disk_hashes[new] = row[0]
             out.moved.append((old, new))
             self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
+
+    def _stale_move(self, src: str, dst: str, f: DiskFile, stale: tuple[str, bytes, bytes | None], written: DiskFile | None,
+                    copy: str | None, base: str, out: Outcome) -> None:
+        """Carry out a ``changed_moves`` pair whose file ``f`` at ``dst`` is a stale save
+        (``stale``: ``(src, the file's bytes, the merge or None)`` from :meth:`_stale_view`),
+        inside the round's transaction: the row moves with the brain's text, then, as a stale
+        save in place, the merge is written to the file and the page takes the save and then
+        the merge (:meth:`_save_then_merge`); not merging, the brain's version was written to
+        ``dst`` before (``written``; None: not written, nothing done) and the save's copy beside
+        it (``copy``) is the ``stale-save`` conflict's. A file saved again since the round read it is left
+        with the row at ``src`` (:data:`CHANGED_MEANWHILE`): the next round plans the pair again.
+        ``base``: ``src``'s base, recorded in the conflict row."""
+        _src, save, merged = stale
+        hx = self.conn.execute("SELECT content_hash FROM pages WHERE path = ?", (src,)).fetchone()[0]
+        if merged is None:
+            if written is None:
+                return
+            with origin(operation="file moved"):
+                self._move(src, dst, written, out, base=hx, note="moved")
+            row = {"path": dst, "copy_path": copy, "kind": "stale-save", "file_hash": f.hash, "db_hash": hx, "base_hash": base}
+            self.conn.execute(
+                "INSERT INTO sync_conflicts(path, copy_path, kind, file_hash, db_hash, base_hash) VALUES (:path, :copy_path, :kind, :file_hash, :db_hash, :base_hash)", row
+            )
+            out.conflicts.append(row)
+            out.disk_hashes[dst] = hx
+            who = version_writer(self.conn, *key_for_path(self.conn, dst), hx)
+            whose = f" ({who}'s)" if who else ""
+            self._log(f"! conflict {dst}: the file was saved (under its new name) from an older version and does not merge with a newer write "
+                      f"through gbrain; the brain's version{whose} kept, your save saved as {copy}")
+            return
+        done_w: dict[str, DiskFile] = {}
+        kept: dict[str, DiskFile] = {}
+        self._write_merge(dst, merged, f, done_w, kept, out)
+        mf = done_w.get(dst) or kept.get(dst)
+        if mf is None:
+            return  # the file changed since: the row stays, the next round plans the pair again
+        with origin(operation="file moved"):
+            self._move(src, dst, mf, out, base=hx, note="moved")
+        if not self._save_then_merge(dst, f, save, mf, True, out):
+            return
+        out.imported.append(dst)
+        out.merged.append(dst)
+        if dst in kept:
+            self._record(dst, f, f.hash)  # the file's bytes stay its base: the merge is written later
+            self._log(f"~ merged your save of {dst} in the brain with a newer write through gbrain (the file was saved from an older version, "
+                      f"under its new name; the folder refuses writes: the file keeps your version until it can be written)")
+            return
+        out.exported.append(dst)
+        out.disk_hashes[dst] = mf.hash
+        self._log(f"~ merged your save of {dst} with a newer write through gbrain (the file was saved from an older version, under its new name)")
 
     def _move_sidecar(self, old: str, new: str, pid: int, out: Outcome) -> None:
         """A page was renamed: rename its ``.raw/<name>.json`` sidecar with it, on disk and in the
