@@ -319,3 +319,39 @@ def test_a_note_renamed_between_chunks_is_a_move_not_a_deletion(started, monkeyp
     assert "ZZEDITZZ" in b.get_text("renamed")
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+def test_a_moved_pages_sidecar_and_conflict_copy_edited_in_the_same_round_move_with_it(started, monkeypatch, chunk):
+    """A page renamed in the folder while its ``.raw`` sidecar and a conflict copy of it were
+    rewritten in place in the same round (a link updater rewrote the copy's links): in one round
+    both are imported, then follow the page (:meth:`SyncEngine._move_sidecar`, ``_move_copies``:
+    only a file holding its stored bytes moves). Sorted into a later chunk they were still the old
+    bytes when the move's chunk ran: left at the old names, the raw data cut from its page. They
+    stay with the first chunk; chunks on and off give one outcome."""
+    b, w, root, said = started
+    (root / "zz").mkdir()
+    (root / "zz" / "p.md").write_text("# P\n\nThe page that moves.\n")
+    (root / "zz" / "p.conflict-20261205T120000.md").write_text("# P\n\nAn old copy, see [[hub]].\n")
+    assert w.engine.sync()["ok"]
+    b.raw_put("zz/p", "crm", {"v": 1})
+    assert w.engine.sync()["ok"]
+    side = root / "zz" / ".raw" / "p.json"
+    assert side.exists()
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    os.rename(root / "zz" / "p.md", root / "zz" / "q.md")
+    in_place(side, side.read_bytes().replace(b'"v": 1', b'"v": 2'))
+    copy = root / "zz" / "p.conflict-20261205T120000.md"
+    in_place(copy, copy.read_bytes().replace(b"[[hub]]", b"[[hub]] (edited)"))
+    paths |= {"zz/p.md", "zz/q.md", "zz/.raw/p.json", copy.relative_to(root).as_posix()}
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert ("zz/p.md", "zz/q.md") in w.moved, said
+    assert b.raw_get("zz/q") == {"crm": {"v": 2}}, said
+    assert (root / "zz" / ".raw" / "q.json").exists() and not side.exists(), said
+    assert (root / "zz" / "q.conflict-20261205T120000.md").exists() and not copy.exists(), said
+    assert "(edited)" in (root / "zz" / "q.conflict-20261205T120000.md").read_text()
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}

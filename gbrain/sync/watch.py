@@ -76,7 +76,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import is_markdown, shown
+from ..page.slugs import copy_mark, is_markdown, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
@@ -1320,7 +1320,10 @@ class Watcher:
         each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
         each: a file on disk (a regular file) with a ``sync_state`` row, the same file (inode)
         as recorded, under no folder event of the round, not held back as a deletion
-        (``maybe_moved``), not waiting to meet another path (``_together``). Such a path is no
+        (``maybe_moved``), not waiting to meet another path (``_together``), no page's ``.raw``
+        sidecar or conflict copy (they follow a page the round moves only holding their stored
+        bytes: imported apart, after the move, they stayed behind, the raw data cut from its
+        page). Such a path is no
         end of any move the round could pair, so reconciling it apart changes no outcome. A file
         replaced by another inode (an editor's temp + rename save) is plain only in a round
         with no other path (a new or gone file, a folder event) to pair with. Everything else
@@ -1343,6 +1346,8 @@ class Watcher:
         for rel, (st, row) in self._on_disk(paths).items():
             if row is None or not _stat.S_ISREG(st.st_mode) or rel in maybe or rel in self._together or (prefixes and rel.startswith(prefixes)):
                 continue
+            if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
+                continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
             fid = row[4]
             (same if fid is None or fid == file_id(st) else other).append(rel)
             seen[rel] = (st.st_size, change_stamp(st), file_id(st))
