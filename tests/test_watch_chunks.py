@@ -9,6 +9,7 @@ In-process, through the batch shapes the observer gives (as tests/test_watch.py'
 tests); one test runs a real ``gbrain watch`` subprocess. Both engines."""
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -224,5 +225,133 @@ def test_a_stop_between_chunks_leaves_the_rest_to_the_next_sync(started, monkeyp
     assert len(done) == int(CHUNK) and set(retry) == paths - done
     rep = real.__self__.sync()  # the next start's first sync
     assert sorted(rep["changed"]["imported"]) == sorted(paths - done), rep["changed"]
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def _between_chunks(w, monkeypatch, act) -> list[int]:
+    """Run ``act()`` once, after the round's first chunk committed (a reconcile spy)."""
+    real = w.engine.reconcile
+    calls: list[int] = []
+
+    def spy(*a, **kw):
+        out = real(*a, **kw)
+        calls.append(1)
+        if len(calls) == 1:
+            act()
+        return out
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    return calls
+
+
+def test_a_save_begun_between_chunks_is_left_to_its_events_not_read_half_written(started, db_path, monkeypatch):
+    """A later chunk's note was stat'ed when the round was cut, then (between two chunks, seconds
+    later on a big round) an agent's put changed its page and the editor began a new save of it:
+    truncate, a first piece of 70%, the file still open. Its events wait in the queue behind the
+    round, and the batch's close (``closed``, from the storm's save) is stale: read now, the piece
+    was merged with the put and written by rename, the editor's rest going to the unlinked file
+    (f22fcc3's loss). A note whose stat moved since the round was cut leaves the round (Pending
+    takes it, as its events would): the whole save then merges with the put, nothing lost."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    slug = f"n{NOTES - 2:02d}"
+    note = root / f"{slug}.md"
+    in_place(note, ("# " + slug.upper() + "\n\n" + "".join(f"Line {i} of a note an editor saves in two pieces.\n" for i in range(10))).encode())
+    assert w.engine.sync()["ok"]
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    chunks = w._chunks(paths, set(), {})
+    assert note.name not in chunks[0]
+    old = note.read_text(encoding="utf-8")
+    new = old + "A line from the folder.\n"
+    piece = new[: int(len(old) * 0.7)]
+    fh = open(note, "r+", encoding="utf-8")
+
+    def agent_and_save():
+        with Brain.open(db_path) as other:
+            other.put(slug, text_of(other, slug).replace(f"# {slug.upper()}", f"# {slug.upper()} (agent)", 1))
+        fh.truncate(0)
+        fh.write(piece)
+        fh.flush()
+
+    calls = _between_chunks(w, monkeypatch, agent_and_save)
+    try:
+        assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set(paths))
+    finally:
+        fh.write(new[len(piece):])  # the editor's rest: into the file it has open
+        fh.close()
+    assert len(calls) == len(chunks)
+    handed = set(w.pending.paths)
+    w.engine.reconcile = w.engine.__class__.reconcile.__get__(w.engine)
+    assert w._safe_batch({note.name}, set(), retry={}, maybe_moved=set(), closed=set())  # its events' round
+    want = new.replace(f"# {slug.upper()}", f"# {slug.upper()} (agent)", 1)
+    assert note.read_text(encoding="utf-8") == want, said
+    assert text_of(b, slug) == want, said
+    torn = b.conn.execute("SELECT COUNT(*) FROM history_bodies WHERE hash = ?", (hashlib.sha256(piece.encode()).hexdigest(),)).fetchone()[0]
+    assert not torn  # no version of the half-written save
+    assert note.name in handed  # handed to Pending: its events decide it once they settle
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_note_renamed_between_chunks_is_a_move_not_a_deletion(started, monkeypatch):
+    """A later chunk's note renamed away (Obsidian, the user) after the round was cut: read by its
+    chunk it was gone with no new path beside it, so the chunk trashed it (``- … → trash``), the
+    held-back deletion of Pending never asked. It leaves the round instead; its events (the old
+    path gone, the new one created) make it the move they are."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    slug = f"n{NOTES - 1:02d}"
+    pid = b.page_row(slug)["id"]
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    assert f"{slug}.md" not in w._chunks(paths, set(), {})[0]
+    _between_chunks(w, monkeypatch, lambda: os.rename(root / f"{slug}.md", root / "renamed.md"))
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert not [s for s in said if s.startswith("- ")], said
+    assert w.counts["trashed"] == 0
+    assert f"{slug}.md" in w.pending.paths and f"{slug}.md" in w.pending.deleted  # a deletion Pending holds back
+    assert w._safe_batch({f"{slug}.md", "renamed.md"}, set(), retry={}, maybe_moved=set(), closed=set())
+    assert (f"{slug}.md", "renamed.md") in w.moved and b.page_row("renamed")["id"] == pid, said
+    assert "ZZEDITZZ" in b.get_text("renamed")
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+def test_a_moved_pages_sidecar_and_conflict_copy_edited_in_the_same_round_move_with_it(started, monkeypatch, chunk):
+    """A page renamed in the folder while its ``.raw`` sidecar and a conflict copy of it were
+    rewritten in place in the same round (a link updater rewrote the copy's links): in one round
+    both are imported, then follow the page (:meth:`SyncEngine._move_sidecar`, ``_move_copies``:
+    only a file holding its stored bytes moves). Sorted into a later chunk they were still the old
+    bytes when the move's chunk ran: left at the old names, the raw data cut from its page. They
+    stay with the first chunk; chunks on and off give one outcome."""
+    b, w, root, said = started
+    (root / "zz").mkdir()
+    (root / "zz" / "p.md").write_text("# P\n\nThe page that moves.\n")
+    (root / "zz" / "p.conflict-20261205T120000.md").write_text("# P\n\nAn old copy, see [[hub]].\n")
+    assert w.engine.sync()["ok"]
+    b.raw_put("zz/p", "crm", {"v": 1})
+    assert w.engine.sync()["ok"]
+    side = root / "zz" / ".raw" / "p.json"
+    assert side.exists()
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    os.rename(root / "zz" / "p.md", root / "zz" / "q.md")
+    in_place(side, side.read_bytes().replace(b'"v": 1', b'"v": 2'))
+    copy = root / "zz" / "p.conflict-20261205T120000.md"
+    in_place(copy, copy.read_bytes().replace(b"[[hub]]", b"[[hub]] (edited)"))
+    paths |= {"zz/p.md", "zz/q.md", "zz/.raw/p.json", copy.relative_to(root).as_posix()}
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert ("zz/p.md", "zz/q.md") in w.moved, said
+    assert b.raw_get("zz/q") == {"crm": {"v": 2}}, said
+    assert (root / "zz" / ".raw" / "q.json").exists() and not side.exists(), said
+    assert (root / "zz" / "q.conflict-20261205T120000.md").exists() and not copy.exists(), said
+    assert "(edited)" in (root / "zz" / "q.conflict-20261205T120000.md").read_text()
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}

@@ -76,7 +76,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import is_markdown, shown
+from ..page.slugs import copy_mark, is_markdown, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
@@ -514,6 +514,9 @@ class Watcher:
         #: ``retry``: retried together, so a move's two ends, one left by a file round and the
         #: other held by the change log's round, meet in one round (:meth:`_batch`)
         self._together: set[str] = set()
+        #: the later chunks' paths of the round being cut (:meth:`_chunks`) → (size, change stamp,
+        #: file id) as stat'ed then: a path whose file moved on since leaves the round (:meth:`_still_plain`)
+        self._chunk_seen: dict[str, tuple[int, int, int]] = {}
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
         self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
         self._listen_epoch = 0  # one more per LISTEN connection made
@@ -1257,12 +1260,45 @@ class Watcher:
                 if i == 0:
                     ok = self._safe_one(part, dirs, **kw)
                 else:
-                    ok = self._safe_one(part, set(), retry=kw.get("retry", {}), closed=set(kw.get("closed") or ()) & part)
+                    part = self._still_plain(part)
+                    ok = not part or self._safe_one(part, set(), retry=kw.get("retry", {}), closed=set(kw.get("closed") or ()) & part)
                 if not ok:
                     return False
             return True
         finally:
             self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+
+    def _still_plain(self, part: set[str]) -> set[str]:
+        """The paths of a later chunk ``part`` whose file is the one :meth:`_chunks` stat'ed
+        (size, change stamp, file id): a plain in-place edit still. The others changed on disk
+        since the round was cut, seconds ago on a big round (a save begun meanwhile, maybe still
+        being written in pieces: its events and close wait in the queue behind the round, the
+        batch's ``closed`` is stale; a note renamed or deleted: no deletion Pending held back);
+        read now, a save's first piece was taken for the note (merged with a put and written by
+        rename, the editor's rest lost: f22fcc3's case) and a renamed note trashed. They leave
+        the round and go to Pending as their events would (``gone`` when no file is there): it
+        decides them once their events settle."""
+        from .scan import change_stamp, file_id
+
+        seen = self._chunk_seen
+        now = time.monotonic()
+        keep = set()
+        for rel in part:
+            try:
+                st = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
+            except FileNotFoundError:
+                st = None
+            except OSError:
+                keep.add(rel)  # (unreadable: the round says so and retries it, as in one round)
+                continue
+            if st is not None and seen.get(rel) == (st.st_size, change_stamp(st), file_id(st)):
+                keep.add(rel)
+                continue
+            if st is None:
+                self.pending.add("gone", rel, now)
+            elif rel not in self.pending.paths and rel not in self.pending.open_since:  # (held for its close: it stays so)
+                self.pending.add("file", rel, now)
+        return keep
 
     def _stopping(self) -> bool:
         """Whether a stop is asked (:meth:`stop`, or a SIGINT/SIGTERM pending while masked: the
@@ -1284,7 +1320,10 @@ class Watcher:
         each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
         each: a file on disk (a regular file) with a ``sync_state`` row, the same file (inode)
         as recorded, under no folder event of the round, not held back as a deletion
-        (``maybe_moved``), not waiting to meet another path (``_together``). Such a path is no
+        (``maybe_moved``), not waiting to meet another path (``_together``), no page's ``.raw``
+        sidecar or conflict copy (they follow a page the round moves only holding their stored
+        bytes: imported apart, after the move, they stayed behind, the raw data cut from its
+        page). Such a path is no
         end of any move the round could pair, so reconciling it apart changes no outcome. A file
         replaced by another inode (an editor's temp + rename save) is plain only in a round
         with no other path (a new or gone file, a folder event) to pair with. Everything else
@@ -1296,18 +1335,22 @@ class Watcher:
             return [paths]
         import stat as _stat
 
-        from .scan import file_id
+        from .scan import change_stamp, file_id
 
         maybe = set(kw.get("maybe_moved") or ())
         prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
         if any(not d.strip("/") for d in dirs):
             return [paths]  # the whole tree: one round
         same, other = [], []
+        seen = {}
         for rel, (st, row) in self._on_disk(paths).items():
             if row is None or not _stat.S_ISREG(st.st_mode) or rel in maybe or rel in self._together or (prefixes and rel.startswith(prefixes)):
                 continue
+            if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
+                continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
             fid = row[4]
             (same if fid is None or fid == file_id(st) else other).append(rel)
+            seen[rel] = (st.st_size, change_stamp(st), file_id(st))
         plain = set(same)
         if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
             plain.update(other)  # nothing in the round a replaced file could pair with
@@ -1316,6 +1359,7 @@ class Watcher:
         order = sorted(plain)
         first = (paths - plain) | set(order[:n])
         rest = [set(order[i:i + n]) for i in range(n, len(order), n)]
+        self._chunk_seen = {rel: seen[rel] for rel in order[n:]}  # each later chunk's paths as stat'ed now: _still_plain
         return [first, *rest]
 
     def _safe_one(self, paths: set[str], dirs: set[str], **kw) -> bool:
