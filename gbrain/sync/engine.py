@@ -2080,8 +2080,16 @@ class SyncEngine:
                     keep_version(self.conn, *key_for_path(self.conn, p), p, data, "older brain version on disk, replaced")
             for old_sc, new_sc, pid in out.sidecar_moves:
                 self._move_sidecar(old_sc, new_sc, pid, out)
-            for src, dst in out.page_moves:
-                self._move_copies(src, dst, out)
+            if out.page_moves:
+                # (the folders holding a copy, read once: a folder renamed whole is N moves, and
+                # copy_renames scans every stored path; a page's copies are in its folder or its .raw)
+                held = {posixpath.dirname(p) for (p,) in self.conn.execute(
+                    "SELECT path FROM pages WHERE path LIKE '%onflict%' UNION ALL SELECT path FROM files WHERE path LIKE '%onflict%'")
+                    if copy_mark(p) is not None}
+                for src, dst in out.page_moves:
+                    d = posixpath.dirname(src)
+                    if d in held or posixpath.join(d, ".raw") in held:
+                        held |= {posixpath.dirname(n) for _, n in self._move_copies(src, dst, out)}
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
             tx_max = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
             new_cur = max(cur, base_seq)
@@ -3719,14 +3727,16 @@ class SyncEngine:
         out.moved.append((src, dst))
         self._log(f"> {move_text(src, dst)} (moved)")
 
-    def _move_copies(self, src: str, dst: str, out: Outcome) -> None:
+    def _move_copies(self, src: str, dst: str, out: Outcome) -> list[tuple[str, str]]:
         """A page was renamed from ``src`` to ``dst`` (a note moved in the folder): its conflict
         copies and its sidecars' (:func:`copy_renames`) follow it, on disk and in the brain, as its
         sidecar does (:meth:`_move_sidecar`), with their sync record (:func:`move_copy`). Each only
         when its file is exactly the stored version (or not yet written to this folder: the row
         moves, the next round writes it) and nothing is at its new path; else left as it is. A copy
         the folder moved itself this round (a folder renamed whole) is no longer stored at its
-        old path: nothing to do."""
+        old path: nothing to do. Returns ``[(copy, new path)]`` of the copies it meant to move
+        (the caller asks only for a page whose folder or ``.raw`` holds a copy: the round's
+        ``held`` folders)."""
         c = self.conn
 
         def on_disk(p: str, own: str) -> bool:
@@ -3760,6 +3770,7 @@ class SyncEngine:
             out.disk_hashes[new] = row[0]
             out.moved.append((old, new))
             self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
+        return [(o, n) for o, n, _ in moves]
 
     def _stale_move(self, src: str, dst: str, f: DiskFile, stale: tuple[str, bytes, bytes | None], written: DiskFile | None,
                     copy: str | None, base: str, out: Outcome) -> None:
