@@ -160,3 +160,23 @@ def test_the_fold_map_one_for_one_equals_piece_by_piece(monkeypatch):
     for t, (f1, s1, e1), (f2, s2, e2) in zip(texts, fast, slow):
         assert (f1, list(s1), list(e1)) == (f2, list(s2), list(e2)), t
     assert fast[0][0] == "ежик идет к медвежонку считать звезды."
+
+
+def test_a_quoted_phrase_holding_a_folded_letter_finds_the_page_as_typed(tmp_path, db_path):
+    """A quoted phrase is searched in its folded form (``"елочные игрушки"``) and as typed
+    (``"ёлочные игрушки"``): the folded words a page holds (``search_words``) are no phrase, so
+    the phrase typed as the page writes it found nothing after the fold (it did before v68); the
+    same for ``ß`` (``"Straße financial"``) and Greek accents. Both engines."""
+    notes = {"a.md": "# Alpha\n\nМы ели ёлочные игрушки. Straße financial world.\n",
+             "g.md": "# Gamma\n\nἩ Ἀκρόπολη τῆς πόλης.\n",
+             "e.md": "# Epsilon\n\nНовые елочные игрушки в коробке.\n",
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, want in (('"ёлочные игрушки"', "a"), ('"Straße financial"', "a"), ('"Ἀκρόπολη τῆς"', "g"),
+                            ('"елочные игрушки"', "e"), ('"ёлочные игрушки" коробке', "a")):
+            hits = keyword.search(b.conn, query, limit=5)
+            assert want in [h["slug"] for h in hits], (query, hits)
+            h = next(h for h in hits if h["slug"] == want)
+            assert h["highlights"], (query, h)
+        assert {h["slug"] for h in keyword.search(b.conn, '"ёлочные игрушки"', limit=5)} == {"a", "e"}
