@@ -180,3 +180,16 @@ def test_a_quoted_phrase_holding_a_folded_letter_finds_the_page_as_typed(tmp_pat
             h = next(h for h in hits if h["slug"] == want)
             assert h["highlights"], (query, h)
         assert {h["slug"] for h in keyword.search(b.conn, '"ёлочные игрушки"', limit=5)} == {"a", "e"}
+
+
+def test_a_page_marked_in_python_marks_the_russian_forms_search_found(tmp_path, db_path):
+    """A Russian query word is searched as its stem's prefix (``игрушкам`` → ``игрушк*``): a page
+    holding ``ё`` (marked in Python, ``_mark_words``) marks the form it writes, as a page without
+    is marked by the engine (it found the page and marked nothing: ``игрушки``, ``звёзды``)."""
+    notes = {"a.md": "# Alpha\n\nМы купили ёлочные игрушки и звёзды.\n", "b.md": "# B\n\nКупили новые игрушки в магазине.\n",
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, want in (("игрушкам", ["игрушки"]), ("звездам", ["звёзды"]), ("ёлочной", ["ёлочные"])):
+            h = next(h for h in keyword.search(b.conn, query, limit=5) if h["slug"] == "a")
+            assert [h["snippet"][x:y] for x, y in h["highlights"]] == want, (query, h)

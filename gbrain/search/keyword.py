@@ -457,7 +457,10 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     seq = folded_words(phrase) if phrase else folded_words(query)  # (``phrase``: the query as typed, when ``query`` is its words)
     if not words:
         return None
-    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # a Russian word is searched as its stem's prefix (_terms: ``игрушкам`` → ``игрушк*``): marked
+    # so, to its word's end, as the engine marks the form the page writes (``игрушки``)
+    stems = {w: fold_accents(s) for w in words if (s := russian.prefix(w)) and w.casefold() not in STOP_WORDS}
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
@@ -3171,7 +3174,8 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
 def _matches_text(text: str, query: str) -> bool:
     """Whether a meaningful word of ``query`` (:func:`query_words`) is in ``text``, case folded
     (and compatibility folded, :func:`search_form`, when ``text`` is not NFKC)."""
-    words = query_words(search_form(query))
+    # (a Russian word is searched as its stem's prefix: _terms; ``игрушкам`` is in ``игрушки``'s text)
+    words = [russian.prefix(w) or w if w.casefold() not in STOP_WORDS else w for w in query_words(search_form(query))]
     low = text.casefold()
     if any(w in low for w in words):
         return True
