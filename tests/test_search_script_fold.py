@@ -160,3 +160,36 @@ def test_the_fold_map_one_for_one_equals_piece_by_piece(monkeypatch):
     for t, (f1, s1, e1), (f2, s2, e2) in zip(texts, fast, slow):
         assert (f1, list(s1), list(e1)) == (f2, list(s2), list(e2)), t
     assert fast[0][0] == "ежик идет к медвежонку считать звезды."
+
+
+def test_a_quoted_phrase_holding_a_folded_letter_finds_the_page_as_typed(tmp_path, db_path):
+    """A quoted phrase is searched in its folded form (``"елочные игрушки"``) and as typed
+    (``"ёлочные игрушки"``): the folded words a page holds (``search_words``) are no phrase, so
+    the phrase typed as the page writes it found nothing after the fold (it did before v68); the
+    same for ``ß`` (``"Straße financial"``) and Greek accents. Both engines."""
+    notes = {"a.md": "# Alpha\n\nМы ели ёлочные игрушки. Straße financial world.\n",
+             "g.md": "# Gamma\n\nἩ Ἀκρόπολη τῆς πόλης.\n",
+             "e.md": "# Epsilon\n\nНовые елочные игрушки в коробке.\n",
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, want in (('"ёлочные игрушки"', "a"), ('"Straße financial"', "a"), ('"Ἀκρόπολη τῆς"', "g"),
+                            ('"елочные игрушки"', "e"), ('"ёлочные игрушки" коробке', "a")):
+            hits = keyword.search(b.conn, query, limit=5)
+            assert want in [h["slug"] for h in hits], (query, hits)
+            h = next(h for h in hits if h["slug"] == want)
+            assert h["highlights"], (query, h)
+        assert {h["slug"] for h in keyword.search(b.conn, '"ёлочные игрушки"', limit=5)} == {"a", "e"}
+
+
+def test_a_page_marked_in_python_marks_the_russian_forms_search_found(tmp_path, db_path):
+    """A Russian query word is searched as its stem's prefix (``игрушкам`` → ``игрушк*``): a page
+    holding ``ё`` (marked in Python, ``_mark_words``) marks the form it writes, as a page without
+    is marked by the engine (it found the page and marked nothing: ``игрушки``, ``звёзды``)."""
+    notes = {"a.md": "# Alpha\n\nМы купили ёлочные игрушки и звёзды.\n", "b.md": "# B\n\nКупили новые игрушки в магазине.\n",
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for query, want in (("игрушкам", ["игрушки"]), ("звездам", ["звёзды"]), ("ёлочной", ["ёлочные"])):
+            h = next(h for h in keyword.search(b.conn, query, limit=5) if h["slug"] == "a")
+            assert [h["snippet"][x:y] for x, y in h["highlights"]] == want, (query, h)

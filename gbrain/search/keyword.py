@@ -190,6 +190,12 @@ def search_form(text: str) -> str:
     return fold_letters(unicodedata.normalize("NFKC", text or ""))
 
 
+def typed_form(text: str) -> str:
+    """``text`` as typed, in the one Unicode form :func:`search_form` starts from (NFKC), its
+    letters unfolded: the spelling a quoted phrase is searched in too (:func:`fts_parts`)."""
+    return unicodedata.normalize("NFKC", text or "")
+
+
 def _compat_free(text: str) -> bool:
     """Whether ``text`` is its own :func:`search_form` (ASCII always is: O(1) for an ASCII ``str``)."""
     return text.isascii() or (not _LETTERS.search(text) and unicodedata.is_normalized("NFKC", text))
@@ -451,7 +457,10 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     seq = folded_words(phrase) if phrase else folded_words(query)  # (``phrase``: the query as typed, when ``query`` is its words)
     if not words:
         return None
-    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # a Russian word is searched as its stem's prefix (_terms: ``игрушкам`` → ``игрушк*``): marked
+    # so, to its word's end, as the engine marks the form the page writes (``игрушки``)
+    stems = {w: fold_accents(s) for w in words if (s := russian.prefix(w)) and w.casefold() not in STOP_WORDS}
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
@@ -538,20 +547,26 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_query(text: str) -> str:
+def fts_query(text: str, typed: str | None = None) -> str:
     """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words.
 
     When the text has a word that is not in :data:`STOP_WORDS`, its stop words match the body
-    fields only (``{compiled_truth timeline search_words} : "are"``)."""
-    return " OR ".join(fts_parts(text))
+    fields only (``{compiled_truth timeline search_words} : "are"``). ``typed``: as in
+    :func:`fts_parts`."""
+    return " OR ".join(fts_parts(text, typed))
 
 
-def fts_parts(text: str) -> list[str]:
+def fts_parts(text: str, typed: str | None = None) -> list[str]:
     """The terms :func:`fts_query` joins with ``OR``, in order, each once (FTS5 strings: a
-    quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words."""
+    quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words.
+    ``typed``: the query ``text`` is the :func:`search_form` of, NFKC (:func:`typed_form`): a
+    quoted phrase its fold changed is searched either way, one term ``("елочные игрушки" OR
+    "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase typed
+    as the page writes it is found by its own spelling only)."""
     parts: list[str] = []
     pos = 0
-    for m in _PHRASE.finditer(text):
+    spelled = [m.group(1) for m in _PHRASE.finditer(typed)] if typed and typed != text else []
+    for k, m in enumerate(_PHRASE.finditer(text)):
         parts += _terms(text[pos : m.start()])
         words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
         if len(words) > 1 and all(_CJK_RUN.fullmatch(w) for w in words):
@@ -559,7 +574,11 @@ def fts_parts(text: str) -> list[str]:
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
         elif words:
-            parts.append(_quote(" ".join(words)))
+            as_typed = [w.rstrip("*") for w in _WORD.findall(spelled[k]) if w.strip("*")] if k < len(spelled) else words
+            if len(words) > 1 and len(as_typed) > 1 and as_typed != words and not any(map(_CJK_RUN.search, as_typed)):
+                parts.append(f"({_quote(' '.join(words))} OR {_quote(' '.join(as_typed))})")
+            else:
+                parts.append(_quote(" ".join(words)))
         pos = m.end()
     parts += _terms(text[pos:].replace('"', " "))
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
@@ -1081,15 +1100,15 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if query not in names:
         names.append(query)
     names += [v for n in list(names) for v in plural_names(n) if v not in names]
-    q = fts_query(query or "")
+    q = fts_query(query or "", nfkc)
     if not q or limit <= 0:
         return [], None
     if is_postgres(conn):
         return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts,
-                        typed_words=typed_words), None
+                        typed_words=typed_words, spelled=nfkc), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
-    parts = fts_parts(query or "")
+    parts = fts_parts(query or "", nfkc)
     counts: dict[str, int] = {}
     words = query_words(query)
     n_pages = _fts_rows(conn, facts)
@@ -2239,21 +2258,30 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
     return f"({parts})", [x for w in words for x in (w, w)]
 
 
-def pg_parts(query: str) -> list[tuple[str, str]]:
+def pg_parts(query: str, typed: str | None = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
     most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
     holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
-    separates words."""
+    separates words. ``typed``: as in :func:`fts_parts` (a phrase its fold changed is two phrase
+    parts, folded and as typed)."""
     out: list[tuple[str, str]] = []
     # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
-    for p in fts_parts(query or ""):
+    split: list[tuple[str, bool]] = []
+    for p in fts_parts(query or "", typed):
+        if p.startswith('("'):  # a phrase folded and as typed: each its own phrase part
+            folded, as_typed = p[2:-2].split('" OR "')
+            split += [(f'"{folded}"', False), (f'"{as_typed}"', True)]
+        else:
+            split.append((p, False))
+    for p, spelled in split:
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
         prefix = p.endswith("*")
-        text = p[1 : -2 if prefix else -1].casefold()
+        # (the phrase as typed is lowercased only: casefold folds too, ``ß`` → ``ss``)
+        text = p[1 : -2 if prefix else -1].lower() if spelled else p[1 : -2 if prefix else -1].casefold()
         date = text in dates
         if date:
             text = text.replace(" ", "-")
@@ -2428,7 +2456,8 @@ def _pg_len_sql() -> tuple[str, str, str]:
 
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
-             coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None) -> list[dict]:
+             coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None,
+             spelled: str | None = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -2471,7 +2500,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     words = query_words(query)
     if not words:
         return []
-    parts = pg_parts(query)
+    parts = pg_parts(query, spelled)  # (``spelled``: the query as typed, NFKC: typed_form)
     syntax = _pg_syntax(parts)
     if syntax:  # a phrase or a prefix: the same SQL over their tsqueries
         terms = parts
@@ -3021,7 +3050,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
-    q = fts_query(folded)
+    spelled = typed_form(query)  # (a quoted phrase is searched as typed too: fts_parts)
+    q = fts_query(folded, spelled)
     only = PageFilter(type, tag, prefix, since)
     if not q or task_box_query(query):
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
@@ -3036,7 +3066,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         if ranked:
             if warn:
                 warn(f"no page holds {query.strip()!r} as written: pages holding its words apart (put it in quotes for that text only)")
-            query, folded, q = loose, loose, fts_query(loose)
+            query, folded, spelled, q = loose, loose, loose, fts_query(loose)
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
     canvases = [] if only.type or only.tag or only.since else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
@@ -3045,7 +3075,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         both = sorted([(h["score"], 0, i, h) for i, h in enumerate(ranked)] + [(h["score"], 1, i, h) for i, h in enumerate(canvases)],
                       key=lambda x: (-x[0], x[1], x[2]))[offset : offset + int(limit)]
         pages = [x[3] for x in both if x[1] == 0]
-        done = {h["slug"]: h for h in (_with_snippets(conn, folded, q, pages, warn, body) if pages else [])}
+        done = {h["slug"]: h for h in (_with_snippets(conn, folded, q, pages, warn, body, spelled) if pages else [])}
         slugs = _slugs_of(conn, [h["id"] for h in pages])
         return [done[slugs[x[3]["id"]]] if x[1] == 0 else x[3] for x in both if x[1] == 1 or slugs.get(x[3]["id"]) in done]
     ranked = ranked[offset:]
@@ -3054,7 +3084,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if not ranked:
         return []
     try:
-        return _with_snippets(conn, folded, q, ranked, warn, body)
+        return _with_snippets(conn, folded, q, ranked, warn, body, spelled)
     except sqlite3.OperationalError as e:
         # a TEXT value that is not UTF-8: gbrain never stores one (invalid UTF-8 is a blob), so the
         # file's bytes changed; reported as a damaged brain (storage/db.py: db_error), not as is
@@ -3069,11 +3099,12 @@ def _slugs_of(conn, ids: list[int]) -> dict[int, str]:
     return {int(r[0]): r[1] for r in conn.execute(f"SELECT id, slug FROM pages WHERE id IN ({','.join(str(int(i)) for i in ids)})")}
 
 
-def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None) -> list[dict]:
+def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None,
+                   spelled: str | None = None) -> list[dict]:
     """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty; or :func:`_rank`'s, whose
     body signal ``body`` is added here, found by the same FTS5 pass that marks the snippets' hits)
     with their rows and snippets (:func:`snippet_of`); hits with no page row are left out
-    (``warn`` told once)."""
+    (``warn`` told once). ``spelled``: the query as typed (:func:`typed_form`, :func:`pg_parts`)."""
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
@@ -3081,7 +3112,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     if is_postgres(conn):
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
-        parts = pg_parts(query)
+        parts = pg_parts(query, spelled)
         tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS) if not cjk else -1} THEN "
                f"ts_headline('english', {_PG_HEAD_TEXT}, {tsq}, "
@@ -3143,7 +3174,8 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
 def _matches_text(text: str, query: str) -> bool:
     """Whether a meaningful word of ``query`` (:func:`query_words`) is in ``text``, case folded
     (and compatibility folded, :func:`search_form`, when ``text`` is not NFKC)."""
-    words = query_words(search_form(query))
+    # (a Russian word is searched as its stem's prefix: _terms; ``игрушкам`` is in ``игрушки``'s text)
+    words = [russian.prefix(w) or w if w.casefold() not in STOP_WORDS else w for w in query_words(search_form(query))]
     low = text.casefold()
     if any(w in low for w in words):
         return True
