@@ -250,6 +250,68 @@ def test_a_stale_line_alike_to_an_agents_line_keeps_the_agents_other_lines():
     assert stale_view(fixed, agent, [a]) is None
 
 
+# team trial 54: look-alike lines of one template, written from stale buffers
+NOTE = b"# Note\n\n## State\n\nSome text about the project.\n"
+ENTRY = "- **2026-12-05** | note \u2014 MK-{}-{} hand-written entry\n"
+
+
+@pytest.mark.engine_free
+def test_a_teammates_look_alike_line_is_no_edit_of_the_line_that_arrived():
+    """Three people appended a line of one template at one place within a second, each from the
+    text they had before any save: bob's line (MK-bob-0048) is 0.92 alike to alice's (MK-alice-0041),
+    so his stale save was read as an edit of alice's line (a typo fix), based on her version: a
+    plain import, alice's line only in the history, no merge, no copy, no message. A line that puts
+    another name or number in place of one is another line: the save is stale, both lines kept."""
+    from gbrain.sync.merge import another_line, saw_write
+
+    alice = NOTE + ENTRY.format("alice", "0041").encode()
+    bob = NOTE + ENTRY.format("bob", "0048").encode()
+    carol = NOTE + ENTRY.format("carol", "0052").encode()
+    assert not saw_write(NOTE, alice, bob)
+    v = stale_view(bob, alice, [NOTE])
+    assert v is not None and v.merged is not None and b"MK-alice-0041" in v.merged and b"MK-bob-0048" in v.merged
+    # carol, also from the first text, saves after bob's merge reached her file
+    v2 = stale_view(carol, v.merged, [alice, NOTE])
+    assert v2 is not None and v2.merged is not None
+    assert all(w in v2.merged for w in (b"MK-alice-0041", b"MK-bob-0048", b"MK-carol-0052"))
+    # only the number, or only the name, differs: still another line
+    for other in (ENTRY.format("alice", "0042"), ENTRY.format("bob", "0041")):
+        assert not saw_write(NOTE, alice, NOTE + other.encode()), other
+    # a checklist item of one day, another person's name
+    todo = NOTE + b"- [ ] standup (alice)\n"
+    v = stale_view(NOTE + b"- [ ] standup (bob)\n", todo, [NOTE])
+    assert v is not None and v.merged is not None and b"(alice)" in v.merged and b"(bob)" in v.merged
+    assert another_line(b"- [ ] standup (bob)", b"- [ ] standup (alice)")
+    # the agent's write filled in a line, a stale buffer typed its own beside the line as it was
+    filled = NOTE + b"- [ ] standup\n"
+    v = stale_view(filled + b"- [ ] standup (bob)\n", filled.replace(b"standup", b"standup (alice)"), [filled])
+    assert v is not None and (v.merged is None or (b"(alice)" in v.merged and b"(bob)" in v.merged))
+    assert another_line(b"Call w/ Ana Lima", b"Call with Ana Lima")
+    assert not another_line(b"call with [[Carol Stone]] about it", b"call with [[Bob Stone]] about it")  # a link retargeted
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("wrote, fixed", [
+    ("- **2026-12-05** | Invoice recieved from the landlord today", "- **2026-12-05** | Invoice received from the landlord today"),
+    ("- **2026-12-05** | Sent teh signed lease back to the agency", "- **2026-12-05** | Sent the signed lease back to the agency"),
+    ("- **2026-12-05** | Sent the signed lease to the agency", "- **2026-12-05** | Sent the signed lease back to the agency"),
+    ("- **2026-12-05** | Call with ana Lima about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
+    ("- **2026-12-05** | Call with Ana Lima about the laon", "- **2026-12-05** | Call with Ana Lima about the loan"),
+    ("- **2026-12-05** | Standup moved to the big room", "- **2026-12-05** | Stand-up moved to the big room"),
+])
+def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fixed):
+    """The other side of the look-alike rule: a person who fixes a typo (letters swapped or
+    missing, a capital, a word put in) in the line gbrain just wrote to the file saw it: the save
+    is an edit of the newest version (plain import), not merged back into two lines."""
+    from gbrain.sync.merge import another_line, saw_write
+
+    after = NOTE + wrote.encode() + b"\n"
+    disk = NOTE + fixed.encode() + b"\n"
+    assert not another_line(fixed.encode(), wrote.encode())
+    assert saw_write(NOTE, after, disk)
+    assert stale_view(disk, after, [NOTE]) is None
+
+
 @pytest.mark.engine_free
 def test_a_stale_save_sharing_only_a_heading_with_the_agents_write_keeps_the_agents_lines():
     """The agent added a section ('## Next steps' and three lines); the person's stale buffer added

@@ -38,6 +38,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -97,6 +98,71 @@ def alike(a: bytes, b: bytes) -> float:
     return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
 
 
+#: a word (letters, digits, ``_``; any script) or one other non-space character
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _osa(a: str, b: str) -> int:
+    """Optimal string alignment distance (Levenshtein with swaps of two neighbours as one edit)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def _typo(old: str, new: str) -> bool:
+    """Whether ``new`` (a run of tokens, spaces left out) is ``old`` with a typo fixed: equal but
+    for case, or one edit (a letter put in, taken out, changed, two swapped) away, two when the
+    longer is 6 or more characters; never when a digit changed (another number or identifier)."""
+    if old.casefold() == new.casefold():
+        return True
+    if [c for c in old if c.isdigit()] != [c for c in new if c.isdigit()]:
+        return False
+    return _osa(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
+
+
+def another_line(mine: bytes, w: bytes) -> bool:
+    """Whether the line ``mine``, however alike (:func:`alike`) to the line ``w``, is another line
+    of the same template rather than ``w`` edited: where it puts words in place of words of ``w``,
+    one such place is no typo fix (:func:`_typo`: another name, another number: ``- [ ] standup
+    (bob)`` beside ``- [ ] standup (alice)``, ``MK-bob-0048`` beside ``MK-alice-0041``; or a
+    word put for another, ``w/`` for ``with``). Words put in or cut, a letter's case, a typo
+    (``recieved`` → ``received``, ``teh`` → ``the``, ``Standup`` → ``Stand-up``) are edits, and
+    so is a name put for another inside a link's target (``[[Bob Stone]]`` → ``[[Carol Stone]]``:
+    an editor retargeting a link gbrain had just rewritten after a move).
+    Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). Team trial 54: a
+    teammate's look-alike line from a stale buffer was read as a typo fix of the line that had
+    just arrived, and that line left the page unseen. Pure."""
+    a, a_link = _tokens(w.decode("utf-8", "replace"))
+    b, b_link = _tokens(mine.decode("utf-8", "replace"))
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "replace" and not _typo("".join(a[i1:i2]), "".join(b[j1:j2])) \
+                and not (all(a_link[i1:i2]) and all(b_link[j1:j2])):
+            return True
+    return False
+
+
+#: a wiki link's target or a markdown link's: a name put for another there is a link
+#: retargeted (an editor rewriting a link gbrain had just rewritten after a move), an edit
+_LINK_TARGET = re.compile(r"\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
+
+
+def _tokens(line: str) -> tuple[list[str], list[bool]]:
+    """The tokens of ``line`` (:data:`_TOKEN`) and, for each, whether it is in a link's target."""
+    spans = [m.span() for m in _LINK_TARGET.finditer(line)]
+    toks, inside = [], []
+    for m in _TOKEN.finditer(line):
+        toks.append(m.group())
+        inside.append(any(lo <= m.start() and m.end() <= hi for lo, hi in spans))
+    return toks, inside
+
+
 def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset(),
                                 must: set[bytes] | None = None, earlier: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
@@ -111,7 +177,9 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
     ``must`` (default ``wrote``): every line gbrain's write added; the save must hold each of them
     but those its lines edit (a person who saw the write has them): a line alike by chance (two
     entries of one day share their date) would otherwise drop the agent's other lines unseen.
-    ``earlier``: lines (stripped) of earlier versions: a save line among them is no edit."""
+    ``earlier``: lines (stripped) of earlier versions: a save line among them is no edit.
+    A line of the same template with another name or number (:func:`another_line`) is no edit
+    either, however alike: another person's entry typed in a stale buffer (team trial 54)."""
     if not wrote:
         return False
     old = _lines(older)
@@ -125,7 +193,9 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
             mine = ln.strip()
             if not mine or mine in earlier or mine in wrote:
                 continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`telling_line`)
-            to_write, w = max((alike(mine, w), w) for w in wrote)
+            # (a line of the same template with another name or number in it is no edit: :func:`another_line`)
+            to_write, w = max(((r, w) for w in wrote if (r := alike(mine, w)) >= EDITED_LINE_MIN and not another_line(mine, w)),
+                              default=(0.0, b""))
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
                 continue
