@@ -862,7 +862,7 @@ class Brain:
             filed = None
         if filed:
             raise NotFound(f"{msg}: {filed[0]} is stored as a non-page file (an attachment, sidecar or index/log/schema file), "
-                           f"not a page: read it by its path; tags, links and timeline entries are for pages", sugg)
+                           f"not a page: read it by its path; tags, links and timeline entries are for pages", self.suggest(s))
         moved = self.renamed(slug)
         if moved:  # an old name: the history knows where the page went, the one suggestion (no
             # did-you-mean scan of every name, ~1 s at 6,500 pages, for a name followed on every read and write: trial 55)
