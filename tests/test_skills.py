@@ -821,3 +821,31 @@ def test_skills_name_the_parts_reading_and_heading_timeline_steps():
     for name in ("ingest", "maintain", "enrich"):
         text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
         assert "`## Timeline`" in text and "brain_timeline_add" in text, name
+
+
+@pytest.mark.engine_free
+def test_briefing_import_check_sees_an_import_under_later_writes(tmp_path):
+    """Trial 56: the briefing skill (1.1) told the agent to ask `brain_changes {"since": "24h"}`
+    who wrote the day's changes and to call the day a (re)import when they were nearly all
+    `import`. That call lists the newest 20 rows: an import followed by a morning of the agent's
+    own writes showed 20 `mcp` rows and not one of the import's 2,262, so the agent listed the
+    whole import as news. The skill's `brain_changes` calls of 1.1 (but the one that leaves the
+    import out) must show an import that ran in the window, whatever was written after it."""
+    section = (SKILLS / "briefing" / "SKILL.md").read_text(encoding="utf-8")
+    section = section.split("### 1.1", 1)[1].split("### 1.2", 1)[0]
+    calls = [json.loads(m.group(2)) for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", section)
+             if m.group(1) == "brain_changes"]
+    calls = [c for c in calls if c.get("exclude_origin") != "import"]
+    assert calls, "the briefing skill's 1.1 names no brain_changes call to find an import with"
+    seed = tmp_path / "seed"
+    (seed / "people").mkdir(parents=True)
+    for i in range(30):
+        (seed / "people" / f"p{i}.md").write_text(f"---\ntitle: P{i}\ntype: person\n---\n\n# P{i}\n", encoding="utf-8")
+    with Brain.open(tmp_path / "brain.db") as b:
+        assert import_tree(b, seed)["ok"]
+        for i in range(25):  # the agent's morning, after the import
+            ops.run_tool("timeline-add", {"slug": f"people/p{i}", "date": "2026-12-05", "summary": f"met {i}"},
+                         ops.Context(surface="mcp"), brain=b)
+        seen = [ops.run_tool("changes", dict(c), ops.Context(surface="mcp"), brain=b) for c in calls]
+    origins = {row["origin"] for answer in seen for row in answer["items"]}
+    assert "import" in origins, (calls, origins)
