@@ -849,3 +849,27 @@ def test_briefing_import_check_sees_an_import_under_later_writes(tmp_path):
         seen = [ops.run_tool("changes", dict(c), ops.Context(surface="mcp"), brain=b) for c in calls]
     origins = {row["origin"] for answer in seen for row in answer["items"]}
     assert "import" in origins, (calls, origins)
+
+
+@pytest.mark.engine_free
+def test_briefing_people_in_play_leave_out_an_import(tmp_path):
+    """Trial 56: the briefing skill's 1.5 lists the people pages written in the last 7 days and
+    has the agent read each one; a week after an import that list is the import's (50 of 329
+    people of a 2,000-page brain, full), none of them in play. 1.5 must name a call that, after
+    an import, lists the people the other writers changed: here the two the agent wrote."""
+    section = (SKILLS / "briefing" / "SKILL.md").read_text(encoding="utf-8")
+    section = section.split("### 1.5", 1)[1].split("### 1.6", 1)[0]
+    calls = [(m.group(1), json.loads(m.group(2))) for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", section)]
+    seed = tmp_path / "seed"
+    (seed / "people").mkdir(parents=True)
+    for i in range(60):
+        (seed / "people" / f"p{i}.md").write_text(f"---\ntitle: P{i}\ntype: person\n---\n\n# P{i}\n", encoding="utf-8")
+    answers = []
+    with Brain.open(tmp_path / "brain.db") as b:
+        assert import_tree(b, seed)["ok"]
+        for slug in ("people/p7", "people/p42"):
+            ops.run_tool("timeline-add", {"slug": slug, "date": "2026-12-05", "summary": "met"}, ops.Context(surface="mcp"), brain=b)
+        for tool, args in calls:
+            r = ops.run_tool(tool.removeprefix("brain_").replace("_", "-"), dict(args), ops.Context(surface="mcp"), brain=b)
+            answers.append({row.get("slug") or row.get("name") for row in r["items"] if row.get("type") == "person"})
+    assert {"people/p7", "people/p42"} in answers, (calls, answers)
