@@ -53,6 +53,7 @@ from ..page.markdown import (
     TAG_SYNTAXES,
     notion_items,
     notion_properties,
+    notion_tag_added,
     parse_page,
     parse_timeline_entries,
     page_property_syntax,
@@ -2024,7 +2025,9 @@ class Brain:
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
-        """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC). No
+        """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC); to a
+        Notion export's page with properties and no frontmatter, to its ``Tags:`` line instead
+        (:func:`gbrain.page.markdown.notion_tag_added`: frontmatter would end its Notion reading). No
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
         its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
         ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
@@ -2046,7 +2049,13 @@ class Brain:
             # one; write the spelling most pages use, and say so (trial 48: `Energy` beside `energy`)
             tag, n = spellings[0][0], spellings[0][1]
             note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
-        res = self._set_tags(row, page.tags + [tag])
+        body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
+        if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
+            key, had = tag_identity(tag), [(ln.kind, ln.target) for ln in page.links]
+            res = self._edit(row, (BOM if page.bom else "") + body,
+                             lambda o, n: key in {tag_identity(t) for t in n.all_tags} and [(ln.kind, ln.target) for ln in n.links] == had, "tag")
+        else:
+            res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
         return res
 
