@@ -59,3 +59,27 @@ def test_tag_of_a_notion_page_without_properties_adds_frontmatter_as_before(tmp_
         assert b.get_text(slug) == "---\ntags:\n- urgent\n---\n" + text
         assert b.tags(slug) == ["urgent"]
         assert [r["slug"] for r in b.backlinks(ACME)] == [slug]
+
+
+def test_a_frontmatter_put_on_a_notion_page_warns_what_stops_being_read(tmp_path, db_path):
+    """``put --frontmatter`` on a Notion export's page writes the block asked for, but with it the
+    page is no longer read as Notion's: its ``Tags:`` tags and relation links go. That was silent;
+    the answer warns, naming them and the put that takes the block away again."""
+    import json
+
+    from conftest import gbrain_in_process
+
+    text = f"# Plan\n\nTags: infra, q3\n{REL}\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}):
+        pass
+    slug = f"Wiki {ID}/Plan {ID}"
+    r = gbrain_in_process("--db", str(db_path), "--json", "put", slug, "--frontmatter", '{"owner": "Ana"}')
+    assert r.returncode == 0, r.stderr
+    warnings = json.loads(r.stdout)["warnings"]
+    assert len(warnings) == 1 and "Notion" in warnings[0], warnings
+    for word in ("infra", "q3", "Acme", '{"owner": null}'):
+        assert word in warnings[0], warnings
+    r = gbrain_in_process("--db", str(db_path), "put", slug, "--frontmatter", '{"owner": "Bo"}')
+    assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (already not read as Notion's: nothing more lost)
+    r = gbrain_in_process("--db", str(db_path), "put", f"Companies {ID}/Acme {ID}", "--frontmatter", '{"owner": "Bo"}')
+    assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (no properties: nothing lost)
