@@ -83,3 +83,18 @@ def test_a_frontmatter_put_on_a_notion_page_warns_what_stops_being_read(tmp_path
     assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (already not read as Notion's: nothing more lost)
     r = gbrain_in_process("--db", str(db_path), "put", f"Companies {ID}/Acme {ID}", "--frontmatter", '{"owner": "Bo"}')
     assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (no properties: nothing lost)
+
+
+def test_lint_names_where_a_tag_to_rename_by_hand_is_written(tmp_path, db_path):
+    """lint's ``tag_duplicates`` said to rename ``'#Infra'`` in the text of a Notion page whose
+    ``Tags: Infra`` line holds it (the page has no ``#Infra``): it names the line, as untag does."""
+    from gbrain.core.lint import lint
+
+    files = {f"Wiki {ID}/Ship {ID}.md": "# Ship\n\nTags: Infra\n\nBody.\n",
+             "a.md": "---\ntags: [infra]\n---\nx\n", "b.md": "---\ntags: [infra]\n---\ny\n", "c.md": "Text #Infra here.\n"}
+    with _brain(tmp_path, db_path, files) as b:
+        item = next(i for i in lint(b, checks=["tag_duplicates"])["items"] if i["check"] == "tag_duplicates")
+        action = item["action"]
+        assert f"the Notion Tags: line of Wiki {ID}/Ship {ID}" in action, action
+        assert "'#Infra' in the text of c → '#infra'" in action, action
+        assert f"'#Infra' in the text of Wiki {ID}" not in action, action

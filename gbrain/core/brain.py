@@ -2059,6 +2059,17 @@ class Brain:
         res.note = res.note or note
         return res
 
+    def tag_line(self, row: sqlite3.Row, page: Page, key: str) -> tuple[str, str] | tuple[None, None]:
+        """Where the page's text writes the tag of identity ``key`` (:func:`tag_identity`) when not as
+        an inline ``#tag``: ``("Logseq tags:: line", spelling)`` or ``("Notion Tags: line", spelling)``,
+        else ``(None, None)``. For messages saying what to edit by hand (untag, lint's tag_duplicates)."""
+        props = logseq_properties(page.body) if "::" in page.body and reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
+        prop = [t for t in logseq_items(props.get("tags", "")) if tag_identity(t) == key]
+        if prop:
+            return "Logseq tags:: line", prop[0]
+        notion = [] if page.frontmatter_raw else [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if tag_identity(t) == key]
+        return ("Notion Tags: line", notion[0]) if notion else (None, None)
+
     def _spaced_tag(self, tag: str) -> str:
         """The refusal of a tag with white space in it, naming the tag to use instead."""
         key = lambda t: _NOT_ALNUM_TAG.sub("-", nfc(t).casefold()).strip("-")  # noqa: E731
@@ -2087,11 +2098,8 @@ class Brain:
         if len(keep) == len(page.tags):
             inline = [t for t in page.inline_tags if tag_identity(t) == key]
             if inline:
-                props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
-                prop = [t for t in logseq_items(props.get("tags", "")) if tag_identity(t) == key]
-                notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if tag_identity(t) == key]
-                where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
-                         else f"inline in the page's text (#{inline[0]})")
+                line, written = self.tag_line(row, page, key)
+                where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [tag_identity(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
