@@ -53,6 +53,7 @@ from ..page.markdown import (
     TAG_SYNTAXES,
     notion_items,
     notion_properties,
+    notion_tag_added,
     parse_page,
     parse_timeline_entries,
     page_property_syntax,
@@ -2024,7 +2025,9 @@ class Brain:
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
-        """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC). No
+        """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC); to a
+        Notion export's page with properties and no frontmatter, to its ``Tags:`` line instead
+        (:func:`gbrain.page.markdown.notion_tag_added`: frontmatter would end its Notion reading). No
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
         its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
         ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
@@ -2046,9 +2049,26 @@ class Brain:
             # one; write the spelling most pages use, and say so (trial 48: `Energy` beside `energy`)
             tag, n = spellings[0][0], spellings[0][1]
             note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
-        res = self._set_tags(row, page.tags + [tag])
+        body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
+        if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
+            key, had = tag_identity(tag), [(ln.kind, ln.target) for ln in page.links]
+            res = self._edit(row, (BOM if page.bom else "") + body,
+                             lambda o, n: key in {tag_identity(t) for t in n.all_tags} and [(ln.kind, ln.target) for ln in n.links] == had, "tag")
+        else:
+            res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
         return res
+
+    def tag_line(self, row: sqlite3.Row, page: Page, key: str) -> tuple[str, str] | tuple[None, None]:
+        """Where the page's text writes the tag of identity ``key`` (:func:`tag_identity`) when not as
+        an inline ``#tag``: ``("Logseq tags:: line", spelling)`` or ``("Notion Tags: line", spelling)``,
+        else ``(None, None)``. For messages saying what to edit by hand (untag, lint's tag_duplicates)."""
+        props = logseq_properties(page.body) if "::" in page.body and reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
+        prop = [t for t in logseq_items(props.get("tags", "")) if tag_identity(t) == key]
+        if prop:
+            return "Logseq tags:: line", prop[0]
+        notion = [] if page.frontmatter_raw else [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if tag_identity(t) == key]
+        return ("Notion Tags: line", notion[0]) if notion else (None, None)
 
     def _spaced_tag(self, tag: str) -> str:
         """The refusal of a tag with white space in it, naming the tag to use instead."""
@@ -2078,11 +2098,8 @@ class Brain:
         if len(keep) == len(page.tags):
             inline = [t for t in page.inline_tags if tag_identity(t) == key]
             if inline:
-                props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
-                prop = [t for t in logseq_items(props.get("tags", "")) if tag_identity(t) == key]
-                notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if tag_identity(t) == key]
-                where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
-                         else f"inline in the page's text (#{inline[0]})")
+                line, written = self.tag_line(row, page, key)
+                where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [tag_identity(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""

@@ -949,6 +949,21 @@ def tag_groups(conn) -> list[dict]:
     return out
 
 
+def _by_hand(brain, tag: str, slugs: list[str], new: str) -> str:
+    """What to rename by hand for ``tag`` written in the text of ``slugs``: ``'#tag' in the text of
+    a, b → '#new'``, and a page writing it in a Logseq ``tags::`` or Notion ``Tags:`` line named with
+    that line (it holds no ``#tag``: :meth:`Brain.tag_line`; trial 57)."""
+    lines: dict[str, list[str]] = {}
+    bare = []
+    for slug in slugs:
+        row = brain.conn.execute("SELECT * FROM pages WHERE slug = ?", (slug,)).fetchone()
+        line = brain.tag_line(row, brain.parsed(row), tag_identity(tag))[0] if row is not None else None
+        (lines.setdefault(line, []) if line else bare).append(slug)
+    parts = [f"'#{tag}' in the text of {', '.join(bare)} → '#{new}'"] if bare else []
+    parts += [f"'{tag}' in the {line} of {', '.join(s)} → '{new}'" for line, s in lines.items()]
+    return "; ".join(parts)
+
+
 def _tag_duplicates(brain) -> list[dict]:
     out = []
     for g in tag_groups(brain.conn):
@@ -968,7 +983,7 @@ def _tag_duplicates(brain) -> list[dict]:
                 f"`gbrain lint --fix-safe` renames them to '{g['canonical']}' in the tags property"
         else:
             safe = "`gbrain lint --fix-safe` renames " + ", ".join(f"{v!r} to {c!r}" for v, c in fix.items())
-        hand = "; ".join(f"'#{v}' in the text of {', '.join(slugs)} → '#{g['renames'][v]}'" for v, slugs in g["inline"].items())
+        hand = "; ".join(_by_hand(brain, v, slugs, g["renames"][v]) for v, slugs in g["inline"].items())
         parts = [safe] if safe else []
         if hand:
             parts.append(f"rename by hand (lint-fix edits the tags property only): {hand}")

@@ -922,7 +922,12 @@ def _put_part(b, a, ctx, parts: list[str]):
         text, spans = _replaced(text, a["replace"], nl, slug, ctx)
         page = b.parse_text(text, page.path)
         _check_timeline_start(before, page, spans, ctx)
+    notion_before = None
     if a.get("frontmatter") is not None:
+        if not page.frontmatter_raw and row is not None:
+            from ..page.markdown import notion_properties, to_lf
+
+            notion_before = page if notion_properties(to_lf(page.body), page.path) else None
         try:
             text = edit_frontmatter(page, a["frontmatter"])
         except ValueError as e:  # YAML that does not load: the page's state refuses it, as tag's (Brain._set_tags)
@@ -1016,7 +1021,31 @@ def _put_part(b, a, ctx, parts: list[str]):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
+    if notion_before is not None and out.get("changed") and b.parse_text(text, page.path).frontmatter_raw:
+        out["warnings"] = [*out.get("warnings", []), _notion_unread(notion_before, b.parse_text(text, page.path), out["slug"], a["frontmatter"], ctx)]
     return out
+
+
+def _notion_unread(old, new, slug: str, keys, ctx) -> str:
+    """The warning of a frontmatter put that gave a Notion export's page (read as Notion's only
+    without frontmatter: :func:`gbrain.page.markdown.notion_properties`) a frontmatter block: what
+    its property lines no longer do (the tags of its ``Tags:`` line, the pages of its relation
+    properties), and the put taking the block away again (every key it set, null). Trial 57."""
+    import json as _json
+    import shlex
+
+    from ..page.markdown import notion_relation_links, to_lf
+    from ..page.slugs import tag_identity
+
+    have = {tag_identity(t) for t in new.all_tags}
+    tags = [t for t in old.all_tags if tag_identity(t) not in have]
+    names = list(dict.fromkeys(ln.text for ln in notion_relation_links(to_lf(old.body), old.path)))
+    lost = "; ".join(x for x in ((f"its Tags: line tags nothing ({', '.join(tags)})" if tags else ""),
+                                 (f"its relation properties link nothing ({', '.join(names)})" if names else "")) if x)
+    undo = _json.dumps({k: None for k in keys}, ensure_ascii=False)
+    return (f"{slug} is a page of a Notion export, read as one only without frontmatter: with this block its property lines are text"
+            f"{': ' + lost if lost else ''}. " + (f"A put of frontmatter {undo} takes the block away again" if ctx.agent
+                                                  else f"`gbrain put {shlex.quote(slug)} --frontmatter '{undo}'` takes the block away again"))
 
 
 def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:

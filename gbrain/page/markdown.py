@@ -1139,6 +1139,36 @@ def notion_relation_spans(text: str, path: str) -> list[tuple[int, int]]:
     return spans
 
 
+def notion_tag_added(body: str, path: str, tag: str) -> str | None:
+    """``body`` (a page's body, any line ends) with ``tag`` written as Notion writes a tag: one more
+    item of its ``Tags:`` property line (``Tags: infra, q3`` → ``Tags: infra, q3, urgent``), or a
+    ``Tags: urgent`` line after its last property line when it has none. None when the page is
+    not read as a Notion export's with properties (:func:`notion_properties` empty): a page that is
+    takes its tags there, since a frontmatter block above it would end that reading (its ``Tags:``
+    line and relation properties would tag and link nothing: trial 57)."""
+    lf = to_lf(body)
+    if not notion_properties(lf, path):
+        return None
+    m = _NOTION_HEAD_RE.match(lf)
+    first = lf.count("\n", 0, m.start(1))  # the index of the first property line
+    props = m.group(1).splitlines()
+    lines = split_lines(body)
+    at = next((first + k for k, ln in enumerate(props) if (p := _NOTION_PROP_RE.match(ln)) and p.group(1).strip().lower() == "tags"), None)
+    if at is not None:
+        line = lines[at]
+        text = line.rstrip("\r\n")
+        name, _, value = text.partition(": ")
+        lines[at] = f"{name}: {value.rstrip() + ', ' if value.strip() else ''}{tag}" + line[len(text):]
+    else:
+        last = first + len(props) - 1
+        line = lines[last]
+        end = line[len(line.rstrip("\r\n")):]
+        nl = end or ("\r\n" if "\r\n" in body else "\n")
+        lines[last] = line + ("" if end else nl)
+        lines.insert(last + 1, f"Tags: {tag}" + end)
+    return "".join(lines)
+
+
 def notion_items(value: str) -> list[str]:
     """The items of a Notion multi-select value (``Tags: infra, q3``): split at ``, ``, stripped,
     empty ones left out."""

@@ -1,0 +1,100 @@
+"""Trial 57 (a person migrating Notion, Logseq and Obsidian exports): what gbrain's own writes do to
+a page of a Notion export. Such a page is read as Notion's only without frontmatter (its ``Tags:``
+line tags it, its relation properties link their pages); ``tag`` added a frontmatter block, so the
+page silently lost every tag of its ``Tags:`` line and every relation link (``backlinks`` of the
+related page no longer listed it). ``tag`` writes the tag into the ``Tags:`` line instead (or a
+``Tags:`` line after the page's property lines), so the page stays Notion's."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import write_tree
+
+ID = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+ACME = f"Companies {ID}/Acme {ID}"
+REL = f"Company: Acme (../Companies%20{ID}/Acme%20{ID}.md)"
+
+
+def _brain(tmp_path, db_path, files):
+    tree = write_tree(tmp_path / "Export", {f"Companies {ID}/Acme {ID}.md": "# Acme\n", **files})
+    b = Brain.open(db_path, create=True)
+    import_tree(b, tree)
+    return b
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_tag_of_a_notion_page_writes_its_tags_line_and_keeps_its_tags_and_relations(tmp_path, db_path, nl):
+    text = f"# Plan{nl}{nl}Status: Done{nl}Tags: infra, q3{nl}{REL}{nl}{nl}Body #later{nl}"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.tags(slug) == ["infra", "q3", "later"]
+        res = b.tag(slug, "urgent")
+        assert res.changed
+        assert b.tags(slug) == ["infra", "q3", "urgent", "later"]
+        assert b.get_text(slug) == text.replace("Tags: infra, q3", "Tags: infra, q3, urgent")
+        assert [r["slug"] for r in b.backlinks(ACME)] == [slug]  # the relation still links Acme
+        assert fresh_import_differences(b) == {}
+
+
+def test_tag_of_a_notion_page_without_a_tags_line_adds_one_after_its_properties(tmp_path, db_path):
+    text = f"# Plan\n\nStatus: Done\n{REL}\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        b.tag(slug, "urgent")
+        assert b.get_text(slug) == text.replace(REL + "\n", REL + "\nTags: urgent\n")
+        assert b.tags(slug) == ["urgent"]
+        assert [r["slug"] for r in b.backlinks(ACME)] == [slug]
+        assert fresh_import_differences(b) == {}
+
+
+def test_tag_of_a_notion_page_without_properties_adds_frontmatter_as_before(tmp_path, db_path):
+    text = "# Plan\n\nJust text, see [Acme](../Companies%20" + ID + "/Acme%20" + ID + ".md).\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        b.tag(slug, "urgent")
+        assert b.get_text(slug) == "---\ntags:\n- urgent\n---\n" + text
+        assert b.tags(slug) == ["urgent"]
+        assert [r["slug"] for r in b.backlinks(ACME)] == [slug]
+
+
+def test_a_frontmatter_put_on_a_notion_page_warns_what_stops_being_read(tmp_path, db_path):
+    """``put --frontmatter`` on a Notion export's page writes the block asked for, but with it the
+    page is no longer read as Notion's: its ``Tags:`` tags and relation links go. That was silent;
+    the answer warns, naming them and the put that takes the block away again."""
+    import json
+
+    from conftest import gbrain_in_process
+
+    text = f"# Plan\n\nTags: infra, q3\n{REL}\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}):
+        pass
+    slug = f"Wiki {ID}/Plan {ID}"
+    r = gbrain_in_process("--db", str(db_path), "--json", "put", slug, "--frontmatter", '{"owner": "Ana"}')
+    assert r.returncode == 0, r.stderr
+    warnings = json.loads(r.stdout)["warnings"]
+    assert len(warnings) == 1 and "Notion" in warnings[0], warnings
+    for word in ("infra", "q3", "Acme", '{"owner": null}'):
+        assert word in warnings[0], warnings
+    r = gbrain_in_process("--db", str(db_path), "put", slug, "--frontmatter", '{"owner": "Bo"}')
+    assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (already not read as Notion's: nothing more lost)
+    r = gbrain_in_process("--db", str(db_path), "put", f"Companies {ID}/Acme {ID}", "--frontmatter", '{"owner": "Bo"}')
+    assert r.returncode == 0 and b"Notion" not in r.stderr, r.stderr  # (no properties: nothing lost)
+
+
+def test_lint_names_where_a_tag_to_rename_by_hand_is_written(tmp_path, db_path):
+    """lint's ``tag_duplicates`` said to rename ``'#Infra'`` in the text of a Notion page whose
+    ``Tags: Infra`` line holds it (the page has no ``#Infra``): it names the line, as untag does."""
+    from gbrain.core.lint import lint
+
+    files = {f"Wiki {ID}/Ship {ID}.md": "# Ship\n\nTags: Infra\n\nBody.\n",
+             "a.md": "---\ntags: [infra]\n---\nx\n", "b.md": "---\ntags: [infra]\n---\ny\n", "c.md": "Text #Infra here.\n"}
+    with _brain(tmp_path, db_path, files) as b:
+        item = next(i for i in lint(b, checks=["tag_duplicates"])["items"] if i["check"] == "tag_duplicates")
+        action = item["action"]
+        assert f"the Notion Tags: line of Wiki {ID}/Ship {ID}" in action, action
+        assert "'#Infra' in the text of c → '#infra'" in action, action
+        assert f"'#Infra' in the text of Wiki {ID}" not in action, action
