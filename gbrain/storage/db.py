@@ -671,6 +671,36 @@ def in_parts(values: Sequence, n: int = IN_MAX) -> Iterator[tuple[Sequence, str]
         yield part, ", ".join("?" * len(part))
 
 
+def keyset_batches(conn, table: str, cols: str, where: str = "", params: Sequence = (), n: int = IN_MAX) -> Iterator[list]:
+    """The rows of ``table`` (columns ``cols``, text, the first one ``id``) that ``where`` (SQL,
+    with ``?`` for ``params``; "" for every row) selects, in id order, ``n`` rows per statement
+    (``WHERE id > last … ORDER BY id LIMIT n``): a list of at most ``n`` rows at a time, so neither
+    engine's cursor holds more (Postgres' holds a whole answer in memory, not a row). Each
+    statement runs when the caller asks for the next list, so the caller may write the rows it was
+    given meanwhile (on the same connection, in its transaction). Both engines."""
+    cond = f" AND ({where})" if where else ""
+    last = -1
+    while True:
+        rows = conn.execute(f"SELECT {cols} FROM {table} WHERE id > ?{cond} ORDER BY id LIMIT {int(n)}", (last, *params)).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        yield rows
+
+
+#: the columns of a page's text, as :func:`page_text_batches` gives them (the text is
+#: ``"\ufeff" if bom`` + ``frontmatter_raw + compiled_truth + separator + timeline``)
+PAGE_TEXT_COLS = "id, path, bom, frontmatter_raw, compiled_truth, separator, timeline"
+
+
+def page_text_batches(conn, where: str = "", params: Sequence = (), n: int = IN_MAX) -> Iterator[list]:
+    """The texts of the pages ``where`` selects (SQL over ``pages`` with ``?`` for ``params``;
+    "" for every page), ``n`` (500) pages at a time by id (:func:`keyset_batches`): lists of
+    ``(id, path, bom, frontmatter_raw, compiled_truth, separator, timeline)`` rows
+    (:data:`PAGE_TEXT_COLS`), in id order. For migrations that read many pages' texts; both engines."""
+    return keyset_batches(conn, "pages", PAGE_TEXT_COLS, where, params, n)
+
+
 def _batched_update(conn, sql: str, rows: list[tuple], batch: int = 500) -> int:
     """Run ``sql`` (one row's UPDATE) for each of ``rows``, ``batch`` rows per ``executemany``, in
     the caller's transaction (the column fills of released migrations). Returns ``len(rows)``."""
@@ -831,13 +861,7 @@ def resplit_comment_pages(conn) -> int:
     split, tag_syntax, property_syntax = parse_settings(conn)
     graphs = graph_roots(conn)
     ids: list[int] = []
-    last = -1
-    while True:  # 500 texts at a time (Postgres' cursor holds a whole answer)
-        rows = conn.execute("SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
-                            "WHERE id > ? AND separator <> '' AND compiled_truth LIKE ? ESCAPE '!' ORDER BY id LIMIT 500", (last, "%!%!%%")).fetchall()
-        if not rows:
-            break
-        last = rows[-1][0]
+    for rows in page_text_batches(conn, "separator <> '' AND compiled_truth LIKE ? ESCAPE '!'", ("%!%!%%",)):
         for r in rows:
             text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
             page = parse_page(text, r[1], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[1], property_syntax, graphs))
@@ -2461,14 +2485,8 @@ def rederive_tag_identity_pages(conn) -> int:
     identity). For SQLite v65 / Postgres v69, in the caller's transaction. Returns how many pages
     were parsed."""
     ids: list[int] = []
-    last = -1
-    while True:  # 500 texts at a time: Postgres' cursor holds a whole answer in memory, not a row
-        rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
-                            "WHERE id > ? AND id IN (SELECT page_id FROM tags) ORDER BY id LIMIT 500", (last,)).fetchall()
-        if not rows:
-            break
-        last = rows[-1][0]
-        ids += [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[1:]))]
+    for rows in page_text_batches(conn, "id IN (SELECT page_id FROM tags)"):  # (Postgres' cursor holds a whole answer)
+        ids += [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[3:]))]
     return rederive_page_ids(conn, ids, only=())
 
 
