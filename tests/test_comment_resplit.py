@@ -119,3 +119,36 @@ class _Rows(list):
 
     def fetchone(self):
         return self[0] if self else None
+
+
+def test_the_resplit_parses_a_page_it_splits_again_once(db_path, tmp_path, monkeypatch):
+    """A page whose split changes is parsed once: :func:`resplit_comment_pages` hands its parse to
+    :func:`rederive_page_ids`, which takes a given parse only where it renders the stored text
+    (another text's parse is parsed again: the derived rows are the stored text's)."""
+    from gbrain.page import markdown
+    from gbrain.storage import db as dbmod
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "v"
+    tree.mkdir()
+    (tree / "hidden.md").write_text("# T\n\nA %% opened and never closed\n\n---\n\n- **2025-01-02** | call — [[x]] #t\n")
+    (tree / "shown.md").write_text("# S\n\nA %% closed %% here\n\n---\n\n- **2025-01-03** | call — y\n")
+    (tree / "x.md").write_text("x\n")
+    with monkeypatch.context() as m:
+        m.setattr(markdown, "_in_inline_comment", lambda *a: False)  # the rule before
+        with Brain.open(db_path, create=True) as b:
+            assert import_tree(b, tree)["ok"]
+    real = markdown.parse_page
+    parsed: list[str] = []
+    with Brain.open(db_path) as b:
+        with monkeypatch.context() as m:
+            m.setattr(markdown, "parse_page", lambda text, path, **kw: parsed.append(path) or real(text, path, **kw))
+            with b.transaction():
+                assert dbmod.resplit_comment_pages(b.conn) == 1
+        assert sorted(parsed) == ["hidden.md", "shown.md"], parsed
+        assert fresh_import_differences(b) == {}
+        pid, old = b.conn.execute("SELECT id, timeline FROM pages WHERE slug = 'shown'").fetchone()
+        other = real("# S\n\nanother text\n\n---\n\n- **2026-01-01** | not this page's\n", "shown.md")
+        with b.transaction():
+            assert dbmod.rederive_page_ids(b.conn, [pid], parsed={pid: other}) == 1
+        assert fresh_import_differences(b) == {} and b.conn.execute("SELECT timeline FROM pages WHERE id = ?", (pid,)).fetchone()[0] == old

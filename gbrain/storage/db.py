@@ -861,6 +861,7 @@ def resplit_comment_pages(conn) -> int:
     split, tag_syntax, property_syntax = parse_settings(conn)
     graphs = graph_roots(conn)
     ids: list[int] = []
+    parsed: dict = {}  # the parses rederive_page_ids takes instead of parsing again: a batch's worth at most
     for rows in page_text_batches(conn, "separator <> '' AND compiled_truth LIKE ? ESCAPE '!'", ("%!%!%%",)):
         for r in rows:
             text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
@@ -869,7 +870,9 @@ def resplit_comment_pages(conn) -> int:
                 conn.execute("UPDATE pages SET compiled_truth = ?, separator = ?, timeline = ? WHERE id = ?",
                              (page.compiled_truth, page.separator, page.timeline, r[0]))
                 ids.append(r[0])
-    rederive_page_ids(conn, ids)
+                if len(parsed) < IN_MAX:
+                    parsed[r[0]] = page
+    rederive_page_ids(conn, ids, parsed=parsed)
     return len(ids)
 
 
@@ -927,7 +930,7 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     return rederive_page_ids(conn, [r[0] for r in conn.execute(select, args).fetchall()])
 
 
-def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[str, ...] | None = None) -> int:
+def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[str, ...] | None = None, parsed: dict | None = None) -> int:
     """:func:`rederive_pages` of the pages ``ids`` (in that order; ids no page has are skipped):
     for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say).
     ``rows=False``: only the ``pages`` columns that differ are written, not the derived rows
@@ -935,7 +938,9 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     change those rows; ``only``: the ``pages`` columns the migration's rule can change, the
     others left as stored (a migration derives what its rule says, nothing an older rule left).
     A page whose title, ``search_aliases`` or ``h1_key`` changes gets its ``name_folds`` rows
-    again (v55: a function of those columns; not before the table exists)."""
+    again (v55: a function of those columns; not before the table exists). ``parsed``: page id →
+    the caller's parse of that page (the same settings, in this transaction), taken instead of a
+    parse where it renders the stored text exactly, else the page is parsed."""
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
@@ -960,7 +965,9 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
         if r is None:
             continue
         text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
+        page = parsed.pop(pid, None) if parsed else None
+        if page is None or page.render() != text:
+            page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
         vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
