@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gbrain.core.brain import Brain
 from gbrain.core.history import trash_list
 from gbrain.sync.engine import MASS_TRASH, SyncEngine
@@ -135,6 +137,23 @@ def test_sync_tool_copy_names():
     for path in ("people/ana-lima.md", "notes/conflicted copy.md", "notes/sync-conflict.md", "people/ana (2025-01-01).md",
                  "people/ana-lima.conflict-20261202T015712.md"):  # the last: gbrain's own (conflict_original)
         assert sync_tool_copy(path) is None, path
+
+
+@pytest.mark.engine_free
+def test_copy_mark_names_the_mark_as_written_and_the_tool():
+    """``copy_mark``: ``(original, mark, tool)`` of gbrain's own copy (tool None) and of each
+    file-sync tool's, the mark exactly as in the name (``tool_copy_name`` puts it back), else None."""
+    from gbrain.page.slugs import copy_mark, tool_copy_name
+
+    for path, tool in TOOL_COPIES:
+        orig, mark, t = copy_mark(path)
+        assert (orig, t) == ("people/ana-lima.md", tool) and mark in path and tool_copy_name(orig, mark) == path, (path, mark)
+    assert copy_mark("people/ana-lima (conflicted copy 2025-01-01).md")[1] == " (conflicted copy 2025-01-01)"
+    assert copy_mark("assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg") == ("assets/photo.jpg", ".sync-conflict-20250101-123456-ABCDEFG", "Syncthing")
+    assert copy_mark("people/ana-lima.conflict-20261202T015712-2.md") == ("people/ana-lima.md", ".conflict-20261202T015712-2", None)
+    for path in ("people/ana-lima.md", "notes/conflicted copy.md", "notes/sync-conflict.md", "people/ana (2025-01-01).md",
+                 "x/.sync-conflict-20250101-123456.md"):  # the last: a mark with no name before it
+        assert copy_mark(path) is None, path
 
 
 def test_lint_names_a_sync_tools_conflict_copy_as_a_conflict(db_path, brain_tree, run):

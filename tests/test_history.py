@@ -1384,6 +1384,30 @@ def test_copy_of_a_brain_another_process_writes_meanwhile_is_one_moment_of_it(tm
         assert c.get_text("p0") == "page 0 edited\n" and c.get_text("p2") == "page 2\n"
 
 
+def test_copy_reads_the_tables_of_big_values_by_id_ranges_and_misses_no_row(tmp_path, db_path, monkeypatch):
+    """`copy` reads files and history bodies a few rows per statement by id (``copy.SMALL_BATCH``,
+    ``db.keyset_batches``: a cursor never holds more): each row comes across once, a batch of
+    fewer than the batch size last, none left behind."""
+    from gbrain.storage import copy as copymod
+
+    with Brain.open(db_path) as b:
+        for i in range(10):
+            b.save_file(f"assets/f{i}.bin", bytes([i]) * (i + 1))
+            b.put(f"p{i}", f"page {i}\n")
+            b.put(f"p{i}", f"page {i} edited\n")
+        want = {t: b.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("files", "history_bodies")}
+        hashes = sorted(r[0] for r in b.conn.execute("SELECT hash FROM history_bodies"))
+    assert want["files"] == 10 and want["history_bodies"] > 8, want
+    for t, k in want.items():  # a few rows a statement, the last statement's fewer
+        monkeypatch.setitem(copymod.SMALL_BATCH, t, next(n for n in (3, 4, 5, 7) if k % n))
+    dst = tmp_path / "copy.db"
+    r = ops.run("copy", {"from": str(db_path), "to": str(dst)})
+    assert r["equal"] and {t: r["tables"][t] for t in want} == want, r
+    with Brain.open(dst) as c:
+        assert {p: file_bytes(c.conn, p) for (p,) in c.conn.execute("SELECT path FROM files")} == {f"assets/f{i}.bin": bytes([i]) * (i + 1) for i in range(10)}
+        assert sorted(r[0] for r in c.conn.execute("SELECT hash FROM history_bodies")) == hashes
+
+
 def test_prune_frees_the_bodies_of_the_versions_it_drops_not_only_the_rows(db_path):
     """A page edited many times stores each version as a delta against the one before (a chain of
     bases). Pruning all but the newest few must free the dropped versions' bodies too: the oldest

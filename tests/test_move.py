@@ -774,3 +774,62 @@ def test_a_folder_renamed_in_the_folder_looks_for_copies_only_where_some_are(tmp
         assert not (root / "b" / "ana.sync-conflict-20261202-015712-ABCDEFG.md").exists()
         eng.close()
         assert fresh_import_differences(b) == {}
+
+
+def test_a_copy_or_sidecar_not_the_stored_one_stays_where_it_is(tmp_path, db_path, monkeypatch):
+    """A note renamed in the folder takes its conflict copy and ``.raw`` sidecar along only when
+    each file is exactly the stored version (``SyncEngine._rename_stored``): one rewritten between
+    the round's look and its move stays at its old name with its bytes."""
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng, cp = _conflicted(b, root)
+        warned: list[str] = []
+        eng._warn = warned.append
+        side = "meetings/.raw/sync.json"
+        for name in ("_move_sidecar", "_move_copies"):  # the file is rewritten just before its move
+            real = getattr(SyncEngine, name)
+
+            def edit_first(self, old, *a, _real=real, **kw):
+                p = root / (old if old.startswith("meetings/.raw/") else cp)
+                p.write_bytes(p.read_bytes() + b"\nedited meanwhile\n")
+                return _real(self, old, *a, **kw)
+
+            monkeypatch.setattr(SyncEngine, name, edit_first)
+        (root / "meetings" / "2026").mkdir()
+        os.rename(root / "meetings" / "sync.md", root / "meetings" / "2026" / "sync.md")
+        rep = eng.sync()
+        assert b.page_row("meetings/2026/sync"), rep
+        moved = {(m["from"], m["to"]) for m in rep["moved"]}
+        assert moved == {("meetings/sync.md", "meetings/2026/sync.md")}, rep
+        for old in (side, cp):
+            assert (root / old).read_bytes().endswith(b"\nedited meanwhile\n"), old
+        assert not (root / "meetings/2026/.raw/sync.json").exists() and not list((root / "meetings" / "2026").glob("sync.conflict-*")), rep
+        assert not warned, warned
+
+
+def test_a_copy_or_sidecar_whose_rename_fails_is_warned_and_left_as_it_is(tmp_path, db_path, monkeypatch):
+    """The rename of a copy or sidecar following its page fails: a warning naming it, the file and
+    the brain's row stay at the old name (``SyncEngine._rename_stored``)."""
+    root2 = tmp_path / "v"
+    root2.mkdir()
+    with _brain(db_path) as b:
+        eng, cp = _conflicted(b, root2)
+        warned = []
+        eng._warn = warned.append
+        real_rename = os.rename
+
+        def refuse(src, dst, *a, **kw):
+            if os.fspath(src).endswith(("/meetings/.raw/sync.json", cp)):
+                raise PermissionError(13, "Permission denied")
+            return real_rename(src, dst, *a, **kw)
+
+        (root2 / "meetings" / "2026").mkdir()
+        real_rename(root2 / "meetings" / "sync.md", root2 / "meetings" / "2026" / "sync.md")
+        monkeypatch.setattr(os, "rename", refuse)
+        rep = eng.sync()
+        assert sorted(warned) == sorted([f"{cp}: could not move the conflict copy with its page (Permission denied); left as it is",
+                                  "meetings/.raw/sync.json: could not rename the sidecar with its page (Permission denied); left as it is"]), warned
+        assert (root2 / cp).exists() and (root2 / "meetings/.raw/sync.json").exists()
+        assert b.conn.execute("SELECT 1 FROM files WHERE path = 'meetings/.raw/sync.json'").fetchone()
+        assert b.page_row(cp[:-3]), rep

@@ -127,6 +127,14 @@ def sync_tool_copy(path: str) -> tuple[str, str] | None:
     ``ownCloud``), else None. gbrain's own copies are :func:`conflict_original`'s. Names other
     tools give copies (OneDrive's ``NAME-COMPUTER``, iCloud's ``NAME 2``) are a person's names
     as well, so they are not recognised."""
+    t = _tool_mark(path)
+    return (t[0], t[2]) if t else None
+
+
+def _tool_mark(path: str) -> tuple[str, str, str] | None:
+    """``(original path, mark, tool)`` when ``path``'s name ends in a file-sync tool's conflict
+    mark (:data:`_TOOL_MARKS_AT_END`; the mark as written, never the whole name), else None.
+    For :func:`sync_tool_copy` and :func:`copy_mark`. Pure."""
     if "onflict" not in path:  # every mark holds it: most paths stop here
         return None
     d, _, name = path.rpartition("/")
@@ -134,7 +142,7 @@ def sync_tool_copy(path: str) -> tuple[str, str] | None:
         m = rx.search(name)
         if m and m.start() > 0:
             orig = name[: m.start()] + name[m.end():]
-            return (f"{d}/{orig}" if d else orig), tool
+            return (f"{d}/{orig}" if d else orig), m.group(0), tool
     return None
 
 
@@ -146,15 +154,7 @@ def copy_mark(path: str) -> tuple[str, str, str | None] | None:
     m = _MARK_AT_END.search(path)
     if m:
         return path[: m.start()] + path[m.end() :], m.group(0), None
-    if "onflict" not in path:
-        return None
-    d, _, name = path.rpartition("/")
-    for tool, rx in _TOOL_MARKS_AT_END:
-        m = rx.search(name)
-        if m and m.start() > 0:
-            orig = name[: m.start()] + name[m.end():]
-            return (f"{d}/{orig}" if d else orig), m.group(0), tool
-    return None
+    return _tool_mark(path)
 
 
 def tool_copy_name(original: str, mark: str) -> str:

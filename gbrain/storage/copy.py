@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, Iterator
 
-from .db import begin_write, commit, vacuum_after_bulk
+from .db import begin_write, commit, keyset_batches, vacuum_after_bulk
 
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
@@ -108,19 +108,13 @@ def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None) -> di
                 exprs = ["1" if (c == "id" and t == "sync_root") else ("''" if c == "client" else c) for c in cols]
                 sel = f"SELECT {', '.join(exprs)} FROM {t} WHERE client = ? ORDER BY 1"
             paged = t in SMALL_BATCH and cols and cols[0] == "id" and "WHERE client" not in sel
-            cur = None if paged else (src.execute(sel, (keep,)) if "WHERE client" in sel else src.execute(sel))
+            if paged:  # by id ranges: big values, one small batch in memory at a time
+                batches = keyset_batches(src, t, ", ".join(cols), n=SMALL_BATCH[t])
+            else:
+                batches = _fetched(src.execute(sel, (keep,)) if "WHERE client" in sel else src.execute(sel), BATCH)
             n = 0
-            last = None
             shapes: set[tuple[str, int]] = set()
-            while True:
-                if paged:  # by id ranges: big values, one small batch in memory at a time
-                    rows = src.execute(f"SELECT {', '.join(cols)} FROM {t} WHERE id > ? ORDER BY id LIMIT {SMALL_BATCH[t]}", (-1 if last is None else last,)).fetchall()
-                    if rows:
-                        last = rows[-1][0]
-                else:
-                    rows = cur.fetchmany(BATCH)
-                if not rows:
-                    break
+            for rows in batches:
                 if vec:
                     i_emb, i_model, i_dims = cols.index("embedding"), cols.index("model"), cols.index("dims")
                     batch = [tuple(r) + (pg_vector_text(r[i_emb]),) for r in rows]
@@ -146,6 +140,15 @@ def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None) -> di
         raise
     vacuum_after_bulk(dst, counts.get("pages", 0), 0)  # a Postgres target's search indexes and planner statistics
     return counts
+
+
+def _fetched(cur, n: int) -> Iterator[list]:
+    """The rows of the cursor ``cur``, ``n`` at a time (``fetchmany``), until none is left."""
+    while True:
+        rows = cur.fetchmany(n)
+        if not rows:
+            return
+        yield rows
 
 
 def _sqlite_client(src) -> str:

@@ -671,6 +671,36 @@ def in_parts(values: Sequence, n: int = IN_MAX) -> Iterator[tuple[Sequence, str]
         yield part, ", ".join("?" * len(part))
 
 
+def keyset_batches(conn, table: str, cols: str, where: str = "", params: Sequence = (), n: int = IN_MAX) -> Iterator[list]:
+    """The rows of ``table`` (columns ``cols``, text, the first one ``id``) that ``where`` (SQL,
+    with ``?`` for ``params``; "" for every row) selects, in id order, ``n`` rows per statement
+    (``WHERE id > last … ORDER BY id LIMIT n``): a list of at most ``n`` rows at a time, so neither
+    engine's cursor holds more (Postgres' holds a whole answer in memory, not a row). Each
+    statement runs when the caller asks for the next list, so the caller may write the rows it was
+    given meanwhile (on the same connection, in its transaction). Both engines."""
+    cond = f" AND ({where})" if where else ""
+    last = -1
+    while True:
+        rows = conn.execute(f"SELECT {cols} FROM {table} WHERE id > ?{cond} ORDER BY id LIMIT {int(n)}", (last, *params)).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        yield rows
+
+
+#: the columns of a page's text, as :func:`page_text_batches` gives them (the text is
+#: ``"\ufeff" if bom`` + ``frontmatter_raw + compiled_truth + separator + timeline``)
+PAGE_TEXT_COLS = "id, path, bom, frontmatter_raw, compiled_truth, separator, timeline"
+
+
+def page_text_batches(conn, where: str = "", params: Sequence = (), n: int = IN_MAX) -> Iterator[list]:
+    """The texts of the pages ``where`` selects (SQL over ``pages`` with ``?`` for ``params``;
+    "" for every page), ``n`` (500) pages at a time by id (:func:`keyset_batches`): lists of
+    ``(id, path, bom, frontmatter_raw, compiled_truth, separator, timeline)`` rows
+    (:data:`PAGE_TEXT_COLS`), in id order. For migrations that read many pages' texts; both engines."""
+    return keyset_batches(conn, "pages", PAGE_TEXT_COLS, where, params, n)
+
+
 def _batched_update(conn, sql: str, rows: list[tuple], batch: int = 500) -> int:
     """Run ``sql`` (one row's UPDATE) for each of ``rows``, ``batch`` rows per ``executemany``, in
     the caller's transaction (the column fills of released migrations). Returns ``len(rows)``."""
@@ -831,13 +861,8 @@ def resplit_comment_pages(conn) -> int:
     split, tag_syntax, property_syntax = parse_settings(conn)
     graphs = graph_roots(conn)
     ids: list[int] = []
-    last = -1
-    while True:  # 500 texts at a time (Postgres' cursor holds a whole answer)
-        rows = conn.execute("SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
-                            "WHERE id > ? AND separator <> '' AND compiled_truth LIKE ? ESCAPE '!' ORDER BY id LIMIT 500", (last, "%!%!%%")).fetchall()
-        if not rows:
-            break
-        last = rows[-1][0]
+    parsed: dict = {}  # the parses rederive_page_ids takes instead of parsing again: a batch's worth at most
+    for rows in page_text_batches(conn, "separator <> '' AND compiled_truth LIKE ? ESCAPE '!'", ("%!%!%%",)):
         for r in rows:
             text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
             page = parse_page(text, r[1], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[1], property_syntax, graphs))
@@ -845,7 +870,9 @@ def resplit_comment_pages(conn) -> int:
                 conn.execute("UPDATE pages SET compiled_truth = ?, separator = ?, timeline = ? WHERE id = ?",
                              (page.compiled_truth, page.separator, page.timeline, r[0]))
                 ids.append(r[0])
-    rederive_page_ids(conn, ids)
+                if len(parsed) < IN_MAX:
+                    parsed[r[0]] = page
+    rederive_page_ids(conn, ids, parsed=parsed)
     return len(ids)
 
 
@@ -903,7 +930,7 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     return rederive_page_ids(conn, [r[0] for r in conn.execute(select, args).fetchall()])
 
 
-def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[str, ...] | None = None) -> int:
+def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[str, ...] | None = None, parsed: dict | None = None) -> int:
     """:func:`rederive_pages` of the pages ``ids`` (in that order; ids no page has are skipped):
     for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say).
     ``rows=False``: only the ``pages`` columns that differ are written, not the derived rows
@@ -911,7 +938,9 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     change those rows; ``only``: the ``pages`` columns the migration's rule can change, the
     others left as stored (a migration derives what its rule says, nothing an older rule left).
     A page whose title, ``search_aliases`` or ``h1_key`` changes gets its ``name_folds`` rows
-    again (v55: a function of those columns; not before the table exists)."""
+    again (v55: a function of those columns; not before the table exists). ``parsed``: page id →
+    the caller's parse of that page (the same settings, in this transaction), taken instead of a
+    parse where it renders the stored text exactly, else the page is parsed."""
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
@@ -936,7 +965,9 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
         if r is None:
             continue
         text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
+        page = parsed.pop(pid, None) if parsed else None
+        if page is None or page.render() != text:
+            page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
         vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
@@ -2461,14 +2492,8 @@ def rederive_tag_identity_pages(conn) -> int:
     identity). For SQLite v65 / Postgres v69, in the caller's transaction. Returns how many pages
     were parsed."""
     ids: list[int] = []
-    last = -1
-    while True:  # 500 texts at a time: Postgres' cursor holds a whole answer in memory, not a row
-        rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
-                            "WHERE id > ? AND id IN (SELECT page_id FROM tags) ORDER BY id LIMIT 500", (last,)).fetchall()
-        if not rows:
-            break
-        last = rows[-1][0]
-        ids += [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[1:]))]
+    for rows in page_text_batches(conn, "id IN (SELECT page_id FROM tags)"):  # (Postgres' cursor holds a whole answer)
+        ids += [r[0] for r in rows if tag_identity_may_change("".join(x or "" for x in r[3:]))]
     return rederive_page_ids(conn, ids, only=())
 
 

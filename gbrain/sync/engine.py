@@ -3749,26 +3749,12 @@ class SyncEngine:
         moves, _ = copy_renames(self.brain, src, dst, on_disk=on_disk)
         for old, new, new_orig in moves:
             row = c.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (old, old)).fetchone()
-            a_old, a_new = self._abs(old), self._abs(new)
-            if not os.path.lexists(a_old) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
+            if not os.path.lexists(self._abs(old)) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
                 move_copy(self.brain, old, new, new_orig)  # (not written here yet: the next round writes it at its new name)
                 continue
-            try:
-                if blobs.hash_file(a_old)[0] != row[0]:  # (streamed: a binary's copy may be big)
-                    continue
-                os.makedirs(os.path.dirname(a_new), exist_ok=True)
-                os.rename(a_old, a_new)
-                st = os.lstat(a_new)
-            except OSError as e:
-                self._warn(f"{old}: could not move the conflict copy with its page ({e.strerror}); left as it is")
+            if self._rename_stored(old, new, row[0], "move the conflict copy", out) is None:
                 continue
-            self._prune_dirs(old)
             move_copy(self.brain, old, new, new_orig)
-            self._forget(old)
-            self._record(new, DiskFile(new, st.st_size, change_stamp(st), row[0]), row[0])
-            out.disk_hashes.pop(old, None)
-            out.disk_hashes[new] = row[0]
-            out.moved.append((old, new))
             self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
         return [(o, n) for o, n, _ in moves]
 
@@ -3837,25 +3823,37 @@ class SyncEngine:
             c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
             self.brain._load_raw_rows(new)
             return
+        if self._rename_stored(old, new, row[0], "rename the sidecar", out) is None:
+            return
+        c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
+        self.brain._load_raw_rows(new)
+        self._log(f"> {old} → {new} (moved with its page)")
+
+    def _rename_stored(self, old: str, new: str, stored_hash: str, what: str, out: Outcome) -> os.stat_result | None:
+        """Rename the file at ``old`` to ``new`` in the folder when its bytes are exactly the
+        stored version ``stored_hash`` (hashed streamed, :func:`blobs.hash_file`, never through a
+        symlink): its folder made, the folders it leaves empty removed, its sync record moved
+        (``_forget`` + ``_record``), ``out.disk_hashes`` and ``out.moved`` told. The caller moves
+        the brain's row after. Returns the new file's lstat, or None when the file is not the
+        stored one (left as it is) or could not be read or renamed (warned: ``{old}: could not
+        {what} with its page (…)``). For :meth:`_move_copies` and :meth:`_move_sidecar`."""
+        a_old, a_new = self._abs(old), self._abs(new)
         try:
-            with blobs.open_nofollow(a_old) as fh:
-                if sha256(fh.read()) != row[0]:
-                    return
+            if blobs.hash_file(a_old)[0] != stored_hash:  # (streamed: a binary's copy may be big)
+                return None
             os.makedirs(os.path.dirname(a_new), exist_ok=True)
             os.rename(a_old, a_new)
             st = os.lstat(a_new)
         except OSError as e:
-            self._warn(f"{old}: could not rename the sidecar with its page ({e.strerror}); left as it is")
-            return
+            self._warn(f"{old}: could not {what} with its page ({e.strerror}); left as it is")
+            return None
         self._prune_dirs(old)
-        c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
-        self.brain._load_raw_rows(new)
         self._forget(old)
-        self._record(new, DiskFile(new, st.st_size, change_stamp(st), row[0]), row[0])
+        self._record(new, DiskFile(new, st.st_size, change_stamp(st), stored_hash), stored_hash)
         out.disk_hashes.pop(old, None)
-        out.disk_hashes[new] = row[0]
+        out.disk_hashes[new] = stored_hash
         out.moved.append((old, new))
-        self._log(f"> {old} → {new} (moved with its page)")
+        return st
 
     # ---- reporting --------------------------------------------------------------------
 
