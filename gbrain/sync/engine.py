@@ -138,7 +138,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view, telling_line
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -3081,12 +3081,14 @@ class SyncEngine:
         if gone:
             # a line of the save that the new text holds edited (words put in, or a close edit: a
             # teammate building on it) was not removed (trial 34: "cat's write removed 1 line of
-            # your save" for a heading cat had added words into)
+            # your save" for a heading cat had added words into); a look-alike line of the same
+            # template with another name or number is a teammate's line, no edit of the save's
+            # (`merge.another_line`: it was excused as one and the person was not told)
             fresh = [ln.strip() for ln in set(data.splitlines()) - set(mine) if ln.strip()]
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
                 for g in list(gone):
                     w = g.strip()
-                    if any(keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN for n in fresh):
+                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w) for n in fresh):
                         del gone[g]
         if not gone:
             return None
