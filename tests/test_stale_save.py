@@ -1854,3 +1854,45 @@ def test_a_stale_save_under_a_new_name_after_a_round_that_saw_the_rename_is_merg
     assert b"AGENT-ENTRY" in page and b"user typed this" in page and new.read_bytes() == page, page
     assert brain.page_row(SLUG) is None
     assert fresh_import_differences(brain) == {}
+
+
+NEW_RAW = "people/.raw/ana-lima-renamed.json"
+
+
+@pytest.mark.parametrize("where", ["folder", "brain"])
+def test_a_stale_sidecar_saved_under_the_pages_new_name_keeps_the_agents_raw_put(env, where):
+    """An editor held a page's `.raw` sidecar; an agent's `raw-put` reached the file; the page
+    was renamed in the folder and a round moved it, its sidecar with it; the editor then saved its
+    old buffer (plus a source of its own) under the new name. The new name's history begins with
+    the move, so the save was checked against nothing and the agent's source left the sidecar
+    unsaid. Now the versions looked at are the old name's, as for a page (trial 55): merged by
+    source as in place."""
+    import json as _json
+
+    brain, eng, root = env
+    f = root / RAW
+    buf = f.read_bytes()  # the editor opens the sidecar
+    brain.raw_put(SLUG, "agentsrc", {"k": "agent"})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    if where == "folder":
+        os.rename(root / PATH, root / NEW_PATH)
+        rep = eng.sync()
+        assert {"from": PATH, "to": NEW_PATH} in rep["moved"], rep
+    else:  # `gbrain move`: the sidecar moves with the page in the brain, then in the folder
+        from gbrain import operations as ops
+
+        ops.run("move", {"slug": SLUG, "to": NEW_SLUG}, brain=brain)
+        eng.sync()
+    assert not f.exists() and (root / NEW_RAW).exists()
+    obj = _json.loads(buf)
+    obj["sources"]["mine"] = {"typed": True}
+    saved = (_json.dumps(obj, indent=2) + "\n").encode()
+    editor_save(root / NEW_RAW, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["merged"] == [NEW_RAW] and rep["conflicts"] == [], rep
+    now = _json.loads((root / NEW_RAW).read_bytes())["sources"]
+    assert now["agentsrc"] == {"k": "agent"} and now["mine"] == {"typed": True}
+    assert brain.raw_get(NEW_SLUG)["agentsrc"] == {"k": "agent"} and brain.raw_get(NEW_SLUG)["mine"] == {"typed": True}
+    assert sha(saved) in all_versions(brain, root)
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}

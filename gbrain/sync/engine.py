@@ -2866,17 +2866,18 @@ class SyncEngine:
         at most :data:`STALE_VERSIONS`; stopping at a deletion or a move. Empty when ``top``
         came from this folder's file, was written over :data:`STALE_WINDOW_S` ago, or is not
         among the newest ``newer + 1`` versions. With the history rows from ``top``'s on (body id,
-        surface, operation, time, hash, client, op, detail). A page whose only version is its
-        arrival by a move with ``top``'s text is looked up at its old name (``follow``: once)."""
+        surface, operation, time, hash, client, op, detail). A page (or a page's ``.raw`` sidecar,
+        ``kind`` ``file``) whose only version is its arrival by a move with ``top``'s text is
+        looked up at its old name (``follow``: once)."""
         rows = self.conn.execute(
             "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client, h.op, h.detail FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4 + newer)).fetchall()
         i = next((k for k, r in enumerate(rows[:newer + 1]) if r[4] == top), None)
-        if (i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow
-                and kind == "page"):
+        if i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow:
             # the name's first version is its arrival by a move with the same text (a rename a
             # round saw before the editor's save of its older buffer): the versions are the old
-            # name's, before its move away (trial 55, two rounds)
+            # name's, before its move away (trial 55, two rounds); a page's `.raw` sidecar moved
+            # with it alike (an editor holding the old sidecar's buffer saves it under the new name)
             old = rows[i][7][len("from "):]
             prev = self.conn.execute(
                 "SELECT b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND h.body_id IS NOT NULL "
