@@ -131,7 +131,7 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -2854,7 +2854,8 @@ class SyncEngine:
             # as its first save showed): no undo of the merge (stale_view's rule would take it for
             # one and drop the merged lines), merged again: the brain's version stays
             return data, brain_bytes
-        view = (stale_sidecar if sidecar else stale_view)(data, brain_bytes, [body(self.conn, i) for i in older_ids])
+        older = [body(self.conn, i) for i in older_ids]
+        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_name)
         if view is None:
             return None
         return data, view.merged
@@ -2901,6 +2902,21 @@ class SyncEngine:
                 break
         return older_ids, rows[i:]
 
+    def _page_name(self, word: str) -> bool:
+        """Whether the brain names a page by ``word`` (a word or words as written in a line): a
+        page's file name or title, or an alias, keyed as a wiki link matches them
+        (:func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``). What
+        :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
+        (``standup (bob)`` → ``standup (rob)``: another person when both are pages' names). At most
+        three indexed lookups."""
+        k = loose_key(word)
+        if not k:
+            return False
+        c = self.conn
+        return (c.execute("SELECT 1 FROM pages WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None
+                or c.execute("SELECT 1 FROM pages WHERE title_key = ? LIMIT 1", (k,)).fetchone() is not None
+                or c.execute("SELECT 1 FROM aliases WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None)
+
     def _stale_base(self, p: str, b: str, base: bytes, data: bytes) -> bytes | None:
         """For a page changed in its file and in the brain since the base ``b`` (its bytes
         ``base``): the older version the file's save ``data`` was made from when it is a stale
@@ -2919,7 +2935,7 @@ class SyncEngine:
         from ..core.history import body
 
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_view(data, base, older)
+        view = stale_view(data, base, older, names=self._page_name)
         return None if view is None else older[view.ancestor]
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
@@ -3089,7 +3105,7 @@ class SyncEngine:
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
                 for g in list(gone):
                     w = g.strip()
-                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w) for n in fresh):
+                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, self._page_name) for n in fresh):
                         del gone[g]
         if not gone:
             return None
