@@ -449,6 +449,14 @@ def test_a_teammates_look_alike_line_in_place_of_a_saved_line_is_told_on_sqlite(
         [r] = rep["saves_dropped"]
         assert (r["by"], r["lines"], r["first"]) == ("claude", 1, LOOK_ALIKE[0].decode()), r
         assert any(ln.startswith(f"! {PATH}: claude's write removed 1 line of your save") for ln in lines), lines
+        # a name a letter apart (`merge._renamed`): another person's line too
+        now = (root / PATH).read_bytes()
+        editor_save(root / PATH, now + b"- [ ] call with Jon about the roadmap\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, now.decode() + "- [ ] call with Jan about the roadmap\n")
+        [r] = eng.sync()["saves_dropped"]
+        assert (r["lines"], r["first"]) == (1, "- [ ] call with Jon about the roadmap"), r
         # a typo fixed in the saved line is still no removal of it
         now = (root / PATH).read_bytes()
         editor_save(root / PATH, now + b"- **2026-12-03** | Invoice recieved from the landlord today\n")
