@@ -290,6 +290,51 @@ def test_a_teammates_look_alike_line_is_no_edit_of_the_line_that_arrived():
     assert not another_line(b"call with [[Carol Stone]] about it", b"call with [[Bob Stone]] about it")  # a link retargeted
 
 
+NAMED = [
+    # (gbrain's line, the stale buffer's own line: another person's name a letter or two apart)
+    ("- [ ] call with Jon about the roadmap", "- [ ] call with Jan about the roadmap"),
+    ("- [ ] standup (alice)", "- [ ] standup (Alicia)"),
+    ("- **2026-12-05** | Lunch with Alice and the design team", "- **2026-12-05** | Lunch with Alicia and the design team"),
+    ("- [ ] review the draft, ping @bob when done", "- [ ] review the draft, ping @rob when done"),
+    ("- **2026-12-05** | 1:1 with Mira about hiring", "- **2026-12-05** | 1:1 with Maria about hiring"),
+]
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("wrote, mine", NAMED)
+def test_a_teammates_line_with_a_name_a_letter_or_two_apart_is_another_line(wrote, mine):
+    """Look-alike lines apart only in a person's name one or two letters apart (`Jon`/`Jan`,
+    `alice`/`Alicia`, `@bob`/`@rob`) passed for a typo fix of the line that arrived: the stale
+    save was taken as an edit of the newest version and the teammate's line left the file. A
+    name written as one (a capital inside a sentence, an @handle) changing to another name is
+    another line; the save is merged, both lines kept."""
+    from gbrain.sync.merge import another_line, saw_write
+
+    after, disk = NOTE + wrote.encode() + b"\n", NOTE + mine.encode() + b"\n"
+    assert another_line(mine.encode(), wrote.encode())
+    assert not saw_write(NOTE, after, disk)
+    v = stale_view(disk, after, [NOTE])
+    assert v is not None and v.merged is not None and wrote.encode() in v.merged and mine.encode() in v.merged
+
+
+@pytest.mark.engine_free
+def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
+    """Lower-case names (`standup (bob)` / `standup (rob)`) look like any word; where the brain
+    has a page (title, file name or alias) for each, they are names: another line. A word the
+    brain has no page for is judged as before (a typo fix)."""
+    from gbrain.sync.merge import another_line, saw_write
+
+    wrote, mine = b"- [ ] standup (bob)", b"- [ ] standup (rob)"
+    names = {"bob", "rob"}.__contains__
+    assert not another_line(mine, wrote)  # one letter apart: read as a typo fix without the brain's names
+    assert another_line(mine, wrote, names=names)
+    assert not another_line(b"- [ ] standup (bob) teh notes", b"- [ ] standup (bob) tee notes", names=names)
+    after, disk = NOTE + wrote + b"\n", NOTE + mine + b"\n"
+    assert not saw_write(NOTE, after, disk, names=names)
+    v = stale_view(disk, after, [NOTE], names=names)
+    assert v is not None and v.merged is not None and wrote in v.merged and mine in v.merged
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("wrote, fixed", [
     ("- **2026-12-05** | Invoice recieved from the landlord today", "- **2026-12-05** | Invoice received from the landlord today"),
@@ -298,6 +343,11 @@ def test_a_teammates_look_alike_line_is_no_edit_of_the_line_that_arrived():
     ("- **2026-12-05** | Call with ana Lima about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
     ("- **2026-12-05** | Call with Ana Lima about the laon", "- **2026-12-05** | Call with Ana Lima about the loan"),
     ("- **2026-12-05** | Standup moved to the big room", "- **2026-12-05** | Stand-up moved to the big room"),
+    ("- **2026-12-05** | call with Ana Lima about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
+    ("- **2026-12-05** | Call with Ana Lmia about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
+    ("- **2026-12-05** | Call with ana lmia about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
+    ("- [ ] Recieved the keys from Ana", "- [ ] Received the keys from Ana"),
+    ("Jon called. teh bank wants the form", "Jon called. The bank wants the form"),
 ])
 def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fixed):
     """The other side of the look-alike rule: a person who fixes a typo (letters swapped or
@@ -1854,3 +1904,74 @@ def test_a_stale_save_under_a_new_name_after_a_round_that_saw_the_rename_is_merg
     assert b"AGENT-ENTRY" in page and b"user typed this" in page and new.read_bytes() == page, page
     assert brain.page_row(SLUG) is None
     assert fresh_import_differences(brain) == {}
+
+
+NEW_RAW = "people/.raw/ana-lima-renamed.json"
+
+
+@pytest.mark.parametrize("where", ["folder", "brain"])
+def test_a_stale_sidecar_saved_under_the_pages_new_name_keeps_the_agents_raw_put(env, where):
+    """An editor held a page's `.raw` sidecar; an agent's `raw-put` reached the file; the page
+    was renamed in the folder and a round moved it, its sidecar with it; the editor then saved its
+    old buffer (plus a source of its own) under the new name. The new name's history begins with
+    the move, so the save was checked against nothing and the agent's source left the sidecar
+    unsaid. Now the versions looked at are the old name's, as for a page (trial 55): merged by
+    source as in place."""
+    import json as _json
+
+    brain, eng, root = env
+    f = root / RAW
+    buf = f.read_bytes()  # the editor opens the sidecar
+    brain.raw_put(SLUG, "agentsrc", {"k": "agent"})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    if where == "folder":
+        os.rename(root / PATH, root / NEW_PATH)
+        rep = eng.sync()
+        assert {"from": PATH, "to": NEW_PATH} in rep["moved"], rep
+    else:  # `gbrain move`: the sidecar moves with the page in the brain, then in the folder
+        from gbrain import operations as ops
+
+        ops.run("move", {"slug": SLUG, "to": NEW_SLUG}, brain=brain)
+        eng.sync()
+    assert not f.exists() and (root / NEW_RAW).exists()
+    obj = _json.loads(buf)
+    obj["sources"]["mine"] = {"typed": True}
+    saved = (_json.dumps(obj, indent=2) + "\n").encode()
+    editor_save(root / NEW_RAW, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["merged"] == [NEW_RAW] and rep["conflicts"] == [], rep
+    now = _json.loads((root / NEW_RAW).read_bytes())["sources"]
+    assert now["agentsrc"] == {"k": "agent"} and now["mine"] == {"typed": True}
+    assert brain.raw_get(NEW_SLUG)["agentsrc"] == {"k": "agent"} and brain.raw_get(NEW_SLUG)["mine"] == {"typed": True}
+    assert sha(saved) in all_versions(brain, root)
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_teammates_line_naming_another_page_a_letter_apart_is_merged_not_taken_as_a_typo_fix(env):
+    """The brain has pages `bob` and `rob`; an agent's line `- [ ] standup (bob)` reached the file,
+    and an editor holding the note from before saved its own `- [ ] standup (rob)`. One letter
+    apart, lower case, the save passed for a typo fix of the agent's line (an edit of the newest
+    version) and bob's line left the page. A word the brain names a page by put for another such
+    word is another line (`merge.another_line`'s ``names``, `SyncEngine._page_name`): merged."""
+    brain, eng, root = env
+    brain.put("people/bob", "# bob\n\nA teammate.\n")
+    brain.put("people/rob", "---\naliases: [rob]\n---\n# Robert Ng\n\nAnother teammate.\n")
+    eng.sync()
+    f = root / PATH
+    buf = f.read_bytes()  # the editor opens the note
+    brain.put(SLUG, (buf + b"\n- [ ] standup (bob)\n").decode("utf-8"))
+    assert eng.sync()["changed"]["exported"] == [PATH]
+    editor_save(f, buf + b"\n- [ ] standup (rob)\n")
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"standup (bob)" in page and b"standup (rob)" in page and f.read_bytes() == page, page
+    assert fresh_import_differences(brain) == {}
+    # a word no page is named by, one letter off: a typo fix, as before (an edit of the newest)
+    buf = f.read_bytes()
+    brain.put(SLUG, (buf + b"- [ ] standup (cob)\n").decode("utf-8"))
+    assert eng.sync()["changed"]["exported"] == [PATH]
+    editor_save(f, buf + b"- [ ] standup (cop)\n")
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["conflicts"] == [] and b"(cob)" not in f.read_bytes(), rep

@@ -423,3 +423,61 @@ def test_a_targeted_edit_of_the_saved_text_itself_is_no_dropped_save(tmp_path):
         [r] = rep["saves_dropped"]
         assert r["first"] == "- **2026-12-03** | MY-LINE", r
         eng.close()
+
+
+LOOK_ALIKE = [b"- **2026-12-03** | note \xe2\x80\x94 MK-bob-0048 hand-written entry",
+              b"- **2026-12-03** | note \xe2\x80\x94 MK-alice-0041 hand-written entry"]
+
+
+def test_a_teammates_look_alike_line_in_place_of_a_saved_line_is_told_on_sqlite(tmp_path):
+    """A save's line replaced by a write from an older read whose own line is of the same
+    template with another name and number (0.9 alike: `merge.another_line`): the saved line is
+    gone, not edited, so the person is told (before: any new line ≥ 0.85 alike excused it)."""
+    root = write_tree(tmp_path / "notes", {PATH: START})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        editor_save(root / PATH, START.encode() + LOOK_ALIKE[0] + b"\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, START + LOOK_ALIKE[1].decode() + "\n")
+        rep = eng.sync()
+        assert b"MK-bob-0048" not in (root / PATH).read_bytes()
+        [r] = rep["saves_dropped"]
+        assert (r["by"], r["lines"], r["first"]) == ("claude", 1, LOOK_ALIKE[0].decode()), r
+        assert any(ln.startswith(f"! {PATH}: claude's write removed 1 line of your save") for ln in lines), lines
+        # a name a letter apart (`merge._renamed`): another person's line too
+        now = (root / PATH).read_bytes()
+        editor_save(root / PATH, now + b"- [ ] call with Jon about the roadmap\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, now.decode() + "- [ ] call with Jan about the roadmap\n")
+        [r] = eng.sync()["saves_dropped"]
+        assert (r["lines"], r["first"]) == (1, "- [ ] call with Jon about the roadmap"), r
+        # a typo fixed in the saved line is still no removal of it
+        now = (root / PATH).read_bytes()
+        editor_save(root / PATH, now + b"- **2026-12-03** | Invoice recieved from the landlord today\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, now.decode() + "- **2026-12-03** | Invoice received from the landlord today\n")
+        rep = eng.sync()
+        assert rep["changed"]["exported"] == [PATH] and rep["saves_dropped"] == [], rep["saves_dropped"]
+        eng.close()
+
+
+def test_a_teammates_look_alike_line_in_place_of_a_saved_line_is_told(team):
+    """The same on Postgres, the write a teammate's folder save from an older read."""
+    alice, bob = team
+    read = alice.file.read_bytes()  # alice's editor holds the note
+    editor_save(bob.file, read + LOOK_ALIKE[0] + b"\n")
+    assert bob.round()["changed"]["imported"] == [PATH]
+    assert alice.round()["changed"]["exported"] == [PATH]
+    with origin(user="agent-x"):  # a blind put from alice's older read
+        alice.brain.put(SLUG, (read + LOOK_ALIKE[1] + b"\n").decode("utf-8"))
+    rep = bob.round()
+    assert rep["changed"]["exported"] == [PATH] and b"MK-bob-0048" not in bob.file.read_bytes()
+    [r] = rep["saves_dropped"]
+    assert r == {"path": PATH, "by": "agent-x", "lines": 1, "first": LOOK_ALIKE[0].decode()}, r

@@ -131,14 +131,14 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view, telling_line
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -2854,7 +2854,8 @@ class SyncEngine:
             # as its first save showed): no undo of the merge (stale_view's rule would take it for
             # one and drop the merged lines), merged again: the brain's version stays
             return data, brain_bytes
-        view = (stale_sidecar if sidecar else stale_view)(data, brain_bytes, [body(self.conn, i) for i in older_ids])
+        older = [body(self.conn, i) for i in older_ids]
+        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_name)
         if view is None:
             return None
         return data, view.merged
@@ -2866,17 +2867,18 @@ class SyncEngine:
         at most :data:`STALE_VERSIONS`; stopping at a deletion or a move. Empty when ``top``
         came from this folder's file, was written over :data:`STALE_WINDOW_S` ago, or is not
         among the newest ``newer + 1`` versions. With the history rows from ``top``'s on (body id,
-        surface, operation, time, hash, client, op, detail). A page whose only version is its
-        arrival by a move with ``top``'s text is looked up at its old name (``follow``: once)."""
+        surface, operation, time, hash, client, op, detail). A page (or a page's ``.raw`` sidecar,
+        ``kind`` ``file``) whose only version is its arrival by a move with ``top``'s text is
+        looked up at its old name (``follow``: once)."""
         rows = self.conn.execute(
             "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client, h.op, h.detail FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4 + newer)).fetchall()
         i = next((k for k, r in enumerate(rows[:newer + 1]) if r[4] == top), None)
-        if (i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow
-                and kind == "page"):
+        if i is not None and i == len(rows) - 1 and rows[i][6] == "move" and (rows[i][7] or "").startswith("from ") and follow:
             # the name's first version is its arrival by a move with the same text (a rename a
             # round saw before the editor's save of its older buffer): the versions are the old
-            # name's, before its move away (trial 55, two rounds)
+            # name's, before its move away (trial 55, two rounds); a page's `.raw` sidecar moved
+            # with it alike (an editor holding the old sidecar's buffer saves it under the new name)
             old = rows[i][7][len("from "):]
             prev = self.conn.execute(
                 "SELECT b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND h.body_id IS NOT NULL "
@@ -2900,6 +2902,21 @@ class SyncEngine:
                 break
         return older_ids, rows[i:]
 
+    def _page_name(self, word: str) -> bool:
+        """Whether the brain names a page by ``word`` (a word or words as written in a line): a
+        page's file name or title, or an alias, keyed as a wiki link matches them
+        (:func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``). What
+        :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
+        (``standup (bob)`` → ``standup (rob)``: another person when both are pages' names). At most
+        three indexed lookups."""
+        k = loose_key(word)
+        if not k:
+            return False
+        c = self.conn
+        return (c.execute("SELECT 1 FROM pages WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None
+                or c.execute("SELECT 1 FROM pages WHERE title_key = ? LIMIT 1", (k,)).fetchone() is not None
+                or c.execute("SELECT 1 FROM aliases WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None)
+
     def _stale_base(self, p: str, b: str, base: bytes, data: bytes) -> bytes | None:
         """For a page changed in its file and in the brain since the base ``b`` (its bytes
         ``base``): the older version the file's save ``data`` was made from when it is a stale
@@ -2918,7 +2935,7 @@ class SyncEngine:
         from ..core.history import body
 
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_view(data, base, older)
+        view = stale_view(data, base, older, names=self._page_name)
         return None if view is None else older[view.ancestor]
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
@@ -3081,12 +3098,14 @@ class SyncEngine:
         if gone:
             # a line of the save that the new text holds edited (words put in, or a close edit: a
             # teammate building on it) was not removed (trial 34: "cat's write removed 1 line of
-            # your save" for a heading cat had added words into)
+            # your save" for a heading cat had added words into); a look-alike line of the same
+            # template with another name or number is a teammate's line, no edit of the save's
+            # (`merge.another_line`: it was excused as one and the person was not told)
             fresh = [ln.strip() for ln in set(data.splitlines()) - set(mine) if ln.strip()]
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
                 for g in list(gone):
                     w = g.strip()
-                    if any(keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN for n in fresh):
+                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, self._page_name) for n in fresh):
                         del gone[g]
         if not gone:
             return None

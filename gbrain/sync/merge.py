@@ -127,25 +127,74 @@ def _typo(old: str, new: str) -> bool:
     return _osa(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
 
 
-def another_line(mine: bytes, w: bytes) -> bool:
+def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = None) -> bool:
     """Whether the line ``mine``, however alike (:func:`alike`) to the line ``w``, is another line
     of the same template rather than ``w`` edited: where it puts words in place of words of ``w``,
     one such place is no typo fix (:func:`_typo`: another name, another number: ``- [ ] standup
     (bob)`` beside ``- [ ] standup (alice)``, ``MK-bob-0048`` beside ``MK-alice-0041``; or a
-    word put for another, ``w/`` for ``with``). Words put in or cut, a letter's case, a typo
-    (``recieved`` → ``received``, ``teh`` → ``the``, ``Standup`` → ``Stand-up``) are edits, and
+    word put for another, ``w/`` for ``with``), or puts one name for another however few letters
+    apart (:func:`_renamed`: ``Jon`` for ``Jan`` inside a sentence, ``@rob`` for ``@bob``,
+    ``(Alicia)`` for ``(alice)``; with ``names``, a word the brain names a page by for another
+    such word: ``(rob)`` for ``(bob)``). Words put in or cut, a letter's case, a typo
+    (``recieved`` → ``received``, ``teh`` → ``the``, ``Standup`` → ``Stand-up``, two letters of a
+    name swapped, ``Lmia`` → ``Lima``) are edits, and
     so is a name put for another inside a link's target (``[[Bob Stone]]`` → ``[[Carol Stone]]``:
     an editor retargeting a link gbrain had just rewritten after a move).
-    Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). Team trial 54: a
+    Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). ``names``: whether a
+    word (as written) is a page's name in the brain (title, file name, alias); called only for a
+    place that reads as a typo fix otherwise. Team trial 54: a
     teammate's look-alike line from a stale buffer was read as a typo fix of the line that had
-    just arrived, and that line left the page unseen. Pure."""
-    a, a_link = _tokens(w.decode("utf-8", "replace"))
-    b, b_link = _tokens(mine.decode("utf-8", "replace"))
+    just arrived, and that line left the page unseen. Pure but for ``names``."""
+    wt, mt = w.decode("utf-8", "replace"), mine.decode("utf-8", "replace")
+    a, a_link, a_at = _tokens(wt)
+    b, b_link, b_at = _tokens(mt)
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "replace" and not _typo("".join(a[i1:i2]), "".join(b[j1:j2])) \
-                and not (all(a_link[i1:i2]) and all(b_link[j1:j2])):
+        if tag != "replace" or (all(a_link[i1:i2]) and all(b_link[j1:j2])):
+            continue
+        old, new = "".join(a[i1:i2]), "".join(b[j1:j2])
+        if not _typo(old, new):
+            return True
+        if _renamed(old, new) and (any(_name_at(wt, a[k], a_at[k]) for k in range(i1, i2))
+                                   or any(_name_at(mt, b[k], b_at[k]) for k in range(j1, j2))
+                                   or names is not None and _words(a[i1:i2]) and _words(b[j1:j2])
+                                   and names(" ".join(_words(a[i1:i2]))) and names(" ".join(_words(b[j1:j2])))):
             return True
     return False
+
+
+def _renamed(old: str, new: str) -> bool:
+    """Whether a typo-close place (:func:`_typo`) may still be one name put for another: its
+    letters differ beyond case and not only by two neighbours swapped (``Lmia`` → ``Lima``, the
+    commonest slip, which two names rarely are)."""
+    x, y = old.casefold(), new.casefold()
+    if x == y:
+        return False
+    if len(x) == len(y):
+        diff = [k for k in range(len(x)) if x[k] != y[k]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and x[diff[0]] == y[diff[1]] and x[diff[1]] == y[diff[0]]:
+            return False
+    return True
+
+
+def _words(toks: list[str]) -> list[str]:
+    """The word tokens (letters, digits, ``_``) of ``toks``."""
+    return [t for t in toks if t[:1].isalnum() or t[:1] == "_"]
+
+
+#: the text of a line before a word that starts a sentence: nothing, or list, heading, quote and
+#: checkbox marks (``- [ ] ``, ``1. ``, ``## ``, ``> ``), or anything ending with a sentence's or a
+#: field's end (``. ! ? : |``, maybe closed by emphasis, quotes or brackets)
+_SENTENCE_START = re.compile(r"(?:[\s>#*+\-]*(?:\d+[.)]\s*)?(?:\[[ xX]?\]\s*)?|.*[.!?:|][*_\"')\]]*\s*)")
+
+
+def _name_at(line: str, tok: str, at: int) -> bool:
+    """Whether the token ``tok`` at offset ``at`` of ``line`` is written as a name: an @handle
+    (``@bob``), or a word with a capital letter first inside a sentence (not its first word,
+    whose capital says nothing: ``Call``), one lower-case letter at least (no acronym)."""
+    if at > 0 and line[at - 1] == "@" and tok[:1].isalnum():
+        return True
+    return (tok[:1].isupper() and any(c.islower() for c in tok[1:])
+            and not _SENTENCE_START.fullmatch(line[:at]))
 
 
 #: a wiki link's target or a markdown link's: a name put for another there is a link
@@ -153,18 +202,21 @@ def another_line(mine: bytes, w: bytes) -> bool:
 _LINK_TARGET = re.compile(r"\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
 
 
-def _tokens(line: str) -> tuple[list[str], list[bool]]:
-    """The tokens of ``line`` (:data:`_TOKEN`) and, for each, whether it is in a link's target."""
+def _tokens(line: str) -> tuple[list[str], list[bool], list[int]]:
+    """The tokens of ``line`` (:data:`_TOKEN`), for each whether it is in a link's target, and
+    each one's offset in ``line``."""
     spans = [m.span() for m in _LINK_TARGET.finditer(line)]
-    toks, inside = [], []
+    toks, inside, at = [], [], []
     for m in _TOKEN.finditer(line):
         toks.append(m.group())
         inside.append(any(lo <= m.start() and m.end() <= hi for lo, hi in spans))
-    return toks, inside
+        at.append(m.start())
+    return toks, inside, at
 
 
 def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset(),
-                                must: set[bytes] | None = None, earlier: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
+                                must: set[bytes] | None = None, earlier: frozenset[bytes] | set[bytes] = frozenset(),
+                                names: Callable[[str], bool] | None = None) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
@@ -179,7 +231,8 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
     entries of one day share their date) would otherwise drop the agent's other lines unseen.
     ``earlier``: lines (stripped) of earlier versions: a save line among them is no edit.
     A line of the same template with another name or number (:func:`another_line`) is no edit
-    either, however alike: another person's entry typed in a stale buffer (team trial 54)."""
+    either, however alike: another person's entry typed in a stale buffer (team trial 54);
+    ``names``: as :func:`another_line` takes it."""
     if not wrote:
         return False
     old = _lines(older)
@@ -194,7 +247,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
             if not mine or mine in earlier or mine in wrote:
                 continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`telling_line`)
             # (a line of the same template with another name or number in it is no edit: :func:`another_line`)
-            to_write, w = max(((r, w) for w in wrote if (r := alike(mine, w)) >= EDITED_LINE_MIN and not another_line(mine, w)),
+            to_write, w = max(((r, w) for w in wrote if (r := alike(mine, w)) >= EDITED_LINE_MIN and not another_line(mine, w, names)),
                               default=(0.0, b""))
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
@@ -353,7 +406,8 @@ class StaleView:
     merged: bytes | None
 
 
-def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | set[bytes] = frozenset()) -> bool:
+def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | set[bytes] = frozenset(),
+              names: Callable[[str], bool] | None = None) -> bool:
     """Whether the save ``disk`` shows it was made after seeing the write that turned ``before``
     into ``after`` (both page texts; ``disk`` the saved bytes): it holds a telling line
     (:func:`telling_line`) the write added that is no cut of a line the write replaced
@@ -363,7 +417,8 @@ def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | 
     ``before`` had (both removed it) and one lacking the write's line (never saw it) look alike
     by distance. ``old``: the lines (stripped) of versions older than ``before``: a save line
     among them is old text a stale buffer kept, no sign of having seen the write (an agent's
-    counter line 730 → 759 → 760: a buffer's 730 looked like an edit of 760, trial 51). Pure."""
+    counter line 730 → 759 → 760: a buffer's 730 looked like an edit of 760, trial 51).
+    ``names``: whether a word is a page's name in the brain (:func:`another_line`). Pure but for it."""
     base = _lines(before)
     gh = _hunks(base, _lines(after))
     added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
@@ -374,10 +429,10 @@ def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | 
     if any(telling_line(w) for w in (wrote & _added(before, disk)) - old):
         return True
     changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
-    return _edits_a_line_gbrain_added(before, wrote, disk, changed, added, earlier=old)
+    return _edits_a_line_gbrain_added(before, wrote, disk, changed, added, earlier=old, names=names)
 
 
-def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
+def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes], names: Callable[[str], bool] | None = None) -> StaleView | None:
     """Whether the file's new bytes ``disk`` were saved from an older version than ``brain``
     (the version gbrain wrote to the file, which is also the base): ``older`` are the earlier
     versions the file may have held since it last fed the brain, newest first (the last one
@@ -410,7 +465,8 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     (the merge brings the deleted lines back: nothing is lost). Or when the
     merge would give back ``disk`` unchanged (the save holds every change of gbrain's writes
     since its ancestor: nothing to merge), or when a side is bigger than :data:`MAX_BYTES`.
-    Pure; raises nothing."""
+    ``names``: whether a word is a page's name in the brain (:func:`another_line`; None: none is
+    asked). Pure but for ``names``; raises nothing but what it raises."""
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
         return None
     versions = [brain, *older]
@@ -420,11 +476,11 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     for k in range(len(versions) - 3, -1, -1):
         acc |= {ln.strip() for ln in _lines(versions[k + 2])}
         olds[k] = frozenset(acc)
-    if disk == older[0] and (len(older) == 1 or saw_write(older[1], older[0], disk, olds[1])):
+    if disk == older[0] and (len(older) == 1 or saw_write(older[1], older[0], disk, olds[1], names)):
         return None  # undid the newest write, having seen the one before: taken as meant
     best = len(older) - 1
     for k in range(len(older)):
-        if saw_write(versions[k + 1], versions[k], disk, olds[k]):
+        if saw_write(versions[k + 1], versions[k], disk, olds[k], names):
             best = k - 1  # saw the write that made versions[k]: based on it (or a newer one)
             break
     if best < 0:
