@@ -1669,12 +1669,13 @@ def _move(b, a, ctx):
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
         # its own conflict copies (and its sidecars') travel with it, as its sidecar does: the copy name of the new
-        # path, their mark kept, their sync record with them (`gbrain conflicts`, lint); their text is never rewritten
+        # path, their mark kept, their sync record with them (`gbrain conflicts`, lint); a copy's text is rewritten
+        # only where its relative links must name from a new folder what they named (relink_moved_copy)
         from ..sync.engine import copy_renames, move_copy
 
         copy_moves, copies_left = copy_renames(b, row["path"], cur["path"])
         for old_cp, new_cp, new_orig in copy_moves:
-            move_copy(b, old_cp, new_cp, new_orig)
+            move_copy(b, old_cp, new_cp, new_orig, (row["path"], cur["path"]))
         # a canvas or nav file that listed it by path (gbrain never rewrites one): said, with where to point it
         if held:
             still = {x["slug"] for x in b.canvas_backlinks(row["id"]) + b.nav_backlinks(row["id"])}

@@ -491,13 +491,49 @@ def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str],
     return moves, left
 
 
-def move_copy(brain: Brain, old: str, new: str, new_original: str) -> None:
+def move_copy(brain: Brain, old: str, new: str, new_original: str, page_move: tuple[str, str] | None = None) -> bytes | None:
     """Move the conflict copy stored at ``old`` to ``new`` (:meth:`Brain.move_stored`: its row,
     bytes and history, a ``move``), and its ``sync_conflicts`` record with it (the copy's path and
-    the original's, ``new_original``), so ``conflicts`` and lint name the new places. In the
-    caller's write transaction."""
+    the original's, ``new_original``), so ``conflicts`` and lint name the new places. A copy that
+    is a page landing in another folder then has its relative links written to name from there
+    what they named from the old folder (:func:`relink_moved_copy`; ``page_move``: the moved
+    page's ``(old path, new path)``). In the caller's write transaction. Returns the copy's new
+    bytes when its links were rewritten (a new version), else None."""
     brain.move_stored(old, new)
     brain.conn.execute("UPDATE sync_conflicts SET path = ?, copy_path = ? WHERE copy_path = ?", (new_original, new, old))
+    return relink_moved_copy(brain, old, new, page_move)
+
+
+def relink_moved_copy(brain: Brain, old: str, new: str, page_move: tuple[str, str] | None = None) -> bytes | None:
+    """The page stored at ``new``, a conflict copy just moved from ``old`` with its page: its
+    relative links (``../people/ana.md``, an image, ``[[../x]]``, a reference definition, a bare
+    ``ana.md``) written to name from the new folder what they named from the old one
+    (:func:`~gbrain.page.linkedit.repointed_path_links`, as ``move`` rewrites the moved page's own;
+    one naming the page that moved, ``page_move[0]``, names it at ``page_move[1]``), every other
+    byte as saved; saved as a new version (the history keeps the copy as it was). Returns the new
+    bytes, or None when nothing changed (the same folder, no such link, not a page). Raises
+    :class:`~gbrain.errors.GBrainError` for a page whose stored text is damaged."""
+    from ..page.linkedit import repointed_path_links
+
+    if posixpath.dirname(old) == posixpath.dirname(new):
+        return None
+    c = brain.conn
+    row = c.execute("SELECT * FROM pages WHERE path = ?", (new,)).fetchone()
+    if row is None:
+        return None
+
+    def where(path: str) -> str | None:
+        if page_move is not None and page_move[0] in (path, path + ".md"):
+            return page_move[1]
+        hit = c.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)", (path, path, path + ".md")).fetchone()
+        return hit[0] if hit else None
+
+    text = brain.check_text(row)
+    again = repointed_path_links(text, old, new, where, bare=True)
+    if again == text:
+        return None
+    brain.save_page(new, again)
+    return again.encode("utf-8")
 
 
 # ---------------------------------------------------------------------------
@@ -3708,6 +3744,8 @@ class SyncEngine:
             if not self._import(dst, f, out):
                 return
             record_move(self.conn, src, dst)
+            if page:
+                self.brain.conflicts_follow(src, dst)  # (its conflicts' rows name it where it is)
             self._forget(src)
             out.moved.append((src, dst))
             self._log(f"> {src} → {dst} (moved and changed)")
@@ -3751,7 +3789,7 @@ class SyncEngine:
             row = c.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (old, old)).fetchone()
             a_old, a_new = self._abs(old), self._abs(new)
             if not os.path.lexists(a_old) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
-                move_copy(self.brain, old, new, new_orig)  # (not written here yet: the next round writes it at its new name)
+                move_copy(self.brain, old, new, new_orig, (src, dst))  # (not written here yet: the next round writes it at its new name)
                 continue
             try:
                 if blobs.hash_file(a_old)[0] != row[0]:  # (streamed: a binary's copy may be big)
@@ -3763,11 +3801,21 @@ class SyncEngine:
                 self._warn(f"{old}: could not move the conflict copy with its page ({e.strerror}); left as it is")
                 continue
             self._prune_dirs(old)
-            move_copy(self.brain, old, new, new_orig)
+            relinked = move_copy(self.brain, old, new, new_orig, (src, dst))
             self._forget(old)
-            self._record(new, DiskFile(new, st.st_size, change_stamp(st), row[0]), row[0])
+            h = row[0]
+            if relinked is not None:
+                # its relative links were written for the new folder: the file takes them, only over the file just moved
+                # (a save landing meanwhile stays; recorded at the old bytes, the next round merges or conflicts as any)
+                was = (st.st_ino, st.st_size, st.st_mtime_ns)
+                try:
+                    if atomic_write(Path(a_new), relinked, unchanged=lambda s_, was=was: s_ is not None and (s_.st_ino, s_.st_size, s_.st_mtime_ns) == was):
+                        st, h = os.lstat(a_new), sha256(relinked)
+                except OSError as e:
+                    self._warn(f"{new}: could not write the conflict copy's links for its new folder ({e.strerror}); the next round writes them")
+            self._record(new, DiskFile(new, st.st_size, change_stamp(st), h), h)
             out.disk_hashes.pop(old, None)
-            out.disk_hashes[new] = row[0]
+            out.disk_hashes[new] = h
             out.moved.append((old, new))
             self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
         return [(o, n) for o, n, _ in moves]
