@@ -2376,7 +2376,7 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
            "importing them brings the purged text back)", default=False)],
     mcp=False, title="Import a markdown folder",
     db="create",
-    text=_report_text,
+    text=lambda r, a: _report_text(r, a) + "".join(f"\nCONFLICT: {c['copy_path']}: {c['note']}: {c['action']}" for c in r.get("conflicts") or []),
     mutating=True,
 )
 def _import(b, a, ctx):

@@ -135,7 +135,7 @@ from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, i
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
-from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
+from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view, telling_line
@@ -3607,16 +3607,9 @@ class SyncEngine:
         each is a conflict this round found (``out.conflicts``, kind ``sync-tool``, logged), as
         :meth:`_import` says of a copy arriving in a later round; the round then exits 3."""
         said = {c.get("copy_path") for c in out.conflicts}
-        for p in paths:
-            if p in said or sync_tool_copy(p) is None:
-                continue
-            row = self.conn.execute("SELECT slug, content_hash FROM pages WHERE path = ? UNION ALL SELECT NULL, content_hash FROM files WHERE path = ?", (p, p)).fetchone()
-            if row is None:  # (not stored: unreadable, ignored, refused)
-                continue
-            c = copy_at(self.conn, p, row[0])
-            out.conflicts.append({"path": c.original, "copy_path": p, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": row[1], "db_hash": None,
-                                  "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
-            self._log(f"! conflict {p}: {tool_copy_said(c)}")
+        for d in tool_copies_among(self.conn, [p for p in paths if p not in said]):  # (not stored: unreadable, ignored, refused: none)
+            out.conflicts.append(d)
+            self._log(f"! conflict {d['copy_path']}: {d['note']}: {d['action']}")
 
     def _store(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """:meth:`_import`'s write: the file's bytes as the page or file at ``p``; False (and
@@ -4193,9 +4186,6 @@ def _conflict_origins(conn, d: dict) -> tuple[str, str]:
     return version_origin(conn, *key, kept), version_origin(conn, *key, held) or version_origin(conn, *key_for_path(conn, d["copy_path"]), held)
 
 
-#: the ``kind`` of a conflict whose copy a file-sync tool made (``tool`` names it): not a
-#: ``sync_conflicts`` row, found by the copy's name (:func:`~gbrain.page.slugs.sync_tool_copy`)
-SYNC_TOOL = "sync-tool"
 
 
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
