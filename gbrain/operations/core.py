@@ -2368,6 +2368,15 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
             f"Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
 
 
+def _import_text(r: dict, a: dict) -> str:
+    """import's report, then a ``CONFLICT`` line per file-sync tool's copy the tree holds (as sync's)."""
+    found = r.get("conflicts") or []
+    lines = [f"CONFLICT: {c['copy_path']}: {c['note']}: {c['action']}" for c in found]
+    if r.get("conflict_count", 0) > len(found):
+        lines.append(f"… and {r['conflict_count'] - len(found):,} more conflict copies (`gbrain conflicts` lists every one)")
+    return "\n".join([_report_text(r, a), *lines])
+
+
 @op(
     "import",
     "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
@@ -2376,7 +2385,7 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
            "importing them brings the purged text back)", default=False)],
     mcp=False, title="Import a markdown folder",
     db="create",
-    text=lambda r, a: _report_text(r, a) + "".join(f"\nCONFLICT: {c['copy_path']}: {c['note']}: {c['action']}" for c in r.get("conflicts") or []),
+    text=lambda r, a: _import_text(r, a),
     mutating=True,
 )
 def _import(b, a, ctx):

@@ -4186,8 +4186,6 @@ def _conflict_origins(conn, d: dict) -> tuple[str, str]:
     return version_origin(conn, *key, kept), version_origin(conn, *key, held) or version_origin(conn, *key_for_path(conn, d["copy_path"]), held)
 
 
-
-
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
     (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``.

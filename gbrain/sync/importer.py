@@ -357,8 +357,9 @@ def import_tree(
     A file whose bytes are exactly a version ``gbrain purge`` removed is not imported (named in
     a warning and the report's ``purged_skipped``: it would undo the purge) unless
     ``include_purged``. The copies a file-sync tool made that the tree holds (stored as any file)
-    are the report's ``conflicts`` (kind ``sync-tool``: :func:`gbrain.core.conflicts.tool_copies_among`),
-    a key only when there is one; ``ok`` and the exit code do not change.
+    are the report's ``conflicts`` (kind ``sync-tool``: :func:`gbrain.core.conflicts.tool_copies_among`;
+    the first ``verify.MAX_LISTED``, ``conflict_count`` all), keys only when there is one; ``ok``
+    and the exit code do not change.
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
     with origin(surface=surface), few_collections(), blobs.confined(root):  # (no read through a symlinked folder)
@@ -846,7 +847,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     # after an import is no first round: it would never say them); exit 0 still: import's codes are its validation's
     found = tool_copies_among(brain.conn, hashes)
     if found:
-        rep["conflicts"] = found
+        rep["conflicts"] = found[: verify.MAX_LISTED]
+        rep["conflict_count"] = len(found)
     if vanished:
         rep["vanished_during"] = sorted(vanished)[: verify.MAX_LISTED]
     if read_errors:
