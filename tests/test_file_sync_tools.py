@@ -325,3 +325,34 @@ def test_a_round_that_looks_for_a_moves_old_path_leaves_an_evicted_note_alone(sy
     assert not out.moved and not out.trashed, (out.moved, out.trashed)
     assert b.get_text("people/ana-lima") == data.decode() and trash(b) == []
     assert b.page_row("people/ana-copy") is not None
+
+
+def test_import_names_the_sync_tools_copies_it_stores(db_path, brain_tree, run):
+    """`gbrain import DIR` stored the copies a file-sync tool left in the folder without a word, so
+    the sync after it (no first sync then: the brain already holds the folder) said none while
+    `gbrain conflicts` listed them: import's report names each, as sync's first round does
+    (`conflicts`, kind ``sync-tool``; a ``CONFLICT`` line), exit 0 (import's exit codes are its
+    validation's; 3 is sync's). A tree without one: no ``conflicts``, no line."""
+    db = str(db_path)
+    r = run("import", str(brain_tree), "--db", db, "--json")
+    assert r.returncode == 0 and "conflicts" not in json.loads(r.stdout), r.stdout
+    note = (brain_tree / "people/ana-lima.md").read_bytes()
+    for path, _ in TOOL_COPIES[:2]:
+        (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
+    (brain_tree / "assets").mkdir(exist_ok=True)
+    (brain_tree / "assets/photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
+    (brain_tree / "assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg").write_bytes(b"\xff\xd8\xff\xe0 the other photo")
+    r = run("import", str(brain_tree), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"], r
+    want = {*(p for p, _ in TOOL_COPIES[:2]), "assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg"}
+    assert {c["copy_path"] for c in rep["conflicts"]} == want and {c["kind"] for c in rep["conflicts"]} == {"sync-tool"}, rep["conflicts"]
+    listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
+    assert {c["copy_path"] for c in listed} == want
+    for c in rep["conflicts"]:
+        [same] = [x for x in listed if x["copy_path"] == c["copy_path"]]
+        assert (c["path"], c["tool"], c["note"], c["action"]) == (same["path"], same["tool"], same["note"], same["action"]), (c, same)
+    text = run("import", str(brain_tree), "--db", db)
+    assert text.returncode == 0, text.stderr
+    for p in want:
+        assert f"CONFLICT: {p}: a conflict copy ".encode() in text.stdout, text.stdout

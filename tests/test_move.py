@@ -455,7 +455,7 @@ def test_move_never_rewrites_a_link_in_a_conflict_copy(db_path):
 
 def test_the_moved_page_s_conflict_copies_move_with_it_and_are_said(db_path):
     """A page's conflict copies move with it (they stayed in the old folder, beside no page), under
-    the copy name of its new path, their text as saved (never relinked): the answer lists each
+    the copy name of its new path, their relative links written for the new folder (below): the answer lists each
     under ``moved``. A file-sync tool's copy whose new name is taken (no ``-2`` for its mark)
     stays, said under ``skipped`` with the page to merge it into."""
     with _brain(db_path) as b:
@@ -466,7 +466,7 @@ def test_the_moved_page_s_conflict_copies_move_with_it_and_are_said(db_path):
         moved = {m["from"][:-3]: m["to"][:-3] for m in r["moved"]}
         assert moved == {s: s.replace("meetings/sync", "meetings/2026/sync") for s in COPIES if "(conflicted" not in s}, r
         for old, new in moved.items():
-            assert b.get_text(new) == COPIES[old] and b.page_row(old) is None, new
+            assert b.get_text(new) == COPIES[old].replace("(../people/ana.md)", "(../../people/ana.md)") and b.page_row(old) is None, new
         dropbox = "meetings/sync (conflicted copy 2026-12-02)"
         assert b.get_text(dropbox) == COPIES[dropbox]
         [said] = [s for s in r["skipped"] if s["slug"] == dropbox]
@@ -673,9 +673,13 @@ def test_move_takes_the_page_s_conflict_copies_along(tmp_path, db_path):
         for old, new in want.items():
             assert not b.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (old, old)).fetchone(), old
             if new.endswith(".md"):
-                assert b.get_text(new[:-3]) == texts[old[:-3]] and b.page_row(new[:-3])["content_hash"] == before[old], new
+                relinked = texts[old[:-3]].replace("(../people/ana.md)", "(../../people/ana.md)")  # (gbrain's copy holds the page's link)
+                assert b.get_text(new[:-3]) == relinked, new
                 ops_ = [v["op"] for v in ops.run("history", {"slug": new[:-3]}, brain=b)["versions"]]
-                assert ops_[0] == "move" and ops_[-1] == "create", (new, ops_)
+                if relinked == texts[old[:-3]]:
+                    assert b.page_row(new[:-3])["content_hash"] == before[old] and ops_[0] == "move" and ops_[-1] == "create", (new, ops_)
+                else:  # its links rewritten for the new folder, after the move
+                    assert ops_[:2] == ["update", "move"] and ops_[-1] == "create", (new, ops_)
         assert b.get_text(f"meetings/2026/sync{mark}") == "# Sync\n\nAn older page's copy.\n"
         assert ops.run("trash", {}, brain=b) == []
         # its sync record names the new places, and `conflicts` and lint say merge the new copy into the new name
@@ -694,7 +698,7 @@ def test_move_takes_the_page_s_conflict_copies_along(tmp_path, db_path):
         assert rep["ok"] and rep["exit_code"] == 0, rep
         for old, new in want.items():
             assert not (root / old).exists() and (root / new).exists(), (old, new)
-        assert (root / want[cp]).read_text(encoding="utf-8") == texts[cp[:-3]]
+        assert (root / want[cp]).read_text(encoding="utf-8") == texts[cp[:-3]].replace("(../people/ana.md)", "(../../people/ana.md)")
         assert ops.run("trash", {}, brain=b) == []
         rep = eng.sync()
         assert rep["exit_code"] == 0 and not rep["changed"]["imported"] and not rep["changed"]["exported"], rep
@@ -713,7 +717,7 @@ def test_a_rename_in_the_folder_takes_the_page_s_conflict_copies_along(tmp_path,
         mark = cp[len("meetings/sync"):-3]
         b.put("meetings/sync.sync-conflict-20261202-015712-ABCDEFG", "# Sync\n\nTheirs.\n")
         assert eng.sync()["ok"]
-        copy_text = (root / cp).read_bytes()
+        copy_text = (root / cp).read_bytes().replace(b"(../people/ana.md)", b"(../../people/ana.md)")  # (its links follow: below)
         (root / "meetings" / "2026").mkdir()
         os.rename(root / "meetings" / "sync.md", root / "meetings" / "2026" / "sync.md")
         rep = eng.sync()
@@ -774,6 +778,103 @@ def test_a_folder_renamed_in_the_folder_looks_for_copies_only_where_some_are(tmp
         assert not (root / "b" / "ana.sync-conflict-20261202-015712-ABCDEFG.md").exists()
         eng.close()
         assert fresh_import_differences(b) == {}
+
+
+def test_a_moved_conflict_copy_s_relative_links_name_from_its_new_folder_what_they_named(db_path):
+    """A copy that travels with its page into another folder kept its relative links as written, so
+    from there they named nothing (`../people/ana.md` from meetings/2026/) while the page's own were
+    rewritten: they are rewritten the same way, the copy's bytes otherwise as saved (its links by
+    name, `[[people/ana]]`, unchanged), the text as saved kept in its history. A link to the page
+    that moved names it where it is now."""
+    with _brain(db_path) as b:
+        copies = dict(COPIES)
+        copies["meetings/sync.conflict-20261202T015712"] += "Back to [the note](sync.md) and ![a chart](img/c.png).\n"
+        b.save_file("meetings/img/c.png", b"\x89PNG\r\n")
+        for slug, text in copies.items():
+            b.put(slug, text)
+        r = ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        assert len(r["moved"]) == 3, r
+        for old, text in copies.items():
+            new = old.replace("meetings/sync", "meetings/2026/sync")
+            want = text.replace("(../people/ana.md)", "(../../people/ana.md)").replace("(img/c.png)", "(../img/c.png)")
+            assert b.get_text(new) == want and b.page_row(old) is None, new
+            h = ops.run("history", {"slug": new}, brain=b)["versions"]
+            assert [v["op"] for v in h] == ["update", "move", "create"], (new, h)
+            assert ops.run("get", {"slug": new, "version": h[1]["version"]}, brain=b)["content"] == text, new
+            # its links resolve from the new folder: none left dead
+            pid = b.page_row(new)["id"]
+            assert not b.conn.execute("SELECT target FROM links WHERE from_page_id = ? AND to_page_id IS NULL", (pid,)).fetchall(), new
+        assert ops.run("trash", {}, brain=b) == []
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_rename_in_the_folder_rewrites_the_moved_copy_s_relative_links_on_disk_too(tmp_path, db_path):
+    """The same under sync (and watch): a note renamed into another folder takes its copy along
+    (SyncEngine._move_copies), whose file then holds the rewritten links, as the brain does; the
+    next round has nothing to do."""
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng, cp = _conflicted(b, root)
+        mark = cp[len("meetings/sync"):-3]
+        old_text = (root / cp).read_bytes()
+        assert b"(../people/ana.md)" in old_text
+        (root / "meetings" / "2026").mkdir()
+        os.rename(root / "meetings" / "sync.md", root / "meetings" / "2026" / "sync.md")
+        rep = eng.sync()
+        assert rep["ok"], rep
+        new_cp = f"meetings/2026/sync{mark}.md"
+        want = old_text.replace(b"(../people/ana.md)", b"(../../people/ana.md)")
+        assert not (root / cp).exists() and (root / new_cp).read_bytes() == want
+        assert b.get_text(new_cp[:-3]).encode("utf-8") == want
+        rep = eng.sync()
+        assert rep["exit_code"] == 0 and not rep["changed"]["imported"] and not rep["changed"]["exported"], rep
+        eng.close()
+        assert fresh_import_differences(b) == {}
+
+
+def _noted_and_resolved(b, root):
+    """A brain synced to ``root`` with two conflicts of meetings/sync that have no copy in the brain:
+    one resolved (its copy merged and deleted), one noted (deleted on disk, edited in the brain:
+    put back, no copy). The engine."""
+    eng, cp = _conflicted(b, root)
+    ops.run("delete", {"slug": cp[:-3]}, brain=b)
+    assert eng.sync()["ok"]
+    (root / "meetings" / "sync.md").unlink()
+    b.put("meetings/sync", b.get_text("meetings/sync") + "\nEdited while deleted.\n")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and (root / "meetings" / "sync.md").exists(), rep
+    rows = {r["status"]: r["path"] for r in ops.run("conflicts", {"all": True}, brain=b)}
+    assert rows == {"resolved": "meetings/sync.md", "noted": "meetings/sync.md"}, rows
+    return eng
+
+
+def test_conflicts_without_a_copy_follow_a_moved_page(tmp_path, db_path):
+    """A page's sync_conflicts rows that have no copy to move (resolved, or noted: no copy made)
+    kept its old path after `move`, so `gbrain conflicts --all` named a page no longer there."""
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng = _noted_and_resolved(b, root)
+        ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        rows = {r["status"]: r["path"] for r in ops.run("conflicts", {"all": True}, brain=b)}
+        assert rows == {"resolved": "meetings/2026/sync.md", "noted": "meetings/2026/sync.md"}, rows
+        assert eng.sync()["exit_code"] == 0
+        eng.close()
+
+
+def test_conflicts_without_a_copy_follow_a_note_renamed_in_the_folder(tmp_path, db_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng = _noted_and_resolved(b, root)
+        (root / "meetings" / "2026").mkdir()
+        os.rename(root / "meetings" / "sync.md", root / "meetings" / "2026" / "sync.md")
+        assert eng.sync()["ok"]
+        assert b.page_row("meetings/2026/sync")
+        rows = {r["status"]: r["path"] for r in ops.run("conflicts", {"all": True}, brain=b)}
+        assert rows == {"resolved": "meetings/2026/sync.md", "noted": "meetings/2026/sync.md"}, rows
+        eng.close()
 
 
 def test_a_copy_or_sidecar_not_the_stored_one_stays_where_it_is(tmp_path, db_path, monkeypatch):

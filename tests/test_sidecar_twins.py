@@ -450,3 +450,39 @@ def test_undo_of_a_round_that_trashed_a_page_brings_back_every_sidecar(db_path, 
             assert _on_disk(root) == files
         finally:
             eng.close()
+
+
+@pytest.mark.parametrize("to", ["last", "older"])
+@pytest.mark.parametrize("page, own, other", TWINS, ids=TWIN_IDS)
+def test_revert_of_a_deleted_page_brings_back_every_sidecar_deleted_with_it(db_path, tmp_path, page, own, other, to):
+    """``revert SLUG --to N`` of a page sync trashed with its sidecars brought back the page alone
+    (its raw data left in the trash, the page reading none), where ``restore`` brings them all:
+    a revert that brings back a deleted page brings every sidecar deleted with it the same way
+    (``history.sidecars_deleted_with``), to its last version or an older one, and its answer lists
+    them under ``restored`` as restore's does (the text names them)."""
+    files = {own: ONE} | ({other: TWO} if other else {})
+    with Brain.open(db_path, create=True) as b:
+        root, eng = _synced(tmp_path, b, page, files)
+        try:
+            b.put(_slug(page), b.get_text(_slug(page)) + "\nEdited.\n")
+            assert eng.sync()["ok"]
+            before = _on_disk(root)
+            (root / "people" / f"{page}.md").unlink()
+            for n in files:
+                (root / "people" / ".raw" / n).unlink()
+            assert eng.sync()["ok"] and b.page_row(_slug(page)) is None
+            versions = [v for v in ops.run("history", {"slug": _slug(page)}, brain=b)["versions"] if v["op"] != "delete"]
+            n = versions[0 if to == "last" else -1]["version"]
+            got, _ = _run(b, "revert", {"slug": _slug(page), "to": n})
+            assert got["changed"] and got["restored"][0] == f"people/{page}.md", got
+            assert sorted(got["restored"][1:]) == sorted(f"people/.raw/{n}" for n in files), got
+            assert b.raw_get(_slug(page)) == {"one": {"x": 1}}
+            text = ops.REGISTRY["revert"].text(got, {})
+            assert all(p in text for p in got["restored"][1:]), text
+            assert fresh_import_differences(b) == {}
+            assert eng.sync()["ok"]
+            assert _on_disk(root) == before
+            trash = ops.run("trash", {}, ops.Context(surface="cli"), brain=b)
+            assert not [t for t in trash if (t["path"] or "").startswith("people/.raw/")], trash
+        finally:
+            eng.close()

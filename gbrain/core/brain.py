@@ -1280,6 +1280,22 @@ class Brain:
         self.re_resolve({loose_key(new_slug), loose_key(old_slug)} | title_names(moved.title) | title_names(old_title) | alias_keys
                         | self.journal_names(new_slug) | self.journal_names(old_slug))
         self._sidecars_follow(pid, dst)
+        self.conflicts_follow(src, dst)
+
+    def conflicts_follow(self, src: str, dst: str) -> None:
+        """The ``sync_conflicts`` rows of the page moving from path ``src`` to ``dst`` and of its
+        ``.raw`` sidecars (any spelling of the page's name beside it: :func:`moved_sidecar_path`)
+        name the new paths, so ``gbrain conflicts`` names the page where it is: every row, with a
+        copy or none (resolved: its copy deleted; noted: none made). A row's ``copy_path`` is left
+        as it is (``move_copy`` moves the copy still stored, and its row's). In the caller's write
+        transaction; a rename of :meth:`rename_page_row`, and sync's move of a page by re-import."""
+        c = self.conn
+        c.execute("UPDATE sync_conflicts SET path = ? WHERE path = ?", (dst, src))
+        raw = posixpath.join(posixpath.dirname(src), ".raw") + "/"
+        page = slug_for_path(src)
+        for (p,) in c.execute("SELECT DISTINCT path FROM sync_conflicts WHERE substr(path, 1, ?) = ?", (len(raw), raw)).fetchall():
+            if page_slug_for_sidecar(p) == page and posixpath.dirname(posixpath.dirname(p)) == posixpath.dirname(src):
+                c.execute("UPDATE sync_conflicts SET path = ? WHERE path = ?", (moved_sidecar_path(p, src, dst), p))
 
     def sidecar_renames(self, pid: int | None, src: str, dst: str) -> list[tuple[str, str]]:
         """``(old path, new path)`` of each ``.raw`` sidecar of page ``pid`` (stored at ``src``)

@@ -111,10 +111,33 @@ def tool_copy_made(c: Copy) -> str:
     return f"a conflict copy {c.tool} made of {c.original} (two machines changed it before they synced)"
 
 
+#: the ``kind`` of a conflict whose copy a file-sync tool made (``tool`` names it): not a
+#: ``sync_conflicts`` row, found by the copy's name (:func:`~gbrain.page.slugs.sync_tool_copy`)
+SYNC_TOOL = "sync-tool"
+
+
+def tool_copies_among(conn, paths) -> list[dict]:
+    """The conflict copies a file-sync tool made among ``paths`` that the brain stores (pages and
+    files; one not stored, unreadable or left out, is skipped), each as a conflict entry of a
+    report, sorted by path: ``{path: the original, copy_path, kind: SYNC_TOOL, tool, file_hash,
+    db_hash: None, base_hash: None, note, action}`` (:func:`tool_copy_made`, :func:`resolve_how`:
+    the words ``gbrain conflicts`` says). What sync's first round and ``import`` report of the
+    copies a folder held before gbrain saw it. One query per copy; the other paths cost a name test."""
+    out = []
+    for p in sorted(p for p in paths if "onflict" in p.lower() and sync_tool_copy(p) is not None):
+        row = conn.execute("SELECT slug, content_hash FROM pages WHERE path = ? UNION ALL SELECT NULL, content_hash FROM files WHERE path = ?", (p, p)).fetchone()
+        if row is None:
+            continue
+        c = copy_at(conn, p, row[0])
+        out.append({"path": c.original, "copy_path": p, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": row[1], "db_hash": None,
+                    "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
+    return out
+
+
 def tool_copy_said(c: Copy) -> str:
     """:func:`tool_copy_made` and how to resolve the copy (:func:`resolve_how`), one line (sync's
     and watch's CONFLICT lines, ``gbrain conflicts``). Pure."""
     return f"{tool_copy_made(c)}: {resolve_how(c)}"
 
 
-__all__ = ["Copy", "RESOLVE", "DELETE_COPY_FILE", "copies", "copy_at", "resolve_how", "tool_copy_made", "tool_copy_said"]
+__all__ = ["Copy", "RESOLVE", "DELETE_COPY_FILE", "SYNC_TOOL", "copies", "copy_at", "resolve_how", "tool_copies_among", "tool_copy_made", "tool_copy_said"]

@@ -1338,13 +1338,8 @@ def restore(brain, name: str) -> dict:
         path = last["path"]
         if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
             raise Conflict(f"{path} exists in the brain again; rename or delete it first (`gbrain revert {cmd_arg(key)} --to {last['version']}` once it is free)")
-        sidecars = sidecars_deleted_with(c, d, path) if kind == "page" else []
-        r = _revert_key(brain, kind, key, last["version"])
-        restored = [r["path"]]
-        for sp in sidecars:
-            t = _version_row(brain, "file", sp, None)
-            brain.save_file(sp, body(c, t["body_id"]), "raw")
-            restored.append(sp)
+        r = _revert_key(brain, kind, key, last["version"])  # (with the sidecars deleted with the page)
+        restored = r.get("restored") or [r["path"]]
     return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"],
             "content_hash": r.get("content_hash")}  # the page's new one (None: a file), a put's if_hash as every page write answers
 
@@ -1376,7 +1371,9 @@ def trash_migration(conn: sqlite3.Connection) -> int:
 
 def revert(brain, name: str, n: int) -> dict:
     """Make version ``n``'s exact bytes the current version again (a new version; the history
-    keeps everything). A deleted page is created again at its path; a page or file moved away
+    keeps everything). A deleted page is created again at its path, with every ``.raw`` sidecar
+    deleted with it (:func:`sidecars_deleted_with`, as :func:`restore` brings them; ``restored``:
+    the page's path, then each sidecar's, only when there is one); a page or file moved away
     since gets it where it is now (``moved_from``: the old name). Under ``sync``/``watch``
     the file follows (the change log sees the write). Returns ``{kind, name, path, version,
     reverted_to, changed}``; raises NotFound, BadInput (no such text, the path is taken)."""
@@ -1403,16 +1400,23 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                     key = moved_to
                     live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
             path = live["path"] if live else r["path"]
+            sidecars: list[str] = []
             if not live:
                 if c.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
                     raise BadInput(f"{path} is a non-page file in the brain now; move or delete it before reverting {key}")
                 brain._check_path_free(path)
+                # a deleted page comes back with every .raw sidecar deleted with it, as `restore` brings them
+                gone = c.execute("SELECT * FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
+                if gone is not None and gone["op"] == "delete":
+                    sidecars = sidecars_deleted_with(c, gone, _version_row(brain, "page", key, None)["path"])
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise BadInput(f"version {n} of {key} is not UTF-8 text") from e
             res = brain.save_page(path, text)
             changed, page_hash = res.changed, res.content_hash
+            for sp in sidecars:
+                brain.save_file(sp, body(c, _version_row(brain, "file", sp, None)["body_id"]), "raw")
         else:
             if not c.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
                 # an attachment moved away (its folder renamed, under watch or sync) likewise goes
@@ -1431,6 +1435,8 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     out = {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
     if kind == "page":
         out["content_hash"] = page_hash  # a put's if_hash for the next edit, as every page write answers
+        if sidecars:  # (a deleted page brought back: what came back, as restore answers)
+            out["restored"] = [path, *sidecars]
     if moved_to is not None:
         out["moved_from"] = r["name"]
     return out

@@ -1698,12 +1698,13 @@ def _move(b, a, ctx):
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
         # its own conflict copies (and its sidecars') travel with it, as its sidecar does: the copy name of the new
-        # path, their mark kept, their sync record with them (`gbrain conflicts`, lint); their text is never rewritten
+        # path, their mark kept, their sync record with them (`gbrain conflicts`, lint); a copy's text is rewritten
+        # only where its relative links must name from a new folder what they named (relink_moved_copy)
         from ..sync.engine import copy_renames, move_copy
 
         copy_moves, copies_left = copy_renames(b, row["path"], cur["path"])
         for old_cp, new_cp, new_orig in copy_moves:
-            move_copy(b, old_cp, new_cp, new_orig)
+            move_copy(b, old_cp, new_cp, new_orig, (row["path"], cur["path"]))
         # a canvas or nav file that listed it by path (gbrain never rewrites one): said, with where to point it
         if held:
             still = {x["slug"] for x in b.canvas_backlinks(row["id"]) + b.nav_backlinks(row["id"])}
@@ -2396,6 +2397,15 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
             f"Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
 
 
+def _import_text(r: dict, a: dict) -> str:
+    """import's report, then a ``CONFLICT`` line per file-sync tool's copy the tree holds (as sync's)."""
+    found = r.get("conflicts") or []
+    lines = [f"CONFLICT: {c['copy_path']}: {c['note']}: {c['action']}" for c in found]
+    if r.get("conflict_count", 0) > len(found):
+        lines.append(f"… and {r['conflict_count'] - len(found):,} more conflict copies (`gbrain conflicts` lists every one)")
+    return "\n".join([_report_text(r, a), *lines])
+
+
 @op(
     "import",
     "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
@@ -2404,7 +2414,7 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
            "importing them brings the purged text back)", default=False)],
     mcp=False, title="Import a markdown folder",
     db="create",
-    text=_report_text,
+    text=lambda r, a: _import_text(r, a),
     mutating=True,
 )
 def _import(b, a, ctx):

@@ -205,7 +205,8 @@ def _revert_text(r: dict) -> str:
     which = f"version {r['reverted_to']}" + (f" of {r['moved_from']} (renamed to this {'file' if r.get('kind') == 'file' else 'page'} since)" if r.get("moved_from") else "")
     if not r["changed"]:
         return f"{r.get('slug') or r.get('path')}: already equal to {which}; nothing written"
-    return f"{r.get('slug') or r.get('path')}: {which} brought back as version {r['version']}"
+    with_ = f", with its raw data deleted with it ({', '.join(r['restored'][1:])})" if len(r.get("restored") or []) > 1 else ""
+    return f"{r.get('slug') or r.get('path')}: {which} brought back as version {r['version']}{with_}"
 
 
 @op(

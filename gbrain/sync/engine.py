@@ -135,7 +135,7 @@ from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, i
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
-from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
+from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
@@ -491,13 +491,49 @@ def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str],
     return moves, left
 
 
-def move_copy(brain: Brain, old: str, new: str, new_original: str) -> None:
+def move_copy(brain: Brain, old: str, new: str, new_original: str, page_move: tuple[str, str] | None = None) -> bytes | None:
     """Move the conflict copy stored at ``old`` to ``new`` (:meth:`Brain.move_stored`: its row,
     bytes and history, a ``move``), and its ``sync_conflicts`` record with it (the copy's path and
-    the original's, ``new_original``), so ``conflicts`` and lint name the new places. In the
-    caller's write transaction."""
+    the original's, ``new_original``), so ``conflicts`` and lint name the new places. A copy that
+    is a page landing in another folder then has its relative links written to name from there
+    what they named from the old folder (:func:`relink_moved_copy`; ``page_move``: the moved
+    page's ``(old path, new path)``). In the caller's write transaction. Returns the copy's new
+    bytes when its links were rewritten (a new version), else None."""
     brain.move_stored(old, new)
     brain.conn.execute("UPDATE sync_conflicts SET path = ?, copy_path = ? WHERE copy_path = ?", (new_original, new, old))
+    return relink_moved_copy(brain, old, new, page_move)
+
+
+def relink_moved_copy(brain: Brain, old: str, new: str, page_move: tuple[str, str] | None = None) -> bytes | None:
+    """The page stored at ``new``, a conflict copy just moved from ``old`` with its page: its
+    relative links (``../people/ana.md``, an image, ``[[../x]]``, a reference definition, a bare
+    ``ana.md``) written to name from the new folder what they named from the old one
+    (:func:`~gbrain.page.linkedit.repointed_path_links`, as ``move`` rewrites the moved page's own;
+    one naming the page that moved, ``page_move[0]``, names it at ``page_move[1]``), every other
+    byte as saved; saved as a new version (the history keeps the copy as it was). Returns the new
+    bytes, or None when nothing changed (the same folder, no such link, not a page). Raises
+    :class:`~gbrain.errors.GBrainError` for a page whose stored text is damaged."""
+    from ..page.linkedit import repointed_path_links
+
+    if posixpath.dirname(old) == posixpath.dirname(new):
+        return None
+    c = brain.conn
+    row = c.execute("SELECT * FROM pages WHERE path = ?", (new,)).fetchone()
+    if row is None:
+        return None
+
+    def where(path: str) -> str | None:
+        if page_move is not None and page_move[0] in (path, path + ".md"):
+            return page_move[1]
+        hit = c.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)", (path, path, path + ".md")).fetchone()
+        return hit[0] if hit else None
+
+    text = brain.check_text(row)
+    again = repointed_path_links(text, old, new, where, bare=True)
+    if again == text:
+        return None
+    brain.save_page(new, again)
+    return again.encode("utf-8")
 
 
 # ---------------------------------------------------------------------------
@@ -3590,16 +3626,9 @@ class SyncEngine:
         each is a conflict this round found (``out.conflicts``, kind ``sync-tool``, logged), as
         :meth:`_import` says of a copy arriving in a later round; the round then exits 3."""
         said = {c.get("copy_path") for c in out.conflicts}
-        for p in paths:
-            if p in said or sync_tool_copy(p) is None:
-                continue
-            row = self.conn.execute("SELECT slug, content_hash FROM pages WHERE path = ? UNION ALL SELECT NULL, content_hash FROM files WHERE path = ?", (p, p)).fetchone()
-            if row is None:  # (not stored: unreadable, ignored, refused)
-                continue
-            c = copy_at(self.conn, p, row[0])
-            out.conflicts.append({"path": c.original, "copy_path": p, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": row[1], "db_hash": None,
-                                  "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
-            self._log(f"! conflict {p}: {tool_copy_said(c)}")
+        for d in tool_copies_among(self.conn, [p for p in paths if p not in said]):  # (not stored: unreadable, ignored, refused: none)
+            out.conflicts.append(d)
+            self._log(f"! conflict {d['copy_path']}: {d['note']}: {d['action']}")
 
     def _store(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """:meth:`_import`'s write: the file's bytes as the page or file at ``p``; False (and
@@ -3727,6 +3756,8 @@ class SyncEngine:
             if not self._import(dst, f, out):
                 return
             record_move(self.conn, src, dst)
+            if page:
+                self.brain.conflicts_follow(src, dst)  # (its conflicts' rows name it where it is)
             self._forget(src)
             out.moved.append((src, dst))
             self._log(f"> {src} → {dst} (moved and changed)")
@@ -3769,11 +3800,22 @@ class SyncEngine:
         for old, new, new_orig in moves:
             row = c.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (old, old)).fetchone()
             if not os.path.lexists(self._abs(old)) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
-                move_copy(self.brain, old, new, new_orig)  # (not written here yet: the next round writes it at its new name)
+                move_copy(self.brain, old, new, new_orig, (src, dst))  # (not written here yet: the next round writes it at its new name)
                 continue
-            if self._rename_stored(old, new, row[0], "move the conflict copy", out) is None:
+            if (st := self._rename_stored(old, new, row[0], "move the conflict copy", out)) is None:
                 continue
-            move_copy(self.brain, old, new, new_orig)
+            relinked = move_copy(self.brain, old, new, new_orig, (src, dst))
+            if relinked is not None:
+                # its relative links were written for the new folder: the file takes them, only over the file just moved
+                # (a save landing meanwhile stays; recorded at the old bytes, the next round merges or conflicts as any)
+                was = (st.st_ino, st.st_size, st.st_mtime_ns)
+                try:
+                    if atomic_write(Path(self._abs(new)), relinked, unchanged=lambda s_, was=was: s_ is not None and (s_.st_ino, s_.st_size, s_.st_mtime_ns) == was):
+                        st, h = os.lstat(self._abs(new)), sha256(relinked)
+                        self._record(new, DiskFile(new, st.st_size, change_stamp(st), h), h)
+                        out.disk_hashes[new] = h
+                except OSError as e:
+                    self._warn(f"{new}: could not write the conflict copy's links for its new folder ({e.strerror}); the next round writes them")
             self._log(f"> {old} → {new} (a conflict copy, moved with its page)")
         return [(o, n) for o, n, _ in moves]
 
@@ -4160,11 +4202,6 @@ def _conflict_origins(conn, d: dict) -> tuple[str, str]:
     kept, held = (d["db_hash"], d["file_hash"]) if d["kind"] in _KEEP_BRAIN else (d["file_hash"], d["db_hash"])
     key = key_for_path(conn, d["path"])
     return version_origin(conn, *key, kept), version_origin(conn, *key, held) or version_origin(conn, *key_for_path(conn, d["copy_path"]), held)
-
-
-#: the ``kind`` of a conflict whose copy a file-sync tool made (``tool`` names it): not a
-#: ``sync_conflicts`` row, found by the copy's name (:func:`~gbrain.page.slugs.sync_tool_copy`)
-SYNC_TOOL = "sync-tool"
 
 
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:

@@ -356,7 +356,10 @@ def import_tree(
     ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
     A file whose bytes are exactly a version ``gbrain purge`` removed is not imported (named in
     a warning and the report's ``purged_skipped``: it would undo the purge) unless
-    ``include_purged``.
+    ``include_purged``. The copies a file-sync tool made that the tree holds (stored as any file)
+    are the report's ``conflicts`` (kind ``sync-tool``: :func:`gbrain.core.conflicts.tool_copies_among`;
+    the first ``verify.MAX_LISTED``, ``conflict_count`` all), keys only when there is one; ``ok``
+    and the exit code do not change.
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
     with origin(surface=surface), few_collections(), blobs.confined(root):  # (no read through a symlinked folder)
@@ -476,6 +479,7 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
 def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "import", include_purged: bool = False,
                  settle: float = READ_SETTLE_S) -> dict:
     from ..core.purge import PurgedBytes, skip_warning
+    from ..core.conflicts import tool_copies_among
 
     rootp = Path(root)
     hashed_at = time.time_ns()  # before any file is stat-ed or read (_record_baseline's racy rule)
@@ -839,6 +843,12 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         rep["ok"] = not rep["problems"]
         rep["kept_not_in_tree"] = len(set(verify.db_hashes(brain)) - set(hashes))
     rep["moved"] = [{"from": a, "to": b} for a, b in moved]
+    # the copies a file-sync tool left in the tree are conflicts, named as sync's first round names them (the sync
+    # after an import is no first round: it would never say them); exit 0 still: import's codes are its validation's
+    found = tool_copies_among(brain.conn, hashes)
+    if found:
+        rep["conflicts"] = found[: verify.MAX_LISTED]
+        rep["conflict_count"] = len(found)
     if vanished:
         rep["vanished_during"] = sorted(vanished)[: verify.MAX_LISTED]
     if read_errors:
