@@ -355,3 +355,87 @@ def test_a_moved_pages_sidecar_and_conflict_copy_edited_in_the_same_round_move_w
     assert "(edited)" in (root / "zz" / "q.conflict-20261205T120000.md").read_text()
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+def test_a_round_failed_in_a_later_chunk_and_retried_is_counted_once(started, monkeypatch):
+    """A chunk after the first finds the brain busy (another writer held it past the busy
+    timeout): the round returns False and every path of it is retried (as ``_file_round`` does).
+    The chunks committed before are found in sync then; the summary counts each note once and
+    the round as one batch, as without chunks."""
+    import sqlite3
+
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    real = w.engine.reconcile
+    calls: list[int] = []
+
+    def spy(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise sqlite3.OperationalError("database is locked")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    retry: dict[str, float] = {}
+    assert not w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())
+    assert w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())  # the retry of the round
+    assert all("ZZEDITZZ" in b.get_text(p[:-3]) for p in paths)
+    assert w.counts["imported"] == NOTES, w.counts
+    assert w.summary()["counts"]["imported"] == NOTES
+    assert w.batches == 1, w.batches
+    assert sum(1 for s in said if s.startswith("~ ")) == NOTES, said
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_takes_them(brain_tree, db_path, monkeypatch):
+    """A real ``gbrain watch`` stopped (SIGINT) while a big round's chunks run: it says on stderr
+    how many notes it left for the next start, and the next start's first sync takes each of
+    them: nothing lost, a fresh import equal. The stop is sent once the first chunk committed
+    (a note of it is in the brain); chunks of 1 over 60 notes leave time for it to land between
+    chunks."""
+    import re
+    import signal
+
+    from test_watch import Watch
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "1")
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(60):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 60, "60 pages")
+            settle(b, brain_tree)
+            for i in range(60):
+                in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
+
+            def edited() -> int:
+                return b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+
+            wait_for(lambda: edited() > 0, "the first chunk")
+            w.p.send_signal(signal.SIGINT)
+            w.p.wait(timeout=60)
+            w._t.join(timeout=5)
+            text = "\n".join(w.lines)
+            left = 60 - edited()
+            assert left > 0, text  # (the stop landed between chunks)
+            m = re.search(r"stopped: ([\d,]+) notes? left for the next start", text)
+            assert m and int(m.group(1).replace(",", "")) == left, text
+        # the next start takes them
+        w2 = Watch(brain_tree, db_path)
+        try:
+            with Brain.open(db_path) as b:
+                wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == 60, "60 edits")
+                stop_ok(w2)
+                verify_equal(b, brain_tree)
+                assert fresh_import_differences(b) == {}
+        finally:
+            w2.kill()
+    finally:
+        w.kill()

@@ -517,6 +517,9 @@ class Watcher:
         #: the later chunks' paths of the round being cut (:meth:`_chunks`) → (size, change stamp,
         #: file id) as stat'ed then: a path whose file moved on since leaves the round (:meth:`_still_plain`)
         self._chunk_seen: dict[str, tuple[int, int, int]] = {}
+        #: the paths of a chunked round that failed after one of its chunks committed (and counted
+        #: the round's batch): their retry is that round still, no second batch (:meth:`_count_round`)
+        self._counted: set[str] = set()
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
         self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
         self._listen_epoch = 0  # one more per LISTEN connection made
@@ -1043,6 +1046,36 @@ class Watcher:
         if self._hint_at:  # stopped before the changes settled: said now
             self._hint_at = 0.0
             self._renamed_links_hint()
+        self._say_left(set(retry) | set(pending.paths) | pending.gone_paths | set(pending.empty_held) | set(pending.open_since))
+
+    def _say_left(self, paths: set[str]) -> None:
+        """At the stop: how many of ``paths`` (a round cut short between its chunks, retries,
+        events not yet in a round) are not in sync, said on stderr (``stopped: N notes left for
+        the next start``): their files are newer than their base (or gone, or new), so the next
+        start's first sync takes them. A path in sync (its file's stat the one ``sync_state``
+        recorded; no file and no row) is not counted; a brain that cannot be read counts them all."""
+        from .scan import change_stamp, file_id
+
+        if not paths:
+            return
+        try:
+            state = self.engine._state(paths)
+        except (sqlite3.Error, GBrainError):
+            state = None
+        left = 0
+        for rel in paths:
+            try:
+                st = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
+            except OSError:
+                st = None
+            row = None if state is None else state.get(rel)
+            if state is not None and st is None and row is None:
+                continue  # gone, and no page of it
+            if st is not None and row is not None and row[0] == st.st_size and (not row[1] or row[1] == change_stamp(st)) and (row[4] is None or row[4] == file_id(st)):
+                continue  # in sync
+            left += 1
+        if left:
+            self.log(f"stopped: {left:,} note{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
     def _file_round(self, now: float, retry: dict[str, float]) -> None:
         """The loop's file → brain step at ``now``: the batch :meth:`Pending.take` gives, with
@@ -1243,10 +1276,17 @@ class Watcher:
         those of the chunks done are found in sync at once). A stop (Ctrl-C, :meth:`stop`)
         between chunks ends the round there: the paths left are still newer on disk than their
         base, so the next round (or the next watch's first sync) takes them."""
+        batches = self.batches
+        again = bool(self._counted & (paths | set(kw.get("log_paths") or ())))  # the retry of a round a chunk of which committed
         chunks = self._chunks(paths, dirs, kw)
         if len(chunks) == 1:
-            return self._safe_one(paths, dirs, **kw)
-        batches = self.batches
+            ok = False
+            try:
+                ok = self._safe_one(paths, dirs, **kw)
+            finally:
+                self._count_round(batches, again, paths, ok, False)
+            return ok
+        ok = False
         try:
             for i, part in enumerate(chunks):
                 if i and self._stopping():
@@ -1266,7 +1306,21 @@ class Watcher:
                     return False
             return True
         finally:
-            self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+            self._count_round(batches, again, paths, ok, True)
+
+    def _count_round(self, batches: int, again: bool, paths: set[str], ok: bool, chunked: bool) -> None:
+        """One batch in the summary for a round: its chunks, and its runs again after a chunk
+        failed (``batches``: the count before this run of it; ``again``: such a run again). A
+        chunked round that failed after a chunk committed and counted the batch leaves its
+        ``paths`` in :attr:`_counted`: their run again counts no second batch (each note is
+        counted once anyway: the chunks committed are found in sync then)."""
+        self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+        if again:
+            self.batches = batches  # (counted by the run a chunk of which failed)
+        if ok:
+            self._counted -= paths
+        elif chunked and self.batches > batches:
+            self._counted |= paths
 
     def _still_plain(self, part: set[str]) -> set[str]:
         """The paths of a later chunk ``part`` whose file is the one :meth:`_chunks` stat'ed
