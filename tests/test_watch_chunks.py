@@ -425,7 +425,7 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
             text = "\n".join(w.lines)
             left = 60 - edited()
             assert left > 0, text  # (the stop landed between chunks)
-            m = re.search(r"stopped: ([\d,]+) notes? left for the next start", text)
+            m = re.search(r"stopped: ([\d,]+) files? left for the next start", text)
             assert m and int(m.group(1).replace(",", "")) == left, text
         # the next start takes them
         w2 = Watch(brain_tree, db_path)
@@ -439,3 +439,104 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
             w2.kill()
     finally:
         w.kill()
+
+
+@pytest.mark.parametrize("chunk,notes_events", [("0", True), (CHUNK, True), (CHUNK, False)])
+def test_a_folder_renamed_commits_its_moves_in_chunks_each_move_whole(started, db_path, monkeypatch, chunk, notes_events):
+    """A folder of many notes renamed (the observer's batch: the folder's two names and every
+    note's two ends): each note a move (page id, history and backlinks kept), chunks on and off
+    alike. On, no transaction carries more than a chunk's moves: each rename stays whole (both
+    ends in one chunk), another connection sees them arrive a few at a time and its writes
+    between them go through. So when the batch has the folder's events alone (the observer's
+    events of its notes came later, in another batch: the folder's walk takes them)."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder, see [[hub]].\n")
+    (root / "contents.md").write_text("# Contents\n\n" + "".join(f"- [[f{i:02d}]]\n" for i in range(NOTES)))
+    assert w.engine.sync()["ok"]
+    ids = {i: b.page_row(f"fold/f{i:02d}")["id"] for i in range(NOTES)}
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    os.rename(fold, root / "moved")
+    paths = {f"fold/f{i:02d}.md" for i in range(NOTES)} | {f"moved/f{i:02d}.md" for i in range(NOTES)} if notes_events else set()
+    real = w.engine.reconcile
+    seen: list[int] = []
+    with Brain.open(db_path) as other:
+
+        def spy(*a, **kw):
+            out = real(*a, **kw)
+            rows = other.conn.execute("SELECT path FROM pages WHERE path LIKE 'fold/%' OR path LIKE 'moved/%'").fetchall()
+            assert len(rows) == NOTES  # each move whole: never a page at both names, nor at none
+            seen.append(sum(1 for (p,) in rows if p.startswith("moved/")))
+            other.put(f"writer/w{len(seen)}", f"# W{len(seen)}\n\nwritten between two chunks\n")
+            return out
+
+        monkeypatch.setattr(w.engine, "reconcile", spy)
+        assert w._safe_batch(paths, {"fold", "moved"}, retry={}, maybe_moved=set(), closed=set())
+    if chunk == "0":
+        assert seen == [NOTES]
+    else:
+        steps = [b2 - a2 for a2, b2 in zip([0, *seen], seen)]
+        assert max(steps) <= max(1, int(chunk) // 2) and seen[-1] == NOTES and len(seen) > NOTES // int(chunk), seen
+    assert sorted(w.moved) == sorted((f"fold/f{i:02d}.md", f"moved/f{i:02d}.md") for i in range(NOTES)), said
+    assert w.counts["moved"] == NOTES and w.counts["trashed"] == 0 and w.counts["imported"] == 0, w.counts
+    assert w.batches == 1
+    for i in range(NOTES):
+        assert b.page_row(f"moved/f{i:02d}")["id"] == ids[i]
+        assert [r["slug"] for r in b.backlinks(f"moved/f{i:02d}")] == ["contents"]
+    hist = b.conn.execute("SELECT COUNT(*) FROM history WHERE path LIKE 'fold/%'").fetchone()[0]
+    assert hist >= NOTES  # the old names' versions kept
+    w.engine.reconcile = real
+    rep = w.engine.sync()
+    assert rep["ok"] and rep["counts"]["imported"] == 0 and rep["counts"]["moved"] == 0 and rep["counts"]["trashed"] == 0, rep
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_saves_by_temp_and_rename_beside_renames_are_cut_too(started, monkeypatch):
+    """Many notes saved by temp + rename (another inode each) in the round of two exact renames:
+    the renames go first, each pair whole in a chunk; the saves, with nothing left
+    they could pair with, are cut as plain edits. Beside a deletion that pairs with nothing
+    they stay in the first chunk (the deleted note could be any of them, moved)."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = set()
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        tmp = root / f".n{i:02d}.md.tmp"
+        tmp.write_bytes(f.read_bytes() + b"ZZEDITZZ\n")
+        os.rename(tmp, f)
+        paths.add(f.name)
+    os.rename(root / "hub.md", root / "hub2.md")
+    os.rename(root / "old name.md", root / "new name.md")
+    paths |= {"hub.md", "hub2.md", "old name.md", "new name.md"}
+    moves, rest = w._move_chunks(paths, set(), {})
+    assert moves == [{"hub.md", "hub2.md", "old name.md", "new name.md"}] and rest == paths - moves[0]  # (two pairs a chunk of 5)
+    chunks = w._chunks(rest, set(), {})
+    assert len(chunks) == -(-NOTES // int(CHUNK)) and max(map(len, chunks)) == int(CHUNK)
+    sizes: list[int] = []
+    real = w.engine.reconcile
+
+    def spy(paths=(), *a, **kw):
+        sizes.append(len(set(paths)))
+        return real(paths, *a, **kw)
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert max(sizes) <= int(CHUNK) and sum(sizes) == len(paths), sizes
+    assert sorted(w.moved) == [("hub.md", "hub2.md"), ("old name.md", "new name.md")]
+    assert all("ZZEDITZZ" in b.get_text(f"n{i:02d}") for i in range(NOTES))
+    monkeypatch.setattr(w.engine, "reconcile", real)
+    os.remove(root / "hub2.md")  # a deletion beside them: the saves stay in the first chunk
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        tmp = root / f".n{i:02d}.md.tmp"
+        tmp.write_bytes(f.read_bytes() + b"again\n")
+        os.rename(tmp, f)
+    again = {f"n{i:02d}.md" for i in range(NOTES)} | {"hub2.md"}
+    assert w._move_chunks(again, set(), {}) == ([], again)
+    assert len(w._chunks(again, set(), {})) == 1
+    assert w._safe_batch(again, set(), retry={}, maybe_moved=set(), closed=set())
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}

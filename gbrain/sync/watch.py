@@ -76,7 +76,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import copy_mark, is_markdown, page_slug_for_sidecar, shown
+from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
@@ -517,6 +517,9 @@ class Watcher:
         #: the later chunks' paths of the round being cut (:meth:`_chunks`) → (size, change stamp,
         #: file id) as stat'ed then: a path whose file moved on since leaves the round (:meth:`_still_plain`)
         self._chunk_seen: dict[str, tuple[int, int, int]] = {}
+        #: the new paths of the round's exact renames (:meth:`_move_chunks`) → (old path, (size,
+        #: change stamp, file id) as stat'ed when cut) (:meth:`_still_renamed`)
+        self._move_seen: dict[str, tuple[str, tuple[int, int, int]]] = {}
         #: the paths of a chunked round that failed after one of its chunks committed (and counted
         #: the round's batch): their retry is that round still, no second batch (:meth:`_count_round`)
         self._counted: set[str] = set()
@@ -1049,33 +1052,32 @@ class Watcher:
         self._say_left(set(retry) | set(pending.paths) | pending.gone_paths | set(pending.empty_held) | set(pending.open_since))
 
     def _say_left(self, paths: set[str]) -> None:
-        """At the stop: how many of ``paths`` (a round cut short between its chunks, retries,
-        events not yet in a round) are not in sync, said on stderr (``stopped: N notes left for
-        the next start``): their files are newer than their base (or gone, or new), so the next
-        start's first sync takes them. A path in sync (its file's stat the one ``sync_state``
-        recorded; no file and no row) is not counted; a brain that cannot be read counts them all."""
-        from .scan import change_stamp, file_id
-
+        """At the stop, when something was still to do (``paths``: a round cut short between its
+        chunks, retries, events not yet in a round; or events still queued): how many files the
+        next start's first sync will take, said on stderr (``stopped: N files left for the next
+        start``). Counted as that sync finds them, one stat of each file of the tree against
+        ``sync_state`` (new, changed, gone): the observer's events of a storm trail behind it,
+        so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
+        while True:
+            try:
+                kind, rel, _t = self.q.get_nowait()
+            except queue.Empty:
+                break
+            if kind in ("file", "writing", "closed", "gone", "dir", "gonedir") and isinstance(rel, str):
+                paths.add(rel)
         if not paths:
             return
         try:
-            state = self.engine._state(paths)
-        except (sqlite3.Error, GBrainError):
-            state = None
-        left = 0
-        for rel in paths:
-            try:
-                st = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
-            except OSError:
-                st = None
-            row = None if state is None else state.get(rel)
-            if state is not None and st is None and row is None:
-                continue  # gone, and no page of it
-            if st is not None and row is not None and row[0] == st.st_size and (not row[1] or row[1] == change_stamp(st)) and (row[4] is None or row[4] == file_id(st)):
-                continue  # in sync
-            left += 1
+            state = self.engine._state(None)
+            sc = self.engine.scan()
+            on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+        except (sqlite3.Error, GBrainError, OSError):
+            left = len(paths)
+        else:
+            left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
+            left += sum(1 for p in state if p not in on_disk)
         if left:
-            self.log(f"stopped: {left:,} note{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
+            self.log(f"stopped: {left:,} file{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
     def _file_round(self, now: float, retry: dict[str, float]) -> None:
         """The loop's file → brain step at ``now``: the batch :meth:`Pending.take` gives, with
@@ -1269,7 +1271,8 @@ class Watcher:
         return self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
-        """:meth:`_safe_one` over the round's chunks (:meth:`_chunks`): each a transaction of its
+        """:meth:`_safe_one` over the round's chunks: its exact renames first (:meth:`_move_chunks`),
+        then :meth:`_chunks` of the rest: each a transaction of its
         own, committed (and its lines said) before the next begins, so other writers get the
         brain between them. The round counts as one batch in the summary. False when a chunk
         must be run again (as :meth:`_safe_one`; the caller retries every path of the round:
@@ -1278,8 +1281,9 @@ class Watcher:
         base, so the next round (or the next watch's first sync) takes them."""
         batches = self.batches
         again = bool(self._counted & (paths | set(kw.get("log_paths") or ())))  # the retry of a round a chunk of which committed
-        chunks = self._chunks(paths, dirs, kw)
-        if len(chunks) == 1:
+        moves, rest_paths = self._move_chunks(paths, dirs, kw)
+        chunks = self._chunks(rest_paths, dirs, kw)
+        if len(chunks) == 1 and not moves:
             ok = False
             try:
                 ok = self._safe_one(paths, dirs, **kw)
@@ -1287,6 +1291,8 @@ class Watcher:
                 self._count_round(batches, again, paths, ok, False)
             return ok
         ok = False
+        first = len(moves)  # the renames first (each pair whole, in no other chunk), then the first chunk, then the plain edits
+        chunks = [*moves, *chunks]
         try:
             for i, part in enumerate(chunks):
                 if i and self._stopping():
@@ -1296,8 +1302,14 @@ class Watcher:
                         for rest in chunks[i:]:
                             for p in rest:
                                 retry.setdefault(p, at)
+                        if i <= first:  # (the first chunk's folder events: its own paths are in retry; a folder's are walked again by a rescan)
+                            for d in dirs:
+                                self.pending.add("dir", d, time.monotonic())
                     return True
-                if i == 0:
+                if i < first:
+                    part = self._still_renamed(part, chunks[first])
+                    ok = not part or self._safe_one(part, set(), retry=kw.get("retry", {}), closed=set(kw.get("closed") or ()) & part)
+                elif i == first:
                     ok = self._safe_one(part, dirs, **kw)
                 else:
                     part = self._still_plain(part)
@@ -1369,6 +1381,106 @@ class Watcher:
             return int(raw)
         return CHUNK_PATHS
 
+    def _move_chunks(self, paths: set[str], dirs: set[str], kw: dict) -> tuple[list[set[str]], set[str]]:
+        """The round's exact renames cut into transactions of their own, run before the rest of
+        the round: ``(chunks, the other paths)``. An exact rename is a path gone from disk whose
+        ``sync_state`` row names the file (device + inode) now at a new path of the round, with
+        the same size and bytes (its sha256 the row's ``disk_hash``): the first rank of the
+        engine's move pairing (inode and identical bytes), so no other path of the round could
+        take either end, and carried out apart it is the move one round makes (the page row
+        moves, its id, history and links kept, the links resolving to it relinked in its
+        transaction). Each pair stays whole in one chunk (:meth:`chunk_size` paths). Left with the
+        rest: ends held back or waiting to meet (``maybe_moved``, ``_together``), a page with a
+        ``.raw`` sidecar or conflict copy in the round (they follow its move from their stored
+        bytes), non-notes. Cut only when the round's paths that are not plain in-place edits
+        exceed a chunk (a folder renamed: a folder event and every note's two ends; edits saved
+        by temp + rename beside renames); ``([], paths)`` otherwise, for the change log's rounds
+        and with chunking off. Deletions and new files that pair with nothing stay in the first
+        chunk: the mass-deletion check (:class:`MassDeleteRefused`) weighs a folder's
+        deletions together, and a deletion held back may still pair with a note created later."""
+        n = self.chunk_size()
+        if n <= 0 or (len(paths) <= n and not dirs) or kw.get("log_paths") or any(not d.strip("/") for d in dirs):
+            return [], paths
+        import stat as _stat
+
+        from .scan import change_stamp, file_id
+        from .verify import sha256_file
+
+        # a folder event's round reconciles every path known under it and every file there now
+        # (the engine walks it): those are the round's too (the observer's events of a renamed
+        # folder's notes may come in later batches than the folder's own)
+        cand = set(paths)
+        try:
+            for d in dirs:
+                d = d.strip("/")
+                if undecodable(d):
+                    continue
+                cand |= self.engine._known_under(d + "/")
+                cand.update(f.path for f in self.engine.walk(d)[0])
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        found = self._on_disk(cand)
+        if not found:
+            return [], paths
+        fixed = sum(1 for st, row in found.values() if row is not None and _stat.S_ISREG(st.st_mode) and (row[4] is None or row[4] == file_id(st)))
+        if len(cand) <= n or len(cand) - fixed <= n:
+            return [], paths
+        hold = set(kw.get("maybe_moved") or ()) | self._together
+        followers = {page_slug_for_sidecar(p) for p in cand} | {nfc(m[0][:-3]) for p in cand if (m := copy_mark(p)) and is_markdown(m[0])}
+        notes = {p for p in cand if is_markdown(p) and copy_mark(p) is None and p not in hold and nfc(p[:-3]) not in followers}
+        new = {rel: st for rel, (st, row) in found.items() if row is None and rel in notes and _stat.S_ISREG(st.st_mode)}
+        gone = notes - set(found)
+        if not new or not gone:
+            return [], paths
+        try:
+            state = self.engine._state(gone)
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        by_id: dict[int, list[str]] = {}
+        for g, row in state.items():
+            if row[4] is not None:
+                by_id.setdefault(row[4], []).append(g)
+        pairs, seen = [], {}
+        root = str(self.engine.root)
+        for rel in sorted(new):
+            st = new[rel]
+            olds = by_id.get(file_id(st))
+            if not olds or len(olds) != 1 or state[olds[0]][0] != st.st_size:
+                continue
+            try:
+                same = sha256_file(os.path.join(root, *rel.split("/"))) == state[olds[0]][2]
+            except OSError:
+                continue
+            if same:
+                pairs.append((olds[0], rel))
+                seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
+        if not pairs:
+            return [], paths
+        per = max(1, n // 2)
+        chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
+        self._move_seen = seen
+        return chunks, paths - {p for pair in pairs for p in pair}
+
+    def _still_renamed(self, part: set[str], first: set[str]) -> set[str]:
+        """The pairs of a rename chunk ``part`` (:meth:`_move_chunks`) still as cut: the old path
+        still gone, the new one the file stat'ed then (size, change stamp, file id). A pair that
+        changed since (a save into the renamed note, the old name written again) joins the
+        round's first chunk ``first`` (run after the renames), which decides it with the rest."""
+        from .scan import change_stamp, file_id
+
+        root = str(self.engine.root)
+        keep = set()
+        for new, (old, want) in self._move_seen.items():
+            if new not in part:
+                continue
+            try:
+                st = os.lstat(os.path.join(root, *new.split("/")))
+                ok = want == (st.st_size, change_stamp(st), file_id(st)) and not os.path.lexists(os.path.join(root, *old.split("/")))
+            except OSError:
+                ok = False
+            (keep if ok else first).update((old, new))
+        return keep
+
     def _chunks(self, paths: set[str], dirs: set[str], kw: dict) -> list[set[str]]:
         """The file round over ``paths`` and ``dirs`` cut into transactions: ``[first, *rest]``,
         each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
@@ -1380,7 +1492,8 @@ class Watcher:
         page). Such a path is no
         end of any move the round could pair, so reconciling it apart changes no outcome. A file
         replaced by another inode (an editor's temp + rename save) is plain only in a round
-        with no other path (a new or gone file, a folder event) to pair with. Everything else
+        with no other path (a new or gone file, a folder event) to pair with: ``paths`` is the
+        round less its exact renames (:meth:`_move_chunks`), which run before. Everything else
         (new files, gone files, folder events, the change log's paths) is in ``first``, with the
         first plain paths. One chunk (``[paths]``) for a round that is small, or driven by the
         change log, or when chunking is off."""
