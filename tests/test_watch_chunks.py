@@ -540,3 +540,68 @@ def test_saves_by_temp_and_rename_beside_renames_are_cut_too(started, monkeypatc
     assert w._safe_batch(again, set(), retry={}, maybe_moved=set(), closed=set())
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+def test_the_first_sync_after_a_storm_while_stopped_commits_its_big_parts_in_chunks(started, db_path, monkeypatch, chunk):
+    """While watch was stopped, every note was rewritten in place and a folder renamed; a note
+    deleted and one created beside them. The next start's first sync (and a rescan, the same
+    code) commits the renames and the plain edits a chunk at a time before its full sync, which
+    does the rest: another connection's writes get in between, and the outcome is the one sync's
+    (moves kept as moves, the deletion trashed, the new note imported, the start line's counts
+    whole, one batch)."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder.\n")
+    assert w.engine.sync()["ok"]
+    ids = {i: b.page_row(f"fold/f{i:02d}")["id"] for i in range(NOTES)}
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    os.rename(fold, root / "moved")
+    os.remove(root / "hub.md")
+    (root / "fresh.md").write_text("# Fresh\n")
+    real_rec, real_sync = w.engine.reconcile, w.engine.sync
+    seen: list[tuple[int, int]] = []  # after each transaction: (notes edited, notes moved) as another connection sees them
+    with Brain.open(db_path) as other:
+
+        def look():
+            c = other.conn
+            seen.append((c.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0],
+                         c.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0]))
+            other.put(f"writer/w{len(seen)}", f"# W{len(seen)}\n\nwritten between two chunks\n")
+
+        def rec(*a, **kw):
+            out = real_rec(*a, **kw)
+            look()
+            return out
+
+        def sync(*a, **kw):
+            out = real_sync(*a, **kw)
+            look()
+            return out
+
+        monkeypatch.setattr(w.engine, "reconcile", rec)
+        monkeypatch.setattr(w.engine, "sync", sync)
+        rep = w._first_sync()
+    assert rep["ok"], rep
+    if chunk == "0":
+        assert seen == [(NOTES, NOTES)], seen
+    else:
+        steps = [(b2[0] - a2[0]) + (b2[1] - a2[1]) for a2, b2 in zip([(0, 0), *seen], seen)]
+        assert len(seen) > 2 * NOTES // int(chunk) and max(steps) <= int(chunk) and seen[-1] == (NOTES, NOTES), seen
+    assert rep["counts"]["imported"] == NOTES + 1 and rep["counts"]["moved"] == NOTES and rep["counts"]["trashed"] == 1, rep["counts"]
+    assert sorted((m["from"], m["to"]) for m in rep["moved"]) == sorted((f"fold/f{i:02d}.md", f"moved/f{i:02d}.md") for i in range(NOTES))
+    w._add_initial(rep)
+    assert w.counts["imported"] == NOTES + 1 and w.counts["moved"] == NOTES and len(w.moved) == NOTES and w.batches == 1, (w.counts, w.batches)
+    assert all(b.page_row(f"moved/f{i:02d}")["id"] == ids[i] for i in range(NOTES))
+    assert b.page_row("hub") is None and b.page_row("fresh") is not None
+    monkeypatch.setattr(w.engine, "reconcile", real_rec)
+    monkeypatch.setattr(w.engine, "sync", real_sync)
+    again = w.engine.sync()
+    assert again["ok"] and again["counts"]["imported"] == 0 and again["counts"]["moved"] == 0, again
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}

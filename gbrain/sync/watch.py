@@ -517,6 +517,8 @@ class Watcher:
         #: the later chunks' paths of the round being cut (:meth:`_chunks`) → (size, change stamp,
         #: file id) as stat'ed then: a path whose file moved on since leaves the round (:meth:`_still_plain`)
         self._chunk_seen: dict[str, tuple[int, int, int]] = {}
+        #: the outcomes of a full sync's chunks (:meth:`_sync`) while they run, else None
+        self._collect: list[Outcome] | None = None
         #: the new paths of the round's exact renames (:meth:`_move_chunks`) → (old path, (size,
         #: change stamp, file id) as stat'ed when cut) (:meth:`_still_renamed`)
         self._move_seen: dict[str, tuple[str, tuple[int, int, int]]] = {}
@@ -736,6 +738,8 @@ class Watcher:
         self.moved += out.moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
+        if self._collect is not None:
+            self._collect.append(out)
         if out.changed():
             self.batches += 1
             if self.keeper is not None:
@@ -875,13 +879,82 @@ class Watcher:
         eng = self.engine
         for _ in range(3):
             try:
-                return self._round(eng.sync)
+                return self._sync()
             except MassDeleteRefused as e:
                 self._refused(e)
                 if not e.paths - eng.held:
                     raise
                 eng.held |= e.paths
-        return self._round(eng.sync)
+        return self._sync()
+
+    def _sync(self) -> dict:
+        """A full sync (the first, a rescan), its big parts first in chunks: the tree's exact
+        renames (:meth:`_move_chunks`) and plain in-place edits past the first chunk
+        (:meth:`_chunks`), each a committed transaction as in a file round, found on disk by one
+        stat of every file against ``sync_state`` (a storm while watch was stopped: 2,000 notes
+        rewritten or a folder renamed held every other writer for the whole sync). The full sync
+        (``SyncEngine.sync``, one transaction) then does the rest, the mass-deletion guard and
+        move pairing over the whole tree as before; what the chunks did it finds in sync. Its
+        report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
+        the rest to the full sync."""
+        before = dict(self.counts), self.batches
+        self._collect = []
+        try:
+            self._sync_chunks()
+        finally:
+            outs, self._collect = self._collect, None
+        rep = self._round(self.engine.sync)
+        if outs:
+            self.counts, self.batches = before
+            counts = rep.setdefault("counts", {})
+            changed = rep.setdefault("changed", {})
+            for out in outs:
+                for k, v in out.counts().items():
+                    counts[k] = counts.get(k, 0) + v
+                changed.setdefault("imported", [])
+                changed["imported"] = list(changed["imported"]) + list(out.imported)
+                rep["moved"] = list(rep.get("moved", [])) + [{"from": a, "to": b} for a, b in out.moved]
+                rep["conflicts"] = list(rep.get("conflicts", [])) + out.conflicts
+                rep["merged"] = list(rep.get("merged", [])) + out.merged
+                rep["collapsed"] = list(rep.get("collapsed", [])) + out.collapsed
+                rep["warning_count"] = rep.get("warning_count", 0) + len(out.warnings)
+            # (_add counted them into this watch's totals; _add_initial counts the report)
+            self.moved = self.moved[: len(self.moved) - sum(len(o.moved) for o in outs)]
+            self.conflicts = self.conflicts[: len(self.conflicts) - sum(len(o.conflicts) for o in outs)]
+            self.merged = self.merged[: len(self.merged) - sum(len(o.merged) for o in outs)]
+            self.collapsed = self.collapsed[: len(self.collapsed) - sum(len(o.collapsed) for o in outs)]
+            self.warning_count -= sum(len(o.warnings) for o in outs)
+        return rep
+
+    def _sync_chunks(self) -> None:
+        """The chunks :meth:`_sync` runs before its full sync (see there)."""
+        n = self.chunk_size()
+        if n <= 0:
+            return
+        eng = self.engine
+        try:
+            state = eng._state(None)
+            sc = eng.scan()
+        except (sqlite3.Error, GBrainError, OSError):
+            return  # (the full sync meets it)
+        on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+        paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
+        paths |= {p for p in state if p not in on_disk}
+        if len(paths) <= n:
+            return
+        moves, rest = self._move_chunks(paths, set(), {})
+        chunks = self._chunks(rest, set(), {})
+        spare: set[str] = set()  # (a rename changed since the cut: the full sync takes it)
+        together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
+        try:
+            for i, part in enumerate([*moves, *chunks[1:]]):
+                if self._stopping():
+                    return
+                part = self._still_renamed(part, spare) if i < len(moves) else self._still_plain(part)
+                if part and not self._safe_one(part, set(), retry={}):
+                    return
+        finally:
+            self._together = together
 
     def _add_initial(self, rep: dict) -> None:
         c = rep.get("counts", {})
@@ -1004,7 +1077,7 @@ class Watcher:
             if (expired or rules_changed or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
-                    rep = self._round(eng.sync)
+                    rep = self._sync()
                 except Disconnected as e:
                     self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
                     if not expired:
