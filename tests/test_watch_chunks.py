@@ -605,3 +605,25 @@ def test_the_first_sync_after_a_storm_while_stopped_commits_its_big_parts_in_chu
     assert again["ok"] and again["counts"]["imported"] == 0 and again["counts"]["moved"] == 0, again
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+def test_a_folder_renamed_into_an_ignored_name_is_still_refused_as_a_mass_deletion(started, monkeypatch):
+    """A folder of many notes renamed to a name ``.gbrainignore`` leaves out: for the brain its
+    notes were deleted, not moved. No rename chunk takes them (the ignored new paths are no
+    move target), so the round's deletions meet the mass-deletion guard together, as without
+    chunks: refused, the pages kept."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder.\n")
+    (root / ".gbrainignore").write_text("archive/\n")
+    assert w.engine.sync()["ok"]
+    w.engine.reload_ignore()
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    os.rename(fold, root / "archive")
+    paths = {f"fold/f{i:02d}.md" for i in range(NOTES)} | {f"archive/f{i:02d}.md" for i in range(NOTES)}
+    assert w._move_chunks(paths, {"fold", "archive"}, {}) == ([], paths)
+    assert w._safe_batch(paths, {"fold", "archive"}, retry={}, maybe_moved=set(), closed=set())
+    assert w.counts["trashed"] == 0 and any("confirm-delete" in s for s in said), said
+    assert all(b.page_row(f"fold/f{i:02d}") is not None for i in range(NOTES))

@@ -1465,7 +1465,8 @@ class Watcher:
         transaction). Each pair stays whole in one chunk (:meth:`chunk_size` paths). Left with the
         rest: ends held back or waiting to meet (``maybe_moved``, ``_together``), a page with a
         ``.raw`` sidecar or conflict copy in the round (they follow its move from their stored
-        bytes), non-notes. Cut only when the round's paths that are not plain in-place edits
+        bytes), non-notes, a new path the brain leaves out (ignored, under a symlinked folder:
+        its old name is a deletion, the mass-deletion guard's). Cut only when the round's paths that are not plain in-place edits
         exceed a chunk (a folder renamed: a folder event and every note's two ends; edits saved
         by temp + rename beside renames); ``([], paths)`` otherwise, for the change log's rounds
         and with chunking off. Deletions and new files that pair with nothing stay in the first
@@ -1520,6 +1521,8 @@ class Watcher:
             olds = by_id.get(file_id(st))
             if not olds or len(olds) != 1 or state[olds[0]][0] != st.st_size:
                 continue
+            if self.engine.excluded(rel) or self.engine.stat_path(rel)[1]:
+                continue  # (ignored, under a symlinked folder…: no move target; the old name's trashing is the first chunk's, under the mass-deletion guard)
             try:
                 same = sha256_file(os.path.join(root, *rel.split("/"))) == state[olds[0]][2]
             except OSError:
