@@ -5,6 +5,9 @@ on its own connection, as ``gbrain serve`` runs it). Watch cuts the round's plai
 into chunks (``gbrain.sync.watch.CHUNK_PATHS``, one committed transaction each); the same run
 measures it with chunking on (the default, or ``--chunk N``) and off (``GBRAIN_WATCH_CHUNK=0``).
 
+``--round offline``: the notes rewritten while no watch runs, then watch started: its first sync
+(``Watcher._sync``) with the writer writing on.
+
 ``--round rename``: a folder of ~2,000 notes renamed instead (one ``rename``; the observer's
 batch is the folder's two names and every note's two ends): watch carries out its exact renames
 a few per transaction before the rest of the round (``Watcher._move_chunks``).
@@ -87,22 +90,38 @@ def run(mode: str, n: int, chunk: int | None, tmp: Path, kind: str = "edit") -> 
     else:
         env.pop("GBRAIN_WATCH_CHUNK", None)
     subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree)], env=env, cwd=str(ROOT), check=True, capture_output=True)
+    import threading
+
+    stop, lat = work / "stop", work / "lat.jsonl"
+    lines: list[str] = []
+    wr = None
+    if kind == "offline":  # the storm while no watch runs; the writer writes on while watch starts
+        for f in sorted(tree.glob("folder*/note*.md")):
+            data = f.read_bytes().replace(b"[[Mobile plugins", b"[[Mobile plugins (hub)")
+            with open(f, "r+b") as fh:
+                fh.truncate(0)
+                fh.write(data)
+        wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+        time.sleep(2.0)
+        t0 = time.time()
     w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True, cwd=str(ROOT))
     try:
-        for line in w.stderr:
-            if line.startswith("watching "):
-                break
+        if kind == "offline":
+            cpu0 = 0.0  # (watch's whole CPU: its start-up, ~0.3 s, included)
+            threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
         else:
-            raise SystemExit(f"watch ({mode}) did not start")
-        import threading
-
-        lines: list[str] = []
-        threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
-        stop, lat = work / "stop", work / "lat.jsonl"
-        wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
-        time.sleep(2.0)  # the writer's first writes reach the file; the loop is steady
-        cpu0, t0 = cpu_of(w.pid), time.time()
-        if kind == "rename":
+            for line in w.stderr:
+                if line.startswith("watching "):
+                    break
+            else:
+                raise SystemExit(f"watch ({mode}) did not start")
+            threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
+            wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+            time.sleep(2.0)  # the writer's first writes reach the file; the loop is steady
+            cpu0, t0 = cpu_of(w.pid), time.time()
+        if kind == "offline":
+            done_sql = "SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%[[Mobile plugins (hub)%'"
+        elif kind == "rename":
             os.rename(tree / "folder00", tree / "renamed00")  # one folder of every note
             done_sql = "SELECT COUNT(*) FROM pages WHERE path LIKE 'renamed00/%'"
         else:
@@ -148,13 +167,14 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=2000)
     ap.add_argument("--chunk", type=int, default=None, help="paths per chunk when on (default: CHUNK_PATHS)")
     ap.add_argument("--modes", default="on,off")
-    ap.add_argument("--round", default="edit", choices=["edit", "rename"], help="edit: notes rewritten in place; rename: their folder renamed")
+    ap.add_argument("--round", default="edit", choices=["edit", "rename", "offline"],
+                    help="edit: notes rewritten in place; rename: their folder renamed; offline: rewritten while no watch runs, then watch starts (its first sync)")
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="watch-big-round-"))
     try:
         load = os.getloadavg()[0]
-        what = "moved by one folder rename" if a.round == "rename" else "rewritten in place"
+        what = {"rename": "moved by one folder rename", "offline": "rewritten in place while watch was stopped, then watch started"}.get(a.round, "rewritten in place")
         print(f"{a.notes} notes {what}; writer every 0.2 s; load {load:.1f} on {os.cpu_count()} cores; gbrain {ROOT}")
         print(f"{'mode':5} {'writes':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} {'storm s':>8} {'settled s':>9} {'watch CPU s':>11}")
         for mode in a.modes.split(","):
