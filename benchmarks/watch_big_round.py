@@ -5,6 +5,13 @@ on its own connection, as ``gbrain serve`` runs it). Watch cuts the round's plai
 into chunks (``gbrain.sync.watch.CHUNK_PATHS``, one committed transaction each); the same run
 measures it with chunking on (the default, or ``--chunk N``) and off (``GBRAIN_WATCH_CHUNK=0``).
 
+``--round offline``: the notes rewritten while no watch runs, then watch started: its first sync
+(``Watcher._sync``) with the writer writing on.
+
+``--round rename``: a folder of ~2,000 notes renamed instead (one ``rename``; the observer's
+batch is the folder's two names and every note's two ends): watch carries out its exact renames
+a few per transaction before the rest of the round (``Watcher._move_chunks``).
+
 Per mode it prints the writer's latency (p50 / p95 / max, wall: it is a wait for the brain's
 write lock, so the machine's load counts) over the writes made from the storm's start until
 every note reached the brain, how many writes that was, the storm's settle time, and watch's
@@ -12,6 +19,7 @@ CPU for the storm (user + system of the watch process, from /proc).
 
     python benchmarks/watch_big_round.py --notes 2000
     python benchmarks/watch_big_round.py --notes 500 --chunk 30 --modes on
+    python benchmarks/watch_big_round.py --notes 2000 --round rename
 """
 from __future__ import annotations
 
@@ -47,13 +55,13 @@ with Brain.open(db) as b, open(out, "w") as fh:
 """
 
 
-def make_tree(root: Path, n: int) -> None:
+def make_tree(root: Path, n: int, folders: int = 20) -> None:
     root.mkdir(parents=True)
     (root / "agent").mkdir()
     (root / "agent" / "log.md").write_text("# Agent log\n\n---\n\n")
     (root / "Mobile plugins.md").write_text("# Mobile plugins\n\nThe much-linked note.\n")
     for i in range(n):
-        d = root / f"folder{i % 20:02d}"
+        d = root / f"folder{i % folders:02d}"
         d.mkdir(exist_ok=True)
         body = "\n".join(f"Paragraph {j} of note {i}: some words about plugins, themes and [[note{(i + j) % n:04d}]]." for j in range(8))
         (d / f"note{i:04d}.md").write_text(f"# Note {i}\n\nSee [[Mobile plugins]] and [[Mobile plugins#Overview|the list]].\n\n{body}\n")
@@ -70,10 +78,10 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
-def run(mode: str, n: int, chunk: int | None, tmp: Path) -> dict:
-    work = tmp / mode
+def run(mode: str, n: int, chunk: int | None, tmp: Path, kind: str = "edit") -> dict:
+    work = tmp / f"{kind}-{mode}"
     tree, db = work / "vault", work / "brain.db"
-    make_tree(tree, n)
+    make_tree(tree, n, 1 if kind == "rename" else 20)
     env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
     if mode == "off":
         env["GBRAIN_WATCH_CHUNK"] = "0"
@@ -82,34 +90,55 @@ def run(mode: str, n: int, chunk: int | None, tmp: Path) -> dict:
     else:
         env.pop("GBRAIN_WATCH_CHUNK", None)
     subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree)], env=env, cwd=str(ROOT), check=True, capture_output=True)
-    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True, cwd=str(ROOT))
-    try:
-        for line in w.stderr:
-            if line.startswith("watching "):
-                break
-        else:
-            raise SystemExit(f"watch ({mode}) did not start")
-        import threading
+    import threading
 
-        lines: list[str] = []
-        threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
-        stop, lat = work / "stop", work / "lat.jsonl"
-        wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
-        time.sleep(2.0)  # the writer's first writes reach the file; the loop is steady
-        cpu0, t0 = cpu_of(w.pid), time.time()
-        notes = sorted(tree.glob("folder*/note*.md"))
-        for f in notes:  # in place, the same inode, as Obsidian's link updater writes
+    stop, lat = work / "stop", work / "lat.jsonl"
+    lines: list[str] = []
+    wr = None
+    if kind == "offline":  # the storm while no watch runs; the writer writes on while watch starts
+        for f in sorted(tree.glob("folder*/note*.md")):
             data = f.read_bytes().replace(b"[[Mobile plugins", b"[[Mobile plugins (hub)")
             with open(f, "r+b") as fh:
                 fh.truncate(0)
                 fh.write(data)
+        wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+        time.sleep(2.0)
+        t0 = time.time()
+    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True, cwd=str(ROOT))
+    try:
+        if kind == "offline":
+            cpu0 = 0.0  # (watch's whole CPU: its start-up, ~0.3 s, included)
+            threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
+        else:
+            for line in w.stderr:
+                if line.startswith("watching "):
+                    break
+            else:
+                raise SystemExit(f"watch ({mode}) did not start")
+            threading.Thread(target=lambda: [lines.append(s) for s in w.stderr], daemon=True).start()
+            wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+            time.sleep(2.0)  # the writer's first writes reach the file; the loop is steady
+            cpu0, t0 = cpu_of(w.pid), time.time()
+        if kind == "offline":
+            done_sql = "SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%[[Mobile plugins (hub)%'"
+        elif kind == "rename":
+            os.rename(tree / "folder00", tree / "renamed00")  # one folder of every note
+            done_sql = "SELECT COUNT(*) FROM pages WHERE path LIKE 'renamed00/%'"
+        else:
+            notes = sorted(tree.glob("folder*/note*.md"))
+            for f in notes:  # in place, the same inode, as Obsidian's link updater writes
+                data = f.read_bytes().replace(b"[[Mobile plugins", b"[[Mobile plugins (hub)")
+                with open(f, "r+b") as fh:
+                    fh.truncate(0)
+                    fh.write(data)
+            done_sql = "SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%[[Mobile plugins (hub)%'"
         storm_s = time.time() - t0
         import sqlite3
 
         while True:
             c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
             try:
-                done = c.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%[[Mobile plugins (hub)%'").fetchone()[0]
+                done = c.execute(done_sql).fetchone()[0]
             except sqlite3.OperationalError:
                 done = -1
             c.close()
@@ -125,7 +154,7 @@ def run(mode: str, n: int, chunk: int | None, tmp: Path) -> dict:
         during = [d for t, d in rows if t0 <= t <= t1]
         w.send_signal(signal.SIGINT)
         w.wait(timeout=120)
-        return {"mode": mode, "writes": len(during), "p50": statistics.median(during) if during else float("nan"),
+        return {"mode": mode, "moved": sum(1 for s in lines if s.startswith("> ")), "writes": len(during), "p50": statistics.median(during) if during else float("nan"),
                 "p95": pct(during, 0.95) if during else float("nan"), "max": max(during) if during else float("nan"),
                 "storm_s": storm_s, "settled_s": t1 - t0, "watch_cpu": cpu, "errors": sum(1 for s in lines if "Traceback" in s or "MISMATCH" in s)}
     finally:
@@ -138,16 +167,20 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=2000)
     ap.add_argument("--chunk", type=int, default=None, help="paths per chunk when on (default: CHUNK_PATHS)")
     ap.add_argument("--modes", default="on,off")
+    ap.add_argument("--round", default="edit", choices=["edit", "rename", "offline"],
+                    help="edit: notes rewritten in place; rename: their folder renamed; offline: rewritten while no watch runs, then watch starts (its first sync)")
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="watch-big-round-"))
     try:
         load = os.getloadavg()[0]
-        print(f"{a.notes} notes rewritten in place; writer every 0.2 s; load {load:.1f} on {os.cpu_count()} cores; gbrain {ROOT}")
+        what = {"rename": "moved by one folder rename", "offline": "rewritten in place while watch was stopped, then watch started"}.get(a.round, "rewritten in place")
+        print(f"{a.notes} notes {what}; writer every 0.2 s; load {load:.1f} on {os.cpu_count()} cores; gbrain {ROOT}")
         print(f"{'mode':5} {'writes':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} {'storm s':>8} {'settled s':>9} {'watch CPU s':>11}")
         for mode in a.modes.split(","):
-            r = run(mode, a.notes, a.chunk, tmp)
+            r = run(mode, a.notes, a.chunk, tmp, a.round)
             print(f"{r['mode']:5} {r['writes']:6d} {r['p50']:7.3f} {r['p95']:7.3f} {r['max']:7.3f} {r['storm_s']:8.1f} {r['settled_s']:9.1f} {r['watch_cpu']:11.1f}"
+                  + (f"  ({r['moved']} moves said)" if a.round == "rename" else "")
                   + (f"  ({r['errors']} error lines)" if r["errors"] else ""), flush=True)
         print(f"load after: {os.getloadavg()[0]:.1f}")
     finally:

@@ -355,3 +355,275 @@ def test_a_moved_pages_sidecar_and_conflict_copy_edited_in_the_same_round_move_w
     assert "(edited)" in (root / "zz" / "q.conflict-20261205T120000.md").read_text()
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+def test_a_round_failed_in_a_later_chunk_and_retried_is_counted_once(started, monkeypatch):
+    """A chunk after the first finds the brain busy (another writer held it past the busy
+    timeout): the round returns False and every path of it is retried (as ``_file_round`` does).
+    The chunks committed before are found in sync then; the summary counts each note once and
+    the round as one batch, as without chunks."""
+    import sqlite3
+
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = {f"n{i:02d}.md" for i in range(NOTES)}
+    for p in paths:
+        in_place(root / p, (root / p).read_bytes() + b"ZZEDITZZ\n")
+    real = w.engine.reconcile
+    calls: list[int] = []
+
+    def spy(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise sqlite3.OperationalError("database is locked")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    retry: dict[str, float] = {}
+    assert not w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())
+    assert w._safe_batch(paths, set(), retry=retry, maybe_moved=set(), closed=set())  # the retry of the round
+    assert all("ZZEDITZZ" in b.get_text(p[:-3]) for p in paths)
+    assert w.counts["imported"] == NOTES, w.counts
+    assert w.summary()["counts"]["imported"] == NOTES
+    assert w.batches == 1, w.batches
+    assert sum(1 for s in said if s.startswith("~ ")) == NOTES, said
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_takes_them(brain_tree, db_path, monkeypatch):
+    """A real ``gbrain watch`` stopped (SIGINT) while a big round's chunks run: it says on stderr
+    how many notes it left for the next start, and the next start's first sync takes each of
+    them: nothing lost, a fresh import equal. The stop is sent once the first chunk committed
+    (a note of it is in the brain); chunks of 1 over 60 notes leave time for it to land between
+    chunks."""
+    import re
+    import signal
+
+    from test_watch import Watch
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "1")
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(60):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 60, "60 pages")
+            settle(b, brain_tree)
+            for i in range(60):
+                in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
+
+            def edited() -> int:
+                return b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+
+            wait_for(lambda: edited() > 0, "the first chunk")
+            w.p.send_signal(signal.SIGINT)
+            w.p.wait(timeout=60)
+            w._t.join(timeout=5)
+            text = "\n".join(w.lines)
+            left = 60 - edited()
+            assert left > 0, text  # (the stop landed between chunks)
+            m = re.search(r"stopped: ([\d,]+) files? left for the next start", text)
+            assert m and int(m.group(1).replace(",", "")) == left, text
+        # the next start takes them
+        w2 = Watch(brain_tree, db_path)
+        try:
+            with Brain.open(db_path) as b:
+                wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == 60, "60 edits")
+                stop_ok(w2)
+                verify_equal(b, brain_tree)
+                assert fresh_import_differences(b) == {}
+        finally:
+            w2.kill()
+    finally:
+        w.kill()
+
+
+@pytest.mark.parametrize("chunk,notes_events", [("0", True), (CHUNK, True), (CHUNK, False)])
+def test_a_folder_renamed_commits_its_moves_in_chunks_each_move_whole(started, db_path, monkeypatch, chunk, notes_events):
+    """A folder of many notes renamed (the observer's batch: the folder's two names and every
+    note's two ends): each note a move (page id, history and backlinks kept), chunks on and off
+    alike. On, no transaction carries more than a chunk's moves: each rename stays whole (both
+    ends in one chunk), another connection sees them arrive a few at a time and its writes
+    between them go through. So when the batch has the folder's events alone (the observer's
+    events of its notes came later, in another batch: the folder's walk takes them)."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder, see [[hub]].\n")
+    (root / "contents.md").write_text("# Contents\n\n" + "".join(f"- [[f{i:02d}]]\n" for i in range(NOTES)))
+    assert w.engine.sync()["ok"]
+    ids = {i: b.page_row(f"fold/f{i:02d}")["id"] for i in range(NOTES)}
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    os.rename(fold, root / "moved")
+    paths = {f"fold/f{i:02d}.md" for i in range(NOTES)} | {f"moved/f{i:02d}.md" for i in range(NOTES)} if notes_events else set()
+    real = w.engine.reconcile
+    seen: list[int] = []
+    with Brain.open(db_path) as other:
+
+        def spy(*a, **kw):
+            out = real(*a, **kw)
+            rows = other.conn.execute("SELECT path FROM pages WHERE path LIKE 'fold/%' OR path LIKE 'moved/%'").fetchall()
+            assert len(rows) == NOTES  # each move whole: never a page at both names, nor at none
+            seen.append(sum(1 for (p,) in rows if p.startswith("moved/")))
+            other.put(f"writer/w{len(seen)}", f"# W{len(seen)}\n\nwritten between two chunks\n")
+            return out
+
+        monkeypatch.setattr(w.engine, "reconcile", spy)
+        assert w._safe_batch(paths, {"fold", "moved"}, retry={}, maybe_moved=set(), closed=set())
+    if chunk == "0":
+        assert seen == [NOTES]
+    else:
+        steps = [b2 - a2 for a2, b2 in zip([0, *seen], seen)]
+        assert max(steps) <= max(1, int(chunk) // 2) and seen[-1] == NOTES and len(seen) > NOTES // int(chunk), seen
+    assert sorted(w.moved) == sorted((f"fold/f{i:02d}.md", f"moved/f{i:02d}.md") for i in range(NOTES)), said
+    assert w.counts["moved"] == NOTES and w.counts["trashed"] == 0 and w.counts["imported"] == 0, w.counts
+    assert w.batches == 1
+    for i in range(NOTES):
+        assert b.page_row(f"moved/f{i:02d}")["id"] == ids[i]
+        assert [r["slug"] for r in b.backlinks(f"moved/f{i:02d}")] == ["contents"]
+    hist = b.conn.execute("SELECT COUNT(*) FROM history WHERE path LIKE 'fold/%'").fetchone()[0]
+    assert hist >= NOTES  # the old names' versions kept
+    w.engine.reconcile = real
+    rep = w.engine.sync()
+    assert rep["ok"] and rep["counts"]["imported"] == 0 and rep["counts"]["moved"] == 0 and rep["counts"]["trashed"] == 0, rep
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_saves_by_temp_and_rename_beside_renames_are_cut_too(started, monkeypatch):
+    """Many notes saved by temp + rename (another inode each) in the round of two exact renames:
+    the renames go first, each pair whole in a chunk; the saves, with nothing left
+    they could pair with, are cut as plain edits. Beside a deletion that pairs with nothing
+    they stay in the first chunk (the deleted note could be any of them, moved)."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    paths = set()
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        tmp = root / f".n{i:02d}.md.tmp"
+        tmp.write_bytes(f.read_bytes() + b"ZZEDITZZ\n")
+        os.rename(tmp, f)
+        paths.add(f.name)
+    os.rename(root / "hub.md", root / "hub2.md")
+    os.rename(root / "old name.md", root / "new name.md")
+    paths |= {"hub.md", "hub2.md", "old name.md", "new name.md"}
+    moves, rest = w._move_chunks(paths, set(), {})
+    assert moves == [{"hub.md", "hub2.md", "old name.md", "new name.md"}] and rest == paths - moves[0]  # (two pairs a chunk of 5)
+    chunks = w._chunks(rest, set(), {})
+    assert len(chunks) == -(-NOTES // int(CHUNK)) and max(map(len, chunks)) == int(CHUNK)
+    sizes: list[int] = []
+    real = w.engine.reconcile
+
+    def spy(paths=(), *a, **kw):
+        sizes.append(len(set(paths)))
+        return real(paths, *a, **kw)
+
+    monkeypatch.setattr(w.engine, "reconcile", spy)
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert max(sizes) <= int(CHUNK) and sum(sizes) == len(paths), sizes
+    assert sorted(w.moved) == [("hub.md", "hub2.md"), ("old name.md", "new name.md")]
+    assert all("ZZEDITZZ" in b.get_text(f"n{i:02d}") for i in range(NOTES))
+    monkeypatch.setattr(w.engine, "reconcile", real)
+    os.remove(root / "hub2.md")  # a deletion beside them: the saves stay in the first chunk
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        tmp = root / f".n{i:02d}.md.tmp"
+        tmp.write_bytes(f.read_bytes() + b"again\n")
+        os.rename(tmp, f)
+    again = {f"n{i:02d}.md" for i in range(NOTES)} | {"hub2.md"}
+    assert w._move_chunks(again, set(), {}) == ([], again)
+    assert len(w._chunks(again, set(), {})) == 1
+    assert w._safe_batch(again, set(), retry={}, maybe_moved=set(), closed=set())
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+def test_the_first_sync_after_a_storm_while_stopped_commits_its_big_parts_in_chunks(started, db_path, monkeypatch, chunk):
+    """While watch was stopped, every note was rewritten in place and a folder renamed; a note
+    deleted and one created beside them. The next start's first sync (and a rescan, the same
+    code) commits the renames and the plain edits a chunk at a time before its full sync, which
+    does the rest: another connection's writes get in between, and the outcome is the one sync's
+    (moves kept as moves, the deletion trashed, the new note imported, the start line's counts
+    whole, one batch)."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder.\n")
+    assert w.engine.sync()["ok"]
+    ids = {i: b.page_row(f"fold/f{i:02d}")["id"] for i in range(NOTES)}
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    os.rename(fold, root / "moved")
+    os.remove(root / "hub.md")
+    (root / "fresh.md").write_text("# Fresh\n")
+    real_rec, real_sync = w.engine.reconcile, w.engine.sync
+    seen: list[tuple[int, int]] = []  # after each transaction: (notes edited, notes moved) as another connection sees them
+    with Brain.open(db_path) as other:
+
+        def look():
+            c = other.conn
+            seen.append((c.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0],
+                         c.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0]))
+            other.put(f"writer/w{len(seen)}", f"# W{len(seen)}\n\nwritten between two chunks\n")
+
+        def rec(*a, **kw):
+            out = real_rec(*a, **kw)
+            look()
+            return out
+
+        def sync(*a, **kw):
+            out = real_sync(*a, **kw)
+            look()
+            return out
+
+        monkeypatch.setattr(w.engine, "reconcile", rec)
+        monkeypatch.setattr(w.engine, "sync", sync)
+        rep = w._first_sync()
+    assert rep["ok"], rep
+    if chunk == "0":
+        assert seen == [(NOTES, NOTES)], seen
+    else:
+        steps = [(b2[0] - a2[0]) + (b2[1] - a2[1]) for a2, b2 in zip([(0, 0), *seen], seen)]
+        assert len(seen) > 2 * NOTES // int(chunk) and max(steps) <= int(chunk) and seen[-1] == (NOTES, NOTES), seen
+    assert rep["counts"]["imported"] == NOTES + 1 and rep["counts"]["moved"] == NOTES and rep["counts"]["trashed"] == 1, rep["counts"]
+    assert sorted((m["from"], m["to"]) for m in rep["moved"]) == sorted((f"fold/f{i:02d}.md", f"moved/f{i:02d}.md") for i in range(NOTES))
+    w._add_initial(rep)
+    assert w.counts["imported"] == NOTES + 1 and w.counts["moved"] == NOTES and len(w.moved) == NOTES and w.batches == 1, (w.counts, w.batches)
+    assert all(b.page_row(f"moved/f{i:02d}")["id"] == ids[i] for i in range(NOTES))
+    assert b.page_row("hub") is None and b.page_row("fresh") is not None
+    monkeypatch.setattr(w.engine, "reconcile", real_rec)
+    monkeypatch.setattr(w.engine, "sync", real_sync)
+    again = w.engine.sync()
+    assert again["ok"] and again["counts"]["imported"] == 0 and again["counts"]["moved"] == 0, again
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_folder_renamed_into_an_ignored_name_is_still_refused_as_a_mass_deletion(started, monkeypatch):
+    """A folder of many notes renamed to a name ``.gbrainignore`` leaves out: for the brain its
+    notes were deleted, not moved. No rename chunk takes them (the ignored new paths are no
+    move target), so the round's deletions meet the mass-deletion guard together, as without
+    chunks: refused, the pages kept."""
+    b, w, root, said = started
+    fold = root / "fold"
+    fold.mkdir()
+    for i in range(NOTES):
+        (fold / f"f{i:02d}.md").write_text(f"# F{i}\n\nIn the folder.\n")
+    (root / ".gbrainignore").write_text("archive/\n")
+    assert w.engine.sync()["ok"]
+    w.engine.reload_ignore()
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    os.rename(fold, root / "archive")
+    paths = {f"fold/f{i:02d}.md" for i in range(NOTES)} | {f"archive/f{i:02d}.md" for i in range(NOTES)}
+    assert w._move_chunks(paths, {"fold", "archive"}, {}) == ([], paths)
+    assert w._safe_batch(paths, {"fold", "archive"}, retry={}, maybe_moved=set(), closed=set())
+    assert w.counts["trashed"] == 0 and any("confirm-delete" in s for s in said), said
+    assert all(b.page_row(f"fold/f{i:02d}") is not None for i in range(NOTES))

@@ -76,7 +76,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import copy_mark, is_markdown, page_slug_for_sidecar, shown
+from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
@@ -517,6 +517,14 @@ class Watcher:
         #: the later chunks' paths of the round being cut (:meth:`_chunks`) → (size, change stamp,
         #: file id) as stat'ed then: a path whose file moved on since leaves the round (:meth:`_still_plain`)
         self._chunk_seen: dict[str, tuple[int, int, int]] = {}
+        #: the outcomes of a full sync's chunks (:meth:`_sync`) while they run, else None
+        self._collect: list[Outcome] | None = None
+        #: the new paths of the round's exact renames (:meth:`_move_chunks`) → (old path, (size,
+        #: change stamp, file id) as stat'ed when cut) (:meth:`_still_renamed`)
+        self._move_seen: dict[str, tuple[str, tuple[int, int, int]]] = {}
+        #: the paths of a chunked round that failed after one of its chunks committed (and counted
+        #: the round's batch): their retry is that round still, no second batch (:meth:`_count_round`)
+        self._counted: set[str] = set()
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
         self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
         self._listen_epoch = 0  # one more per LISTEN connection made
@@ -730,6 +738,8 @@ class Watcher:
         self.moved += out.moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
+        if self._collect is not None:
+            self._collect.append(out)
         if out.changed():
             self.batches += 1
             if self.keeper is not None:
@@ -869,13 +879,82 @@ class Watcher:
         eng = self.engine
         for _ in range(3):
             try:
-                return self._round(eng.sync)
+                return self._sync()
             except MassDeleteRefused as e:
                 self._refused(e)
                 if not e.paths - eng.held:
                     raise
                 eng.held |= e.paths
-        return self._round(eng.sync)
+        return self._sync()
+
+    def _sync(self) -> dict:
+        """A full sync (the first, a rescan), its big parts first in chunks: the tree's exact
+        renames (:meth:`_move_chunks`) and plain in-place edits past the first chunk
+        (:meth:`_chunks`), each a committed transaction as in a file round, found on disk by one
+        stat of every file against ``sync_state`` (a storm while watch was stopped: 2,000 notes
+        rewritten or a folder renamed held every other writer for the whole sync). The full sync
+        (``SyncEngine.sync``, one transaction) then does the rest, the mass-deletion guard and
+        move pairing over the whole tree as before; what the chunks did it finds in sync. Its
+        report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
+        the rest to the full sync."""
+        before = dict(self.counts), self.batches
+        self._collect = []
+        try:
+            self._sync_chunks()
+        finally:
+            outs, self._collect = self._collect, None
+        rep = self._round(self.engine.sync)
+        if outs:
+            self.counts, self.batches = before
+            counts = rep.setdefault("counts", {})
+            changed = rep.setdefault("changed", {})
+            for out in outs:
+                for k, v in out.counts().items():
+                    counts[k] = counts.get(k, 0) + v
+                changed.setdefault("imported", [])
+                changed["imported"] = list(changed["imported"]) + list(out.imported)
+                rep["moved"] = list(rep.get("moved", [])) + [{"from": a, "to": b} for a, b in out.moved]
+                rep["conflicts"] = list(rep.get("conflicts", [])) + out.conflicts
+                rep["merged"] = list(rep.get("merged", [])) + out.merged
+                rep["collapsed"] = list(rep.get("collapsed", [])) + out.collapsed
+                rep["warning_count"] = rep.get("warning_count", 0) + len(out.warnings)
+            # (_add counted them into this watch's totals; _add_initial counts the report)
+            self.moved = self.moved[: len(self.moved) - sum(len(o.moved) for o in outs)]
+            self.conflicts = self.conflicts[: len(self.conflicts) - sum(len(o.conflicts) for o in outs)]
+            self.merged = self.merged[: len(self.merged) - sum(len(o.merged) for o in outs)]
+            self.collapsed = self.collapsed[: len(self.collapsed) - sum(len(o.collapsed) for o in outs)]
+            self.warning_count -= sum(len(o.warnings) for o in outs)
+        return rep
+
+    def _sync_chunks(self) -> None:
+        """The chunks :meth:`_sync` runs before its full sync (see there)."""
+        n = self.chunk_size()
+        if n <= 0:
+            return
+        eng = self.engine
+        try:
+            state = eng._state(None)
+            sc = eng.scan()
+        except (sqlite3.Error, GBrainError, OSError):
+            return  # (the full sync meets it)
+        on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+        paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
+        paths |= {p for p in state if p not in on_disk}
+        if len(paths) <= n:
+            return
+        moves, rest = self._move_chunks(paths, set(), {})
+        chunks = self._chunks(rest, set(), {})
+        spare: set[str] = set()  # (a rename changed since the cut: the full sync takes it)
+        together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
+        try:
+            for i, part in enumerate([*moves, *chunks[1:]]):
+                if self._stopping():
+                    return
+                part = self._still_renamed(part, spare) if i < len(moves) else self._still_plain(part)
+                if part and not self._safe_one(part, set(), retry={}):
+                    return
+        finally:
+            self._together = together
 
     def _add_initial(self, rep: dict) -> None:
         c = rep.get("counts", {})
@@ -998,7 +1077,7 @@ class Watcher:
             if (expired or rules_changed or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
-                    rep = self._round(eng.sync)
+                    rep = self._sync()
                 except Disconnected as e:
                     self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
                     if not expired:
@@ -1043,6 +1122,35 @@ class Watcher:
         if self._hint_at:  # stopped before the changes settled: said now
             self._hint_at = 0.0
             self._renamed_links_hint()
+        self._say_left(set(retry) | set(pending.paths) | pending.gone_paths | set(pending.empty_held) | set(pending.open_since))
+
+    def _say_left(self, paths: set[str]) -> None:
+        """At the stop, when something was still to do (``paths``: a round cut short between its
+        chunks, retries, events not yet in a round; or events still queued): how many files the
+        next start's first sync will take, said on stderr (``stopped: N files left for the next
+        start``). Counted as that sync finds them, one stat of each file of the tree against
+        ``sync_state`` (new, changed, gone): the observer's events of a storm trail behind it,
+        so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
+        while True:
+            try:
+                kind, rel, _t = self.q.get_nowait()
+            except queue.Empty:
+                break
+            if kind in ("file", "writing", "closed", "gone", "dir", "gonedir") and isinstance(rel, str):
+                paths.add(rel)
+        if not paths:
+            return
+        try:
+            state = self.engine._state(None)
+            sc = self.engine.scan()
+            on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+        except (sqlite3.Error, GBrainError, OSError):
+            left = len(paths)
+        else:
+            left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
+            left += sum(1 for p in state if p not in on_disk)
+        if left:
+            self.log(f"stopped: {left:,} file{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
     def _file_round(self, now: float, retry: dict[str, float]) -> None:
         """The loop's file → brain step at ``now``: the batch :meth:`Pending.take` gives, with
@@ -1236,17 +1344,28 @@ class Watcher:
         return self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
-        """:meth:`_safe_one` over the round's chunks (:meth:`_chunks`): each a transaction of its
+        """:meth:`_safe_one` over the round's chunks: its exact renames first (:meth:`_move_chunks`),
+        then :meth:`_chunks` of the rest: each a transaction of its
         own, committed (and its lines said) before the next begins, so other writers get the
         brain between them. The round counts as one batch in the summary. False when a chunk
         must be run again (as :meth:`_safe_one`; the caller retries every path of the round:
         those of the chunks done are found in sync at once). A stop (Ctrl-C, :meth:`stop`)
         between chunks ends the round there: the paths left are still newer on disk than their
         base, so the next round (or the next watch's first sync) takes them."""
-        chunks = self._chunks(paths, dirs, kw)
-        if len(chunks) == 1:
-            return self._safe_one(paths, dirs, **kw)
         batches = self.batches
+        again = bool(self._counted & (paths | set(kw.get("log_paths") or ())))  # the retry of a round a chunk of which committed
+        moves, rest_paths = self._move_chunks(paths, dirs, kw)
+        chunks = self._chunks(rest_paths, dirs, kw)
+        if len(chunks) == 1 and not moves:
+            ok = False
+            try:
+                ok = self._safe_one(paths, dirs, **kw)
+            finally:
+                self._count_round(batches, again, paths, ok, False)
+            return ok
+        ok = False
+        first = len(moves)  # the renames first (each pair whole, in no other chunk), then the first chunk, then the plain edits
+        chunks = [*moves, *chunks]
         try:
             for i, part in enumerate(chunks):
                 if i and self._stopping():
@@ -1256,8 +1375,14 @@ class Watcher:
                         for rest in chunks[i:]:
                             for p in rest:
                                 retry.setdefault(p, at)
+                        if i <= first:  # (the first chunk's folder events: its own paths are in retry; a folder's are walked again by a rescan)
+                            for d in dirs:
+                                self.pending.add("dir", d, time.monotonic())
                     return True
-                if i == 0:
+                if i < first:
+                    part = self._still_renamed(part, chunks[first])
+                    ok = not part or self._safe_one(part, set(), retry=kw.get("retry", {}), closed=set(kw.get("closed") or ()) & part)
+                elif i == first:
                     ok = self._safe_one(part, dirs, **kw)
                 else:
                     part = self._still_plain(part)
@@ -1266,7 +1391,21 @@ class Watcher:
                     return False
             return True
         finally:
-            self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+            self._count_round(batches, again, paths, ok, True)
+
+    def _count_round(self, batches: int, again: bool, paths: set[str], ok: bool, chunked: bool) -> None:
+        """One batch in the summary for a round: its chunks, and its runs again after a chunk
+        failed (``batches``: the count before this run of it; ``again``: such a run again). A
+        chunked round that failed after a chunk committed and counted the batch leaves its
+        ``paths`` in :attr:`_counted`: their run again counts no second batch (each note is
+        counted once anyway: the chunks committed are found in sync then)."""
+        self.batches = min(self.batches, batches + 1)  # the round's chunks are one batch
+        if again:
+            self.batches = batches  # (counted by the run a chunk of which failed)
+        if ok:
+            self._counted -= paths
+        elif chunked and self.batches > batches:
+            self._counted |= paths
 
     def _still_plain(self, part: set[str]) -> set[str]:
         """The paths of a later chunk ``part`` whose file is the one :meth:`_chunks` stat'ed
@@ -1315,6 +1454,109 @@ class Watcher:
             return int(raw)
         return CHUNK_PATHS
 
+    def _move_chunks(self, paths: set[str], dirs: set[str], kw: dict) -> tuple[list[set[str]], set[str]]:
+        """The round's exact renames cut into transactions of their own, run before the rest of
+        the round: ``(chunks, the other paths)``. An exact rename is a path gone from disk whose
+        ``sync_state`` row names the file (device + inode) now at a new path of the round, with
+        the same size and bytes (its sha256 the row's ``disk_hash``): the first rank of the
+        engine's move pairing (inode and identical bytes), so no other path of the round could
+        take either end, and carried out apart it is the move one round makes (the page row
+        moves, its id, history and links kept, the links resolving to it relinked in its
+        transaction). Each pair stays whole in one chunk (:meth:`chunk_size` paths). Left with the
+        rest: ends held back or waiting to meet (``maybe_moved``, ``_together``), a page with a
+        ``.raw`` sidecar or conflict copy in the round (they follow its move from their stored
+        bytes), non-notes, a new path the brain leaves out (ignored, under a symlinked folder:
+        its old name is a deletion, the mass-deletion guard's). Cut only when the round's paths that are not plain in-place edits
+        exceed a chunk (a folder renamed: a folder event and every note's two ends; edits saved
+        by temp + rename beside renames); ``([], paths)`` otherwise, for the change log's rounds
+        and with chunking off. Deletions and new files that pair with nothing stay in the first
+        chunk: the mass-deletion check (:class:`MassDeleteRefused`) weighs a folder's
+        deletions together, and a deletion held back may still pair with a note created later."""
+        n = self.chunk_size()
+        if n <= 0 or (len(paths) <= n and not dirs) or kw.get("log_paths") or any(not d.strip("/") for d in dirs):
+            return [], paths
+        import stat as _stat
+
+        from .scan import change_stamp, file_id
+        from .verify import sha256_file
+
+        # a folder event's round reconciles every path known under it and every file there now
+        # (the engine walks it): those are the round's too (the observer's events of a renamed
+        # folder's notes may come in later batches than the folder's own)
+        cand = set(paths)
+        try:
+            for d in dirs:
+                d = d.strip("/")
+                if undecodable(d):
+                    continue
+                cand |= self.engine._known_under(d + "/")
+                cand.update(f.path for f in self.engine.walk(d)[0])
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        found = self._on_disk(cand)
+        if not found:
+            return [], paths
+        fixed = sum(1 for st, row in found.values() if row is not None and _stat.S_ISREG(st.st_mode) and (row[4] is None or row[4] == file_id(st)))
+        if len(cand) <= n or len(cand) - fixed <= n:
+            return [], paths
+        hold = set(kw.get("maybe_moved") or ()) | self._together
+        followers = {page_slug_for_sidecar(p) for p in cand} | {nfc(m[0][:-3]) for p in cand if (m := copy_mark(p)) and is_markdown(m[0])}
+        notes = {p for p in cand if is_markdown(p) and copy_mark(p) is None and p not in hold and nfc(p[:-3]) not in followers}
+        new = {rel: st for rel, (st, row) in found.items() if row is None and rel in notes and _stat.S_ISREG(st.st_mode)}
+        gone = notes - set(found)
+        if not new or not gone:
+            return [], paths
+        try:
+            state = self.engine._state(gone)
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        by_id: dict[int, list[str]] = {}
+        for g, row in state.items():
+            if row[4] is not None:
+                by_id.setdefault(row[4], []).append(g)
+        pairs, seen = [], {}
+        root = str(self.engine.root)
+        for rel in sorted(new):
+            st = new[rel]
+            olds = by_id.get(file_id(st))
+            if not olds or len(olds) != 1 or state[olds[0]][0] != st.st_size:
+                continue
+            if self.engine.excluded(rel) or self.engine.stat_path(rel)[1]:
+                continue  # (ignored, under a symlinked folder…: no move target; the old name's trashing is the first chunk's, under the mass-deletion guard)
+            try:
+                same = sha256_file(os.path.join(root, *rel.split("/"))) == state[olds[0]][2]
+            except OSError:
+                continue
+            if same:
+                pairs.append((olds[0], rel))
+                seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
+        if not pairs:
+            return [], paths
+        per = max(1, n // 2)
+        chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
+        self._move_seen = seen
+        return chunks, paths - {p for pair in pairs for p in pair}
+
+    def _still_renamed(self, part: set[str], first: set[str]) -> set[str]:
+        """The pairs of a rename chunk ``part`` (:meth:`_move_chunks`) still as cut: the old path
+        still gone, the new one the file stat'ed then (size, change stamp, file id). A pair that
+        changed since (a save into the renamed note, the old name written again) joins the
+        round's first chunk ``first`` (run after the renames), which decides it with the rest."""
+        from .scan import change_stamp, file_id
+
+        root = str(self.engine.root)
+        keep = set()
+        for new, (old, want) in self._move_seen.items():
+            if new not in part:
+                continue
+            try:
+                st = os.lstat(os.path.join(root, *new.split("/")))
+                ok = want == (st.st_size, change_stamp(st), file_id(st)) and not os.path.lexists(os.path.join(root, *old.split("/")))
+            except OSError:
+                ok = False
+            (keep if ok else first).update((old, new))
+        return keep
+
     def _chunks(self, paths: set[str], dirs: set[str], kw: dict) -> list[set[str]]:
         """The file round over ``paths`` and ``dirs`` cut into transactions: ``[first, *rest]``,
         each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
@@ -1326,7 +1568,8 @@ class Watcher:
         page). Such a path is no
         end of any move the round could pair, so reconciling it apart changes no outcome. A file
         replaced by another inode (an editor's temp + rename save) is plain only in a round
-        with no other path (a new or gone file, a folder event) to pair with. Everything else
+        with no other path (a new or gone file, a folder event) to pair with: ``paths`` is the
+        round less its exact renames (:meth:`_move_chunks`), which run before. Everything else
         (new files, gone files, folder events, the change log's paths) is in ``first``, with the
         first plain paths. One chunk (``[paths]``) for a round that is small, or driven by the
         change log, or when chunking is off."""
