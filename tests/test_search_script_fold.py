@@ -304,3 +304,12 @@ def test_letters_of_their_own_do_not_fold():
     assert fold_letters("ѐѝЀЍ") == "еиЕИ"
     assert not set("йЙїЇўЎ") & set(SCRIPT_FOLD)
     assert fold_letters("мой її ўсё") == "мой її ўсе"
+
+
+@pytest.mark.engine_free
+def test_a_phrase_words_spellings_reach_its_last_letters():
+    """Every one-letter spelling of a phrase word comes before the two-letter ones, so the cap
+    (``WORD_SPELLINGS``) keeps ``ё`` late in a word of many ``е``."""
+    spellings = keyword._word_spellings("переименованиееееееее")
+    assert len(spellings) <= keyword.WORD_SPELLINGS and "переименованиееееееёе" in spellings
+    assert keyword._word_spellings("елочные")[:2] == ["ёлочные", "ѐлочные"] and keyword._word_spellings("мой") == []

@@ -220,18 +220,18 @@ def _word_spellings(word: str) -> list[str]:
     """The spellings of lower-case ``word`` (folded) with up to :data:`SPELLING_CHANGES` of its
     letters unfolded (``елочные`` → ``ёлочные``, ``елочныё``…), at most :data:`WORD_SPELLINGS`."""
     at = [i for i, c in enumerate(word) if c in _UNFOLD]
-    out: list[str] = []
-    for i in at:
-        for a in _UNFOLD[word[i]]:
-            w1 = word[:i] + a + word[i + 1:]
-            out.append(w1)
-            if SPELLING_CHANGES > 1:
+    # (every one-letter spelling first, then the two-letter ones: the cap cuts the rarer)
+    out = [word[:i] + a + word[i + 1:] for i in at for a in _UNFOLD[word[i]]]
+    if SPELLING_CHANGES > 1:
+        for i in at:
+            for a in _UNFOLD[word[i]]:
+                w1 = word[:i] + a + word[i + 1:]
                 for j in at:
                     if j > i:
                         out += [w1[:j] + b + w1[j + 1:] for b in _UNFOLD[word[j]]]
-            if len(out) >= WORD_SPELLINGS:
-                return out[:WORD_SPELLINGS]
-    return out
+                if len(out) >= WORD_SPELLINGS:
+                    return out[:WORD_SPELLINGS]
+    return out[:WORD_SPELLINGS]
 
 
 def phrase_spellings(conn, text: str, typed: str | None) -> "str | tuple[str, ...] | None":
