@@ -2578,7 +2578,7 @@ def _pg_len_sql() -> tuple[str, str, str]:
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
              coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None,
-             spelled: str | None = None) -> list[dict]:
+             spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -3221,7 +3221,7 @@ def _slugs_of(conn, ids: list[int]) -> dict[int, str]:
 
 
 def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None,
-                   spelled: str | None = None) -> list[dict]:
+                   spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty; or :func:`_rank`'s, whose
     body signal ``body`` is added here, found by the same FTS5 pass that marks the snippets' hits)
     with their rows and snippets (:func:`snippet_of`); hits with no page row are left out
