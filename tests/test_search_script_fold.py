@@ -193,3 +193,123 @@ def test_a_page_marked_in_python_marks_the_russian_forms_search_found(tmp_path, 
         for query, want in (("игрушкам", ["игрушки"]), ("звездам", ["звёзды"]), ("ёлочной", ["ёлочные"])):
             h = next(h for h in keyword.search(b.conn, query, limit=5) if h["slug"] == "a")
             assert [h["snippet"][x:y] for x, y in h["highlights"]] == want, (query, h)
+
+
+def test_a_quoted_phrase_typed_folded_finds_the_page_writing_it_with_the_letter(tmp_path, db_path):
+    """A quoted phrase typed without ``ё`` or Greek accents (``"елочные игрушки"``, ``"κεντρο της
+    πολης"``) finds the page writing the phrase with them (``ёлочные игрушки``): the phrase is
+    searched in every spelling the index holds of its words (``keyword.phrase_spellings``); it
+    found only the pages writing it folded (the page's folded words in ``search_words`` are no
+    phrase). Both engines."""
+    notes = {"a.md": "# Alpha\n\nМы ели ёлочные игрушки. Straße financial world.\n",
+             "e.md": "# Epsilon\n\nНовые елочные игрушки в коробке.\n",
+             "k.md": "# Kappa\n\nΤο κέντρο της πόλης είναι μικρό.\n",
+             "n.md": "# Nu\n\nОни ели игрушки и елочные шары.\n",  # (the words apart: no phrase)
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert {h["slug"] for h in keyword.search(b.conn, '"елочные игрушки"', limit=5)} == {"a", "e"}
+        assert {h["slug"] for h in keyword.search(b.conn, '"Елочные Игрушки" коробке', limit=5)} >= {"a", "e"}
+        assert [h["slug"] for h in keyword.search(b.conn, '"κεντρο της πολης"', limit=5)] == ["k"]
+        assert [h["slug"] for h in keyword.search(b.conn, '"ΚΕΝΤΡΟ ΤΗΣ"', limit=5)] == ["k"]
+        h = next(h for h in keyword.search(b.conn, '"елочные игрушки"', limit=5) if h["slug"] == "a")
+        assert [h["snippet"][x:y] for x, y in h["highlights"]] == ["ёлочные", "игрушки"], h
+
+
+CANVAS = {"nodes": [
+    {"id": "c1", "type": "text", "text": "Купить ёлочные игрушки до праздника", "x": 0, "y": 0, "width": 300, "height": 60},
+    {"id": "c2", "type": "text", "text": "Επίσκεψη στην Ακρόπολη το πρωί", "x": 0, "y": 100, "width": 300, "height": 60},
+    {"id": "c3", "type": "text", "text": "Поход в горы вѐчер, ѝ планѝна", "x": 0, "y": 200, "width": 300, "height": 60}]}
+
+
+def _canvas_brain(tmp_path, db_path):
+    import json
+    notes = {f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода, λίγο κείμενο.\n" for i in range(8)}
+    b = Brain.open(db_path)
+    import_tree(b, write_tree(tmp_path / "vault", notes))
+    b.save_file("boards/Праздник.canvas", json.dumps(CANVAS, ensure_ascii=False).encode())
+    return b
+
+
+def _canvas_nodes(b, query: str) -> list[str]:
+    return [h.get("node") for h in keyword.search(b.conn, query, limit=5) if h["type"] == "canvas"]
+
+
+def test_canvas_cards_fold_as_pages(tmp_path, db_path):
+    """A canvas's text cards are searched with the pages' fold: a word typed without ``ё`` or a
+    Greek accent finds the card writing it with one, and a quoted phrase is searched folded, as
+    typed and in the spellings the cards hold (it was searched folded only: ``"ёлочные
+    игрушки"`` found no card writing it). Both engines."""
+    with _canvas_brain(tmp_path, db_path) as b:
+        for query, node in (("елочные", "c1"), ("Ακροπολη", "c2"), ('"ёлочные игрушки"', "c1"), ('"елочные игрушки"', "c1"),
+                            ('"Ακρόπολη το"', "c2"), ('"ακροπολη το πρωι"', "c2")):
+            assert _canvas_nodes(b, query) == [node], query
+            h = next(h for h in keyword.search(b.conn, query, limit=5) if h["type"] == "canvas")
+            assert h["highlights"], (query, h)
+
+
+def test_an_upgraded_brain_folds_canvas_cards_as_a_fresh_import(tmp_path, db_path):
+    """Cards stored before SQLite v70 / Postgres v75 (v68/v73 re-derived pages only) get their
+    folded words on open (``canvas_cards.words``), as a fresh import writes them."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with _canvas_brain(tmp_path, db_path) as b:
+        want = {q: _canvas_nodes(b, q) for q in ("елочные", "Ακροπολη", "вечер", "планина")}
+        assert all(want.values()), want
+        with b.transaction():
+            for (cid,) in b.conn.execute("SELECT id FROM canvas_cards").fetchall():
+                dbmod.set_card_words(b.conn, cid, "")
+            _rewind(b.conn, pg._canvas_folds, dbmod._m70_canvas_folds)
+        assert _canvas_nodes(b, "елочные") == []
+    with Brain.open(db_path) as b:
+        assert {q: _canvas_nodes(b, q) for q in want} == want
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_prefix_query_marks_the_words_it_found(brain):
+    """A prefix query (``ёж*``, ``Ακρ*``) marks in a page marked in Python the whole words the
+    search matched, folded too (it marked only the letters typed: ``Ёж`` of ``Ёжик``)."""
+    for query, slug, want in (("ёж*", "films/Ёжик в тумане", {"Ёжик"}), ("еж*", "films/Ёжик в тумане", {"Ёжик"}),
+                              ("Ακρ*", "places/Αθήνα", {"Ακρόπολη"}), ("ακροπ*", "places/Αθήνα", {"Ακρόπολη"})):
+        h = next(h for h in keyword.search(brain.conn, query, limit=10) if h["slug"] == slug)
+        assert {h["snippet"][x:y] for x, y in h["highlights"]} == want, (query, h)
+
+
+def test_macedonian_and_bulgarian_grave_accents_fold(tmp_path, db_path):
+    """``ѐ ѝ`` (and ``Ѐ Ѝ``: a grave marking stress in Macedonian and Bulgarian) are ``е и`` with an
+    accent and fold as Greek accents do, both ways (SQLite v70 / Postgres v75); ``й ї ў`` are
+    letters of their own and stay."""
+    notes = {"m.md": "# Охрид\n\nВо вѐчер одиме на планѝна. ЃАЛЕРИЈА Ѐ ОТВОРЕНА\n",
+             "b.md": "# Вечер\n\nТихая вечер в горах, планина спит.\n",
+             "y.md": "# Мой\n\nМой дом и мои книги.\n",
+             **{f"f{i}.md": f"# Заметка {i}\n\nТекст {i} погода.\n" for i in range(8)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert {h["slug"] for h in keyword.search(b.conn, "вечер", limit=5)} == {"m", "b"}
+        assert {h["slug"] for h in keyword.search(b.conn, "вѐчер", limit=5)} == {"m", "b"}
+        assert {h["slug"] for h in keyword.search(b.conn, "планина", limit=5)} == {"m", "b"}
+        assert {h["slug"] for h in keyword.search(b.conn, "ПЛАНЍНА", limit=5)} == {"m", "b"}
+        h = next(h for h in keyword.search(b.conn, "планина", limit=5) if h["slug"] == "m")
+        assert [h["snippet"][x:y] for x, y in h["highlights"]] == ["планѝна"], h
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_letters_of_their_own_do_not_fold():
+    from gbrain.page.slugs import SCRIPT_FOLD, fold_letters
+
+    assert fold_letters("ѐѝЀЍ") == "еиЕИ"
+    assert not set("йЙїЇўЎ") & set(SCRIPT_FOLD)
+    assert fold_letters("мой її ўсё") == "мой її ўсе"
+
+
+@pytest.mark.engine_free
+def test_a_phrase_words_spellings_reach_its_last_letters():
+    """Every one-letter spelling of a phrase word comes before the two-letter ones, so the cap
+    (``WORD_SPELLINGS``) keeps ``ё`` late in a word of many ``е``."""
+    spellings = keyword._word_spellings("переименованиееееееее")
+    assert len(spellings) <= keyword.WORD_SPELLINGS and "переименованиееееееёе" in spellings
+    assert keyword._word_spellings("елочные")[:2] == ["ёлочные", "ѐлочные"] and keyword._word_spellings("мой") == []

@@ -268,9 +268,11 @@ def _greek_bases() -> dict[str, str]:
 #: ``gb_fold`` fold Latin letters only): Russian ``ё`` → ``е`` (Russian is nearly always typed and
 #: printed with ``е``; Snowball's Russian stemmer reads it so) and Greek's tonos, dialytika and
 #: polytonic marks (``ά`` → ``α``, ``ΐ`` → ``ι``, ``ἀ`` → ``α``: Greek is often typed without them
-#: and capitals drop them, as Lucene's GreekLowerCaseFilter folds them). The name keys drop them
-#: already (:func:`drop_accents`)
-SCRIPT_FOLD = {"ё": "е", "Ё": "Е", **_greek_bases()}
+#: and capitals drop them, as Lucene's GreekLowerCaseFilter folds them); since SQLite v70 /
+#: Postgres v75 Macedonian and Bulgarian ``ѐ ѝ`` (a grave marking stress or telling ``сѐ`` from
+#: ``се``, ``ѝ`` from ``и``: typed without it mostly) → ``е и``, as the Greek accents. ``й ї ў``
+#: are letters of their own and stay. The name keys drop them already (:func:`drop_accents`)
+SCRIPT_FOLD = {"ё": "е", "Ё": "Е", "ѐ": "е", "Ѐ": "Е", "ѝ": "и", "Ѝ": "И", **_greek_bases()}
 _LETTER_MAP = {**LETTER_FOLD, **SCRIPT_FOLD}
 
 

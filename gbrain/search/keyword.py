@@ -196,6 +196,108 @@ def typed_form(text: str) -> str:
     return unicodedata.normalize("NFKC", text or "")
 
 
+def _unfold_table() -> dict[str, str]:
+    """Each lower-case letter :data:`~gbrain.page.slugs.SCRIPT_FOLD` folds another to → the
+    letters folded to it (``е`` → ``ёѐ``, ``α`` → ``ά``; monotonic Greek only: a polytonic
+    spelling is found as typed): the spellings :func:`phrase_spellings` looks for."""
+    from ..page.slugs import SCRIPT_FOLD
+
+    out: dict[str, str] = {}
+    for c, base in SCRIPT_FOLD.items():
+        if c.islower() and not "\u1f00" <= c <= "\u1fff":
+            out[base] = out.get(base, "") + c
+    return out
+
+
+_UNFOLD = _unfold_table()
+#: a phrase word's letters :func:`phrase_spellings` spells otherwise, at most
+SPELLING_CHANGES = 2
+#: spellings of one phrase word looked up, at most; and of one phrase searched (besides its folded one)
+WORD_SPELLINGS, PHRASE_SPELLINGS = 64, 8
+
+
+def _word_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ``word`` (folded) with up to :data:`SPELLING_CHANGES` of its
+    letters unfolded (``елочные`` → ``ёлочные``, ``елочныё``…), at most :data:`WORD_SPELLINGS`."""
+    at = [i for i, c in enumerate(word) if c in _UNFOLD]
+    # (every one-letter spelling first, then the two-letter ones: the cap cuts the rarer)
+    out = [word[:i] + a + word[i + 1:] for i in at for a in _UNFOLD[word[i]]]
+    if SPELLING_CHANGES > 1:
+        for i in at:
+            for a in _UNFOLD[word[i]]:
+                w1 = word[:i] + a + word[i + 1:]
+                for j in at:
+                    if j > i:
+                        out += [w1[:j] + b + w1[j + 1:] for b in _UNFOLD[word[j]]]
+                if len(out) >= WORD_SPELLINGS:
+                    return out[:WORD_SPELLINGS]
+    return out[:WORD_SPELLINGS]
+
+
+def phrase_spellings(conn, text: str, typed: str | None) -> "str | tuple[str, ...] | None":
+    """``typed`` (the :func:`typed_form` of the query whose :func:`search_form` is ``text``), or,
+    when a quoted phrase of ``text`` has words a fold may have changed (``е``, ``и``, a Greek
+    vowel), ``(typed, *others)``: ``text`` with each such phrase spelled as the index holds its
+    words (the spellings of :func:`_word_spellings` some page or canvas card holds, looked up in
+    one statement, :func:`_held_terms`), at most :data:`PHRASE_SPELLINGS` a phrase; for
+    :func:`fts_parts`. So ``"елочные игрушки"`` finds a page writing ``ёлочные игрушки``: its
+    folded words in ``search_words`` are no phrase."""
+    import itertools
+
+    phrases = list(_PHRASE.finditer(text or ""))
+    if not phrases or text.isascii():
+        return typed
+    options: list[list[list[str]]] = []
+    probe: dict[str, None] = {}
+    for m in phrases:
+        words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        many = len(words) > 1 and not any(map(_CJK_RUN.search, words))
+        opts = [[w] + (_word_spellings(w.lower()) if many else []) for w in words]
+        options.append(opts)
+        for o in opts[:NAME_WORDS]:
+            probe.update(dict.fromkeys(o[1:]))
+    if not probe:
+        return typed
+    held = _held_terms(conn, list(probe))
+    if not held:
+        return typed
+    alts: list[list[str]] = []
+    for opts in options:
+        kept = [[o[0]] + [x for x in o[1:] if x in held] for o in opts]
+        alts.append([" ".join(f) for f in itertools.islice(itertools.product(*kept), 1, PHRASE_SPELLINGS + 1)])
+    out = [typed if typed else text]
+    for j in range(max(map(len, alts))):
+        pieces, pos = [], 0
+        for m, forms in zip(phrases, alts):
+            pieces += [text[pos : m.start(1)], forms[j] if j < len(forms) else m.group(1)]
+            pos = m.end(1)
+        out.append("".join(pieces) + text[pos:])
+    return tuple(out)
+
+
+def _held_terms(conn, terms: list[str]) -> set[str]:
+    """The words of ``terms`` (lower case) some page or canvas card holds: SQLite a ``MATCH`` of
+    each in ``page_fts`` and ``canvas_fts`` (a term lookup each, one statement a 200), Postgres a
+    ``search_tsv`` / ``tsv`` match of each (GIN; one statement)."""
+    if not terms:
+        return set()
+    if is_postgres(conn):
+        one = "plainto_tsquery('simple', gb_fold(v))"
+        rows = conn.execute(f"SELECT v FROM unnest(?::text[]) AS v WHERE EXISTS (SELECT 1 FROM pages WHERE search_tsv @@ {one}) "
+                            f"OR EXISTS (SELECT 1 FROM canvas_cards WHERE tsv @@ {one})", (terms,)).fetchall()
+        return {r[0] for r in rows}
+    out: set[str] = set()
+    for i in range(0, len(terms), 200):  # (SQLite's compound SELECT: at most 500 terms)
+        part = terms[i : i + 200]
+        sql = " UNION ALL ".join("SELECT ? WHERE EXISTS (SELECT 1 FROM page_fts WHERE page_fts MATCH ?) "
+                                 "OR EXISTS (SELECT 1 FROM canvas_fts WHERE canvas_fts MATCH ?)" for _ in part)
+        try:
+            out |= {r[0] for r in conn.execute(sql, [x for t in part for x in (t, _quote(t), _quote(t))])}
+        except sqlite3.OperationalError:  # (a brain before canvas_fts)
+            return out
+    return out
+
+
 def _compat_free(text: str) -> bool:
     """Whether ``text`` is its own :func:`search_form` (ASCII always is: O(1) for an ASCII ``str``)."""
     return text.isascii() or (not _LETTERS.search(text) and unicodedata.is_normalized("NFKC", text))
@@ -458,9 +560,13 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     if not words:
         return None
     # a Russian word is searched as its stem's prefix (_terms: ``игрушкам`` → ``игрушк*``): marked
-    # so, to its word's end, as the engine marks the form the page writes (``игрушки``)
+    # so, to its word's end, as the engine marks the form the page writes (``игрушки``); so is a
+    # prefix the query writes (``ёж*`` marks ``Ёжик``, ``ежи``: the words the search matched)
     stems = {w: fold_accents(s) for w in words if (s := russian.prefix(w)) and w.casefold() not in STOP_WORDS}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) for w in sorted(words, key=len, reverse=True))
+    prefixes = {x for w in _WORD.findall(search_form(query)) if w.endswith("*") and w.rstrip("*")
+                for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"\w*" if w in prefixes else re.escape(w)
+                   for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
@@ -547,7 +653,7 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_query(text: str, typed: str | None = None) -> str:
+def fts_query(text: str, typed: "str | Sequence[str] | None" = None) -> str:
     """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words.
 
     When the text has a word that is not in :data:`STOP_WORDS`, its stop words match the body
@@ -556,16 +662,18 @@ def fts_query(text: str, typed: str | None = None) -> str:
     return " OR ".join(fts_parts(text, typed))
 
 
-def fts_parts(text: str, typed: str | None = None) -> list[str]:
+def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str]:
     """The terms :func:`fts_query` joins with ``OR``, in order, each once (FTS5 strings: a
     quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words.
-    ``typed``: the query ``text`` is the :func:`search_form` of, NFKC (:func:`typed_form`): a
-    quoted phrase its fold changed is searched either way, one term ``("елочные игрушки" OR
-    "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase typed
-    as the page writes it is found by its own spelling only)."""
+    ``typed``: the query ``text`` is the :func:`search_form` of, NFKC (:func:`typed_form`), or
+    several such spellings of it (:func:`phrase_spellings`: the typed one and those the index
+    holds): a quoted phrase its fold changed is searched in each, one term ``("елочные игрушки"
+    OR "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase
+    is found by the spellings searched only)."""
     parts: list[str] = []
     pos = 0
-    spelled = [m.group(1) for m in _PHRASE.finditer(typed)] if typed and typed != text else []
+    spellings = [typed] if isinstance(typed, str) else list(typed or ())
+    spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
         parts += _terms(text[pos : m.start()])
         words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
@@ -574,9 +682,13 @@ def fts_parts(text: str, typed: str | None = None) -> list[str]:
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
         elif words:
-            as_typed = [w.rstrip("*") for w in _WORD.findall(spelled[k]) if w.strip("*")] if k < len(spelled) else words
-            if len(words) > 1 and len(as_typed) > 1 and as_typed != words and not any(map(_CJK_RUN.search, as_typed)):
-                parts.append(f"({_quote(' '.join(words))} OR {_quote(' '.join(as_typed))})")
+            forms = [words]
+            for sp in spelled:
+                as_typed = [w.rstrip("*") for w in _WORD.findall(sp[k]) if w.strip("*")] if k < len(sp) else words
+                if len(words) > 1 and len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
+                    forms.append(as_typed)
+            if len(forms) > 1:
+                parts.append("(" + " OR ".join(_quote(" ".join(f)) for f in forms) + ")")
             else:
                 parts.append(_quote(" ".join(words)))
         pos = m.end()
@@ -1052,6 +1164,13 @@ def query_words(query: str) -> list[str]:
     return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
 
 
+def _meaning_words(query: str) -> str:
+    """:func:`query_words` of ``query``, space separated, a prefix the query writes (``ёж*``)
+    with its ``*`` (so :func:`_mark_words` marks the words it matched, to their end)."""
+    prefixes = {w.rstrip("*").casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.endswith("*")}
+    return " ".join(w + "*" if w in prefixes else w for w in query_words(query))
+
+
 def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None,
          coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None, since: str | None = None) -> list[dict]:
     """Known-item ranking of pages for ``query`` (module docstring).
@@ -1103,6 +1222,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     q = fts_query(query or "", nfkc)
     if not q or limit <= 0:
         return [], None
+    nfkc = phrase_spellings(conn, query, nfkc)  # (a phrase in every spelling the index holds)
+    q = fts_query(query or "", nfkc)
     if is_postgres(conn):
         return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts,
                         typed_words=typed_words, spelled=nfkc), None
@@ -2258,7 +2379,7 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
     return f"({parts})", [x for w in words for x in (w, w)]
 
 
-def pg_parts(query: str, typed: str | None = None) -> list[tuple[str, str]]:
+def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
     most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
@@ -2271,9 +2392,9 @@ def pg_parts(query: str, typed: str | None = None) -> list[tuple[str, str]]:
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
     for p in fts_parts(query or "", typed):
-        if p.startswith('("'):  # a phrase folded and as typed: each its own phrase part
-            folded, as_typed = p[2:-2].split('" OR "')
-            split += [(f'"{folded}"', False), (f'"{as_typed}"', True)]
+        if p.startswith('("'):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
+            folded, *as_typed = p[2:-2].split('" OR "')
+            split += [(f'"{folded}"', False)] + [(f'"{x}"', True) for x in as_typed]
         else:
             split.append((p, False))
     for p, spelled in split:
@@ -2457,7 +2578,7 @@ def _pg_len_sql() -> tuple[str, str, str]:
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
              coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None,
-             spelled: str | None = None) -> list[dict]:
+             spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -3050,7 +3171,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
-    spelled = typed_form(query)  # (a quoted phrase is searched as typed too: fts_parts)
+    spelled = phrase_spellings(conn, folded, typed_form(query))  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
     only = PageFilter(type, tag, prefix, since)
     if not q or task_box_query(query):
@@ -3100,7 +3221,7 @@ def _slugs_of(conn, ids: list[int]) -> dict[int, str]:
 
 
 def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None,
-                   spelled: str | None = None) -> list[dict]:
+                   spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty; or :func:`_rank`'s, whose
     body signal ``body`` is added here, found by the same FTS5 pass that marks the snippets' hits)
     with their rows and snippets (:func:`snippet_of`); hits with no page row are left out
@@ -3156,7 +3277,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     big = [i for i in ids if i not in snip]
     if big:
         pg = is_postgres(conn)
-        words = " ".join(query_words(query)) if pg else query  # (Postgres: meaningful words only, no stop words)
+        words = _meaning_words(query) if pg else query  # (Postgres: meaningful words only, no stop words)
         for r in conn.execute(f"SELECT id, title, size, frontmatter_raw, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
             marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query) else None
             if marked is not None:
@@ -3341,13 +3462,16 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded)]
     if not parts or limit <= 0 or present is False:
         return []
+    # (a quoted phrase as typed and as the index spells it too, as for pages: fts_parts)
+    spelled = phrase_spellings(conn, folded, typed_form(query))
+    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded, spelled)]
     try:
         if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
             return []
     except Exception:  # a brain before v43 (a read-only file of an older schema)
         return []
     pg = is_postgres(conn)
-    cards = _canvas_cards_pg(conn, query) if pg else _canvas_cards_sqlite(conn, parts)
+    cards = _canvas_cards_pg(conn, folded, spelled) if pg else _canvas_cards_sqlite(conn, parts)
     under = folder_key(prefix) if prefix else None
     best: dict[str, dict] = {}
     for c in cards:
@@ -3367,7 +3491,7 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
             c["marked"] = marked.get(c["id"])
     hits = []
     for c in out:
-        snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], " ".join(query_words(query)) if pg else query)
+        snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], _meaning_words(query) if pg else query)
         name = c["path"].rsplit("/", 1)[-1]
         hits.append({"slug": c["path"], "title": name[: -len(".canvas")] if name.lower().endswith(".canvas") else name, "type": "canvas",
                      "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas"]})
@@ -3408,13 +3532,13 @@ def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
 _K1, _B = 1.2, 0.75
 
 
-def _canvas_cards_pg(conn, query: str) -> list[dict]:
+def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """The cards of :func:`canvas_hits` on Postgres: BM25 computed from the cards' tsvectors (a
     term's frequency: its lexemes' positions; a card's length: its lexemes, ``length(tsv)``, as
     reading every position of every card for the average cost ~50 ms a query on 3,100 cards); a
     term's IDF over the pages (``search_totals``, ``gb_match_count``) and cards together, read
-    in one statement."""
-    parts = pg_parts(query)
+    in one statement. ``query``: in :func:`search_form`; ``spelled``: as :func:`pg_parts` takes it."""
+    parts = pg_parts(query, spelled)
     syntax = _pg_syntax(parts)
     tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query))
     if not targs:

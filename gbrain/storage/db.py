@@ -2308,6 +2308,52 @@ def _m69_comment_rules(conn: sqlite3.Connection) -> None:
     resplit_comment_pages(conn)
 
 
+def _m70_canvas_folds(conn: sqlite3.Connection) -> None:
+    """(SQLite v70 / Postgres v75) Macedonian and Bulgarian ``ѐ ѝ`` (``Ѐ Ѝ``) fold to ``е и`` in
+    keyword search as the Greek accents do (:data:`gbrain.page.slugs.SCRIPT_FOLD`): the pages
+    holding one get their words so (:func:`rederive_letter_words`, :func:`fill_fold_names`); and
+    canvas cards get the folded words a fresh import gives them (:func:`refold_canvas_cards`:
+    v68 / v73 re-derived pages only, so a card writing ``ёлочные`` was not found by ``елочные``)."""
+    changed = rederive_letter_words(conn, {"ѐ": "е", "Ѐ": "Е", "ѝ": "и", "Ѝ": "И"}) + fill_fold_names(conn)
+    if changed and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+    refold_canvas_cards(conn)
+
+
+def refold_canvas_cards(conn) -> int:
+    """Recompute ``canvas_cards.words`` (:func:`gbrain.search.keyword.card_words`) of every card
+    whose text is not ASCII (an ASCII card has none), writing the ones that differ in the caller's
+    transaction (the FTS5 triggers and Postgres' ``canvas_cards_tsv`` index them again). Returns
+    how many changed."""
+    from ..search.keyword import card_words
+
+    rows = conn.execute("SELECT id, text, search, words FROM canvas_cards").fetchall()
+    n = 0
+    for cid, text, search, words in rows:
+        if text is None or text.isascii():
+            continue
+        new = card_words(text if search is None else search)
+        if new != (words or ""):
+            set_card_words(conn, cid, new)
+            n += 1
+    return n
+
+
+def set_card_words(conn, card_id: int, words: str) -> None:
+    """Write ``canvas_cards.words`` of card ``card_id`` and index it again, in the caller's
+    transaction: SQLite's ``canvas_fts`` (external content, insert/delete triggers only) has the
+    card's old row taken out and the new one put in; Postgres' trigger ``canvas_cards_tsv`` sets
+    ``tsv`` itself."""
+    if is_postgres(conn):
+        conn.execute("UPDATE canvas_cards SET words = ? WHERE id = ?", (words, int(card_id)))
+        return
+    cols = ", ".join(_CANVAS_FTS)
+    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
+    conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(card_id),))
+    conn.execute("UPDATE canvas_cards SET words = ? WHERE id = ?", (words, int(card_id)))
+    conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(card_id),))
+
+
 def _m68_script_letter_words(conn: sqlite3.Connection) -> None:
     """(SQLite v68 / Postgres v73) keyword search folds Russian ``ё`` to ``е`` and drops Greek
     accents (tonos, dialytika, polytonic marks: :data:`gbrain.page.slugs.SCRIPT_FOLD`), which
@@ -2504,7 +2550,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

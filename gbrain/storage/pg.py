@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 74
+PG_SCHEMA_VERSION = 75
 
 
 def is_url(db: object) -> bool:
@@ -1104,6 +1104,12 @@ def _script_letter_words(conn: "PgConnection") -> None:
     _m68_script_letter_words(conn)
 
 
+def _canvas_folds(conn: "PgConnection") -> None:
+    from .db import _m70_canvas_folds
+
+    _m70_canvas_folds(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1148,7 +1154,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              71: _twin_sidecars,  # v71: a page with two .raw sidecars takes its rows from the one raw/raw-put use (SQLite v66)
              72: _script_folds,  # v72: a name's folded key drops accents only: ガンダム is not カンタム, Айда not Аида (SQLite v67)
              73: _script_letter_words,  # v73: search folds ё to е and Greek accents: Ежик finds Ёжик, Αθηνα Αθήνα (SQLite v68)
-             74: _comment_rules}  # v74: a '---' below a %% comment left open is inside it: such pages split again (SQLite v69)
+             74: _comment_rules,  # v74: a '---' below a %% comment left open is inside it: such pages split again (SQLite v69)
+             75: _canvas_folds}  # v75: ѐ ѝ fold to е и; canvas cards get their folded words (SQLite v70)
 
 
 def migrate(conn: PgConnection) -> int:
