@@ -98,3 +98,20 @@ def test_lint_names_where_a_tag_to_rename_by_hand_is_written(tmp_path, db_path):
         assert f"the Notion Tags: line of Wiki {ID}/Ship {ID}" in action, action
         assert "'#Infra' in the text of c → '#infra'" in action, action
         assert f"'#Infra' in the text of Wiki {ID}" not in action, action
+
+
+@pytest.mark.parametrize("sep", ["\x0c", "\x85", "\u2028"])
+def test_tag_of_a_notion_page_whose_property_value_holds_a_unicode_line_separator(tmp_path, db_path, sep):
+    """Review of trial 57: ``notion_tag_added`` counted the property lines with ``str.splitlines``,
+    which also breaks at a form feed, NEL or U+2028 inside a value (a pasted line separator): the
+    ``Tags:`` line's index ran past it (IndexError on a last-line ``Tags:``; the tag added to the
+    wrong line, refused as a Conflict). The page's lines are its ``\\n``-ended lines."""
+    text = f"# Plan\n\nStatus: a{sep}b\nTags: x"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text, f"Wiki {ID}/Other {ID}.md": f"# Other\n\nStatus: a{sep}b\n\nBody.\n"}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.tag(slug, "urgent").changed
+        assert b.get_text(slug) == text + ", urgent"
+        other = f"Wiki {ID}/Other {ID}"
+        assert b.tag(other, "urgent").changed
+        assert b.get_text(other) == f"# Other\n\nStatus: a{sep}b\nTags: urgent\n\nBody.\n"
+        assert fresh_import_differences(b) == {}

@@ -1151,7 +1151,7 @@ def notion_tag_added(body: str, path: str, tag: str) -> str | None:
         return None
     m = _NOTION_HEAD_RE.match(lf)
     first = lf.count("\n", 0, m.start(1))  # the index of the first property line
-    props = m.group(1).splitlines()
+    props = m.group(1).removesuffix("\n").split("\n")  # (not splitlines: a value may hold a form feed, U+2028)
     lines = split_lines(body)
     at = next((first + k for k, ln in enumerate(props) if (p := _NOTION_PROP_RE.match(ln)) and p.group(1).strip().lower() == "tags"), None)
     if at is not None:
