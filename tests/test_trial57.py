@@ -115,3 +115,39 @@ def test_tag_of_a_notion_page_whose_property_value_holds_a_unicode_line_separato
         assert b.tag(other, "urgent").changed
         assert b.get_text(other) == f"# Other\n\nStatus: a{sep}b\nTags: urgent\n\nBody.\n"
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_untag_takes_back_a_tag_that_tag_wrote_into_a_notion_tags_line(tmp_path, db_path, nl):
+    """Review of trial 57: ``tag`` now writes a Notion page's tag into its ``Tags:`` line, but
+    ``untag`` still edited frontmatter only and refused (exit 2, "edit the text to remove it"):
+    ``tag X t; untag X t`` no longer gave the page back. untag takes the item out of the line (the
+    line with it when it was the only one); a tag written inline as well is still refused."""
+    from conftest import gbrain_in_process
+
+    text = f"\ufeff# Plan{nl}{nl}Status: Done{nl}Tags: infra, q3{nl}{REL}{nl}{nl}Body #later{nl}"
+    bare = f"# Bare{nl}{nl}Status: Done{nl}{REL}"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text, f"Wiki {ID}/Bare {ID}.md": bare}) as b:
+        slug, bare_slug = f"Wiki {ID}/Plan {ID}", f"Wiki {ID}/Bare {ID}"
+        b.tag(slug, "urgent")
+        b.tag(bare_slug, "urgent")
+        b.tag(slug, "later")  # (already inline: unchanged)
+    r = gbrain_in_process("--db", str(db_path), "untag", slug, "urgent")
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", str(db_path), "untag", bare_slug, "URGENT")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text(slug) == text and b.get_text(bare_slug) == bare
+        assert b.untag(slug, "INFRA").changed
+        assert b.get_text(slug) == text.replace("Tags: infra, q3", "Tags: q3")
+        assert b.untag(slug, "q3").changed
+        assert b.get_text(slug) == text.replace(f"Tags: infra, q3{nl}", "")
+        assert b.tags(slug) == ["later"]
+        assert [r["slug"] for r in b.backlinks(ACME)] == sorted([slug, bare_slug])
+        assert not b.untag(slug, "q3").changed  # (a retried untag)
+        assert fresh_import_differences(b) == {}
+        from gbrain.core import history
+
+        assert len(history.versions(b, slug)["versions"]) == 5  # import, tag, 3 untags: every version kept
+    r = gbrain_in_process("--db", str(db_path), "untag", slug, "later")  # only inline: refused, named
+    assert r.returncode == 2 and b"#later" in r.stderr, r.stderr
