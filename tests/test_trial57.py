@@ -151,3 +151,27 @@ def test_untag_takes_back_a_tag_that_tag_wrote_into_a_notion_tags_line(tmp_path,
         assert len(history.versions(b, slug)["versions"]) == 5  # import, tag, 3 untags: every version kept
     r = gbrain_in_process("--db", str(db_path), "untag", slug, "later")  # only inline: refused, named
     assert r.returncode == 2 and b"#later" in r.stderr, r.stderr
+
+
+def test_the_put_a_notion_warning_names_runs_and_gives_the_page_back(tmp_path, db_path):
+    """Review of trial 57: the warning's command quoted the undo JSON in bare single quotes, so a
+    key holding ``'`` (``Ana's``) gave a command the shell cannot read. Run as named (shlex), it
+    takes the block away and the page is the export's bytes again."""
+    import json
+    import shlex
+
+    from conftest import gbrain_in_process
+
+    text = f"# Plan\n\nTags: infra, q3\n{REL}\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}):
+        pass
+    slug = f"Wiki {ID}/Plan {ID}"
+    r = gbrain_in_process("--db", str(db_path), "--json", "put", slug, "--frontmatter", json.dumps({"Ana's owner": "Bo", "x": 1}))
+    assert r.returncode == 0, r.stderr
+    warning = json.loads(r.stdout)["warnings"][0]
+    command = shlex.split(warning.split("`")[1])
+    assert command[:3] == ["gbrain", "put", slug], command
+    r = gbrain_in_process("--db", str(db_path), *command[1:])
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text(slug) == text
