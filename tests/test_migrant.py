@@ -409,9 +409,11 @@ def test_a_notion_export_links_by_title_and_lists_its_tags(tmp_path, db_path):
         assert [r["slug"] for r in b.list_pages(tag="q3 growth")] == [f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"]
         from gbrain.errors import BadInput
 
-        with pytest.raises(BadInput) as e:  # untag edits frontmatter only: it says where the tag is written
-            b.untag("Project Plan", "infra")
-        assert "Notion Tags: line (infra)" in str(e.value), str(e.value)
+        assert b.untag("Project Plan", "infra").changed  # untag edits the Tags: line, where tag writes (review of trial 57)
+        assert b.get_text("Project Plan") == PLAN.replace("Tags: infra, q3 growth", "Tags: q3 growth")
+        with pytest.raises(BadInput) as e:  # a tag written inline only: it says where
+            b.untag("Project Plan", "later")
+        assert "#later" in str(e.value), str(e.value)
         assert fresh_import_differences(b) == {}
 
 

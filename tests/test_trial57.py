@@ -98,3 +98,80 @@ def test_lint_names_where_a_tag_to_rename_by_hand_is_written(tmp_path, db_path):
         assert f"the Notion Tags: line of Wiki {ID}/Ship {ID}" in action, action
         assert "'#Infra' in the text of c → '#infra'" in action, action
         assert f"'#Infra' in the text of Wiki {ID}" not in action, action
+
+
+@pytest.mark.parametrize("sep", ["\x0c", "\x85", "\u2028"])
+def test_tag_of_a_notion_page_whose_property_value_holds_a_unicode_line_separator(tmp_path, db_path, sep):
+    """Review of trial 57: ``notion_tag_added`` counted the property lines with ``str.splitlines``,
+    which also breaks at a form feed, NEL or U+2028 inside a value (a pasted line separator): the
+    ``Tags:`` line's index ran past it (IndexError on a last-line ``Tags:``; the tag added to the
+    wrong line, refused as a Conflict). The page's lines are its ``\\n``-ended lines."""
+    text = f"# Plan\n\nStatus: a{sep}b\nTags: x"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text, f"Wiki {ID}/Other {ID}.md": f"# Other\n\nStatus: a{sep}b\n\nBody.\n"}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.tag(slug, "urgent").changed
+        assert b.get_text(slug) == text + ", urgent"
+        other = f"Wiki {ID}/Other {ID}"
+        assert b.tag(other, "urgent").changed
+        assert b.get_text(other) == f"# Other\n\nStatus: a{sep}b\nTags: urgent\n\nBody.\n"
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_untag_takes_back_a_tag_that_tag_wrote_into_a_notion_tags_line(tmp_path, db_path, nl):
+    """Review of trial 57: ``tag`` now writes a Notion page's tag into its ``Tags:`` line, but
+    ``untag`` still edited frontmatter only and refused (exit 2, "edit the text to remove it"):
+    ``tag X t; untag X t`` no longer gave the page back. untag takes the item out of the line (the
+    line with it when it was the only one); a tag written inline as well is still refused."""
+    from conftest import gbrain_in_process
+
+    text = f"\ufeff# Plan{nl}{nl}Status: Done{nl}Tags: infra, q3{nl}{REL}{nl}{nl}Body #later{nl}"
+    bare = f"# Bare{nl}{nl}Status: Done{nl}{REL}"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text, f"Wiki {ID}/Bare {ID}.md": bare}) as b:
+        slug, bare_slug = f"Wiki {ID}/Plan {ID}", f"Wiki {ID}/Bare {ID}"
+        b.tag(slug, "urgent")
+        b.tag(bare_slug, "urgent")
+        b.tag(slug, "later")  # (already inline: unchanged)
+    r = gbrain_in_process("--db", str(db_path), "untag", slug, "urgent")
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", str(db_path), "untag", bare_slug, "URGENT")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text(slug) == text and b.get_text(bare_slug) == bare
+        assert b.untag(slug, "INFRA").changed
+        assert b.get_text(slug) == text.replace("Tags: infra, q3", "Tags: q3")
+        assert b.untag(slug, "q3").changed
+        assert b.get_text(slug) == text.replace(f"Tags: infra, q3{nl}", "")
+        assert b.tags(slug) == ["later"]
+        assert [r["slug"] for r in b.backlinks(ACME)] == sorted([slug, bare_slug])
+        assert not b.untag(slug, "q3").changed  # (a retried untag)
+        assert fresh_import_differences(b) == {}
+        from gbrain.core import history
+
+        assert len(history.versions(b, slug)["versions"]) == 5  # import, tag, 3 untags: every version kept
+    r = gbrain_in_process("--db", str(db_path), "untag", slug, "later")  # only inline: refused, named
+    assert r.returncode == 2 and b"#later" in r.stderr, r.stderr
+
+
+def test_the_put_a_notion_warning_names_runs_and_gives_the_page_back(tmp_path, db_path):
+    """Review of trial 57: the warning's command quoted the undo JSON in bare single quotes, so a
+    key holding ``'`` (``Ana's``) gave a command the shell cannot read. Run as named (shlex), it
+    takes the block away and the page is the export's bytes again."""
+    import json
+    import shlex
+
+    from conftest import gbrain_in_process
+
+    text = f"# Plan\n\nTags: infra, q3\n{REL}\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}):
+        pass
+    slug = f"Wiki {ID}/Plan {ID}"
+    r = gbrain_in_process("--db", str(db_path), "--json", "put", slug, "--frontmatter", json.dumps({"Ana's owner": "Bo", "x": 1}))
+    assert r.returncode == 0, r.stderr
+    warning = json.loads(r.stdout)["warnings"][0]
+    command = shlex.split(warning.split("`")[1])
+    assert command[:3] == ["gbrain", "put", slug], command
+    r = gbrain_in_process("--db", str(db_path), *command[1:])
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text(slug) == text

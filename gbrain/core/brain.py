@@ -54,6 +54,7 @@ from ..page.markdown import (
     notion_items,
     notion_properties,
     notion_tag_added,
+    notion_tag_removed,
     parse_page,
     parse_timeline_entries,
     page_property_syntax,
@@ -2102,10 +2103,12 @@ class Brain:
 
         A page without the tag is left as it is: ``changed`` False with a note (a retried
         ``untag``, like a retried ``tag`` or ``delete``, is no error), listing the page's tags
-        when one is near the name given (a typo). Raises :class:`BadInput` when the tag is written
-        only inline in the body (``#tag``): untag edits the frontmatter only, so nothing is
-        written and the message says where the tag is (``#tag``, a Logseq ``tags::`` line, a Notion
-        ``Tags:`` line)."""
+        when one is near the name given (a typo). A Notion export's page (no frontmatter) has the
+        tag taken out of its ``Tags:`` line, where ``tag`` writes it
+        (:func:`gbrain.page.markdown.notion_tag_removed`; the line with it when it was the only item).
+        Raises :class:`BadInput` when the tag is written only inline in the body (``#tag``): untag
+        edits the frontmatter (or that line) only, so nothing is written and the message says where
+        the tag is (``#tag``, a Logseq ``tags::`` line)."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
         page = self.parsed(row)
@@ -2115,6 +2118,15 @@ class Brain:
             inline = [t for t in page.inline_tags if tag_identity(t) == key]
             if inline:
                 line, written = self.tag_line(row, page, key)
+                body = notion_tag_removed(page.body, row["path"], lambda t: tag_identity(t) == key) if line == "Notion Tags: line" else None
+                if body is not None:  # written there by tag (or Notion): taken out of that line
+                    text = (BOM if page.bom else "") + body
+                    still = [t for t in self.parse_text(text, row["path"]).all_tags if tag_identity(t) == key]
+                    if not still:
+                        had = [(ln.kind, ln.target) for ln in page.links]
+                        return self._edit(row, text, lambda o, n: key not in {tag_identity(t) for t in n.all_tags}
+                                          and [(ln.kind, ln.target) for ln in n.links] == had, "untag")
+                    line, inline = None, still  # written inline (#tag) too: the refusal names that
                 where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [tag_identity(t) for t in page.all_tags], n=3, cutoff=0.6)

@@ -1021,8 +1021,8 @@ def _put_part(b, a, ctx, parts: list[str]):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
-    if notion_before is not None and out.get("changed") and b.parse_text(text, page.path).frontmatter_raw:
-        out["warnings"] = [*out.get("warnings", []), _notion_unread(notion_before, b.parse_text(text, page.path), out["slug"], a["frontmatter"], ctx)]
+    if notion_before is not None and out.get("changed") and (after := b.parse_text(text, page.path)).frontmatter_raw:
+        out["warnings"] = [*out.get("warnings", []), _notion_unread(notion_before, after, out["slug"], a["frontmatter"], ctx)]
     return out
 
 
@@ -1031,9 +1031,6 @@ def _notion_unread(old, new, slug: str, keys, ctx) -> str:
     without frontmatter: :func:`gbrain.page.markdown.notion_properties`) a frontmatter block: what
     its property lines no longer do (the tags of its ``Tags:`` line, the pages of its relation
     properties), and the put taking the block away again (every key it set, null). Trial 57."""
-    import json as _json
-    import shlex
-
     from ..page.markdown import notion_relation_links, to_lf
     from ..page.slugs import tag_identity
 
@@ -1042,10 +1039,10 @@ def _notion_unread(old, new, slug: str, keys, ctx) -> str:
     names = list(dict.fromkeys(ln.text for ln in notion_relation_links(to_lf(old.body), old.path)))
     lost = "; ".join(x for x in ((f"its Tags: line tags nothing ({', '.join(tags)})" if tags else ""),
                                  (f"its relation properties link nothing ({', '.join(names)})" if names else "")) if x)
-    undo = _json.dumps({k: None for k in keys}, ensure_ascii=False)
+    undo = json.dumps({k: None for k in keys}, ensure_ascii=False)
     return (f"{slug} is a page of a Notion export, read as one only without frontmatter: with this block its property lines are text"
             f"{': ' + lost if lost else ''}. " + (f"A put of frontmatter {undo} takes the block away again" if ctx.agent
-                                                  else f"`gbrain put {shlex.quote(slug)} --frontmatter '{undo}'` takes the block away again"))
+                                                  else f"`gbrain put {cmd_arg(slug)} --frontmatter {cmd_arg(undo)}` takes the block away again"))
 
 
 def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:

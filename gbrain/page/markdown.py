@@ -1139,6 +1139,21 @@ def notion_relation_spans(text: str, path: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _notion_tags_line(body: str, path: str) -> tuple[list[str], int, int, int | None] | None:
+    """``(split_lines(body), index of the first property line, of the last, of the Tags: line or
+    None)`` of a page read as a Notion export's with properties (:func:`notion_properties`), else
+    None. Lines end at ``\n``, ``\r\n`` or ``\r`` only (not ``str.splitlines``: a value may hold a
+    form feed or U+2028)."""
+    lf = to_lf(body)
+    if not notion_properties(lf, path):
+        return None
+    m = _NOTION_HEAD_RE.match(lf)
+    first = lf.count("\n", 0, m.start(1))
+    props = m.group(1).removesuffix("\n").split("\n")
+    at = next((first + k for k, ln in enumerate(props) if (p := _NOTION_PROP_RE.match(ln)) and p.group(1).strip().lower() == "tags"), None)
+    return split_lines(body), first, first + len(props) - 1, at
+
+
 def notion_tag_added(body: str, path: str, tag: str) -> str | None:
     """``body`` (a page's body, any line ends) with ``tag`` written as Notion writes a tag: one more
     item of its ``Tags:`` property line (``Tags: infra, q3`` → ``Tags: infra, q3, urgent``), or a
@@ -1146,26 +1161,47 @@ def notion_tag_added(body: str, path: str, tag: str) -> str | None:
     not read as a Notion export's with properties (:func:`notion_properties` empty): a page that is
     takes its tags there, since a frontmatter block above it would end that reading (its ``Tags:``
     line and relation properties would tag and link nothing: trial 57)."""
-    lf = to_lf(body)
-    if not notion_properties(lf, path):
+    found = _notion_tags_line(body, path)
+    if found is None:
         return None
-    m = _NOTION_HEAD_RE.match(lf)
-    first = lf.count("\n", 0, m.start(1))  # the index of the first property line
-    props = m.group(1).splitlines()
-    lines = split_lines(body)
-    at = next((first + k for k, ln in enumerate(props) if (p := _NOTION_PROP_RE.match(ln)) and p.group(1).strip().lower() == "tags"), None)
+    lines, _first, last, at = found
     if at is not None:
         line = lines[at]
         text = line.rstrip("\r\n")
         name, _, value = text.partition(": ")
         lines[at] = f"{name}: {value.rstrip() + ', ' if value.strip() else ''}{tag}" + line[len(text):]
     else:
-        last = first + len(props) - 1
         line = lines[last]
         end = line[len(line.rstrip("\r\n")):]
         nl = end or ("\r\n" if "\r\n" in body else "\n")
         lines[last] = line + ("" if end else nl)
         lines.insert(last + 1, f"Tags: {tag}" + end)
+    return "".join(lines)
+
+
+def notion_tag_removed(body: str, path: str, drop) -> str | None:
+    """``body`` (a page's body, any line ends) without the items of its Notion ``Tags:`` line that
+    ``drop(item)`` selects (``Tags: infra, q3`` → ``Tags: q3``), and without the line when none is
+    left (undoing :func:`notion_tag_added`, a page's last line's missing line end too). None when
+    the page is not read as a Notion export's (:func:`notion_properties`) or its ``Tags:`` line
+    holds no such item. Untag's edit of such a page (review of trial 57)."""
+    found = _notion_tags_line(body, path)
+    if found is None or found[3] is None:
+        return None
+    lines, _first, _last, at = found
+    line = lines[at]
+    text = line.rstrip("\r\n")
+    name, _, value = text.partition(": ")
+    items = notion_items(value)
+    keep = [t for t in items if not drop(t)]
+    if len(keep) == len(items):
+        return None
+    if keep:
+        lines[at] = f"{name}: {', '.join(keep)}" + line[len(text):]
+    else:
+        del lines[at]
+        if text == line and at == len(lines):  # the page's last line had no line end: neither has the one before it now
+            lines[at - 1] = lines[at - 1].rstrip("\r\n")
     return "".join(lines)
 
 
