@@ -137,13 +137,15 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
 
     ~0.25 CPU-s less per call than a process (its start-up), for tests about what a command
     does rather than about the process: exit codes and streams are the same, but state a
-    process keeps once (the writer's identity, the one database check per process, imported
-    modules) is shared by the calls of a test. ``tests/test_cli.py`` and the other CLI tests
-    run real processes."""
+    process keeps once (the one database check per process, imported modules) is shared by the
+    calls of a test; the writer's identity (``origin.identity``, once per process) is forgotten
+    before and after each call, so ``env={"GBRAIN_USER": …}`` names the writer of that call as
+    it would a process's. ``tests/test_cli.py`` and the other CLI tests run real processes."""
     import io
     import traceback
 
     from gbrain import entry
+    from gbrain.storage import origin
 
     data = input.encode("utf-8") if isinstance(input, str) else (input or b"")
     saved_env = {k: os.environ.get(k) for k in (env or {})}
@@ -159,6 +161,7 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
                 pass
         try:
             os.environ.update(env or {})
+            origin.identity.cache_clear()
             for fd, f in ((1, fout), (2, ferr)):  # what writes to the descriptors themselves
                 saved_fds.append((fd, os.dup(fd)))
                 os.dup2(f.fileno(), fd)
@@ -192,6 +195,7 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+            origin.identity.cache_clear()
         out = (fout.seek(0), fout.read())[1]
         err = (ferr.seek(0), ferr.read())[1]
     return subprocess.CompletedProcess(["gbrain", *args], code, out, err)

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 from test_mcp import connect, ok, text_of
 from test_surfaces import j, pipe
 

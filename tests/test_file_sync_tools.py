@@ -20,6 +20,16 @@ from gbrain.core.history import trash_list
 from gbrain.sync.engine import MASS_TRASH, SyncEngine
 from gbrain.sync.scan import icloud_placeholder
 from test_watch import Watch, settle, stop_ok, wait_for
+import pytest
+from conftest import gbrain_in_process
+
+
+@pytest.fixture
+def run():
+    """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what the
+    commands do, not about the process (~0.25 CPU-s of start-up per call saved; tests/test_cli.py
+    runs real processes)."""
+    return gbrain_in_process
 
 
 def evict(root: Path, rel: str) -> bytes:

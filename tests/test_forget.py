@@ -1,6 +1,9 @@
 """Trial 21, "the user who must forget": a secret pasted into a page, then taken out, must be
 removable from everything gbrain stores (history bodies, the search index, embeddings' chunk
-texts, free pages of the file), and only by an explicit command of the user's."""
+texts, free pages of the file), and only by an explicit command of the user's.
+
+The CLI runs in the test's process (``conftest.gbrain_in_process``): these tests are about what
+purge, delete and sync do, not about the process (``tests/test_cli.py`` runs real ones)."""
 from __future__ import annotations
 
 import os
@@ -73,7 +76,7 @@ def test_purge_removes_a_secret_from_everything_the_brain_stores(db_path):
     (naming the page), lists what would go as a dry run, and with --apply leaves no byte of it in
     the database's files: history versions and bodies, the search index's segments, stale chunk
     texts; the edited page, other pages' versions and the purge's record (without the key) stay."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     other = "---\ntitle: Other\n---\nNothing to hide here.\n"
     with Brain.open(db_path) as b:
@@ -162,7 +165,7 @@ def test_a_person_asks_to_be_forgotten(db_path):
     purge is no MCP tool: an agent cannot reach it."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     with Brain.open(db_path) as b:
         b.put("people/jane-roe", "---\ntitle: Jane Roe\n---\nJane Roe, met at the conference.\n")
@@ -196,7 +199,7 @@ def test_a_new_brain_file_is_readable_by_its_owner_only(tmp_path, monkeypatch):
     one is 0600 whatever the umask (it was 0644 under the usual 022: any user of the machine could
     read it); its -wal and -shm follow (SQLite gives them the database file's mode). An existing
     file keeps the mode its owner gave it."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     old = os.umask(0o022)
     try:
@@ -226,7 +229,7 @@ def test_purge_names_the_files_of_the_bound_folder_that_still_hold_the_text(tmp_
     ignored `secrets/` file, an editor's backup) or will import again. purge does not touch them
     (they are the user's files) but names every one that holds the text, in the dry run and
     after --apply, so "removed from everywhere" is not claimed for the folder."""
-    from conftest import gbrain, write_tree
+    from conftest import gbrain_in_process as gbrain, write_tree
 
     root = write_tree(tmp_path / "vault", {
         ".gbrainignore": "secrets/\n",
@@ -272,7 +275,7 @@ def test_a_dry_run_that_would_be_refused_says_so_and_exits_as_the_apply_would(db
     applied exits 0."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     with Brain.open(db_path) as b:
         b.put("ops/deploy", page(True))
@@ -331,7 +334,7 @@ def test_purge_drops_the_cached_vectors_of_the_text_and_keeps_the_others(db_path
 def _renamed_twice(tmp_path, end: str) -> None:
     """people/jane-doe.md imported, edited, renamed to jd.md, edited, renamed to j.md; ``end``
     "edited": the diagnosis edited out of j.md; "deleted": j.md's page deleted."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "people").mkdir(parents=True)
@@ -356,7 +359,7 @@ def test_one_purge_reaches_every_version_under_every_old_name(tmp_path, db_path)
     reaches the versions under every old name in one run; `purge SLUG` of the deleted page took
     only its last name's history, and the versions under jd and jane-doe (the diagnosis, the
     phone) stayed: one run per old name. It takes the page's whole history, every name it had."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     _renamed_twice(tmp_path, "edited")
     r = gbrain("purge", "--text", "diagnosis X", "--apply")
@@ -372,7 +375,7 @@ def test_purge_slug_takes_every_name_of_a_renamed_deleted_page(tmp_path, db_path
     """`purge SLUG` of a page deleted after two renames (see above): one run, every old name."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     _renamed_twice(tmp_path, "deleted")
     for name in ("people/j", "people/jane-doe"):  # its last name, or its first
@@ -392,7 +395,7 @@ def test_purge_takes_the_path_out_of_the_sync_change_log(tmp_path, db_path, how)
     named the path (a client asking what changed since its cursor learnt it), and so did the sync
     base (`sync_state`) of the folder, which no longer holds the file. The purge drops both (rows
     of a path no longer current); the folder's next sync has nothing to do."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "people").mkdir(parents=True)
@@ -429,7 +432,7 @@ def test_purge_keeps_the_sync_base_of_a_folder_that_still_holds_the_file(tmp_pat
     the file as a new note) and names the file; the log row goes all the same."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "people").mkdir(parents=True)
@@ -449,7 +452,7 @@ def test_purge_keeps_the_sync_base_of_a_folder_that_still_holds_the_file(tmp_pat
 def test_purge_slug_drops_the_conflict_records_of_the_page(tmp_path, db_path):
     """`purge SLUG` dropped the conflict records whose path was the slug: a page's records name
     its file (`notes/plan.md`), so they stayed, naming the purged page. They go."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "notes").mkdir(parents=True)
@@ -495,7 +498,7 @@ def test_purge_of_a_name_drops_the_cached_vectors_of_its_pages_chunks(db_path):
 def _deleted_then_purged(tmp_path):
     """A page holding the secret, synced to a folder, deleted in the brain (the folder has not
     synced since), then purged by its text: ``(vault, file)``."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "ops").mkdir(parents=True)
@@ -517,7 +520,7 @@ def test_a_folder_synced_after_the_purge_does_not_bring_the_purged_text_back(tmp
     are those of a purged version is removed without a copy, and the report says so."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v, f = _deleted_then_purged(tmp_path)
     s = gbrain("sync", str(v), "--json")
@@ -539,7 +542,7 @@ def test_a_folder_synced_after_the_purge_does_not_bring_the_purged_text_back(tmp
 
 
 def test_the_purged_text_is_no_copy_in_the_text_report_either(tmp_path, db_path):
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v, f = _deleted_then_purged(tmp_path)
     s = gbrain("sync", str(v))
@@ -555,7 +558,7 @@ def test_a_file_edited_after_the_purge_is_kept_as_the_users_bytes(tmp_path, db_p
     new bytes are theirs."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v, f = _deleted_then_purged(tmp_path)
     f.write_text(page(False) + "edited after the purge\n")
@@ -645,7 +648,7 @@ def test_an_import_of_an_old_copy_does_not_bring_the_purged_text_back(tmp_path, 
     tree is imported; `--include-purged` takes it when the user means it."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     _deleted_then_purged(tmp_path)
     old = _old_copy(tmp_path)
@@ -674,7 +677,7 @@ def test_the_bound_folders_import_leaves_the_purged_file_out_too(tmp_path, db_pa
     the purged page: import never removes a file, and brought the text back; it leaves it out."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v, f = _deleted_then_purged(tmp_path)
     r = gbrain("import", str(v), "--json")
@@ -691,7 +694,7 @@ def test_an_edited_copy_of_the_purged_file_is_imported_as_ever(tmp_path, db_path
     """Only a purged version's exact bytes are left out: a file the user edited is theirs."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     _deleted_then_purged(tmp_path)
     old = _old_copy(tmp_path, page(False) + "edited in the copy\n")
@@ -708,7 +711,7 @@ def test_a_sync_of_a_folder_without_a_base_leaves_the_purged_file_alone(tmp_path
     `--include-purged` takes it."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     _deleted_then_purged(tmp_path)
     old = _old_copy(tmp_path)
@@ -734,7 +737,7 @@ def test_the_first_sync_into_an_emptied_brain_leaves_the_purged_file_out(tmp_pat
     import path of an empty brain)."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     v = tmp_path / "vault"
     (v / "ops").mkdir(parents=True)
@@ -860,7 +863,7 @@ def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
     'ana-lima') was refused saying its current version held the text, and to edit the text out:
     no edit could. It says the page's name holds it, and to rename the page first (`move`); a
     page whose text holds it is still told to edit it out."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     with Brain.open(db_path) as b:
         b.put("people/ana-lima", "---\ntitle: Ana Lima\n---\nAna Lima, engineer.\n")
@@ -886,7 +889,7 @@ def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
 def test_a_purge_refused_for_a_page_whose_name_and_text_hold_it_says_both(db_path):
     """A page whose name and current text both hold the text was told only to rename itself; once
     renamed, the purge was refused again for its text. Both are said at once."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     with Brain.open(db_path) as b:
         b.put("people/ana-lima", "Ana Lima, see also ana-lima.\n")
@@ -900,7 +903,7 @@ def test_purging_a_renamed_pages_old_name_takes_the_name_out_of_its_move_label(d
     new page's move row kept the label `from people/hidden-xyzzy`: `history people/hidden` showed it
     and the database file held it. The labels naming a name with no history left are neutral; the
     page's history, diff and lineage read them without following them."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process as gbrain
 
     with Brain.open(db_path) as b:
         b.put("people/hidden-xyzzy", "# Hidden\n\nnothing\n")

@@ -18,6 +18,16 @@ from gbrain.core import lint as lintmod
 from gbrain.core.lint import CHECKS, open_thread_items, tag_key
 from gbrain.sync.importer import import_tree
 from gbrain.search.embeddings import chunking_version
+from conftest import gbrain_in_process
+
+
+@pytest.fixture
+def run():
+    """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what the
+    commands do, not about the process (~0.25 CPU-s of start-up per call saved; tests/test_cli.py
+    runs real processes)."""
+    return gbrain_in_process
+
 
 AS_OF = "2025-03-10"
 

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.search.vectors import GROUP_FIRST
-from conftest import gbrain, make_brain
+from conftest import gbrain_in_process as gbrain, make_brain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 from test_mcp import SAMPLES, connect, items, ok, server_env, text_of
 from test_semantic import FakeOpenAI
 

@@ -10,7 +10,7 @@ import json
 
 import anyio
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 from test_mcp import connect, ok, text_of
 
 from gbrain.core.brain import Brain

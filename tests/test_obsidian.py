@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, gbrain
+from conftest import SHARED, gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 from gbrain.core.brain import Brain
 from gbrain.page.markdown import aliases_from_frontmatter, parse_page
 from gbrain.errors import NotFound

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call
 
 START = "# Release plan\n\n- ship 2.0 on Friday\n"
 

@@ -18,7 +18,7 @@ from gbrain.core.brain import Brain
 from gbrain.search.vectors import VectorIndex
 from gbrain.sync.importer import import_tree
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 

@@ -8,7 +8,7 @@ import json
 import anyio
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import NotFound

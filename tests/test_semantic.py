@@ -19,6 +19,16 @@ from gbrain.search.chunking import approx_tokens, chunk_page, text_hash
 from gbrain.search.hybrid import fuse, intent_type
 from gbrain.search.vectors import VectorIndex
 from gbrain.errors import GBrainError
+from conftest import gbrain_in_process
+
+
+@pytest.fixture
+def run():
+    """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what the
+    commands do, not about the process (~0.25 CPU-s of start-up per call saved; tests/test_cli.py
+    runs real processes)."""
+    return gbrain_in_process
+
 
 # ---------------------------------------------------------------------------
 # chunking

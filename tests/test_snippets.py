@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 
 PAGE = (
     "# Notes\n\nWorks closely with Biotech Series A 2021 and [[deals/policy-safe-2021]] and "

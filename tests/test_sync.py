@@ -24,6 +24,14 @@ from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
 
 
+@pytest.fixture
+def run():
+    """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what the
+    commands do, not about the process (~0.25 CPU-s of start-up per call saved; tests/test_cli.py
+    runs real processes)."""
+    return gbrain_in_process
+
+
 def sha(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
 

@@ -24,7 +24,7 @@ from gbrain.sync.plan import PathState, decide
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import fresh_import_differences, verify_tree
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call (~0.25 CPU-s each)
 
 WORDS = ("river harbour ledger quartz meadow signal orbit copper lantern falcon willow ember cipher "
          "granite velvet compass thistle beacon saffron tundra marble cobalt juniper prism summit "

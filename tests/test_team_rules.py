@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain_in_process as gbrain  # what the commands do, not the process: no process per call
 
 from gbrain.core.brain import Brain, render_row
 from gbrain.core.history import trash_list

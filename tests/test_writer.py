@@ -20,7 +20,9 @@ from gbrain.core.brain import Brain
 from gbrain.storage import db as dbmod
 from gbrain.storage import origin as orig
 
-from conftest import gbrain, writable_by_this_gbrain
+from conftest import gbrain_in_process as gbrain, writable_by_this_gbrain  # the CLI in this process: each call's
+# writer is its env's (gbrain_in_process forgets identity() around each call, as a new process has it);
+# test_a_cli_process_without_passwd_entry_or_login_variables_still_writes runs a real process
 
 
 def out(r) -> str:
@@ -101,7 +103,7 @@ def test_a_cli_process_without_passwd_entry_or_login_variables_still_writes(tmp_
 
 
 # ---------------------------------------------------------------------------
-# two writers, separate processes, both engines
+# two writers, separate CLI calls (each its own identity), both engines
 # ---------------------------------------------------------------------------
 
 
