@@ -391,6 +391,37 @@ def test_a_round_failed_in_a_later_chunk_and_retried_is_counted_once(started, mo
     assert fresh_import_differences(b) == {}
 
 
+CHUNK_PAUSE_HOOK = """
+import importlib.machinery, os, sys, time
+if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):
+    _pause = float(os.environ["GBRAIN_TEST_CHUNK_PAUSE"])
+
+    class _Hook:
+        def find_spec(self, name, path=None, target=None):
+            if name != "gbrain.sync.engine":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            real = spec.loader.exec_module
+
+            def exec_module(module):
+                real(module)
+                inner = module.SyncEngine.reconcile
+
+                def reconcile(self, *a, **kw):
+                    out = inner(self, *a, **kw)
+                    time.sleep(_pause)
+                    return out
+
+                module.SyncEngine.reconcile = reconcile
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, _Hook())
+"""
+
+
 def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_takes_them(brain_tree, db_path, monkeypatch):
     """A real ``gbrain watch`` stopped (SIGINT) while a big round's chunks run: it says on stderr
     how many notes it left for the next start, and the next start's first sync takes each of
@@ -407,7 +438,16 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
     d.mkdir()
     for i in range(60):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
+    # each chunk's commit is followed by a pause in the watch process (a sitecustomize hook), so the
+    # stop lands between chunks however loaded the machine (under load 18 all 60 chunks were seen to
+    # commit before the test's poll saw the first)
+    hook = brain_tree.parent / "chunk_pause_hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(CHUNK_PAUSE_HOOK)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(x for x in (str(hook), os.environ.get("PYTHONPATH")) if x))
+    monkeypatch.setenv("GBRAIN_TEST_CHUNK_PAUSE", "0.3")
     w = Watch(brain_tree, db_path)
+    monkeypatch.delenv("GBRAIN_TEST_CHUNK_PAUSE")
     try:
         with Brain.open(db_path) as b:
             wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 60, "60 pages")
