@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
+import heapq
 import json
 import os
 import posixpath
@@ -213,11 +214,109 @@ def atomic(method):
 
 
 
+#: ``GBRAIN_NEAR_CACHE=0`` turns off the did-you-mean tables kept per brain (:class:`_NearTables`) and
+#: their prefilter: every miss scans every name again, as before (benchmarks/missed_lookup.py's baseline)
+_NEAR_FAST = os.environ.get("GBRAIN_NEAR_CACHE", "1") != "0"
+_NEAR_SEP = re.compile(r"[\W_]+")
+
+
 def _near_key(name: str) -> str:
     """What did-you-mean compares (:meth:`Brain.suggest`): ``name`` without accents (NFKD, combining
     marks dropped), casefolded, each run of characters that are not letters or digits one ``-``."""
+    if _NEAR_FAST and name.isascii():  # (NFKD leaves ASCII as it is and holds no combining mark)
+        return _NEAR_SEP.sub("-", name.casefold()).strip("-")
     base = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
+
+
+class _CloseIndex:
+    """``difflib.get_close_matches`` over a fixed list of distinct strings, the same answer from
+    fewer ``SequenceMatcher`` runs: numpy gives every string's bound of difflib's own
+    ``real_quick_ratio`` and ``quick_ratio`` (character counts; code points from 128 share one
+    count, which only raises the bound) and difflib sees only the strings whose bounds reach the
+    cutoff. Its answer depends on the set of strings that pass (top ``n`` by ``(ratio, string)``),
+    so it is difflib's over all of them. Bounds are compared with a margin of 1e-9 (a superset)."""
+
+    def __init__(self, keys: list[str]):
+        import numpy as np
+
+        self.keys = keys
+        self.lens = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+        cps = np.minimum(np.frombuffer("".join(keys).encode("utf-32-le"), dtype=np.uint32), 128).astype(np.int64)
+        self.cols, inv = np.unique(cps, return_inverse=True)
+        rows = np.repeat(np.arange(len(keys), dtype=np.int64), self.lens)
+        width = max(len(self.cols), 1)
+        self.counts = np.bincount(rows * width + inv.reshape(-1), minlength=len(keys) * width).reshape(len(keys), width).astype(np.int32)
+
+    def close(self, word: str, n: int, cutoff: float) -> list[str]:
+        """``difflib.get_close_matches(word, keys, n, cutoff)``."""
+        import numpy as np
+
+        if not self.keys:
+            return difflib.get_close_matches(word, [], n=n, cutoff=cutoff)
+        lq = len(word)
+        want: dict[int, int] = {}
+        for ch in word:
+            c = min(ord(ch), 128)
+            want[c] = want.get(c, 0) + 1
+        matches = np.zeros(len(self.keys), dtype=np.int64)
+        for c, k in want.items():
+            j = int(np.searchsorted(self.cols, c))
+            if j < len(self.cols) and self.cols[j] == c:
+                matches += np.minimum(self.counts[:, j], k)
+        total = self.lens + lq
+        with np.errstate(divide="ignore", invalid="ignore"):
+            real = 2.0 * np.minimum(self.lens, lq) / total
+            quick = 2.0 * matches / total
+        quick = np.where(total == 0, 1.0, quick)
+        keep = np.flatnonzero((total == 0) | ((real >= cutoff - 1e-9) & (quick >= cutoff - 1e-9)))
+        if not n > 0:
+            raise ValueError("n must be > 0: %r" % (n,))
+        # highest bound first; stop once n strings score above every bound left (a ratio is at most
+        # its quick_ratio, and the bound is at least that: none left could enter the top n)
+        order = keep[np.argsort(-quick[keep], kind="stable")]
+        s = difflib.SequenceMatcher()
+        s.set_seq2(word)
+        top: list[tuple[float, str]] = []
+        for i in order:
+            if len(top) >= n and top[0][0] > quick[i] + 1e-9:
+                break
+            x = self.keys[i]
+            s.set_seq1(x)
+            if s.real_quick_ratio() >= cutoff and s.quick_ratio() >= cutoff and s.ratio() >= cutoff:
+                heapq.heappush(top, (s.ratio(), x))
+                if len(top) > n:
+                    heapq.heappop(top)
+        return [x for _, x in sorted(top, reverse=True)]
+
+
+class _NearTables:
+    """What :meth:`Brain.suggest` compares a missed name with, built from every page's slug and
+    alias: ``by_key`` (slug's :func:`_near_key` form → the first slug, in slug order, of that form),
+    ``names`` (file name's form → its slugs, in order), ``aliases`` (``alias_key`` → ``(alias,
+    slug)``, the oldest alias row of a key last written so kept) and a :class:`_CloseIndex` of
+    each. A brain keeps one until its stamp changes (:meth:`Brain._near_tables`)."""
+
+    def __init__(self, slugs: list[str], alias_rows: list) -> None:
+        self.by_key: dict[str, str] = {}
+        self.names: dict[str, list[str]] = {}
+        for s in slugs:
+            segs = [_near_key(p) for p in s.split("/")]
+            self.by_key.setdefault("/".join(segs), s)
+            self.names.setdefault(segs[-1], []).append(s)
+        self.aliases = {r[0]: (r[1], r[2]) for r in alias_rows}
+        self._index: dict[str, _CloseIndex] = {}
+
+    def close(self, which: str, word: str, n: int) -> list[str]:
+        """``difflib.get_close_matches(word, KEYS, n, 0.6)`` over ``which``'s keys (``by_key``,
+        ``names`` without '', ``aliases``); through the prefilter when :data:`_NEAR_FAST`."""
+        keys = {"by_key": lambda: list(self.by_key), "names": lambda: [k for k in self.names if k], "aliases": lambda: list(self.aliases)}[which]
+        if not _NEAR_FAST:
+            return difflib.get_close_matches(word, keys(), n=n, cutoff=0.6)
+        ix = self._index.get(which)
+        if ix is None:
+            ix = self._index[which] = _CloseIndex(keys())
+        return ix.close(word, n, 0.6)
 
 
 
@@ -991,22 +1090,34 @@ class Brain:
         finally:
             self._suggesting = False
 
+    def _near_tables(self) -> _NearTables:
+        """This brain's :class:`_NearTables`, built again only when the database changed since
+        they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
+        data_version``, which another connection's or process's commit changes (on Postgres the
+        newest history row: every page write adds one), and this connection's ``total_changes``).
+        Built every time when :data:`_NEAR_FAST` is off or inside a transaction."""
+        # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
+        stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
+        kept = getattr(self, "_near_kept", None)
+        if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
+            return kept[2]
+        tables = _NearTables(sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages")),
+                             self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall())
+        if stamp is not None:
+            self._near_kept = (self.conn, stamp, tables)
+        return tables
+
     def _suggest(self, slug: str, n: int) -> list[str]:
-        slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
-        by_key: dict[str, str] = {}
-        names: dict[str, list[str]] = {}
-        for s in slugs:
-            by_key.setdefault("/".join(map(_near_key, s.split("/"))), s)
-            names.setdefault(_near_key(posixpath.basename(s)), []).append(s)
+        t = self._near_tables()
+        by_key, names, aliases = t.by_key, t.names, t.aliases
         key = "/".join(map(_near_key, slug.split("/")))
-        out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6) if _near_miss(key, k)]
+        out = [by_key[k] for k in t.close("by_key", key, n) if _near_miss(key, k)]
         base = _near_key(posixpath.basename(slug))
         # (a name of no letter or digit, `★`, keys as '': near every other such name, `📚📚📚`)
-        for k in difflib.get_close_matches(base, [k for k in names if k], n=n, cutoff=0.6) if base else []:
+        for k in t.close("names", base, n) if base else []:
             if _near_miss(base, k):
                 out += [s for s in names[k] if s not in out]
-        aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
-        for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
+        for k in t.close("aliases", identity_key(slug), n):
             if not _near_miss(_near_key(identity_key(slug)), _near_key(k)):
                 continue
             alias, s = aliases[k]
