@@ -231,57 +231,37 @@ def _near_key(name: str) -> str:
 
 class _CloseIndex:
     """``difflib.get_close_matches`` over a fixed list of distinct strings, the same answer from
-    fewer ``SequenceMatcher`` runs: numpy gives every string's bound of difflib's own
-    ``real_quick_ratio`` and ``quick_ratio`` (character counts; code points from 128 share one
-    count, which only raises the bound) and difflib sees only the strings whose bounds reach the
-    cutoff. Its answer depends on the set of strings that pass (top ``n`` by ``(ratio, string)``),
-    so it is difflib's over all of them. Bounds are compared with a margin of 1e-9 (a superset)."""
+    fewer ``SequenceMatcher`` runs. rapidfuzz gives every string's longest common subsequence
+    with the word (``Indel`` distance, in C), and ``2·LCS / (len(a) + len(b))`` bounds difflib's
+    ``ratio`` (its matching blocks are a common subsequence; same formula, so in floats too).
+    Strings run through difflib's own three tests from the highest bound down, stopping once
+    ``n`` of them score above every bound left; ties of difflib's ``(ratio, string)`` order are
+    kept (a 1e-9 margin). No numpy: a CLI ``get`` does not import it."""
 
     def __init__(self, keys: list[str]):
-        import numpy as np
-
         self.keys = keys
-        self.lens = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-        cps = np.minimum(np.frombuffer("".join(keys).encode("utf-32-le"), dtype=np.uint32), 128).astype(np.int64)
-        self.cols, inv = np.unique(cps, return_inverse=True)
-        rows = np.repeat(np.arange(len(keys), dtype=np.int64), self.lens)
-        width = max(len(self.cols), 1)
-        self.counts = np.bincount(rows * width + inv.reshape(-1), minlength=len(keys) * width).reshape(len(keys), width).astype(np.int32)
 
     def close(self, word: str, n: int, cutoff: float) -> list[str]:
         """``difflib.get_close_matches(word, keys, n, cutoff)``."""
-        import numpy as np
+        from rapidfuzz import process
+        from rapidfuzz.distance import Indel
 
-        if not self.keys:
-            return difflib.get_close_matches(word, [], n=n, cutoff=cutoff)
-        lq = len(word)
-        want: dict[int, int] = {}
-        for ch in word:
-            c = min(ord(ch), 128)
-            want[c] = want.get(c, 0) + 1
-        matches = np.zeros(len(self.keys), dtype=np.int64)
-        for c, k in want.items():
-            j = int(np.searchsorted(self.cols, c))
-            if j < len(self.cols) and self.cols[j] == c:
-                matches += np.minimum(self.counts[:, j], k)
-        total = self.lens + lq
-        with np.errstate(divide="ignore", invalid="ignore"):
-            real = 2.0 * np.minimum(self.lens, lq) / total
-            quick = 2.0 * matches / total
-        quick = np.where(total == 0, 1.0, quick)
-        keep = np.flatnonzero((total == 0) | ((real >= cutoff - 1e-9) & (quick >= cutoff - 1e-9)))
         if not n > 0:
             raise ValueError("n must be > 0: %r" % (n,))
-        # highest bound first; stop once n strings score above every bound left (a ratio is at most
-        # its quick_ratio, and the bound is at least that: none left could enter the top n)
-        order = keep[np.argsort(-quick[keep], kind="stable")]
+        lq = len(word)
+        cands = []
+        for x, dist, _ in process.extract(word, self.keys, scorer=Indel.distance, limit=None):
+            total = len(x) + lq
+            bound = 2.0 * ((total - dist) // 2) / total if total else 1.0
+            if bound >= cutoff - 1e-9:
+                cands.append((bound, x))
+        cands.sort(key=lambda c: c[0], reverse=True)
         s = difflib.SequenceMatcher()
         s.set_seq2(word)
         top: list[tuple[float, str]] = []
-        for i in order:
-            if len(top) >= n and top[0][0] > quick[i] + 1e-9:
+        for bound, x in cands:
+            if len(top) >= n and top[0][0] > bound + 1e-9:
                 break
-            x = self.keys[i]
             s.set_seq1(x)
             if s.real_quick_ratio() >= cutoff and s.quick_ratio() >= cutoff and s.ratio() >= cutoff:
                 heapq.heappush(top, (s.ratio(), x))
