@@ -108,3 +108,18 @@ def test_close_index_is_difflib_get_close_matches():
         for n in (1, 3, 5):
             assert ix.close(word, n, 0.6) == difflib.get_close_matches(word, keys, n=n, cutoff=0.6), (word, n)
     assert _CloseIndex([]).close("x", 5, 0.6) == []
+
+
+@pytest.mark.engine_free
+def test_slug_near_keys_is_near_key_per_segment(monkeypatch):
+    rnd = random.Random(9)
+    alphabet = "aZ9-_/ .'/é"
+    names = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 14))) for _ in range(3000)]
+    names += ["a-/-b", "/x/", "--/--", "People/Ana_Lima", "a//b", "-", "/"]
+    for s in names:
+        segs = [brainmod._near_key(p) for p in s.split("/")]
+        assert brainmod._slug_near_keys(s) == ("/".join(segs), segs[-1]), s
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", False)
+    slow = {s: brainmod._near_key(s) for s in names}
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    assert {s: brainmod._near_key(s) for s in names} == slow

@@ -229,6 +229,20 @@ def _near_key(name: str) -> str:
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
 
 
+_ASCII_NEAR_SEP = re.compile(r"[^a-z0-9/]+")
+_NEAR_SLASH = re.compile(r"-*/-*")
+
+
+def _slug_near_keys(slug: str) -> tuple[str, str]:
+    """``(key, file name's key)`` of ``slug``: :func:`_near_key` of each ``/`` segment joined by
+    ``/``, and of its last segment; for an ASCII slug in two regex passes over the whole of it."""
+    if _NEAR_FAST and slug.isascii():
+        key = _NEAR_SLASH.sub("/", _ASCII_NEAR_SEP.sub("-", slug.casefold())).strip("-")
+        return key, key.rsplit("/", 1)[-1]
+    segs = [_near_key(p) for p in slug.split("/")]
+    return "/".join(segs), segs[-1]
+
+
 class _CloseIndex:
     """``difflib.get_close_matches`` over a fixed list of distinct strings, the same answer from
     fewer ``SequenceMatcher`` runs. rapidfuzz gives every string's longest common subsequence
@@ -281,9 +295,9 @@ class _NearTables:
         self.by_key: dict[str, str] = {}
         self.names: dict[str, list[str]] = {}
         for s in slugs:
-            segs = [_near_key(p) for p in s.split("/")]
-            self.by_key.setdefault("/".join(segs), s)
-            self.names.setdefault(segs[-1], []).append(s)
+            key, base = _slug_near_keys(s)
+            self.by_key.setdefault(key, s)
+            self.names.setdefault(base, []).append(s)
         self.aliases = {r[0]: (r[1], r[2]) for r in alias_rows}
         self._index: dict[str, _CloseIndex] = {}
 
