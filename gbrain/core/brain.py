@@ -288,7 +288,7 @@ class _NearTables:
     """What :meth:`Brain.suggest` compares a missed name with, built from every page's slug and
     alias: ``by_key`` (slug's :func:`_near_key` form → the first slug, in slug order, of that form),
     ``names`` (file name's form → its slugs, in order), ``aliases`` (``alias_key`` → ``(alias,
-    slug)``, the oldest alias row of a key last written so kept) and a :class:`_CloseIndex` of
+    slug)``, of the oldest alias row of each key) and a :class:`_CloseIndex` of
     each. A brain keeps one until its stamp changes (:meth:`Brain._near_tables`)."""
 
     def __init__(self, slugs: list[str], alias_rows: list) -> None:
