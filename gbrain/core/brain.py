@@ -291,11 +291,16 @@ class _NearTables:
     slug)``, of the oldest alias row of each key) and a :class:`_CloseIndex` of
     each. A brain keeps one until its stamp changes (:meth:`Brain._near_tables`)."""
 
-    def __init__(self, slugs: list[str], alias_rows: list) -> None:
+    def __init__(self, slugs: list[str], alias_rows: list, memo: dict | None = None) -> None:
+        """``memo``: slug → :func:`_slug_near_keys`, kept between builds (filled here)."""
         self.by_key: dict[str, str] = {}
         self.names: dict[str, list[str]] = {}
+        memo = {} if memo is None else memo
         for s in slugs:
-            key, base = _slug_near_keys(s)
+            got = memo.get(s)
+            if got is None:
+                got = memo[s] = _slug_near_keys(s)
+            key, base = got
             self.by_key.setdefault(key, s)
             self.names.setdefault(base, []).append(s)
         self.aliases = {r[0]: (r[1], r[2]) for r in alias_rows}
@@ -1089,14 +1094,19 @@ class Brain:
         they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
         data_version``, which another connection's or process's commit changes (on Postgres the
         newest history row: every page write adds one), and this connection's ``total_changes``).
-        Built every time when :data:`_NEAR_FAST` is off or inside a transaction."""
+        Built every time when :data:`_NEAR_FAST` is off or inside a transaction; a slug's keys are
+        kept between builds (``_near_memo``), so a build after a write reads the names again only."""
         # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
         stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
         kept = getattr(self, "_near_kept", None)
         if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
             return kept[2]
-        tables = _NearTables(sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages")),
-                             self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall())
+        slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
+        memo = getattr(self, "_near_memo", None) if _NEAR_FAST else None
+        if memo is None or len(memo) > 2 * len(slugs) + 1000:  # (names gone since are dropped now and then)
+            memo = self._near_memo = {}
+        tables = _NearTables(slugs, self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall(),
+                             memo if _NEAR_FAST else None)
         if stamp is not None:
             self._near_kept = (self.conn, stamp, tables)
         return tables
