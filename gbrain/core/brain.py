@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
+import heapq
 import json
 import os
 import posixpath
@@ -215,11 +216,108 @@ def atomic(method):
 
 
 
+#: ``GBRAIN_NEAR_CACHE=0`` turns off the did-you-mean tables kept per brain (:class:`_NearTables`) and
+#: their prefilter: every miss scans every name again, as before (benchmarks/missed_lookup.py's baseline)
+_NEAR_FAST = os.environ.get("GBRAIN_NEAR_CACHE", "1") != "0"
+_NEAR_SEP = re.compile(r"[\W_]+")
+
+
 def _near_key(name: str) -> str:
     """What did-you-mean compares (:meth:`Brain.suggest`): ``name`` without accents (NFKD, combining
     marks dropped), casefolded, each run of characters that are not letters or digits one ``-``."""
+    if _NEAR_FAST and name.isascii():  # (NFKD leaves ASCII as it is and holds no combining mark)
+        return _NEAR_SEP.sub("-", name.casefold()).strip("-")
     base = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
+
+
+_ASCII_NEAR_SEP = re.compile(r"[^a-z0-9/]+")
+_NEAR_SLASH = re.compile(r"-*/-*")
+
+
+def _slug_near_keys(slug: str) -> tuple[str, str]:
+    """``(key, file name's key)`` of ``slug``: :func:`_near_key` of each ``/`` segment joined by
+    ``/``, and of its last segment; for an ASCII slug in two regex passes over the whole of it."""
+    if _NEAR_FAST and slug.isascii():
+        key = _NEAR_SLASH.sub("/", _ASCII_NEAR_SEP.sub("-", slug.casefold())).strip("-")
+        return key, key.rsplit("/", 1)[-1]
+    segs = [_near_key(p) for p in slug.split("/")]
+    return "/".join(segs), segs[-1]
+
+
+class _CloseIndex:
+    """``difflib.get_close_matches`` over a fixed list of distinct strings, the same answer from
+    fewer ``SequenceMatcher`` runs. rapidfuzz gives every string's longest common subsequence
+    with the word (``Indel`` distance, in C), and ``2·LCS / (len(a) + len(b))`` bounds difflib's
+    ``ratio`` (its matching blocks are a common subsequence; same formula, so in floats too).
+    Strings run through difflib's own three tests from the highest bound down, stopping once
+    ``n`` of them score above every bound left; ties of difflib's ``(ratio, string)`` order are
+    kept (a 1e-9 margin). No numpy: a CLI ``get`` does not import it."""
+
+    def __init__(self, keys: list[str]):
+        self.keys = keys
+
+    def close(self, word: str, n: int, cutoff: float) -> list[str]:
+        """``difflib.get_close_matches(word, keys, n, cutoff)``."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Indel
+
+        if not n > 0:
+            raise ValueError("n must be > 0: %r" % (n,))
+        lq = len(word)
+        cands = []
+        for x, dist, _ in process.extract(word, self.keys, scorer=Indel.distance, limit=None):
+            total = len(x) + lq
+            bound = 2.0 * ((total - dist) // 2) / total if total else 1.0
+            if bound >= cutoff - 1e-9:
+                cands.append((bound, x))
+        cands.sort(key=lambda c: c[0], reverse=True)
+        s = difflib.SequenceMatcher()
+        s.set_seq2(word)
+        top: list[tuple[float, str]] = []
+        for bound, x in cands:
+            if len(top) >= n and top[0][0] > bound + 1e-9:
+                break
+            s.set_seq1(x)
+            if s.real_quick_ratio() >= cutoff and s.quick_ratio() >= cutoff and s.ratio() >= cutoff:
+                heapq.heappush(top, (s.ratio(), x))
+                if len(top) > n:
+                    heapq.heappop(top)
+        return [x for _, x in sorted(top, reverse=True)]
+
+
+class _NearTables:
+    """What :meth:`Brain.suggest` compares a missed name with, built from every page's slug and
+    alias: ``by_key`` (slug's :func:`_near_key` form → the first slug, in slug order, of that form),
+    ``names`` (file name's form → its slugs, in order), ``aliases`` (``alias_key`` → ``(alias,
+    slug)``, of the oldest alias row of each key) and a :class:`_CloseIndex` of
+    each. A brain keeps one until its stamp changes (:meth:`Brain._near_tables`)."""
+
+    def __init__(self, slugs: list[str], alias_rows: list, memo: dict | None = None) -> None:
+        """``memo``: slug → :func:`_slug_near_keys`, kept between builds (filled here)."""
+        self.by_key: dict[str, str] = {}
+        self.names: dict[str, list[str]] = {}
+        memo = {} if memo is None else memo
+        for s in slugs:
+            got = memo.get(s)
+            if got is None:
+                got = memo[s] = _slug_near_keys(s)
+            key, base = got
+            self.by_key.setdefault(key, s)
+            self.names.setdefault(base, []).append(s)
+        self.aliases = {r[0]: (r[1], r[2]) for r in alias_rows}
+        self._index: dict[str, _CloseIndex] = {}
+
+    def close(self, which: str, word: str, n: int) -> list[str]:
+        """``difflib.get_close_matches(word, KEYS, n, 0.6)`` over ``which``'s keys (``by_key``,
+        ``names`` without '', ``aliases``); through the prefilter when :data:`_NEAR_FAST`."""
+        keys = {"by_key": lambda: list(self.by_key), "names": lambda: [k for k in self.names if k], "aliases": lambda: list(self.aliases)}[which]
+        if not _NEAR_FAST:
+            return difflib.get_close_matches(word, keys(), n=n, cutoff=0.6)
+        ix = self._index.get(which)
+        if ix is None:
+            ix = self._index[which] = _CloseIndex(keys())
+        return ix.close(word, n, 0.6)
 
 
 
@@ -993,22 +1091,39 @@ class Brain:
         finally:
             self._suggesting = False
 
-    def _suggest(self, slug: str, n: int) -> list[str]:
+    def _near_tables(self) -> _NearTables:
+        """This brain's :class:`_NearTables`, built again only when the database changed since
+        they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
+        data_version``, which another connection's or process's commit changes (on Postgres the
+        newest history row: every page write adds one), and this connection's ``total_changes``).
+        Built every time when :data:`_NEAR_FAST` is off or inside a transaction; a slug's keys are
+        kept between builds (``_near_memo``), so a build after a write reads the names again only."""
+        # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
+        stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
+        kept = getattr(self, "_near_kept", None)
+        if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
+            return kept[2]
         slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
-        by_key: dict[str, str] = {}
-        names: dict[str, list[str]] = {}
-        for s in slugs:
-            by_key.setdefault("/".join(map(_near_key, s.split("/"))), s)
-            names.setdefault(_near_key(posixpath.basename(s)), []).append(s)
+        memo = getattr(self, "_near_memo", None) if _NEAR_FAST else None
+        if memo is None or len(memo) > 2 * len(slugs) + 1000:  # (names gone since are dropped now and then)
+            memo = self._near_memo = {}
+        tables = _NearTables(slugs, self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall(),
+                             memo if _NEAR_FAST else None)
+        if stamp is not None:
+            self._near_kept = (self.conn, stamp, tables)
+        return tables
+
+    def _suggest(self, slug: str, n: int) -> list[str]:
+        t = self._near_tables()
+        by_key, names, aliases = t.by_key, t.names, t.aliases
         key = "/".join(map(_near_key, slug.split("/")))
-        out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6) if _near_miss(key, k)]
+        out = [by_key[k] for k in t.close("by_key", key, n) if _near_miss(key, k)]
         base = _near_key(posixpath.basename(slug))
         # (a name of no letter or digit, `★`, keys as '': near every other such name, `📚📚📚`)
-        for k in difflib.get_close_matches(base, [k for k in names if k], n=n, cutoff=0.6) if base else []:
+        for k in t.close("names", base, n) if base else []:
             if _near_miss(base, k):
                 out += [s for s in names[k] if s not in out]
-        aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
-        for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
+        for k in t.close("aliases", identity_key(slug), n):
             if not _near_miss(_near_key(identity_key(slug)), _near_key(k)):
                 continue
             alias, s = aliases[k]

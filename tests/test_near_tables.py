@@ -1,0 +1,125 @@
+"""did-you-mean's near-name tables kept per brain (``core/brain.py: _NearTables``, ``Brain._near_tables``)
+and their prefilter (``_CloseIndex``): a miss suggests the same names, in the same order, as the
+scan of every name (``_NEAR_FAST`` off), also after another Brain instance or another process
+added, renamed or deleted a page or an alias since the tables were built."""
+from __future__ import annotations
+
+import difflib
+import random
+
+import pytest
+
+from gbrain.core import brain as brainmod
+from gbrain.core.brain import Brain, _CloseIndex
+from gbrain.errors import NotFound
+
+from conftest import gbrain
+
+PAGES = {
+    "people/ana-lima": "# Ana Lima\n",
+    "people/ana-lim": "# Ana Lim\n",
+    "people/anna-lima": "---\naliases: [Annie L]\n---\n# Anna Lima\n",
+    "people/bob-jones": "# Bob Jones\n",
+    "people/bob-jone": "# Bob Jone\n",
+    "companies/acme": "---\naliases: [Acme Corp, ACME Inc]\n---\n# Acme\n",
+    "companies/acme-labs": "# Acme Labs\n",
+    "notes/Café culture": "# Café\n",
+    "notes/cafe-culture-2": "# Cafe\n",
+    "ideas/★": "# star\n",
+}
+ASKS = ["people/ana-lmia", "people/bob-jnoes", "ana-lmia", "acme-crop", "Acme Crp", "Annie K", "people/carla-dias",
+        "notes/cafe-cultrue", "companies/acmee", "★★", "bob", "people/anna-lima-x", "zzzz", "carla-dais", "Carla Diax"]
+
+
+def miss(b: Brain, name: str) -> list[str]:
+    try:
+        b.resolve_slug(name)
+    except NotFound as e:
+        return e.suggestions
+    return ["<found>"]
+
+
+def both(b: Brain, monkeypatch) -> dict:
+    """Every ask's suggestions through the kept tables (asked twice: built, then kept) and by the
+    scan of every name; asserts they are the same and gives them."""
+    fast = {q: miss(b, q) for q in ASKS}
+    assert {q: miss(b, q) for q in ASKS} == fast
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", False)
+    try:
+        slow = {q: miss(b, q) for q in ASKS}
+    finally:
+        monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    assert fast == slow
+    return fast
+
+
+def test_suggestions_same_with_and_without_the_tables_as_others_write(db_path, monkeypatch):
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    with Brain.open(db_path) as b, Brain.open(db_path) as other:
+        for slug, text in PAGES.items():
+            b.put(slug, text)
+        first = both(b, monkeypatch)
+        assert "people/ana-lima" in first["people/ana-lmia"] and "companies/acme" in first["acme-crop"], first
+        assert not any("carla" in s for s in first["people/carla-dias"])
+        # another Brain instance (its own connection) adds a page and an alias
+        other.put("people/carla-dias", "---\naliases: [Carla Diaz]\n---\n# Carla\n")
+        added = both(b, monkeypatch)
+        assert added["people/carla-dias"] == ["<found>"] and "people/carla-dias" in added["carla-dais"] and "people/carla-dias" in added["Carla Diax"], added
+        # ... renames one and deletes another
+        other.move_page("people/bob-jones", "people/robert-jones")
+        other.delete_page("people/ana-lim")
+        after = both(b, monkeypatch)
+        assert "people/ana-lim" not in after["people/ana-lmia"] and "people/ana-lim" in first["people/ana-lmia"], (first, after)
+        assert "people/bob-jones" not in after["people/bob-jnoes"], after
+    # another process (the CLI) writes: a page whose alias is near an ask
+    r = gbrain("--db", str(db_path), "put", "people/annie-k", input="---\naliases: [Annie Kay]\n---\n# Annie\n")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b2:
+        b2.resolve_slug("people/ana-lima")
+    with Brain.open(db_path) as b:
+        before = both(b, monkeypatch)
+        r = gbrain("--db", str(db_path), "put", "people/ana-lmai", input="# Ana\n")
+        assert r.returncode == 0, r.stderr
+        later = both(b, monkeypatch)
+        assert "people/ana-lmai" not in before["people/ana-lmia"] and "people/ana-lmai" in later["people/ana-lmia"], (before, later)
+
+
+def test_the_tables_are_kept_until_the_brain_changes(db_path, monkeypatch):
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    with Brain.open(db_path) as b:
+        for slug, text in PAGES.items():
+            b.put(slug, text)
+        miss(b, "people/zed")
+        kept = b._near_tables()
+        miss(b, "people/zod")
+        assert b._near_tables() is kept
+        b.put("people/zed", "# Zed\n")
+        assert b._near_tables() is not kept
+
+
+@pytest.mark.engine_free
+def test_close_index_is_difflib_get_close_matches():
+    rnd = random.Random(5)
+    alphabet = "abcde-/éß★"
+    keys = sorted({"".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 12))) for _ in range(400)})
+    ix = _CloseIndex(keys)
+    for _ in range(300):
+        word = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 12)))
+        for n in (1, 3, 5):
+            assert ix.close(word, n, 0.6) == difflib.get_close_matches(word, keys, n=n, cutoff=0.6), (word, n)
+    assert _CloseIndex([]).close("x", 5, 0.6) == []
+
+
+@pytest.mark.engine_free
+def test_slug_near_keys_is_near_key_per_segment(monkeypatch):
+    rnd = random.Random(9)
+    alphabet = "aZ9-_/ .'/é"
+    names = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 14))) for _ in range(3000)]
+    names += ["a-/-b", "/x/", "--/--", "People/Ana_Lima", "a//b", "-", "/"]
+    for s in names:
+        segs = [brainmod._near_key(p) for p in s.split("/")]
+        assert brainmod._slug_near_keys(s) == ("/".join(segs), segs[-1]), s
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", False)
+    slow = {s: brainmod._near_key(s) for s in names}
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    assert {s: brainmod._near_key(s) for s in names} == slow
