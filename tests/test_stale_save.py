@@ -348,6 +348,12 @@ def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
     ("- **2026-12-05** | Call with ana lmia about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
     ("- [ ] Recieved the keys from Ana", "- [ ] Received the keys from Ana"),
     ("Jon called. teh bank wants the form", "Jon called. The bank wants the form"),
+    # the summary's first word in gbrain's own timeline line (`| source \u2014 summary`): a capital
+    # that starts a sentence says nothing (a fix of it was read as another name: two entries)
+    ("- **2026-12-05** | meeting \u2014 Discused the migration plan", "- **2026-12-05** | meeting \u2014 Discussed the migration plan"),
+    ("- **2026-12-05** | email \u2013 Recived the signed lease", "- **2026-12-05** | email \u2013 Received the signed lease"),
+    ("- **2026-12-05** | meeting\u2014Tommorow we ship", "- **2026-12-05** | meeting\u2014Tomorrow we ship"),
+    ("- shipped the fix -- Tommorow we test it", "- shipped the fix -- Tomorrow we test it"),
 ])
 def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fixed):
     """The other side of the look-alike rule: a person who fixes a typo (letters swapped or

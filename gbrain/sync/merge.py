@@ -183,8 +183,11 @@ def _words(toks: list[str]) -> list[str]:
 
 #: the text of a line before a word that starts a sentence: nothing, or list, heading, quote and
 #: checkbox marks (``- [ ] ``, ``1. ``, ``## ``, ``> ``), or anything ending with a sentence's or a
-#: field's end (``. ! ? : |``, maybe closed by emphasis, quotes or brackets)
-_SENTENCE_START = re.compile(r"(?:[\s>#*+\-]*(?:\d+[.)]\s*)?(?:\[[ xX]?\]\s*)?|.*[.!?:|][*_\"')\]]*\s*)")
+#: field's end (``. ! ? : |``, maybe closed by emphasis, quotes or brackets), or a dash between
+#: clauses (an em or en dash, ``--`` or `` - `` between spaces: gbrain's timeline line is
+#: ``- **DATE** | source — Summary``, its summary's first word capitalised as a sentence's)
+_SENTENCE_START = re.compile(r"(?:[\s>#*+\-]*(?:\d+[.)]\s*)?(?:\[[ xX]?\]\s*)?|.*[.!?:|][*_\"')\]]*\s*"
+                             r"|.*[\u2014\u2013]\s*|.*\s--?\s+)")
 
 
 def _name_at(line: str, tok: str, at: int) -> bool:
