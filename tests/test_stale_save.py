@@ -369,6 +369,28 @@ def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fix
 
 
 @pytest.mark.engine_free
+@pytest.mark.parametrize("mine, wrote, fixed", [
+    ("- met the Postgress team about the move", "- met the Postgress team about the move, follow up on Friday",
+     "- met the Postgres team about the move, follow up on Friday"),
+    ("- lunch with Gus O'Brin", "- lunch with Gus O'Brin at noon", "- lunch with Gus O'Brien at noon"),
+    ("- [ ] ping @robb about it", "- [ ] ping @robb about it today", "- [ ] ping @rob about it today"),
+])
+def test_a_name_the_person_had_misspelt_fixed_in_the_line_gbrain_extended_is_an_edit(mine, wrote, fixed):
+    """The person's own line held a misspelt name (`Postgress`), gbrain's write added words to
+    that line, and the person, having seen it, fixed the name: the name the save changed was in
+    the very line of its base it replaced, so it is the person's own word fixed, not another
+    person's line (`merge.another_line`'s ``kept``). Found: taken for another name, the save was
+    stale and clashed with the write on that line: a conflict copy for a fix of a letter."""
+    from gbrain.sync.merge import saw_write
+
+    before = NOTE + mine.encode() + b"\n"
+    after = NOTE + wrote.encode() + b"\n"
+    disk = NOTE + fixed.encode() + b"\n"
+    assert saw_write(before, after, disk)
+    assert stale_view(disk, after, [before]) is None
+
+
+@pytest.mark.engine_free
 def test_a_stale_save_sharing_only_a_heading_with_the_agents_write_keeps_the_agents_lines():
     """The agent added a section ('## Next steps' and three lines); the person's stale buffer added
     the same heading with an item of their own. Holding a line gbrain's write added showed the
