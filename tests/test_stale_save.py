@@ -297,6 +297,7 @@ NAMED = [
     ("- **2026-12-05** | Lunch with Alice and the design team", "- **2026-12-05** | Lunch with Alicia and the design team"),
     ("- [ ] review the draft, ping @bob when done", "- [ ] review the draft, ping @rob when done"),
     ("- **2026-12-05** | 1:1 with Mira about hiring", "- **2026-12-05** | 1:1 with Maria about hiring"),
+    ("## 1:1 with Jon about hiring", "## 1:1 with Jan about hiring"),  # a heading in sentence case
 ]
 
 
@@ -354,6 +355,9 @@ def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
     ("- **2026-12-05** | email \u2013 Recived the signed lease", "- **2026-12-05** | email \u2013 Received the signed lease"),
     ("- **2026-12-05** | meeting\u2014Tommorow we ship", "- **2026-12-05** | meeting\u2014Tomorrow we ship"),
     ("- shipped the fix -- Tommorow we test it", "- shipped the fix -- Tomorrow we test it"),
+    # a heading in title case: every word's capital says nothing of a name
+    ("## Team Quartely Review", "## Team Quarterly Review"),
+    ("### Open Threads From The Offsite Meting", "### Open Threads From The Offsite Meeting"),
 ])
 def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fixed):
     """The other side of the look-alike rule: a person who fixes a typo (letters swapped or

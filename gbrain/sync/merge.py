@@ -201,7 +201,17 @@ def _name_at(line: str, tok: str, at: int) -> bool:
     if at > 0 and line[at - 1] == "@" and tok[:1].isalnum():
         return True
     return (tok[:1].isupper() and any(c.islower() for c in tok[1:])
-            and not _SENTENCE_START.fullmatch(line[:at]))
+            and not _SENTENCE_START.fullmatch(line[:at]) and not _title_case(line))
+
+
+def _title_case(line: str) -> bool:
+    """Whether ``line`` is a heading in title case (``## Team Quarterly Review``): three words of
+    four letters or more at least, each with a capital first; there a capital says nothing of a
+    name (a letter fixed in such a heading gbrain wrote was read as another name: two headings)."""
+    if not line.lstrip(" ").startswith("#"):
+        return False
+    long = [w for w in re.findall(r"[^\W\d_]{4,}", line)]
+    return len(long) >= 3 and all(w[0].isupper() for w in long)
 
 
 #: a wiki link's target or a markdown link's: a name put for another there is a link
