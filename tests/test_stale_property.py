@@ -258,3 +258,30 @@ def test_a_deletion_and_an_insertion_that_only_touch_merge_to_the_one_text_both_
         want = b"".join(dels if not at else ins)  # one side unchanged: nothing to touch
     for ours, theirs in ((dels, ins), (ins, dels)):
         assert merge3(b"".join(base), b"".join(ours), b"".join(theirs)) == want
+
+
+#: lines whose capitalised word starts a sentence or a clause (its capital says nothing of a name)
+SENTENCE_STARTS = [
+    "- **2026-12-05** | meeting \u2014 {} the migration plan with the team",
+    "- **2026-12-05** | email \u2013 {} the signed lease from the agency",
+    "- **2026-12-05** | {} the migration plan with the team",
+    "- [ ] {} the migration plan with the team",
+    "Done with the draft. {} the migration plan with the team",
+    "- shipped the fix -- {} the migration plan with the team",
+]
+WORDS = ["Discussed", "Received", "Reviewed", "Migrated", "Tomorrow", "Approved", "Scheduled"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(SENTENCE_STARTS), st.sampled_from(WORDS), st.data())
+def test_a_letter_fixed_in_a_sentences_first_word_of_gbrains_line_is_an_edit_of_it(template, word, data):
+    """The other side of `merge._renamed`: gbrain wrote a line whose sentence's (or clause's:
+    after gbrain's own timeline dash, `| source \u2014 Summary`) first word lacks a letter, the
+    person put it back in the file having seen the line: the save is an edit of the newest
+    version, taken as it is (`stale_view` None), never merged into both lines (the misspelt
+    entry and the fixed one). Found: the word after the timeline's dash read as a name."""
+    at = data.draw(st.integers(1, len(word) - 1))
+    typo = word[:at] + word[at + 1:]
+    base = b"# Notes\n\n- an older line of the page\n"
+    wrote, fixed = template.format(typo).encode(), template.format(word).encode()
+    assert stale_view(base + fixed + b"\n", base + wrote + b"\n", [base]) is None

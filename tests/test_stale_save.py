@@ -297,6 +297,7 @@ NAMED = [
     ("- **2026-12-05** | Lunch with Alice and the design team", "- **2026-12-05** | Lunch with Alicia and the design team"),
     ("- [ ] review the draft, ping @bob when done", "- [ ] review the draft, ping @rob when done"),
     ("- **2026-12-05** | 1:1 with Mira about hiring", "- **2026-12-05** | 1:1 with Maria about hiring"),
+    ("## 1:1 with Jon about hiring", "## 1:1 with Jan about hiring"),  # a heading in sentence case
 ]
 
 
@@ -348,6 +349,15 @@ def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
     ("- **2026-12-05** | Call with ana lmia about the loan", "- **2026-12-05** | Call with Ana Lima about the loan"),
     ("- [ ] Recieved the keys from Ana", "- [ ] Received the keys from Ana"),
     ("Jon called. teh bank wants the form", "Jon called. The bank wants the form"),
+    # the summary's first word in gbrain's own timeline line (`| source \u2014 summary`): a capital
+    # that starts a sentence says nothing (a fix of it was read as another name: two entries)
+    ("- **2026-12-05** | meeting \u2014 Discused the migration plan", "- **2026-12-05** | meeting \u2014 Discussed the migration plan"),
+    ("- **2026-12-05** | email \u2013 Recived the signed lease", "- **2026-12-05** | email \u2013 Received the signed lease"),
+    ("- **2026-12-05** | meeting\u2014Tommorow we ship", "- **2026-12-05** | meeting\u2014Tomorrow we ship"),
+    ("- shipped the fix -- Tommorow we test it", "- shipped the fix -- Tomorrow we test it"),
+    # a heading in title case: every word's capital says nothing of a name
+    ("## Team Quartely Review", "## Team Quarterly Review"),
+    ("### Open Threads From The Offsite Meting", "### Open Threads From The Offsite Meeting"),
 ])
 def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fixed):
     """The other side of the look-alike rule: a person who fixes a typo (letters swapped or
@@ -360,6 +370,28 @@ def test_a_typo_fixed_in_the_line_that_arrived_is_still_an_edit_of_it(wrote, fix
     assert not another_line(fixed.encode(), wrote.encode())
     assert saw_write(NOTE, after, disk)
     assert stale_view(disk, after, [NOTE]) is None
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("mine, wrote, fixed", [
+    ("- met the Postgress team about the move", "- met the Postgress team about the move, follow up on Friday",
+     "- met the Postgres team about the move, follow up on Friday"),
+    ("- lunch with Gus O'Brin", "- lunch with Gus O'Brin at noon", "- lunch with Gus O'Brien at noon"),
+    ("- [ ] ping @robb about it", "- [ ] ping @robb about it today", "- [ ] ping @rob about it today"),
+])
+def test_a_name_the_person_had_misspelt_fixed_in_the_line_gbrain_extended_is_an_edit(mine, wrote, fixed):
+    """The person's own line held a misspelt name (`Postgress`), gbrain's write added words to
+    that line, and the person, having seen it, fixed the name: the name the save changed was in
+    the very line of its base it replaced, so it is the person's own word fixed, not another
+    person's line (`merge.another_line`'s ``kept``). Found: taken for another name, the save was
+    stale and clashed with the write on that line: a conflict copy for a fix of a letter."""
+    from gbrain.sync.merge import saw_write
+
+    before = NOTE + mine.encode() + b"\n"
+    after = NOTE + wrote.encode() + b"\n"
+    disk = NOTE + fixed.encode() + b"\n"
+    assert saw_write(before, after, disk)
+    assert stale_view(disk, after, [before]) is None
 
 
 @pytest.mark.engine_free

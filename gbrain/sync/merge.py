@@ -127,7 +127,8 @@ def _typo(old: str, new: str) -> bool:
     return _osa(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
 
 
-def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = None) -> bool:
+def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = None,
+                 kept: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether the line ``mine``, however alike (:func:`alike`) to the line ``w``, is another line
     of the same template rather than ``w`` edited: where it puts words in place of words of ``w``,
     one such place is no typo fix (:func:`_typo`: another name, another number: ``- [ ] standup
@@ -142,7 +143,10 @@ def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = No
     an editor retargeting a link gbrain had just rewritten after a move).
     Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). ``names``: whether a
     word (as written) is a page's name in the brain (title, file name, alias); called only for a
-    place that reads as a typo fix otherwise. Team trial 54: a
+    place that reads as a typo fix otherwise. ``kept``: the words (casefolded) of the lines of
+    the save's base that ``mine`` took the place of: a name among them is the person's own word,
+    and its change a fix of it (``Postgress`` → ``Postgres`` in their own line gbrain's write had
+    added words to), never another person's name. Team trial 54: a
     teammate's look-alike line from a stale buffer was read as a typo fix of the line that had
     just arrived, and that line left the page unseen. Pure but for ``names``."""
     wt, mt = w.decode("utf-8", "replace"), mine.decode("utf-8", "replace")
@@ -154,7 +158,7 @@ def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = No
         old, new = "".join(a[i1:i2]), "".join(b[j1:j2])
         if not _typo(old, new):
             return True
-        if _renamed(old, new) and (any(_name_at(wt, a[k], a_at[k]) for k in range(i1, i2))
+        if _renamed(old, new) and not (kept and all(t.casefold() in kept for t in _words(a[i1:i2]))) and (any(_name_at(wt, a[k], a_at[k]) for k in range(i1, i2))
                                    or any(_name_at(mt, b[k], b_at[k]) for k in range(j1, j2))
                                    or names is not None and _words(a[i1:i2]) and _words(b[j1:j2])
                                    and names(" ".join(_words(a[i1:i2]))) and names(" ".join(_words(b[j1:j2])))):
@@ -183,8 +187,11 @@ def _words(toks: list[str]) -> list[str]:
 
 #: the text of a line before a word that starts a sentence: nothing, or list, heading, quote and
 #: checkbox marks (``- [ ] ``, ``1. ``, ``## ``, ``> ``), or anything ending with a sentence's or a
-#: field's end (``. ! ? : |``, maybe closed by emphasis, quotes or brackets)
-_SENTENCE_START = re.compile(r"(?:[\s>#*+\-]*(?:\d+[.)]\s*)?(?:\[[ xX]?\]\s*)?|.*[.!?:|][*_\"')\]]*\s*)")
+#: field's end (``. ! ? : |``, maybe closed by emphasis, quotes or brackets), or a dash between
+#: clauses (an em or en dash, ``--`` or `` - `` between spaces: gbrain's timeline line is
+#: ``- **DATE** | source — Summary``, its summary's first word capitalised as a sentence's)
+_SENTENCE_START = re.compile(r"(?:[\s>#*+\-]*(?:\d+[.)]\s*)?(?:\[[ xX]?\]\s*)?|.*[.!?:|][*_\"')\]]*\s*"
+                             r"|.*[\u2014\u2013]\s*|.*\s--?\s+)")
 
 
 def _name_at(line: str, tok: str, at: int) -> bool:
@@ -194,7 +201,17 @@ def _name_at(line: str, tok: str, at: int) -> bool:
     if at > 0 and line[at - 1] == "@" and tok[:1].isalnum():
         return True
     return (tok[:1].isupper() and any(c.islower() for c in tok[1:])
-            and not _SENTENCE_START.fullmatch(line[:at]))
+            and not _SENTENCE_START.fullmatch(line[:at]) and not _title_case(line))
+
+
+def _title_case(line: str) -> bool:
+    """Whether ``line`` is a heading in title case (``## Team Quarterly Review``): three words of
+    four letters or more at least, each with a capital first; there a capital says nothing of a
+    name (a letter fixed in such a heading gbrain wrote was read as another name: two headings)."""
+    if not line.lstrip(" ").startswith("#"):
+        return False
+    long = [w for w in re.findall(r"[^\W\d_]{4,}", line)]
+    return len(long) >= 3 and all(w[0].isupper() for w in long)
 
 
 #: a wiki link's target or a markdown link's: a name put for another there is a link
@@ -242,12 +259,13 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
     edited: set[bytes] = set()
     for i1, i2, r in hunks:
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
+        own = {t.casefold() for x in replaced for t in _TOKEN.findall(x.decode("utf-8", "replace"))}  # (another_line's ``kept``)
         for ln in r:
             mine = ln.strip()
             if not mine or mine in earlier or mine in wrote:
                 continue  # old text a stale buffer kept; a line gbrain's write added, held as it is, is no edit of it (:func:`saw_write` asks :func:`telling_line`)
             # (a line of the same template with another name or number in it is no edit: :func:`another_line`)
-            to_write, w = max(((r, w) for w in wrote if (r := alike(mine, w)) >= EDITED_LINE_MIN and not another_line(mine, w, names)),
+            to_write, w = max(((r, w) for w in wrote if (r := alike(mine, w)) >= EDITED_LINE_MIN and not another_line(mine, w, names, own)),
                               default=(0.0, b""))
             if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
