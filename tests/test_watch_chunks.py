@@ -627,3 +627,38 @@ def test_a_folder_renamed_into_an_ignored_name_is_still_refused_as_a_mass_deleti
     assert w._safe_batch(paths, {"fold", "archive"}, retry={}, maybe_moved=set(), closed=set())
     assert w.counts["trashed"] == 0 and any("confirm-delete" in s for s in said), said
     assert all(b.page_row(f"fold/f{i:02d}") is not None for i in range(NOTES))
+
+
+@pytest.mark.parametrize("chunk,at_start", [("0", False), (CHUNK, False), ("0", True), (CHUNK, True)])
+def test_renames_into_a_folder_emptied_in_the_same_round_do_not_dilute_the_mass_deletion_guard(started, monkeypatch, chunk, at_start):
+    """Every note of ``a/`` deleted and, in the same round, more notes renamed into ``a/`` from
+    ``b/``. The one round weighs the deletions against ``a/``'s notes before the round (all of
+    them gone: refused). Committing the renames first would have counted the notes moved in as
+    ``a/``'s, and the deletions, now under half of the folder, went through: trashed with no
+    confirmation. Chunks on and off alike, in a round and in the first sync after it happened
+    while watch was stopped: refused, nothing trashed."""
+    b, w, root, said = started
+    for i in range(NOTES):
+        (root / "a").mkdir(exist_ok=True)
+        (root / "a" / f"old{i:02d}.md").write_text(f"# Old {i}\n\nA note of a.\n")
+    moving = NOTES + 6
+    for i in range(moving):
+        (root / "b").mkdir(exist_ok=True)
+        (root / "b" / f"m{i:02d}.md").write_text(f"# M{i}\n\nA note of b, moved into a.\n")
+    assert w.engine.sync()["ok"]
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    paths = set()
+    for i in range(NOTES):
+        os.remove(root / "a" / f"old{i:02d}.md")
+        paths.add(f"a/old{i:02d}.md")
+    for i in range(moving):
+        os.rename(root / "b" / f"m{i:02d}.md", root / "a" / f"m{i:02d}.md")
+        paths |= {f"b/m{i:02d}.md", f"a/m{i:02d}.md"}
+    if at_start:
+        rep = w._first_sync()
+        assert rep["counts"].get("trashed", 0) == 0, rep["counts"]
+    else:
+        assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+        assert w.counts["trashed"] == 0, w.counts
+    assert any("confirm-delete" in s for s in said), said
+    assert all(b.page_row(f"a/old{i:02d}") is not None for i in range(NOTES))

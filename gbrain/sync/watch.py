@@ -79,7 +79,7 @@ from ..errors import GBrainError
 from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
-from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
+from .engine import MASS_TRASH, TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
@@ -1531,6 +1531,18 @@ class Watcher:
                 pairs.append((olds[0], rel))
                 seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
         if not pairs:
+            return [], paths
+        # the mass-deletion guard weighs a round's deletions against each folder's notes before
+        # the round: renames committed first would count the notes moved into a folder emptied
+        # in the same round as its own (the deletions then under half of it, trashed unasked),
+        # and those moved out of it no longer (a deletion of a few refused). Only a round whose
+        # deletions (and those held back) could reach MASS_TRASH is judged so: it stays one.
+        paired = {old for old, _ in pairs}
+        try:
+            loose = self.engine._state({p for p in cand if is_markdown(p) and p not in found and p not in paired})
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        if len(loose) + sum(1 for p in self.engine.held if is_markdown(p)) >= MASS_TRASH:
             return [], paths
         per = max(1, n // 2)
         chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
