@@ -662,3 +662,49 @@ def test_renames_into_a_folder_emptied_in_the_same_round_do_not_dilute_the_mass_
         assert w.counts["trashed"] == 0, w.counts
     assert any("confirm-delete" in s for s in said), said
     assert all(b.page_row(f"a/old{i:02d}") is not None for i in range(NOTES))
+
+
+def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(brain_tree, db_path, monkeypatch):
+    """A real ``gbrain watch`` killed (SIGKILL: no stop, no cleanup) once the first rename chunk
+    of a folder renamed committed: the next start's first sync takes every rename left as a
+    move (page ids kept, nothing trashed, no page left at an old name), the files equal the
+    brain and a fresh import equals it. Chunks of one pair over 80 notes leave time for the
+    kill to land between chunks."""
+    import signal
+
+    from test_watch import Watch, trash
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "2")
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(80):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody, see [[s{(i + 1) % 80:02d}]]\n")
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            def count(prefix: str) -> int:
+                return b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE ?", (prefix + "/%",)).fetchone()[0]
+
+            wait_for(lambda: count("storm") == 80, "80 pages")
+            settle(b, brain_tree)
+            ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'storm/%'").fetchall())
+            os.rename(d, brain_tree / "moved")
+            wait_for(lambda: count("moved") > 0, "the first rename chunk")
+            w.p.send_signal(signal.SIGKILL)
+            w.p.wait(timeout=60)
+            assert count("moved") < 80 and count("storm") + count("moved") == 80  # (killed between chunks: each move whole)
+        w2 = Watch(brain_tree, db_path)
+        try:
+            with Brain.open(db_path) as b:
+                wait_for(lambda: count("moved") == 80, "80 moves")
+                stop_ok(w2)
+                assert count("storm") == 0
+                now = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'moved/%'").fetchall())
+                assert now == {p.replace("storm/", "moved/", 1): i for p, i in ids.items()}
+                assert not [t for t in trash(b) if t.startswith(("storm/", "moved/"))], w2.lines
+                verify_equal(b, brain_tree)
+                assert fresh_import_differences(b) == {}
+        finally:
+            w2.kill()
+    finally:
+        w.kill()
