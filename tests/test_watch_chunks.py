@@ -708,3 +708,19 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
             w2.kill()
     finally:
         w.kill()
+
+
+def test_the_files_left_at_a_stop_count_a_rename_once(started):
+    """A stop with renames not yet committed (a folder renamed, its rename chunks cut short)
+    says each renamed note once in ``stopped: N files left``, not its two names (the old one
+    gone, the new one not in ``sync_state``): the same inode at both is one file."""
+    b, w, root, said = started
+    os.mkdir(root / "fold")
+    for i in range(NOTES):
+        (root / "fold" / f"f{i:02d}.md").write_text(f"# F{i}\n")
+    assert w.engine.sync()["ok"]
+    os.rename(root / "fold", root / "moved")
+    in_place(root / "n00.md", b"# N0\n\nedited\n")
+    (root / "fresh.md").write_text("# Fresh\n")
+    w._say_left({"fold/f00.md"})
+    assert any(f"stopped: {NOTES + 2} files left for the next start" in s for s in said), said

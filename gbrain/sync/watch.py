@@ -1129,8 +1129,8 @@ class Watcher:
         chunks, retries, events not yet in a round; or events still queued): how many files the
         next start's first sync will take, said on stderr (``stopped: N files left for the next
         start``). Counted as that sync finds them, one stat of each file of the tree against
-        ``sync_state`` (new, changed, gone): the observer's events of a storm trail behind it,
-        so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
+        ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
+        once): the observer's events of a storm trail behind it, so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
         while True:
             try:
                 kind, rel, _t = self.q.get_nowait()
@@ -1148,7 +1148,17 @@ class Watcher:
             left = len(paths)
         else:
             left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
+            gone_ids = {row[4] for p, row in state.items() if p not in on_disk and row[4] is not None}
             left += sum(1 for p in state if p not in on_disk)
+            if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
+                from .scan import file_id
+
+                for p in on_disk:
+                    if p not in state:
+                        try:
+                            left -= file_id(os.lstat(os.path.join(str(self.engine.root), *p.split("/")))) in gone_ids
+                        except OSError:
+                            continue
         if left:
             self.log(f"stopped: {left:,} file{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
