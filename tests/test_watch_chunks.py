@@ -667,3 +667,100 @@ def test_a_folder_renamed_into_an_ignored_name_is_still_refused_as_a_mass_deleti
     assert w._safe_batch(paths, {"fold", "archive"}, retry={}, maybe_moved=set(), closed=set())
     assert w.counts["trashed"] == 0 and any("confirm-delete" in s for s in said), said
     assert all(b.page_row(f"fold/f{i:02d}") is not None for i in range(NOTES))
+
+
+@pytest.mark.parametrize("chunk,at_start", [("0", False), (CHUNK, False), ("0", True), (CHUNK, True)])
+def test_renames_into_a_folder_emptied_in_the_same_round_do_not_dilute_the_mass_deletion_guard(started, monkeypatch, chunk, at_start):
+    """Every note of ``a/`` deleted and, in the same round, more notes renamed into ``a/`` from
+    ``b/``. The one round weighs the deletions against ``a/``'s notes before the round (all of
+    them gone: refused). Committing the renames first would have counted the notes moved in as
+    ``a/``'s, and the deletions, now under half of the folder, went through: trashed with no
+    confirmation. Chunks on and off alike, in a round and in the first sync after it happened
+    while watch was stopped: refused, nothing trashed."""
+    b, w, root, said = started
+    for i in range(NOTES):
+        (root / "a").mkdir(exist_ok=True)
+        (root / "a" / f"old{i:02d}.md").write_text(f"# Old {i}\n\nA note of a.\n")
+    moving = NOTES + 6
+    for i in range(moving):
+        (root / "b").mkdir(exist_ok=True)
+        (root / "b" / f"m{i:02d}.md").write_text(f"# M{i}\n\nA note of b, moved into a.\n")
+    assert w.engine.sync()["ok"]
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    paths = set()
+    for i in range(NOTES):
+        os.remove(root / "a" / f"old{i:02d}.md")
+        paths.add(f"a/old{i:02d}.md")
+    for i in range(moving):
+        os.rename(root / "b" / f"m{i:02d}.md", root / "a" / f"m{i:02d}.md")
+        paths |= {f"b/m{i:02d}.md", f"a/m{i:02d}.md"}
+    if at_start:
+        rep = w._first_sync()
+        assert rep["counts"].get("trashed", 0) == 0, rep["counts"]
+    else:
+        assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+        assert w.counts["trashed"] == 0, w.counts
+    assert any("confirm-delete" in s for s in said), said
+    assert all(b.page_row(f"a/old{i:02d}") is not None for i in range(NOTES))
+
+
+def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(brain_tree, db_path, monkeypatch):
+    """A real ``gbrain watch`` killed (SIGKILL: no stop, no cleanup) once the first rename chunk
+    of a folder renamed committed: the next start's first sync takes every rename left as a
+    move (page ids kept, nothing trashed, no page left at an old name), the files equal the
+    brain and a fresh import equals it. Chunks of one pair over 80 notes leave time for the
+    kill to land between chunks."""
+    import signal
+
+    from test_watch import Watch, trash
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "2")
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(80):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody, see [[s{(i + 1) % 80:02d}]]\n")
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            def count(prefix: str) -> int:
+                return b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE ?", (prefix + "/%",)).fetchone()[0]
+
+            wait_for(lambda: count("storm") == 80, "80 pages")
+            settle(b, brain_tree)
+            ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'storm/%'").fetchall())
+            os.rename(d, brain_tree / "moved")
+            wait_for(lambda: count("moved") > 0, "the first rename chunk")
+            w.p.send_signal(signal.SIGKILL)
+            w.p.wait(timeout=60)
+            assert count("moved") < 80 and count("storm") + count("moved") == 80  # (killed between chunks: each move whole)
+        w2 = Watch(brain_tree, db_path)
+        try:
+            with Brain.open(db_path) as b:
+                wait_for(lambda: count("moved") == 80, "80 moves")
+                stop_ok(w2)
+                assert count("storm") == 0
+                now = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'moved/%'").fetchall())
+                assert now == {p.replace("storm/", "moved/", 1): i for p, i in ids.items()}
+                assert not [t for t in trash(b) if t.startswith(("storm/", "moved/"))], w2.lines
+                verify_equal(b, brain_tree)
+                assert fresh_import_differences(b) == {}
+        finally:
+            w2.kill()
+    finally:
+        w.kill()
+
+
+def test_the_files_left_at_a_stop_count_a_rename_once(started):
+    """A stop with renames not yet committed (a folder renamed, its rename chunks cut short)
+    says each renamed note once in ``stopped: N files left``, not its two names (the old one
+    gone, the new one not in ``sync_state``): the same inode at both is one file."""
+    b, w, root, said = started
+    os.mkdir(root / "fold")
+    for i in range(NOTES):
+        (root / "fold" / f"f{i:02d}.md").write_text(f"# F{i}\n")
+    assert w.engine.sync()["ok"]
+    os.rename(root / "fold", root / "moved")
+    in_place(root / "n00.md", b"# N0\n\nedited\n")
+    (root / "fresh.md").write_text("# Fresh\n")
+    w._say_left({"fold/f00.md"})
+    assert any(f"stopped: {NOTES + 2} files left for the next start" in s for s in said), said

@@ -79,7 +79,7 @@ from ..errors import GBrainError
 from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
-from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
+from .engine import MASS_TRASH, TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
@@ -1129,8 +1129,8 @@ class Watcher:
         chunks, retries, events not yet in a round; or events still queued): how many files the
         next start's first sync will take, said on stderr (``stopped: N files left for the next
         start``). Counted as that sync finds them, one stat of each file of the tree against
-        ``sync_state`` (new, changed, gone): the observer's events of a storm trail behind it,
-        so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
+        ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
+        once): the observer's events of a storm trail behind it, so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
         while True:
             try:
                 kind, rel, _t = self.q.get_nowait()
@@ -1148,7 +1148,17 @@ class Watcher:
             left = len(paths)
         else:
             left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
+            gone_ids = {row[4] for p, row in state.items() if p not in on_disk and row[4] is not None}
             left += sum(1 for p in state if p not in on_disk)
+            if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
+                from .scan import file_id
+
+                for p in on_disk:
+                    if p not in state:
+                        try:
+                            left -= file_id(os.lstat(os.path.join(str(self.engine.root), *p.split("/")))) in gone_ids
+                        except OSError:
+                            continue
         if left:
             self.log(f"stopped: {left:,} file{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
@@ -1531,6 +1541,18 @@ class Watcher:
                 pairs.append((olds[0], rel))
                 seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
         if not pairs:
+            return [], paths
+        # the mass-deletion guard weighs a round's deletions against each folder's notes before
+        # the round: renames committed first would count the notes moved into a folder emptied
+        # in the same round as its own (the deletions then under half of it, trashed unasked),
+        # and those moved out of it no longer (a deletion of a few refused). Only a round whose
+        # deletions (and those held back) could reach MASS_TRASH is judged so: it stays one.
+        paired = {old for old, _ in pairs}
+        try:
+            loose = self.engine._state({p for p in cand if is_markdown(p) and p not in found and p not in paired})
+        except (sqlite3.Error, GBrainError):
+            return [], paths
+        if len(loose) + sum(1 for p in self.engine.held if is_markdown(p)) >= MASS_TRASH:
             return [], paths
         per = max(1, n // 2)
         chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
