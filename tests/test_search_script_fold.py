@@ -339,3 +339,50 @@ def test_a_phrases_spellings_are_looked_up_once_a_search_and_only_for_held_words
         keyword.search(b.conn, many, limit=5)
         assert sum(map(len, asked)) <= keyword.NAME_WORDS, asked
 
+
+def test_the_card_refold_reads_the_cards_in_batches_and_misses_none(tmp_path, db_path):
+    """``db.refold_canvas_cards`` (SQLite v70 / Postgres v75) reads the cards 500 at a time by id
+    (``db.keyset_batches``: Postgres' cursor holds a whole answer in memory; it read every card's
+    text in one answer) and still writes the words of each card whose words differ, first batch or
+    last, and no other; SQLite's ``canvas_fts`` stays sound and the brain equals a fresh import."""
+    import json
+
+    from gbrain.storage import db as dbmod
+
+    nodes = [{"id": f"n{i}", "type": "text", "text": f"Карточка {i}: ёлка номер {i}" if i % 3 else f"card {i} ascii",
+              "x": 0, "y": i * 10, "width": 100, "height": 10} for i in range(1203)]
+    changed = (1, 499, 500, 502, 1001, 1202)
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", {f"f{i}.md": f"# F{i}\n\nТекст {i}.\n" for i in range(4)}))
+        b.save_file("boards/big.canvas", json.dumps({"nodes": nodes}, ensure_ascii=False).encode())
+        ids = [r[0] for r in b.conn.execute("SELECT id FROM canvas_cards ORDER BY id")]
+        assert len(ids) == 1203
+        with b.transaction():
+            for i in changed:
+                dbmod.set_card_words(b.conn, ids[i], "")
+        conn, reads = b.conn, []
+
+        class Counting:  # counts the rows each read of the cards hands back
+            dialect = getattr(conn, "dialect", "sqlite")
+
+            def execute(self, sql, params=()):
+                if not (sql.startswith("SELECT") and "FROM canvas_cards" in sql and "words" in sql.split("FROM")[0]):
+                    return conn.execute(sql, params)
+                rows = conn.execute(sql, params).fetchall()
+                reads.append(len(rows))
+                return _Rows(rows)
+
+        with b.transaction():
+            assert dbmod.refold_canvas_cards(Counting()) == len(changed)
+        assert max(reads) <= 500 and sum(reads) == 1203, reads
+        if getattr(conn, "dialect", "sqlite") == "sqlite":
+            conn.execute("INSERT INTO canvas_fts(canvas_fts, rank) VALUES ('integrity-check', 1)")
+        assert fresh_import_differences(b) == {}
+
+
+class _Rows(list):
+    def fetchall(self):
+        return list(self)
+
+    def fetchone(self):
+        return self[0] if self else None
