@@ -8,6 +8,8 @@ them so (``compat_words`` in ``search_words``; a name's in ``search_fold_names``
 is never folded. Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gbrain.core.brain import Brain
@@ -386,3 +388,19 @@ class _Rows(list):
 
     def fetchone(self):
         return self[0] if self else None
+
+
+@pytest.mark.engine_free
+def test_a_prefix_marks_to_its_words_end_only_where_the_engine_reads_one_word():
+    """A prefix query marks the words it matched to their end (``ёж*`` → ``Ёжик``), but a CJK run
+    is no word (it is searched as bigrams: ``日本*`` matches the bigram ``日本``, never the run),
+    and ``_`` ends a word for the tokenizer: ``日本*`` marked the whole run ``日本語の説明文です``,
+    ``ab*`` the whole ``ab_cd``."""
+    def marked(text: str, query: str) -> list[str]:
+        m = keyword._mark_words(text, query)
+        return re.findall("\x02(.*?)\x03", m or "")
+
+    assert marked("日本語の説明文です。東京も。", "日本*") == ["日本"]
+    assert marked("ab_cd abcd", "ab*") == ["ab", "abcd"]
+    assert marked("Ёжик и ежи", "ёж*") == ["Ёжик", "ежи"]
+    assert marked("the cabinet", "abi*") == []

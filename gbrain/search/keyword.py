@@ -583,7 +583,9 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     stems = {w: fold_accents(s) for w in words if (s := russian.prefix(w)) and w.casefold() not in STOP_WORDS}
     prefixes = {x for w in _WORD.findall(search_form(query)) if w.endswith("*") and w.rstrip("*")
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"\w*" if w in prefixes else re.escape(w)
+    # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
+    prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
                    for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
