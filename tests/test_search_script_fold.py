@@ -404,3 +404,20 @@ def test_a_prefix_marks_to_its_words_end_only_where_the_engine_reads_one_word():
     assert marked("ab_cd abcd", "ab*") == ["ab", "abcd"]
     assert marked("Ёжик и ежи", "ёж*") == ["Ёжик", "ежи"]
     assert marked("the cabinet", "abi*") == []
+
+
+@pytest.mark.engine_free
+def test_a_phrases_spellings_push_no_query_word_out_of_postgres_terms():
+    """On Postgres each spelling of a phrase is a term of its own (:func:`keyword.pg_parts`), and
+    the terms were cut at ``NAME_WORDS`` (16) together: two phrases in their eight spellings each
+    (``keyword.PHRASE_SPELLINGS``) left out the query's other words, which SQLite (one term a
+    phrase: ``("…" OR "…")``) searched. The words the query writes count; a phrase's other
+    spellings come with it, at most ``NAME_WORDS`` of them."""
+    text = '"все ее это еще" "где ее нет тоже" коробке'
+    alts = ["всё её это ещё", "всё ее это ещё", "все её это ещё", "всё её это еще", "все ее это ещё", "всё ее это еще", "все её это еще", "всё её эту ещё"]
+    alts2 = ["где её нет тоже", "где её нёт тоже", "где ее нёт тоже", "где её нет тожё", "гдё её нет тоже", "где ее нет тожё", "гдё ее нет тоже", "гдё её нёт тоже"]
+    spellings = (text, *(f'"{a}" "{b}" коробке' for a, b in zip(alts, alts2)))
+    parts = keyword.pg_parts(text, spellings)
+    assert ("prefix", "коробк") in parts, parts  # (a Russian word: its stem's prefix)
+    assert ("phrase", "все ее это еще") in parts and ("phrase", "где ее нет тоже") in parts, parts
+    assert len(parts) <= 2 * keyword.NAME_WORDS and ("phrase", "всё её это ещё") in parts, parts

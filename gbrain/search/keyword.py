@@ -2401,13 +2401,14 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 
 def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
-    most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
+    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
     holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
     separates words. ``typed``: as in :func:`fts_parts` (a phrase its fold changed is two phrase
     parts, folded and as typed)."""
     out: list[tuple[str, str]] = []
+    other: list[bool] = []  # (whether each of out is a phrase's other spelling)
     # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
@@ -2429,7 +2430,22 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
         part = ("prefix" if prefix else "date" if date else "phrase" if " " in text else "word", text)
         if part not in out:
             out.append(part)
-    return out[:NAME_WORDS]
+            other.append(spelled)
+    # (the terms the query writes, NAME_WORDS; a phrase's other spellings with their phrase, as
+    # many more at most: they pushed the query's words out, which SQLite searches, one term a phrase)
+    kept: list[tuple[str, str]] = []
+    n = m = 0
+    for part, spelled in zip(out, other):
+        if not spelled:
+            n += 1
+            if n > NAME_WORDS:
+                break
+        elif m < NAME_WORDS:
+            m += 1
+        else:
+            continue
+        kept.append(part)
+    return kept
 
 
 def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
