@@ -264,7 +264,8 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
     for m in phrases:
         words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
         many = len(words) > 1 and not any(map(_CJK_RUN.search, words))
-        opts = [[w] + (_word_spellings(w.lower()) if many else []) for w in words]
+        # (the first NAME_WORDS words only: the others' spellings are never looked up)
+        opts = [[w] + (_word_spellings(w.lower()) if many and i < NAME_WORDS else []) for i, w in enumerate(words)]
         options.append(opts)
     # (a spelling some page or card holds: its folded word is held too, so those are looked up
     # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words)
