@@ -392,7 +392,7 @@ def query(
     from .keyword import canvas_hits
 
     canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, kwq, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None,
-                                                                          present=facts.get("canvas")))} \
+                                                                          present=facts.get("canvas"), facts=facts))} \
         if mode != "vector" and not (type or tag or since) else {}
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims, since=since)

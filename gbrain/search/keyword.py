@@ -234,28 +234,47 @@ def _word_spellings(word: str) -> list[str]:
     return out[:WORD_SPELLINGS]
 
 
-def phrase_spellings(conn, text: str, typed: str | None) -> "str | tuple[str, ...] | None":
+def phrase_spellings(conn, text: str, typed: str | None, memo: dict | None = None) -> "str | tuple[str, ...] | None":
     """``typed`` (the :func:`typed_form` of the query whose :func:`search_form` is ``text``), or,
     when a quoted phrase of ``text`` has words a fold may have changed (``е``, ``и``, a Greek
     vowel), ``(typed, *others)``: ``text`` with each such phrase spelled as the index holds its
     words (the spellings of :func:`_word_spellings` some page or canvas card holds, looked up in
     one statement, :func:`_held_terms`), at most :data:`PHRASE_SPELLINGS` a phrase; for
     :func:`fts_parts`. So ``"елочные игрушки"`` finds a page writing ``ёлочные игрушки``: its
-    folded words in ``search_words`` are no phrase."""
-    import itertools
-
+    folded words in ``search_words`` are no phrase. A page or card holding a spelling holds the
+    folded word too (``search_words``, ``canvas_cards.words``), so only the spellings of the folded
+    words held are looked up (a second statement). ``memo``: a dict kept for one search (its
+    ``facts``): the answer is computed once for ``(text, typed)`` and read there after."""
     phrases = list(_PHRASE.finditer(text or ""))
     if not phrases or text.isascii():
         return typed
+    if memo is not None:
+        key = ("phrase_spellings", text, typed)
+        if key not in memo:
+            memo[key] = _phrase_spellings(conn, text, typed, phrases)
+        return memo[key]
+    return _phrase_spellings(conn, text, typed, phrases)
+
+
+def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str | tuple[str, ...] | None":
+    import itertools
+
     options: list[list[list[str]]] = []
     probe: dict[str, None] = {}
     for m in phrases:
         words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
         many = len(words) > 1 and not any(map(_CJK_RUN.search, words))
-        opts = [[w] + (_word_spellings(w.lower()) if many else []) for w in words]
+        # (the first NAME_WORDS words only: the others' spellings are never looked up)
+        opts = [[w] + (_word_spellings(w.lower()) if many and i < NAME_WORDS else []) for i, w in enumerate(words)]
         options.append(opts)
+    # (a spelling some page or card holds: its folded word is held too, so those are looked up
+    # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words)
+    folded = list(dict.fromkeys(o[0].lower() for opts in options for o in opts[:NAME_WORDS] if len(o) > 1))[:NAME_WORDS]
+    known = _held_terms(conn, folded) if folded else set()
+    for opts in options:
         for o in opts[:NAME_WORDS]:
-            probe.update(dict.fromkeys(o[1:]))
+            if o[0].lower() in known:
+                probe.update(dict.fromkeys(o[1:]))
     if not probe:
         return typed
     held = _held_terms(conn, list(probe))
@@ -565,7 +584,9 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     stems = {w: fold_accents(s) for w in words if (s := russian.prefix(w)) and w.casefold() not in STOP_WORDS}
     prefixes = {x for w in _WORD.findall(search_form(query)) if w.endswith("*") and w.rstrip("*")
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"\w*" if w in prefixes else re.escape(w)
+    # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
+    prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
                    for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
@@ -1222,7 +1243,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     q = fts_query(query or "", nfkc)
     if not q or limit <= 0:
         return [], None
-    nfkc = phrase_spellings(conn, query, nfkc)  # (a phrase in every spelling the index holds)
+    nfkc = phrase_spellings(conn, query, nfkc, facts)  # (a phrase in every spelling the index holds; once a search: facts)
     q = fts_query(query or "", nfkc)
     if is_postgres(conn):
         return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts,
@@ -2381,13 +2402,14 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 
 def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
-    most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
+    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
     holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
     separates words. ``typed``: as in :func:`fts_parts` (a phrase its fold changed is two phrase
     parts, folded and as typed)."""
     out: list[tuple[str, str]] = []
+    other: list[bool] = []  # (whether each of out is a phrase's other spelling)
     # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
@@ -2409,7 +2431,22 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
         part = ("prefix" if prefix else "date" if date else "phrase" if " " in text else "word", text)
         if part not in out:
             out.append(part)
-    return out[:NAME_WORDS]
+            other.append(spelled)
+    # (the terms the query writes, NAME_WORDS; a phrase's other spellings with their phrase, as
+    # many more at most: they pushed the query's words out, which SQLite searches, one term a phrase)
+    kept: list[tuple[str, str]] = []
+    n = m = 0
+    for part, spelled in zip(out, other):
+        if not spelled:
+            n += 1
+            if n > NAME_WORDS:
+                break
+        elif m < NAME_WORDS:
+            m += 1
+        else:
+            continue
+        kept.append(part)
+    return kept
 
 
 def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
@@ -3171,7 +3208,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
-    spelled = phrase_spellings(conn, folded, typed_form(query))  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
+    facts: dict = {}  # (what the ranking and the canvases read once: whether cards exist, a phrase's spellings)
+    spelled = phrase_spellings(conn, folded, typed_form(query), facts)  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
     only = PageFilter(type, tag, prefix, since)
     if not q or task_box_query(query):
@@ -3179,7 +3217,6 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
         # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
-    facts: dict = {}
     ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
     loose = cjk_loosened(folded) if not ranked else None
     if loose:  # a CJK run no page holds as written: its words apart (cjk_loosened)
@@ -3191,7 +3228,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
     canvases = [] if only.type or only.tag or only.since else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
-                                                            top=ranked[0].get("top") if ranked else None, present=facts.get("canvas"))
+                                                            top=ranked[0].get("top") if ranked else None, present=facts.get("canvas"),
+                                                            facts=facts)
     if canvases:
         both = sorted([(h["score"], 0, i, h) for i, h in enumerate(ranked)] + [(h["score"], 1, i, h) for i, h in enumerate(canvases)],
                       key=lambda x: (-x[0], x[1], x[2]))[offset : offset + int(limit)]
@@ -3442,7 +3480,8 @@ CANVAS_MAX = 1.0 + NAME_WEIGHT
 CANVAS_CARDS_READ = 200
 
 
-def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None, present: bool | None = None) -> list[dict]:
+def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None, present: bool | None = None,
+                facts: dict | None = None) -> list[dict]:
     """The stored canvases whose text cards or group labels (``canvas_cards``, docs/storage.md
     "Canvases") hold words of ``query``, best first, each once by its best card:
     ``[{slug (the canvas's path), title (its file name), type "canvas", node (the card's id),
@@ -3453,7 +3492,8 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     ``top``: a page's body score is its BM25 over it), else the best card's: the scale of a page
     matched in its body, at most :data:`CANVAS_MAX`. ``prefix``: only the canvases under that folder.
     ``present``: whether any card is stored, when the ranking read it (:func:`rank`'s ``facts``: a
-    brain without canvases pays no statement for them); ``None``: read here."""
+    brain without canvases pays no statement for them); ``None``: read here. ``facts``: the
+    ranking's (a phrase's spellings read once a search, :func:`phrase_spellings`' ``memo``)."""
     from ..page.slugs import slug_key
     from ..storage.filters import folder_key
 
@@ -3463,7 +3503,7 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     if not parts or limit <= 0 or present is False:
         return []
     # (a quoted phrase as typed and as the index spells it too, as for pages: fts_parts)
-    spelled = phrase_spellings(conn, folded, typed_form(query))
+    spelled = phrase_spellings(conn, folded, typed_form(query), facts)
     parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded, spelled)]
     try:
         if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():

@@ -2323,19 +2323,21 @@ def _m70_canvas_folds(conn: sqlite3.Connection) -> None:
 def refold_canvas_cards(conn) -> int:
     """Recompute ``canvas_cards.words`` (:func:`gbrain.search.keyword.card_words`) of every card
     whose text is not ASCII (an ASCII card has none), writing the ones that differ in the caller's
-    transaction (the FTS5 triggers and Postgres' ``canvas_cards_tsv`` index them again). Returns
-    how many changed."""
+    transaction (the FTS5 triggers and Postgres' ``canvas_cards_tsv`` index them again). The
+    cards are read :data:`IN_MAX` at a time by id (:func:`keyset_batches`: Postgres' cursor holds
+    a whole answer in memory, and a brain's cards are its canvases' whole text). Returns how many
+    changed."""
     from ..search.keyword import card_words
 
-    rows = conn.execute("SELECT id, text, search, words FROM canvas_cards").fetchall()
     n = 0
-    for cid, text, search, words in rows:
-        if text is None or text.isascii():
-            continue
-        new = card_words(text if search is None else search)
-        if new != (words or ""):
-            set_card_words(conn, cid, new)
-            n += 1
+    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words"):
+        for cid, text, search, words in rows:
+            if text is None or text.isascii():
+                continue
+            new = card_words(text if search is None else search)
+            if new != (words or ""):
+                set_card_words(conn, cid, new)
+                n += 1
     return n
 
 
