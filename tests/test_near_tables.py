@@ -123,3 +123,43 @@ def test_slug_near_keys_is_near_key_per_segment(monkeypatch):
     slow = {s: brainmod._near_key(s) for s in names}
     monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
     assert {s: brainmod._near_key(s) for s in names} == slow
+
+
+def test_a_rolled_back_write_and_a_write_in_the_same_transaction(db_path, monkeypatch):
+    """A page written inside this connection's transaction is suggested there and not after its
+    rollback; a second Brain on the same connection sees the first one's writes (review: revnear)."""
+    monkeypatch.setattr(brainmod, "_NEAR_FAST", True)
+    with Brain.open(db_path) as b:
+        for slug, text in PAGES.items():
+            b.put(slug, text)
+        before = both(b, monkeypatch)
+        with pytest.raises(RuntimeError):
+            with b.transaction():
+                b.put("people/ana-lmai", "---\naliases: [Acme Crop]\n---\n# Ana\n")
+                inside = both(b, monkeypatch)
+                assert "people/ana-lmai" in inside["people/ana-lmia"], inside
+                raise RuntimeError("roll back")
+        assert both(b, monkeypatch) == before
+        twin = Brain(b.conn, b.path)  # two Brain objects on one connection
+        assert both(twin, monkeypatch) == before
+        b.put("people/ana-lmai", "# Ana\n")
+        assert "people/ana-lmai" in both(twin, monkeypatch)["people/ana-lmia"]
+        b.delete_page("people/ana-lmai")
+        assert both(twin, monkeypatch) == before
+
+
+@pytest.mark.engine_free
+def test_close_index_is_difflib_get_close_matches_property():
+    """Ties, n, cutoffs, empty strings, long words (difflib's autojunk over 200 characters),
+    non-BMP characters and combining marks (review: revnear)."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    alpha = st.sampled_from(list("ab-/é\u0301\U0001F4DA\U00010000x "))
+    word = st.one_of(st.text(alpha, max_size=12), st.text(alpha, min_size=190, max_size=260), st.text(max_size=8))
+
+    @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(word, max_size=40, unique=True), word, st.integers(1, 6), st.sampled_from([0.6, 0.0, 0.3, 0.9, 1.0]))
+    def check(keys, w, n, cutoff):
+        assert _CloseIndex(keys).close(w, n, cutoff) == difflib.get_close_matches(w, keys, n=n, cutoff=cutoff)
+
+    check()
