@@ -146,6 +146,9 @@ def test_a_rolled_back_write_and_a_write_in_the_same_transaction(db_path, monkey
         assert "people/ana-lmai" in both(twin, monkeypatch)["people/ana-lmia"]
         b.delete_page("people/ana-lmai")
         assert both(twin, monkeypatch) == before
+        r = gbrain("--db", str(db_path), "restore", "people/ana-lmai")  # another process brings it back from the trash
+        assert r.returncode == 0, r.stderr
+        assert "people/ana-lmai" in both(twin, monkeypatch)["people/ana-lmia"]
 
 
 @pytest.mark.engine_free
