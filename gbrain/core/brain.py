@@ -1095,11 +1095,15 @@ class Brain:
         """This brain's :class:`_NearTables`, built again only when the database changed since
         they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
         data_version``, which another connection's or process's commit changes (on Postgres the
-        newest history row: every page write adds one), and this connection's ``total_changes``).
+        newest history row: every page write adds one; and the schema version, as a migration derives
+        alias rows again with no history row), and this connection's ``total_changes``).
         Built every time when :data:`_NEAR_FAST` is off or inside a transaction; a slug's keys are
         kept between builds (``_near_memo``), so a build after a write reads the names again only."""
         # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
         stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
+        if stamp is not None and dbmod.is_postgres(self.conn):
+            # (a migration writes alias rows again with no history row: the schema version it records)
+            stamp += (self.conn.execute("SELECT max(version) FROM gbrain_schema").fetchone()[0],)
         kept = getattr(self, "_near_kept", None)
         if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
             return kept[2]
