@@ -720,10 +720,29 @@ def _name_the_command_it_ends(e: Exception) -> None:
         e.message = f"No such command {name!r}. Did you mean {offer}?"  # type: ignore[attr-defined]
 
 
-def usage_error_text(e: Exception) -> str:
+def _command_path(app, args: list[str]) -> str:
+    """The command line's command as help names it (``gbrain search``, ``gbrain config set``):
+    the leading words of ``args`` that are commands of typer's ``app``, options skipped;
+    ``gbrain`` when none is. For an error click raises without a context."""
+    import typer
+
+    cmd, path = typer.main.get_command(app), ["gbrain"]
+    for a in args:
+        if a.startswith("-"):
+            continue
+        sub = getattr(cmd, "commands", {}).get(a)
+        if sub is None:
+            break
+        cmd = sub
+        path.append(a)
+    return " ".join(path)
+
+
+def usage_error_text(e: Exception, app=None, args: list[str] | None = None) -> str:
     """One line for a usage error of typer's click (``e``: a ``ClickException``): its message
     with the first letter lowered and whitespace runs as one space, then the help to read
-    (``(gbrain search --help)``); an unknown one-dash option (``search -revenue``) of a command
+    (``(gbrain search --help)``; an error click raises with no context, an option missing its
+    value, names it from ``args`` over typer's ``app``); an unknown one-dash option (``search -revenue``) of a command
     that takes an argument also says that an argument starting with ``-`` goes after ``--``."""
     _plain_value_error(e)
     _name_the_command_it_ends(e)
@@ -733,7 +752,7 @@ def usage_error_text(e: Exception) -> str:
     if msg[:1].isupper() and not msg[1:2].isupper():
         msg = msg[0].lower() + msg[1:]
     ctx = getattr(e, "ctx", None)
-    path = ctx.command_path if ctx is not None else "gbrain"
+    path = ctx.command_path if ctx is not None else _command_path(app, args) if app is not None and args else "gbrain"
     hint = f"{path} --help"
     if type(e).__name__ == "NoSuchOption" and not str(getattr(e, "option_name", "--")).startswith("--") and ctx is not None and any(
         getattr(p, "param_type_name", "") == "argument" for p in ctx.command.params
@@ -911,7 +930,7 @@ def _main(argv: list[str] | None) -> None:
         try:  # click's own error printing (a usage line, a hint, a framed box) is replaced by one line
             rc = app(args=args, prog_name="gbrain", standalone_mode=False)
         except typer.TyperException as e:  # typer's click: usage errors, bad parameters
-            fail(usage_error_text(e), getattr(e, "exit_code", 2), as_json)
+            fail(usage_error_text(e, app, args), getattr(e, "exit_code", 2), as_json)
         except typer.Abort as e:
             if isinstance(e.__cause__, KeyboardInterrupt):
                 raise e.__cause__ from None

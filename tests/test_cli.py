@@ -253,6 +253,22 @@ def test_a_bad_number_says_so_in_gbrain_words(tmp_path, args, want):
 
 
 @pytest.mark.engine_free
+@pytest.mark.parametrize("args, want", [
+    (("search", "x", "--limit"), "option '--limit' requires an argument (gbrain search --help)"),
+    (("put", "a", "--timeline-append"), "option '--timeline-append' requires an argument (gbrain put --help)"),
+    (("get", "a", "--version"), "option '--version' requires an argument (gbrain get --help)"),
+])
+def test_an_option_missing_its_value_names_the_commands_help(tmp_path, args, want):
+    """`gbrain search x --limit` said `(gbrain --help)` (click raises that error with no command
+    context; trial58), where every other usage error names the command's own help."""
+    r = gbrain_in_process("--db", str(tmp_path / "b.db"), *args)
+    err = r.stderr.decode()
+    assert r.returncode == 2, err
+    assert err.startswith("error: ") and err.endswith(f"{want}\n"), err
+    assert not (tmp_path / "b.db").exists()
+
+
+@pytest.mark.engine_free
 @pytest.mark.parametrize("args, path", [((), "gbrain"), (("config",), "gbrain config")])
 def test_no_command_shows_the_help_and_says_what_is_missing(tmp_path, args, path):
     """`gbrain` alone (and `gbrain config`) printed the help and then `error:  (gbrain --help)`:
