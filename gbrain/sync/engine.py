@@ -2891,7 +2891,7 @@ class SyncEngine:
             # one and drop the merged lines), merged again: the brain's version stays
             return data, brain_bytes
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_name)
+        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_names())
         if view is None:
             return None
         return data, view.merged
@@ -2953,6 +2953,26 @@ class SyncEngine:
                 or c.execute("SELECT 1 FROM pages WHERE title_key = ? LIMIT 1", (k,)).fetchone() is not None
                 or c.execute("SELECT 1 FROM aliases WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None)
 
+    def _page_names(self) -> Callable[[str], bool]:
+        """:meth:`_page_name` with its answers kept, by loose key, for the one call it is handed to
+        (a ``stale_view``, a dropped-save look: they write nothing meanwhile, so an answer cannot
+        change): a checklist of look-alike lines asks the same few words hundreds of times, each
+        up to three indexed lookups (round trips on Postgres)."""
+        by_word: dict[str, bool] = {}
+        by_key: dict[str, bool] = {}
+
+        def names(word: str) -> bool:
+            got = by_word.get(word)
+            if got is None:
+                k = loose_key(word)
+                got = by_key.get(k)
+                if got is None:
+                    got = by_key[k] = self._page_name(word)
+                by_word[word] = got
+            return got
+
+        return names
+
     def _stale_base(self, p: str, b: str, base: bytes, data: bytes) -> bytes | None:
         """For a page changed in its file and in the brain since the base ``b`` (its bytes
         ``base``): the older version the file's save ``data`` was made from when it is a stale
@@ -2971,7 +2991,7 @@ class SyncEngine:
         from ..core.history import body
 
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_view(data, base, older, names=self._page_name)
+        view = stale_view(data, base, older, names=self._page_names())
         return None if view is None else older[view.ancestor]
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
@@ -3139,9 +3159,10 @@ class SyncEngine:
             # (`merge.another_line`: it was excused as one and the person was not told)
             fresh = [ln.strip() for ln in set(data.splitlines()) - set(mine) if ln.strip()]
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
+                names = self._page_names()
                 for g in list(gone):
                     w = g.strip()
-                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, self._page_name) for n in fresh):
+                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, names) for n in fresh):
                         del gone[g]
         if not gone:
             return None
