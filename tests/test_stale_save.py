@@ -336,6 +336,36 @@ def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
     assert v is not None and v.merged is not None and wrote in v.merged and mine in v.merged
 
 
+
+def test_page_names_memo_answers_as_page_name_and_asks_each_key_once(db_path, tmp_path, monkeypatch):
+    """`SyncEngine._page_names()` (the `names` one stale_view or dropped-save look is handed)
+    answers as `_page_name` for every word, and asks the brain once per loose key: a 100-line
+    checklist against 100 look-alike lines asked `bob`/`rob` 20,000 times, one lookup each."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    b = Brain.open(db_path)
+    b.save_page("people/bob", "# Bob\n")
+    b.save_page("people/rob", "---\naliases: [Robbie]\n---\n# Rob\n")
+    eng = SyncEngine(b, root)
+    words = ["bob", "Bob", "BOB", "rob", "robbie", "Robbie", "ann", "Ann", "", "- -", "Bob Stone"]
+    plain = [eng._page_name(w) for w in words]
+    assert plain == [True, True, True, True, True, True, False, False, False, False, False]
+    asked = []
+    real = SyncEngine._page_name
+    monkeypatch.setattr(SyncEngine, "_page_name", lambda self, w: asked.append(w) or real(self, w))
+    names = eng._page_names()
+    assert [names(w) for w in words * 3] == plain * 3
+    from gbrain.page.slugs import loose_key
+    assert sorted(map(loose_key, asked)) == sorted({loose_key(w) for w in words})
+    wrote = b"".join(f"- [ ] standup (rob) item {i}\n".encode() for i in range(100))
+    mine = b"".join(f"- [ ] standup (bob) item {i}\n".encode() for i in range(100))
+    asked.clear()
+    names = eng._page_names()
+    v = stale_view(NOTE + mine, NOTE + wrote, [NOTE], names=names)
+    assert v == stale_view(NOTE + mine, NOTE + wrote, [NOTE], names=lambda w: real(eng, w))
+    assert sorted(asked) == ["bob", "rob"]
+    b.close()
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("wrote, fixed", [
     ("- **2026-12-05** | Invoice recieved from the landlord today", "- **2026-12-05** | Invoice received from the landlord today"),

@@ -764,3 +764,64 @@ def test_the_files_left_at_a_stop_count_a_rename_once(started):
     (root / "fresh.md").write_text("# Fresh\n")
     w._say_left({"fold/f00.md"})
     assert any(f"stopped: {NOTES + 2} files left for the next start" in s for s in said), said
+
+
+def _walks(w, monkeypatch) -> list[int]:
+    n = [0]
+    real = w.engine.scan
+
+    def scan():
+        n[0] += 1
+        return real()
+
+    monkeypatch.setattr(w.engine, "scan", scan)
+    return n
+
+
+@pytest.mark.parametrize("edited", [0, 2])
+def test_a_first_sync_whose_pre_pass_ran_no_chunk_walks_the_tree_once(started, monkeypatch, edited):
+    """Watch's first sync (a rescan alike) with no chunk to commit hands its pre-pass's scan to
+    the full sync (`SyncEngine.hand_scan`): the tree is walked once, and the report is the one a
+    sync walking it again gives (no change, or a few edits, fewer than a chunk)."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    for i in range(edited):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    walks = _walks(w, monkeypatch)
+    rep = w._first_sync()
+    assert walks[0] == 1 and w.engine.prescan is None
+    assert rep["ok"] and rep["counts"]["imported"] == edited and rep["files_seen"] == NOTES + 2, rep
+    again = w._first_sync()
+    assert walks[0] == 2 and again["ok"] and again["counts"]["imported"] == 0 and again["files_seen"] == NOTES + 2, again
+    assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == edited
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
+def test_a_handed_scan_is_not_taken_when_the_rules_changed_or_a_save_waits_to_be_put_back(started, monkeypatch):
+    """The full sync walks the tree itself when `.gbrainignore` changed after the pre-pass's scan
+    (its rules, read again, would not have listed the same files) or a failed write's save of
+    this process waits to be put back into the tree (`exporter.left_saves`)."""
+    from gbrain.sync import exporter
+
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    walks = _walks(w, monkeypatch)
+    real_hand = w.engine.hand_scan
+
+    def hand(*a):
+        real_hand(*a)
+        (root / ".gbrainignore").write_text("n00.md\n")
+
+    monkeypatch.setattr(w.engine, "hand_scan", hand)
+    rep = w._first_sync()
+    # the new rules' scan: n00.md ignored, .gbrainignore (written after the pre-pass's scan) seen
+    assert walks[0] == 2 and rep["ok"] and rep["changed"]["imported"] == [".gbrainignore"] and rep["comparison"]["left_alone"] == 1, rep
+    monkeypatch.setattr(w.engine, "hand_scan", real_hand)
+    monkeypatch.setitem(exporter.left_saves, "/nowhere/.x.gbrain-tmp", ("/nowhere/x.md", ""))
+    rep = w._first_sync()
+    assert walks[0] == 4 and rep["ok"], rep
+    monkeypatch.delitem(exporter.left_saves, "/nowhere/.x.gbrain-tmp")
+    rep = w._first_sync()
+    assert walks[0] == 5 and rep["ok"], rep

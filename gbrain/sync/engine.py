@@ -647,6 +647,8 @@ class SyncEngine:
         #: whose base this engine reads and writes: '' on SQLite, host:folder on Postgres
         self.client = sync_client(self.conn, self.root)
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
+        #: a whole-tree scan the next :meth:`sync` may take instead of its own (:meth:`hand_scan`)
+        self.prescan: tuple | None = None
         #: the git state (:func:`gitstate.fingerprint`) at the start of the last whole-tree sync
         #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
         #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
@@ -979,6 +981,32 @@ class SyncEngine:
         self.leftover_temps = w.temps
         return Scan(root=self.root, stats=w.files, skipped=w.reported())
 
+    def hand_scan(self, scan: Scan, git_fp: dict | None) -> None:
+        """Offer ``scan`` (a :meth:`scan` just made, ``git_fp`` the :func:`gitstate.fingerprint`
+        read before it) to the next :meth:`sync`, by a caller that committed nothing since (watch's
+        chunk pre-pass, ``watch._sync_chunks``, when it ran no chunk): the sync takes it instead
+        of walking the tree again when nothing of what its own scan would depend on differs: the
+        same ignore rules after its :meth:`reload_ignore` (``spec.lines`` and worktrees) and no
+        failed write's save of this process to put back first (``exporter.left_saves``). A file
+        changed since is one a change after the sync's own scan would have been: the watch
+        observer, started before, has its event. Taken once (:meth:`_sync` clears :attr:`prescan`)."""
+        self.prescan = (scan, git_fp, self.leftover_temps, self._rules_key())
+
+    def _rules_key(self) -> tuple | None:
+        spec = self.spec
+        lines = getattr(spec, "lines", None)
+        return None if lines is None else (lines, getattr(spec, "worktrees", None))
+
+    def _usable_prescan(self, pre: tuple | None) -> tuple | None:
+        """``pre`` (a :meth:`hand_scan` offer) when :meth:`_sync`, its rules just read again, may use it."""
+        if pre is None or pre[3] is None or pre[3] != self._rules_key():
+            return None
+        from . import exporter
+
+        if exporter.left_saves:  # (_retry_left_saves writes into the tree before the scan)
+            return None
+        return pre
+
     def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str, os.stat_result | None]] | None = None) -> list[str]:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
         writer's are left alone; a dead swap temp holding bytes the brain lacks, a save, goes
@@ -1237,13 +1265,18 @@ class SyncEngine:
         count (its file's stat as recorded, the file's hash then equal to the base, the brain's
         hash equal to the base) is settled as :func:`~gbrain.sync.plan.decide` would settle it,
         with nothing to write, and every other path goes through :meth:`_run` and ``decide``."""
+        handed, self.prescan = self.prescan, None
         self.check_root()
         self.reload_ignore()
         self._dir_cache = {}
-        git_now = gitstate.fingerprint(self.root)  # before the scan: git moving during it is seen next time
+        pre = self._usable_prescan(handed)  # a scan watch's pre-pass just made (hand_scan): not walked again
+        git_now = pre[1] if pre else gitstate.fingerprint(self.root)  # before the scan: git moving during it is seen next time
         self._retry_left_saves()  # (before the scan: it reads the note, or the file kept beside, as any save)
         try:
-            scan = self.scan()
+            if pre:
+                scan, self.leftover_temps = pre[0], pre[2]
+            else:
+                scan = self.scan()
         except FileNotFoundError:
             raise SyncError(f"the folder {self.root} does not exist (vanished?); nothing was changed") from None
         except PermissionError:
@@ -2891,7 +2924,7 @@ class SyncEngine:
             # one and drop the merged lines), merged again: the brain's version stays
             return data, brain_bytes
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_name)
+        view = stale_sidecar(data, brain_bytes, older) if sidecar else stale_view(data, brain_bytes, older, names=self._page_names())
         if view is None:
             return None
         return data, view.merged
@@ -2953,6 +2986,26 @@ class SyncEngine:
                 or c.execute("SELECT 1 FROM pages WHERE title_key = ? LIMIT 1", (k,)).fetchone() is not None
                 or c.execute("SELECT 1 FROM aliases WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None)
 
+    def _page_names(self) -> Callable[[str], bool]:
+        """:meth:`_page_name` with its answers kept, by loose key, for the one call it is handed to
+        (a ``stale_view``, a dropped-save look: they write nothing meanwhile, so an answer cannot
+        change): a checklist of look-alike lines asks the same few words hundreds of times, each
+        up to three indexed lookups (round trips on Postgres)."""
+        by_word: dict[str, bool] = {}
+        by_key: dict[str, bool] = {}
+
+        def names(word: str) -> bool:
+            got = by_word.get(word)
+            if got is None:
+                k = loose_key(word)
+                got = by_key.get(k)
+                if got is None:
+                    got = by_key[k] = self._page_name(word)
+                by_word[word] = got
+            return got
+
+        return names
+
     def _stale_base(self, p: str, b: str, base: bytes, data: bytes) -> bytes | None:
         """For a page changed in its file and in the brain since the base ``b`` (its bytes
         ``base``): the older version the file's save ``data`` was made from when it is a stale
@@ -2971,7 +3024,7 @@ class SyncEngine:
         from ..core.history import body
 
         older = [body(self.conn, i) for i in older_ids]
-        view = stale_view(data, base, older, names=self._page_name)
+        view = stale_view(data, base, older, names=self._page_names())
         return None if view is None else older[view.ancestor]
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
@@ -3139,9 +3192,10 @@ class SyncEngine:
             # (`merge.another_line`: it was excused as one and the person was not told)
             fresh = [ln.strip() for ln in set(data.splitlines()) - set(mine) if ln.strip()]
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
+                names = self._page_names()
                 for g in list(gone):
                     w = g.strip()
-                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, self._page_name) for n in fresh):
+                    if any((keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN) and not another_line(n, w, names) for n in fresh):
                         del gone[g]
         if not gone:
             return None

@@ -281,7 +281,8 @@ def load_ignore(root: Path) -> pathspec.PathSpec:
     """The ignore rules of ``root``: :data:`DEFAULT_IGNORE`, the linked git worktrees inside it
     (:func:`gitstate.worktrees_inside`: a second checkout of the same notes), then
     ``root/.gbrainignore`` (gitignore syntax, via ``pathspec``; ``!wt/`` brings a worktree in).
-    The spec carries ``worktrees`` (those folders) and ``worktrees_stamp``."""
+    The spec carries ``worktrees`` (those folders), ``worktrees_stamp`` and ``lines`` (every
+    rule, in order)."""
     from .gitstate import worktrees_inside
 
     lines = list(DEFAULT_IGNORE)
@@ -293,6 +294,7 @@ def load_ignore(root: Path) -> pathspec.PathSpec:
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     spec.worktrees = frozenset(trees)
     spec.worktrees_stamp = stamp
+    spec.lines = tuple(lines)  # what it was made of: two specs of equal lines and worktrees ignore alike
     return spec
 
 

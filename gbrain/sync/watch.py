@@ -899,11 +899,15 @@ class Watcher:
         the rest to the full sync."""
         before = dict(self.counts), self.batches
         self._collect = []
+        self.engine.prescan = None
         try:
             self._sync_chunks()
         finally:
             outs, self._collect = self._collect, None
-        rep = self._round(self.engine.sync)
+        try:
+            rep = self._round(self.engine.sync)
+        finally:
+            self.engine.prescan = None  # (taken once, by this sync only)
         if outs:
             self.counts, self.batches = before
             counts = rep.setdefault("counts", {})
@@ -932,7 +936,10 @@ class Watcher:
         if n <= 0:
             return
         eng = self.engine
+        from . import gitstate
+
         try:
+            git_fp = gitstate.fingerprint(eng.root)  # (before the scan, as the full sync reads it: handed with it)
             state = eng._state(None)
             sc = eng.scan()
         except (sqlite3.Error, GBrainError, OSError):
@@ -941,9 +948,13 @@ class Watcher:
         paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
         paths |= {p for p in state if p not in on_disk}
         if len(paths) <= n:
+            eng.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
             return
         moves, rest = self._move_chunks(paths, set(), {})
         chunks = self._chunks(rest, set(), {})
+        if not moves and len(chunks) < 2:
+            eng.hand_scan(sc, git_fp)
+            return
         spare: set[str] = set()  # (a rename changed since the cut: the full sync takes it)
         together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
         try:
