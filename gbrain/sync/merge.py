@@ -102,20 +102,6 @@ def alike(a: bytes, b: bytes) -> float:
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-def _osa(a: str, b: str) -> int:
-    """Optimal string alignment distance (Levenshtein with swaps of two neighbours as one edit)."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
 def _typo(old: str, new: str) -> bool:
     """Whether ``new`` (a run of tokens, spaces left out) is ``old`` with a typo fixed: equal but
     for case, or one edit (a letter put in, taken out, changed, two swapped) away, two when the
@@ -124,7 +110,9 @@ def _typo(old: str, new: str) -> bool:
         return True
     if [c for c in old if c.isdigit()] != [c for c in new if c.isdigit()]:
         return False
-    return _osa(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
+    from rapidfuzz.distance import OSA  # (optimal string alignment: a swap of two neighbours one edit; as spell.py and brain's near names)
+
+    return OSA.distance(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
 
 
 def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = None,
