@@ -876,8 +876,10 @@ class Brain:
         Raises :class:`BadInput` for an unsafe slug, :class:`Ambiguous` (a :class:`NotFound`;
         the matches in ``suggestions``) for a suffix or an alias several pages share and
         :class:`NotFound` (with near names in ``suggestions``, aliases included) for a miss;
-        ``suggest=False`` leaves the near names out (a caller that creates the page on a miss: the
-        fuzzy match over every page costs ~0.25 ms per page, 6.5 s for one ingest at 20,000 pages).
+        ``suggest=False`` leaves the near names out (a caller that creates the page on a miss). The
+        near names come from tables kept per process until the brain changes (:meth:`_near_tables`;
+        ``benchmarks/missed_lookup.py``: ~0.11 CPU-s per miss at 20,000 pages, ~0.3 s for the first
+        miss in a fresh process).
         """
         raw = exact_slug(slug)  # as written first: `notes/Draft plan `, `x.md` (file x.md.md)
         row = self.page_row(raw) if raw else None
