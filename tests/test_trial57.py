@@ -212,3 +212,21 @@ def test_untag_of_the_last_tag_of_a_notion_tags_line_ending_in_a_comma_takes_the
         assert b.get_text(slug) == text.replace(f"Tags: a, b,{nl}", "")
         assert b.tags(slug) == [] and [r["slug"] for r in b.backlinks(ACME)] == [slug]
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_the_tag_and_untag_tools_say_a_notion_page_takes_the_tags_line():
+    """Persona trial 57's leftover: ``brain_untag`` said "edits the page's frontmatter `tags`" (and
+    ``brain_tag`` "Add a tag to a page's frontmatter `tags`") though both edit a Notion export's
+    page's ``Tags:`` line. Said within the tool list's budget (tests/test_surfaces.py); the command
+    line's help says what untag does with a tag written only inline."""
+    from gbrain import operations as ops
+
+    from conftest import gbrain_in_process
+
+    tools = {t["name"]: t["description"] for t in ops.tools_json()}
+    assert "Notion `Tags:` line" in tools["brain_tag"], tools["brain_tag"]
+    assert "frontmatter" not in tools["brain_untag"] and "brain_tag" in tools["brain_untag"], tools["brain_untag"]
+    r = gbrain_in_process("untag", "--help")
+    assert r.returncode == 0 and b"Tags:" in r.stdout and b"#tag" in r.stdout and b"brain_" not in r.stdout, r.stdout
+    assert b"where `tag` writes it" in r.stdout, r.stdout  # the command, not the TAG argument
