@@ -683,6 +683,102 @@ def test_a_page_changed_while_it_was_embedded_is_not_counted_as_embedded(srv, ru
     assert r.stdout.decode().startswith("embedded 1 page(s)"), r.stdout
 
 
+def _stale(db_path) -> list[str]:
+    """The slugs ``embed --stale`` would take now (the active model's)."""
+    from gbrain.core.brain import Brain
+    from gbrain.search.vectors import active_model, select_pages
+
+    with Brain.open(db_path) as b:
+        model, _ = active_model(b.conn, b.config())
+        ids = [r["id"] for r in select_pages(b.conn, model.model_id, "stale")]
+        return sorted(b.conn.execute("SELECT slug FROM pages WHERE id = ?", (i,)).fetchone()[0] for i in ids)
+
+
+def test_one_page_written_while_it_is_embedded_is_planned_again_and_its_current_text_embedded(srv, run, db_path):
+    """Persona trial 56: `brain_embed {"slug": X}` answered `plan.to_embed: 4` but `pages: 0,
+    embedded: 0` while watch wrote the page (a person's save): its chunks, cut from the text
+    before, were not stored, and an agent took `embedded: 0` for a failure. The text the page
+    settled on is planned again once in the same call and embedded; the answer says nothing
+    changed meanwhile that is still to embed."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    put(run, "notes/beta", "# Beta\n\nyak notes\n\n## More\n\nsecond part\n")
+
+    def edit(inputs):  # a real write between the plan and the store: another Brain, as watch is
+        if srv.on_request is edit:
+            srv.on_request = None
+            with Brain.open(db_path) as b:
+                b.put("notes/beta", "# Beta\n\nyak notes, edited meanwhile\n\n## More\n\nsecond part\n")
+
+    srv.on_request = edit
+    r = run("call", "brain_embed", '{"slug": "notes/beta"}')
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 1 and out["chunks"] == 2 and not out.get("changed") and not out.get("changed_slugs"), out
+    sent = [t for q in srv.requests[-1:] for t in q["input"]]
+    assert len(sent) == 1 and "edited meanwhile" in sent[0], srv.requests  # only the new text again
+    assert out["embedded"] == 1 and out["cached"] == 1, out
+    assert "notes/beta" not in _stale(db_path)
+
+
+def test_a_page_that_keeps_changing_while_it_is_embedded_is_named_with_what_to_do(srv, run, db_path):
+    """The same, with a page written again on each request (it has not settled): one more plan,
+    then the answer names it (`changed_slugs`) beside the count, with a `message` to call again,
+    and the command line's summary names it too (one operation, both surfaces)."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    put(run, "notes/beta", "# Beta\n\nyak notes\n")
+    n = [0]
+
+    def edit(inputs):
+        n[0] += 1
+        with Brain.open(db_path) as b:
+            b.put("notes/beta", f"# Beta\n\nyak notes, edit {n[0]}\n")
+
+    srv.on_request = edit
+    r = run("call", "brain_embed", '{"slug": "beta"}')
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert n[0] == 2, n  # planned once more, no further
+    assert out["pages"] == 0 and out["changed"] == 1 and out["changed_slugs"] == ["notes/beta"], out
+    assert "notes/beta" in out["message"] and "brain_embed" in out["message"], out
+    r = run("embed", "notes/beta")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.decode()
+    assert said.startswith("embedded 0 page(s)") and "1 page(s) changed (or were deleted) while being embedded" in said and "\n  notes/beta" in said, said
+    srv.on_request = None
+    assert run("embed", "notes/beta").stdout.decode().startswith("embedded 1 page(s)")
+
+
+def test_a_run_over_many_pages_names_those_written_meanwhile_and_plans_none_again(srv, run, db_path):
+    """Without a slug the pages written meanwhile are named (at most ``CHANGED_NAMED``) and left
+    to the next call: the run is not repeated (a watch writing all the time would hold it)."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    for i in range(3):
+        put(run, f"notes/p{i}", f"# P{i}\n\nplain text {i}\n")
+    calls = [0]
+
+    def edit(inputs):
+        calls[0] += 1
+        if calls[0] == 1:
+            with Brain.open(db_path) as b:
+                b.put("notes/p1", "# P1\n\nplain text 1, edited\n")
+                b.delete_page("notes/p2")
+
+    srv.on_request = edit
+    r = run("embed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert not [t for q in srv.requests for t in q["input"] if "edited" in t], srv.requests  # not planned again
+    assert out["pages"] == 2 and out["changed"] == 2 and out["changed_slugs"] == ["notes/p1", "notes/p2"], out
+    assert "call" not in out.get("message", "") and "gbrain embed" in out["message"], out
+    assert _stale(db_path) == ["notes/p1"]
+
+
 def test_a_batch_refused_for_its_size_is_halved_for_the_run_and_said_once(srv, run):
     """trial 28: a gateway taking at most K inputs per request made embed bisect every group, silently."""
     setup_brain(run, srv.url)

@@ -175,3 +175,58 @@ def test_the_put_a_notion_warning_names_runs_and_gives_the_page_back(tmp_path, d
     assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
         assert b.get_text(slug) == text
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+@pytest.mark.parametrize("value,tagged", [("a,", "a, b"), ("a, ", "a, b"), ("a ,", "a, b"), ("a, ,", "a, b"), (",", "b")])
+def test_tag_of_a_notion_tags_line_ending_in_a_comma_writes_one_separator(tmp_path, db_path, nl, value, tagged):
+    """Persona trial 57's leftover: a ``Tags:`` line ending in a comma (``Tags: a,``, as a hand edit
+    leaves it) took ``gbrain tag X b`` as ``Tags: a,, b``: the new item goes after the last item,
+    one ``, `` between (an empty item was never a tag). Untag of the line's last tag still takes
+    the line away, and ``tag``/``untag`` give the page back."""
+    text = f"# Plan{nl}{nl}Status: Done{nl}Tags: {value}{nl}{REL}{nl}{nl}Body.{nl}"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.tag(slug, "b").changed
+        assert b.get_text(slug) == text.replace(f"Tags: {value}{nl}", f"Tags: {tagged}{nl}")
+        assert b.untag(slug, "b").changed
+        left = f"Tags: {tagged.removesuffix('b').removesuffix(', ')}{nl}" if tagged != "b" else ""
+        assert b.get_text(slug) == text.replace(f"Tags: {value}{nl}", left)
+        if left:
+            assert b.untag(slug, "a").changed  # the line's last tag: the line goes
+            assert b.get_text(slug) == text.replace(f"Tags: {value}{nl}", "")
+        assert b.tags(slug) == [] and [r["slug"] for r in b.backlinks(ACME)] == [slug]
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_untag_of_the_last_tag_of_a_notion_tags_line_ending_in_a_comma_takes_the_line(tmp_path, db_path, nl):
+    """The untag half of the same leftover: ``Tags: a,`` (and ``Tags: a, b,``) as the export or a
+    hand edit wrote it."""
+    text = f"# Plan{nl}{nl}Status: Done{nl}Tags: a, b,{nl}{REL}{nl}{nl}Body.{nl}"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.untag(slug, "b").changed
+        assert b.get_text(slug) == text.replace("Tags: a, b,", "Tags: a")
+        assert b.untag(slug, "a").changed
+        assert b.get_text(slug) == text.replace(f"Tags: a, b,{nl}", "")
+        assert b.tags(slug) == [] and [r["slug"] for r in b.backlinks(ACME)] == [slug]
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_the_tag_and_untag_tools_say_a_notion_page_takes_the_tags_line():
+    """Persona trial 57's leftover: ``brain_untag`` said "edits the page's frontmatter `tags`" (and
+    ``brain_tag`` "Add a tag to a page's frontmatter `tags`") though both edit a Notion export's
+    page's ``Tags:`` line. Said within the tool list's budget (tests/test_surfaces.py); the command
+    line's help says what untag does with a tag written only inline."""
+    from gbrain import operations as ops
+
+    from conftest import gbrain_in_process
+
+    tools = {t["name"]: t["description"] for t in ops.tools_json()}
+    assert "Notion `Tags:` line" in tools["brain_tag"], tools["brain_tag"]
+    assert "frontmatter" not in tools["brain_untag"] and "brain_tag" in tools["brain_untag"], tools["brain_untag"]
+    r = gbrain_in_process("untag", "--help")
+    assert r.returncode == 0 and b"Tags:" in r.stdout and b"#tag" in r.stdout and b"brain_" not in r.stdout, r.stdout
+    assert b"where `tag` writes it" in r.stdout, r.stdout  # the command, not the TAG argument

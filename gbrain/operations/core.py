@@ -1893,7 +1893,7 @@ def _tags(b, a, ctx):
 
 @op(
     "tag",
-    "Add a tag to a page's frontmatter `tags` (brain_untag removes one); a tag it has changes nothing.",
+    "Add a tag to a page's frontmatter `tags` or Notion `Tags:` line (brain_untag removes one); a tag it has changes nothing.",
     [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead (same as `gbrain untag`)", default=False, in_schema=False)],
     text=_saved,
     mutating=True,
@@ -1909,8 +1909,10 @@ def _tag(b, a, ctx):
     return _follow(b, a, lambda x: b.tag(x["slug"], x["tag"]).as_dict())
 
 
-@op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], text=_saved, mutating=True,
-    title="Remove a tag", destructive=True, idempotent=True, output=SAVED)
+@op("untag", "Remove a tag where brain_tag writes it.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], text=_saved, mutating=True,
+    title="Remove a tag", destructive=True, idempotent=True, output=SAVED,
+    details="Every spelling of it, from the frontmatter `tags` or (a Notion export's page) the item of its Tags: line, the line "
+            "with it when it was the only one. A tag written only inline (#tag, a Logseq tags:: line) is refused, naming it: edit the text.")
 def _untag(b, a, ctx):
     return _follow(b, a, lambda x: b.untag(x["slug"], x["tag"]).as_dict())
 

@@ -305,8 +305,9 @@ class Operation:
         if agent_only:
             sentences = re.split(r"(?<=\.)\s+(?=[A-Z`{(])", text)
             text = " ".join(x for x in sentences if not set(re.findall(r"`([a-z_]+)`", x)) & agent_only)
-        text = re.sub(r"`?\b(brain_[a-z_]+)\b`?", tool, text)
-        return re.sub(r"`([a-z_]+)`", lambda m: f"`{cli_name(params[m[1]])}`" if m[1] in params else m[0], text)
+        # parameters first: a command named as a parameter (untag's "where brain_tag writes it": `tag`) stays a command
+        text = re.sub(r"`([a-z_]+)`", lambda m: f"`{cli_name(params[m[1]])}`" if m[1] in params else m[0], text)
+        return re.sub(r"`?\b(brain_[a-z_]+)\b`?", tool, text)
 
     def annotations(self) -> dict:
         """MCP tool annotations: title and the four hints, from the registry entry."""

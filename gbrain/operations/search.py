@@ -79,7 +79,10 @@ def _embed_text(r: dict, a: dict) -> str:
             f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "")
             + ("" if k.get("chunk_tokens") else f": {k['error']}") for k in r["skipped"])
     if r.get("changed"):
-        s += f"\n{r['changed']:,} page(s) changed (or were deleted) while being embedded: not stored, they stay to embed; run `gbrain embed` again"
+        names = r.get("changed_slugs") or []
+        more = r["changed"] - len(names)
+        s += (f"\n{r['changed']:,} page(s) changed (or were deleted) while being embedded: not stored, they stay to embed; run `gbrain embed` again"
+              + ":" * bool(names) + "".join(f"\n  {n}" for n in names) + (f"\n  … {more:,} more" if names and more > 0 else ""))
     if r.get("left"):
         s += f"\n{r['left']:,} more page(s) to embed: run it again"
     return s
@@ -147,7 +150,7 @@ def _note_retries(model, ctx) -> None:
     open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
     output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
                pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean",
-               skipped="array", dropped="integer", changed="integer", exit_code="integer", left="integer"),
+               skipped="array", dropped="integer", changed="integer", changed_slugs="array", exit_code="integer", left="integer"),
 )
 def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale", "force") if a.get(k)]
@@ -217,23 +220,39 @@ def _embed(b, a, ctx):
     if ctx.agent and a.get("limit") is None and not a.get("slug") and not plan.paid:
         secs = _agent_seconds(b.config())
     until = started + secs if secs > 0 else None
-    _note_retries(model, ctx)  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
-    try:
-        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
-                            until=until, sampled=sampled)
-    except (Cancelled, DimsChanged):
-        raise
-    except GBrainError as e:
-        again = "call brain_embed again (no arguments)" if ctx.agent else "run `gbrain embed --stale`"
-        err = GBrainError(f"{e} (finished pages are saved; {again} to continue)")
-        err.kind, err.exit_code = e.kind, e.exit_code  # a provider's failure stays provider_error for a program
-        raise err from e
-    except KeyboardInterrupt as e:
-        _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
-        e.said = True  # (the command line's own "interrupted" would say it twice: entry.py)
-        raise
-    finally:
-        _note_retries(model, None)
+
+    def run(work):
+        _note_retries(model, ctx)  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
+        try:
+            return embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
+                               until=until, sampled=sampled)
+        except (Cancelled, DimsChanged):
+            raise
+        except GBrainError as e:
+            again = "call brain_embed again (no arguments)" if ctx.agent else "run `gbrain embed --stale`"
+            err = GBrainError(f"{e} (finished pages are saved; {again} to continue)")
+            err.kind, err.exit_code = e.kind, e.exit_code  # a provider's failure stays provider_error for a program
+            raise err from e
+        except KeyboardInterrupt as e:
+            _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
+            e.said = True  # (the command line's own "interrupted" would say it twice: entry.py)
+            raise
+        finally:
+            _note_retries(model, None)
+
+    stats = run(work)
+    if a.get("slug") and stats["changed"]:
+        # the one page asked for was written while it was embedded (a watch of a person's save, trial 56:
+        # `embedded: 0`, read as a failure): cut its text as it is now and embed that, once (the vectors
+        # of its unchanged chunks wait in the cache: only the new texts are sent)
+        again = select_pages(b.conn, model.model_id, "ids", [row["id"]])
+        if again:
+            stats = _added(stats, run(plan_embed(b.conn, model, again, force=force)[1]))
+    ids = stats.pop("changed_ids", [])[:CHANGED_NAMED]
+    if ids:  # named: the page a watch (a person's save) or another writer wrote meanwhile; a page moved since by its new name
+        names = {r["id"]: r["slug"] for r in rows}
+        now = dict(b.conn.execute(f"SELECT id, slug FROM pages WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall())
+        stats["changed_slugs"] = [now.get(i, names.get(i)) for i in ids]
     stats.pop("stored", None)  # (ids: the watch names its pages by them)
     advice = None
     if stats["skipped"]:
@@ -260,7 +279,38 @@ def _embed(b, a, ctx):
                           f"about {secs:g} s with a local model: config embed_agent_seconds, 0 for no bound)")
     if advice:
         out["message"] = advice + (f"; {out['message']}" if out.get("message") else "")
+    if stats["changed"]:  # said where an agent reads: `embedded: 0` alone read as a failure (trial 56)
+        said = _changed_said(stats)
+        said += "; call brain_embed again" if ctx.agent else "; run `gbrain embed` again"
+        out["message"] = said + (f"; {out['message']}" if out.get("message") else "")
     return {**out, **stats}
+
+
+#: at most this many pages written while being embedded are named (``changed_slugs``); ``changed`` counts them all
+CHANGED_NAMED = 20
+
+
+def _changed_said(r: dict) -> str:
+    """``N page(s) changed (or were deleted) while being embedded: SLUG, …`` from an embed answer's
+    ``changed`` and ``changed_slugs`` (``, … N more`` past those named)."""
+    names = r.get("changed_slugs") or []
+    more = r["changed"] - len(names)
+    return (f"{r['changed']:,} page(s) changed (or were deleted) while being embedded: " + ", ".join(names)
+            + (f", … {more:,} more" if more > 0 else "") + "; not stored, they stay to embed")
+
+
+def _added(first: dict, then: dict) -> dict:
+    """Two :func:`~gbrain.search.vectors.embed_pages` answers as one: the counts added, the pages
+    still changed those of ``then`` (the second plan of the pages ``first`` found changed)."""
+    out = dict(first)
+    for k in ("pages", "chunks", "embedded", "cached", "repeated", "dropped", "split"):
+        out[k] = first.get(k, 0) + then.get(k, 0)
+    out["skipped"] = first["skipped"] + then["skipped"]
+    out["stored"] = first["stored"] + then["stored"]
+    out["changed"], out["changed_ids"] = then["changed"], then["changed_ids"]
+    if "unreached" in then or "unreached" in first:
+        out["unreached"] = first.get("unreached", 0) + then.get("unreached", 0)
+    return out
 
 
 @op(

@@ -1169,7 +1169,8 @@ def notion_tag_added(body: str, path: str, tag: str) -> str | None:
         line = lines[at]
         text = line.rstrip("\r\n")
         name, _, value = text.partition(": ")
-        lines[at] = f"{name}: {value.rstrip() + ', ' if value.strip() else ''}{tag}" + line[len(text):]
+        value = value.rstrip().rstrip(", \t")  # (``Tags: a,``: after its last item, one separator: not ``a,, b``)
+        lines[at] = f"{name}: {value + ', ' if value else ''}{tag}" + line[len(text):]
     else:
         line = lines[last]
         end = line[len(line.rstrip("\r\n")):]

@@ -95,8 +95,8 @@ def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list
     """Pages to embed: ``all``, ``stale`` (never embedded with ``model``, changed since, or cut
     with another chunking version than ``chunking``, by default ``model``'s own:
     :func:`~.embeddings.chunking_of` gives a brain's, whose config may set the chunk budget) or
-    ``ids`` (the given ``page_ids``). Rows carry id, title, compiled_truth, timeline, content_hash."""
-    cols = "p.id, p.title, p.compiled_truth, p.timeline, p.content_hash"
+    ``ids`` (the given ``page_ids``). Rows carry id, title, compiled_truth, timeline, content_hash, slug."""
+    cols = "p.id, p.title, p.compiled_truth, p.timeline, p.content_hash, p.slug"
     if mode == "ids":
         ph = ",".join("?" * len(page_ids or []))
         return conn.execute(f"SELECT {cols} FROM pages p WHERE p.id IN ({ph}) ORDER BY p.id", list(page_ids or [])).fetchall()
@@ -323,7 +323,8 @@ def embed_pages(
     when its chunk list changed; ``embed_state`` records the page content embedded. A page whose
     text changed since it was chunked is skipped (it stays stale for the next run). Returns
     ``{pages, chunks, embedded, cached, repeated}`` (``repeated``: further copies of a text
-    embedded once in this run; ``stored``: the ids of the pages stored). Provider errors propagate (:class:`GBrainError`) after the
+    embedded once in this run; ``stored``: the ids of the pages stored; ``changed``: how many pages
+    were not, written or deleted since their chunks were cut, ``changed_ids`` their ids). Provider errors propagate (:class:`GBrainError`) after the
     finished groups are committed. ``check_stop()`` is called after each provider batch and
     each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
     ``until``: a time on :func:`_clock`; the run stops after the first group that ends past it
@@ -344,7 +345,8 @@ def embed_pages(
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0, "split": 0, "stored": []}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0, "split": 0, "stored": [],
+             "changed_ids": []}
     reached = 0
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
@@ -427,6 +429,7 @@ def embed_pages(
                     stats["split"] += split_chunks(w.chunks)
                 else:  # deleted or changed since its chunks were cut: it stays to embed
                     stats["changed"] += 1
+                    stats["changed_ids"].append(w.page_id)
             if hashes:
                 for part, marks in in_parts(hashes):
                     conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({marks})", [mid, *part])
