@@ -474,6 +474,16 @@ class _Handler:
                 self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
 
 
+def _unsynced(state: dict, sc) -> tuple[set[str], set[str]]:
+    """The paths a full sync would take, found by one stat of every file: ``(changed, gone)``,
+    ``changed`` the scan's files (``sc.stats``: ``(path, size, change stamp)``) with no
+    ``sync_state`` row or one of another size or stamp (a row with no stamp is compared by size
+    alone), ``gone`` the rows (``state``: ``SyncEngine._state``) of paths not on disk."""
+    on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+    changed = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
+    return changed, {p for p in state if p not in on_disk}
+
+
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
@@ -944,9 +954,8 @@ class Watcher:
             sc = eng.scan()
         except (sqlite3.Error, GBrainError, OSError):
             return  # (the full sync meets it)
-        on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
-        paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
-        paths |= {p for p in state if p not in on_disk}
+        changed, gone = _unsynced(state, sc)
+        paths = changed | gone
         if len(paths) <= n:
             eng.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
             return
@@ -1154,17 +1163,16 @@ class Watcher:
         try:
             state = self.engine._state(None)
             sc = self.engine.scan()
-            on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
         except (sqlite3.Error, GBrainError, OSError):
             left = len(paths)
         else:
-            left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
-            gone_ids = {row[4] for p, row in state.items() if p not in on_disk and row[4] is not None}
-            left += sum(1 for p in state if p not in on_disk)
+            changed, gone = _unsynced(state, sc)
+            left = len(changed) + len(gone)
+            gone_ids = {state[p][4] for p in gone if state[p][4] is not None}
             if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
                 from .scan import file_id
 
-                for p in on_disk:
+                for p in changed:
                     if p not in state:
                         try:
                             left -= file_id(os.lstat(os.path.join(str(self.engine.root), *p.split("/")))) in gone_ids
