@@ -80,7 +80,7 @@ from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, sho
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import MASS_TRASH, TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, change_stamp, escaped, file_id, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -472,6 +472,13 @@ class _Handler:
                 # a write (IN_MODIFY) tells apart from the close after it (``closed``: the save is
                 # done); only an observer that reports closes sends closes (Pending.closes)
                 self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
+
+
+def _file_print(st: os.stat_result) -> tuple[int, int, int]:
+    """What watch compares to tell a file unchanged since it was stat'ed: ``(size, change
+    stamp, file id)`` (:func:`.scan.change_stamp`, :func:`.scan.file_id`): the same bytes
+    length, no write since, the same inode."""
+    return st.st_size, change_stamp(st), file_id(st)
 
 
 def _unsynced(state: dict, sc) -> tuple[set[str], set[str]]:
@@ -1170,8 +1177,6 @@ class Watcher:
             left = len(changed) + len(gone)
             gone_ids = {state[p][4] for p in gone if state[p][4] is not None}
             if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
-                from .scan import file_id
-
                 for p in changed:
                     if p not in state:
                         try:
@@ -1327,8 +1332,6 @@ class Watcher:
         last synced (size, change stamp unless recorded racy, device and inode): written since,
         by a save that may not be over. One lstat each and one query; a path with no file or no
         row is none (a new file's round pairs moves: Pending's batch or the retry takes it)."""
-        from .scan import change_stamp, file_id
-
         out = set()
         for rel, (st, row) in self._on_disk(rels).items():
             if row is None:
@@ -1446,8 +1449,6 @@ class Watcher:
         rename, the editor's rest lost: f22fcc3's case) and a renamed note trashed. They leave
         the round and go to Pending as their events would (``gone`` when no file is there): it
         decides them once their events settle."""
-        from .scan import change_stamp, file_id
-
         seen = self._chunk_seen
         now = time.monotonic()
         keep = set()
@@ -1459,7 +1460,7 @@ class Watcher:
             except OSError:
                 keep.add(rel)  # (unreadable: the round says so and retries it, as in one round)
                 continue
-            if st is not None and seen.get(rel) == (st.st_size, change_stamp(st), file_id(st)):
+            if st is not None and seen.get(rel) == _file_print(st):
                 keep.add(rel)
                 continue
             if st is None:
@@ -1506,7 +1507,6 @@ class Watcher:
             return [], paths
         import stat as _stat
 
-        from .scan import change_stamp, file_id
         from .verify import sha256_file
 
         # a folder event's round reconciles every path known under it and every file there now
@@ -1558,7 +1558,7 @@ class Watcher:
                 continue
             if same:
                 pairs.append((olds[0], rel))
-                seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
+                seen[rel] = (olds[0], _file_print(st))
         if not pairs:
             return [], paths
         # the mass-deletion guard weighs a round's deletions against each folder's notes before
@@ -1583,8 +1583,6 @@ class Watcher:
         still gone, the new one the file stat'ed then (size, change stamp, file id). A pair that
         changed since (a save into the renamed note, the old name written again) joins the
         round's first chunk ``first`` (run after the renames), which decides it with the rest."""
-        from .scan import change_stamp, file_id
-
         root = str(self.engine.root)
         keep = set()
         for new, (old, want) in self._move_seen.items():
@@ -1592,7 +1590,7 @@ class Watcher:
                 continue
             try:
                 st = os.lstat(os.path.join(root, *new.split("/")))
-                ok = want == (st.st_size, change_stamp(st), file_id(st)) and not os.path.lexists(os.path.join(root, *old.split("/")))
+                ok = want == _file_print(st) and not os.path.lexists(os.path.join(root, *old.split("/")))
             except OSError:
                 ok = False
             (keep if ok else first).update((old, new))
@@ -1619,8 +1617,6 @@ class Watcher:
             return [paths]
         import stat as _stat
 
-        from .scan import change_stamp, file_id
-
         maybe = set(kw.get("maybe_moved") or ())
         prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
         if any(not d.strip("/") for d in dirs):
@@ -1634,7 +1630,7 @@ class Watcher:
                 continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
             fid = row[4]
             (same if fid is None or fid == file_id(st) else other).append(rel)
-            seen[rel] = (st.st_size, change_stamp(st), file_id(st))
+            seen[rel] = _file_print(st)
         plain = set(same)
         if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
             plain.update(other)  # nothing in the round a replaced file could pair with
