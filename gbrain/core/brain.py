@@ -1093,20 +1093,17 @@ class Brain:
 
     def _near_tables(self) -> _NearTables:
         """This brain's :class:`_NearTables`, built again only when the database changed since
-        they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
+        they were built: ``storage/db.change_stamp``, as the vector caches (this connection, ``PRAGMA
         data_version``, which another connection's or process's commit changes (on Postgres the
         newest history row: every page write adds one; and the schema version, as a migration derives
         alias rows again with no history row), and this connection's ``total_changes``).
         Built every time when :data:`_NEAR_FAST` is off or inside a transaction; a slug's keys are
         kept between builds (``_near_memo``), so a build after a write reads the names again only."""
         # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
-        stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
-        if stamp is not None and dbmod.is_postgres(self.conn):
-            # (a migration writes alias rows again with no history row: the schema version it records)
-            stamp += (self.conn.execute("SELECT max(version) FROM gbrain_schema").fetchone()[0],)
+        stamp = dbmod.change_stamp(self.conn) if _NEAR_FAST and not self.conn.in_transaction else None
         kept = getattr(self, "_near_kept", None)
-        if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
-            return kept[2]
+        if stamp is not None and kept is not None and dbmod.same_stamp(kept[0], stamp):
+            return kept[1]
         slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
         memo = getattr(self, "_near_memo", None) if _NEAR_FAST else None
         if memo is None or len(memo) > 2 * len(slugs) + 1000:  # (names gone since are dropped now and then)
@@ -1114,7 +1111,7 @@ class Brain:
         tables = _NearTables(slugs, self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall(),
                              memo if _NEAR_FAST else None)
         if stamp is not None:
-            self._near_kept = (self.conn, stamp, tables)
+            self._near_kept = (stamp, tables)
         return tables
 
     def _suggest(self, slug: str, n: int) -> list[str]:
