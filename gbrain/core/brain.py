@@ -383,6 +383,15 @@ def _slip_for(key: str, name: str) -> int | None:
     d = OSA.distance(a, b, score_cutoff=allowed)
     return d if d <= allowed else None
 
+def _notion_tags_check(page: Page, key: str, tagged: bool) -> Callable[[Page, Page], bool]:
+    """The check ``Brain._edit`` makes of a ``tag`` (``tagged``) or ``untag`` edit of a Notion
+    export page's ``Tags:`` line (:func:`gbrain.page.markdown.notion_tag_added`,
+    ``notion_tag_removed``): the new page has (``tagged``) or lacks the tag of identity ``key``
+    (:func:`tag_identity`) and links exactly as ``page`` (kind and target, in order)."""
+    had = [(ln.kind, ln.target) for ln in page.links]
+    return lambda o, n: (key in {tag_identity(t) for t in n.all_tags}) == tagged and [(ln.kind, ln.target) for ln in n.links] == had
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -2184,9 +2193,7 @@ class Brain:
             note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
-            key, had = tag_identity(tag), [(ln.kind, ln.target) for ln in page.links]
-            res = self._edit(row, (BOM if page.bom else "") + body,
-                             lambda o, n: key in {tag_identity(t) for t in n.all_tags} and [(ln.kind, ln.target) for ln in n.links] == had, "tag")
+            res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
         else:
             res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
@@ -2239,9 +2246,7 @@ class Brain:
                     text = (BOM if page.bom else "") + body
                     still = [t for t in self.parse_text(text, row["path"]).all_tags if tag_identity(t) == key]
                     if not still:
-                        had = [(ln.kind, ln.target) for ln in page.links]
-                        return self._edit(row, text, lambda o, n: key not in {tag_identity(t) for t in n.all_tags}
-                                          and [(ln.kind, ln.target) for ln in n.links] == had, "untag")
+                        return self._edit(row, text, _notion_tags_check(page, key, False), "untag")
                     line, inline = None, still  # written inline (#tag) too: the refusal names that
                 where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
