@@ -748,6 +748,17 @@ class Watcher:
         return True
 
     def _add(self, out: Outcome) -> None:
+        """Count a round's outcome into this watch's totals; a chunk of a full sync's
+        (:meth:`_sync` collecting) is only collected: its report counts it."""
+        if self._collect is not None:
+            self._collect.append(out)
+            if out.changed() and self.keeper is not None:
+                self.keeper.poke()
+            return
+        self._total(out)
+
+    def _total(self, out: Outcome) -> None:
+        """Add ``out`` to this watch's totals (counts, lists, batches) and poke the embedder."""
         for k, v in out.counts().items():
             self.counts[k] = self.counts.get(k, 0) + v
         self.conflicts += out.conflicts
@@ -755,8 +766,6 @@ class Watcher:
         self.moved += out.moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
-        if self._collect is not None:
-            self._collect.append(out)
         if out.changed():
             self.batches += 1
             if self.keeper is not None:
@@ -914,19 +923,23 @@ class Watcher:
         move pairing over the whole tree as before; what the chunks did it finds in sync. Its
         report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
         the rest to the full sync."""
-        before = dict(self.counts), self.batches
-        self._collect = []
+        outs: list[Outcome] = []
+        self._collect = outs  # (the chunks' outcomes: counted with the report, by _add_initial)
         self.engine.prescan = None
         try:
-            self._sync_chunks()
-        finally:
-            outs, self._collect = self._collect, None
-        try:
-            rep = self._round(self.engine.sync)
-        finally:
-            self.engine.prescan = None  # (taken once, by this sync only)
+            try:
+                self._sync_chunks()
+            finally:
+                self._collect = None
+            try:
+                rep = self._round(self.engine.sync)
+            finally:
+                self.engine.prescan = None  # (taken once, by this sync only)
+        except BaseException:
+            for out in outs:  # committed, in no report: this watch's totals count them
+                self._total(out)
+            raise
         if outs:
-            self.counts, self.batches = before
             counts = rep.setdefault("counts", {})
             changed = rep.setdefault("changed", {})
             for out in outs:
@@ -939,12 +952,6 @@ class Watcher:
                 rep["merged"] = list(rep.get("merged", [])) + out.merged
                 rep["collapsed"] = list(rep.get("collapsed", [])) + out.collapsed
                 rep["warning_count"] = rep.get("warning_count", 0) + len(out.warnings)
-            # (_add counted them into this watch's totals; _add_initial counts the report)
-            self.moved = self.moved[: len(self.moved) - sum(len(o.moved) for o in outs)]
-            self.conflicts = self.conflicts[: len(self.conflicts) - sum(len(o.conflicts) for o in outs)]
-            self.merged = self.merged[: len(self.merged) - sum(len(o.merged) for o in outs)]
-            self.collapsed = self.collapsed[: len(self.collapsed) - sum(len(o.collapsed) for o in outs)]
-            self.warning_count -= sum(len(o.warnings) for o in outs)
         return rep
 
     def _sync_chunks(self) -> None:
