@@ -1233,3 +1233,39 @@ def test_vector_index_loads_in_blocks_as_row_by_row(tmp_path, monkeypatch):
     idx = VectorIndex.get(b.conn, str(b.path.resolve()), "fake-32")
     assert idx.n == len(good) and idx.ids[: idx.n].tolist() == [r[0] for r in good] and idx.page_ids[: idx.n].tolist() == [r[1] for r in good]
     assert np.array_equal(idx.mat[: idx.n], np.stack([np.frombuffer(r[2], dtype="<f4") for r in good]))
+
+
+def test_vector_caches_see_a_schema_upgrade_that_drops_vectors_while_this_brain_is_open(db_path):
+    """A newer gbrain's migration may drop a page's vectors and embed state (a chunking change)
+    with no history row and no new embedding row, in the transaction that records the new schema
+    version: a long-lived brain (``serve``) neither searches the dropped vectors nor counts the
+    page embedded. On Postgres ``PRAGMA data_version`` (the newest history and embedding rows)
+    did not change, so the vector caches' stamp holds the schema version too
+    (``db.change_stamp``, as the near-name tables had it)."""
+    from gbrain.search import vectors
+    from gbrain.storage import db as dbmod
+
+    VectorIndex.forget()
+    with Brain.open(db_path) as b, Brain.open(db_path) as other:
+        for path, text in PAGES.items():
+            b.save_page(path, text)
+        b.set_config("embedding_model", "fake-32")
+        embed(b)
+        key = str(b.path)
+        idx = VectorIndex.get(b.conn, key, "fake-32")
+        n0 = idx.size
+        assert n0 and vectors.stale_count(b.conn, "fake-32") == 0
+        c = other.conn
+        with other.transaction():  # what a migration does: derived rows dropped, the version recorded
+            pid = c.execute("SELECT min(page_id) FROM page_embeddings").fetchone()[0]
+            gone = c.execute("SELECT COUNT(*) FROM page_embeddings WHERE page_id = ?", (pid,)).fetchone()[0]
+            assert c.execute("SELECT max(id) FROM page_embeddings WHERE page_id = ?", (pid,)).fetchone()[0] < c.execute("SELECT max(id) FROM page_embeddings").fetchone()[0]
+            c.execute("DELETE FROM page_embeddings WHERE page_id = ?", (pid,))
+            c.execute("DELETE FROM embed_state WHERE page_id = ?", (pid,))
+            if dbmod.is_postgres(c):
+                c.execute("INSERT INTO gbrain_schema(version) SELECT max(version) + 1 FROM gbrain_schema")
+            else:
+                c.execute("PRAGMA user_version = %d" % (c.execute("PRAGMA user_version").fetchone()[0] + 1))
+        assert VectorIndex.get(b.conn, key, "fake-32").size == n0 - gone
+        assert vectors.stale_count(b.conn, "fake-32") == 1
+    VectorIndex.forget()

@@ -391,6 +391,38 @@ def test_a_round_failed_in_a_later_chunk_and_retried_is_counted_once(started, mo
     assert fresh_import_differences(b) == {}
 
 
+def test_a_first_sync_failed_after_its_chunks_counts_what_they_committed_once(started, monkeypatch):
+    """The full sync after a first sync's chunks fails (the brain busy): the chunks committed
+    and are in no report, so this watch's totals count them (each a batch); the sync run again
+    reports the rest: the summary counts each note once (``Watcher._sync``: a chunk's outcome is
+    counted with its report, else by itself, never both)."""
+    import sqlite3
+
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", CHUNK)
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    real = w.engine.sync
+
+    def busy(*a, **kw):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(w.engine, "sync", busy)
+    with pytest.raises(sqlite3.OperationalError):
+        w._sync()
+    done = sum("ZZEDITZZ" in b.get_text(f"n{i:02d}") for i in range(NOTES))
+    assert 0 < done < NOTES, done
+    assert w.counts["imported"] == done and w.batches == -(-done // int(CHUNK)), (w.counts, w.batches, done)
+    monkeypatch.setattr(w.engine, "sync", real)
+    rep = w._sync()
+    assert rep["ok"] and rep["counts"]["imported"] == NOTES - done, rep["counts"]
+    w._add_initial(rep)
+    assert w.counts["imported"] == NOTES and w.summary()["counts"]["imported"] == NOTES, w.counts
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
 CHUNK_PAUSE_HOOK = """
 import importlib.machinery, os, sys, time
 if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):

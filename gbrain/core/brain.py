@@ -383,6 +383,15 @@ def _slip_for(key: str, name: str) -> int | None:
     d = OSA.distance(a, b, score_cutoff=allowed)
     return d if d <= allowed else None
 
+def _notion_tags_check(page: Page, key: str, tagged: bool) -> Callable[[Page, Page], bool]:
+    """The check ``Brain._edit`` makes of a ``tag`` (``tagged``) or ``untag`` edit of a Notion
+    export page's ``Tags:`` line (:func:`gbrain.page.markdown.notion_tag_added`,
+    ``notion_tag_removed``): the new page has (``tagged``) or lacks the tag of identity ``key``
+    (:func:`tag_identity`) and links exactly as ``page`` (kind and target, in order)."""
+    had = [(ln.kind, ln.target) for ln in page.links]
+    return lambda o, n: (key in {tag_identity(t) for t in n.all_tags}) == tagged and [(ln.kind, ln.target) for ln in n.links] == had
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -1095,20 +1104,17 @@ class Brain:
 
     def _near_tables(self) -> _NearTables:
         """This brain's :class:`_NearTables`, built again only when the database changed since
-        they were built: the stamp of ``search/vectors.stale_count`` (this connection, ``PRAGMA
+        they were built: ``storage/db.change_stamp``, as the vector caches (this connection, ``PRAGMA
         data_version``, which another connection's or process's commit changes (on Postgres the
         newest history row: every page write adds one; and the schema version, as a migration derives
         alias rows again with no history row), and this connection's ``total_changes``).
         Built every time when :data:`_NEAR_FAST` is off or inside a transaction; a slug's keys are
         kept between builds (``_near_memo``), so a build after a write reads the names again only."""
         # (not inside a transaction: one rolled back would leave its names in tables its stamp still matches)
-        stamp = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes) if _NEAR_FAST and not self.conn.in_transaction else None
-        if stamp is not None and dbmod.is_postgres(self.conn):
-            # (a migration writes alias rows again with no history row: the schema version it records)
-            stamp += (self.conn.execute("SELECT max(version) FROM gbrain_schema").fetchone()[0],)
+        stamp = dbmod.change_stamp(self.conn) if _NEAR_FAST and not self.conn.in_transaction else None
         kept = getattr(self, "_near_kept", None)
-        if stamp is not None and kept is not None and kept[0] is self.conn and kept[1] == stamp:
-            return kept[2]
+        if stamp is not None and kept is not None and dbmod.same_stamp(kept[0], stamp):
+            return kept[1]
         slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
         memo = getattr(self, "_near_memo", None) if _NEAR_FAST else None
         if memo is None or len(memo) > 2 * len(slugs) + 1000:  # (names gone since are dropped now and then)
@@ -1116,7 +1122,7 @@ class Brain:
         tables = _NearTables(slugs, self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC").fetchall(),
                              memo if _NEAR_FAST else None)
         if stamp is not None:
-            self._near_kept = (self.conn, stamp, tables)
+            self._near_kept = (stamp, tables)
         return tables
 
     def _suggest(self, slug: str, n: int) -> list[str]:
@@ -2189,9 +2195,7 @@ class Brain:
             note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
-            key, had = tag_identity(tag), [(ln.kind, ln.target) for ln in page.links]
-            res = self._edit(row, (BOM if page.bom else "") + body,
-                             lambda o, n: key in {tag_identity(t) for t in n.all_tags} and [(ln.kind, ln.target) for ln in n.links] == had, "tag")
+            res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
         else:
             res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
@@ -2244,9 +2248,7 @@ class Brain:
                     text = (BOM if page.bom else "") + body
                     still = [t for t in self.parse_text(text, row["path"]).all_tags if tag_identity(t) == key]
                     if not still:
-                        had = [(ln.kind, ln.target) for ln in page.links]
-                        return self._edit(row, text, lambda o, n: key not in {tag_identity(t) for t in n.all_tags}
-                                          and [(ln.kind, ln.target) for ln in n.links] == had, "untag")
+                        return self._edit(row, text, _notion_tags_check(page, key, False), "untag")
                     line, inline = None, still  # written inline (#tag) too: the refusal names that
                 where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")

@@ -27,7 +27,7 @@ from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import Chunk
 from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_of, chunking_version, length_refusal, model_page_chunks,
                          resolve_model, split_chunks, to_blob)
-from ..storage.db import in_parts, is_postgres
+from ..storage.db import change_stamp, in_parts, is_postgres, same_stamp
 from ..storage.filters import PageFilter
 # (Postgres: pgvector's helpers in ..storage.pg are imported where a Postgres path needs them: not
 # by a SQLite brain's query or stats, tests/test_startup.py)
@@ -136,12 +136,12 @@ def active_model(conn: sqlite3.Connection, config: dict) -> tuple[EmbeddingModel
 def stale_count(conn: sqlite3.Connection, model: str, chunking: int | None = None) -> int:
     """How many pages were never embedded with ``model``, changed since or were cut with another
     chunking than ``chunking`` (default: ``model``'s own) (memoised until the database changes:
-    ``PRAGMA data_version`` + this connection's ``total_changes``)."""
+    :func:`~gbrain.storage.db.change_stamp`)."""
     chunking = chunking if chunking is not None else chunking_version(model)
     key = (id(conn), model, chunking)
-    stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    stamp = change_stamp(conn)
     hit = _STALE.get(key)
-    if hit is not None and hit[0][0] is conn and hit[0][1:] == stamp[1:]:
+    if hit is not None and same_stamp(hit[0], stamp):
         return hit[1]
     if len(_STALE) > 64:
         _STALE.clear()
@@ -678,12 +678,12 @@ class VectorIndex:
         """Bring the matrix up to date with the database (see the class docstring).
 
         Skipped without a query when this connection has written nothing and no other
-        connection has committed anything since the last refresh (``PRAGMA data_version`` and
-        ``total_changes``)."""
+        connection has committed anything since the last refresh, nor a migration run
+        (:func:`~gbrain.storage.db.change_stamp`)."""
         with self._lock:
             # the connection itself (not its id, which a later connection could reuse) is kept
-            stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-            if self._stamp is not None and self._stamp[0] is conn and self._stamp[1:] == stamp[1:]:
+            stamp = change_stamp(conn)
+            if same_stamp(self._stamp, stamp):
                 return
             count, max_id = conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM page_embeddings WHERE model = ?", (self.model,)).fetchone()
             if count == self.count and max_id == self.max_id:

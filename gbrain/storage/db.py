@@ -2625,6 +2625,26 @@ def is_postgres(conn) -> bool:
     return getattr(conn, "dialect", "sqlite") == "postgres"
 
 
+def change_stamp(conn) -> tuple:
+    """What a cache of rows read on ``conn`` compares to know the database unchanged since:
+    ``(conn, PRAGMA data_version, conn.total_changes)`` (another connection's or process's
+    commit changes the first; this connection's writes the second), on Postgres with the schema
+    version too (``max(version)`` of ``gbrain_schema``): its ``data_version`` is the newest
+    history and embedding rows, which a migration deriving rows again (aliases, embed state,
+    vectors dropped) in another process leaves as they were. Two stamps match when
+    :func:`same_stamp`. Raises what the connection's queries raise."""
+    stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    if is_postgres(conn):
+        stamp += (conn.execute("SELECT max(version) FROM gbrain_schema").fetchone()[0],)
+    return stamp
+
+
+def same_stamp(old: tuple | None, new: tuple) -> bool:
+    """Whether :func:`change_stamp` ``old`` (None: no stamp kept) is ``new``: the same
+    connection object (never its id, which a later connection could reuse), the same values."""
+    return old is not None and old[0] is new[0] and old[1:] == new[1:]
+
+
 def is_read_only(p: Path) -> bool:
     """Whether the database cannot be written here: a read-only mount (``statvfs``'s
     ``ST_RDONLY``), or a file or folder without write permission for this user (root ignores

@@ -80,7 +80,7 @@ from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, sho
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import MASS_TRASH, TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, change_stamp, escaped, file_id, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -474,6 +474,23 @@ class _Handler:
                 self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
 
 
+def _file_print(st: os.stat_result) -> tuple[int, int, int]:
+    """What watch compares to tell a file unchanged since it was stat'ed: ``(size, change
+    stamp, file id)`` (:func:`.scan.change_stamp`, :func:`.scan.file_id`): the same bytes
+    length, no write since, the same inode."""
+    return st.st_size, change_stamp(st), file_id(st)
+
+
+def _unsynced(state: dict, sc) -> tuple[set[str], set[str]]:
+    """The paths a full sync would take, found by one stat of every file: ``(changed, gone)``,
+    ``changed`` the scan's files (``sc.stats``: ``(path, size, change stamp)``) with no
+    ``sync_state`` row or one of another size or stamp (a row with no stamp is compared by size
+    alone), ``gone`` the rows (``state``: ``SyncEngine._state``) of paths not on disk."""
+    on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+    changed = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
+    return changed, {p for p in state if p not in on_disk}
+
+
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
@@ -731,6 +748,17 @@ class Watcher:
         return True
 
     def _add(self, out: Outcome) -> None:
+        """Count a round's outcome into this watch's totals; a chunk of a full sync's
+        (:meth:`_sync` collecting) is only collected: its report counts it."""
+        if self._collect is not None:
+            self._collect.append(out)
+            if out.changed() and self.keeper is not None:
+                self.keeper.poke()
+            return
+        self._total(out)
+
+    def _total(self, out: Outcome) -> None:
+        """Add ``out`` to this watch's totals (counts, lists, batches) and poke the embedder."""
         for k, v in out.counts().items():
             self.counts[k] = self.counts.get(k, 0) + v
         self.conflicts += out.conflicts
@@ -738,8 +766,6 @@ class Watcher:
         self.moved += out.moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
-        if self._collect is not None:
-            self._collect.append(out)
         if out.changed():
             self.batches += 1
             if self.keeper is not None:
@@ -897,19 +923,23 @@ class Watcher:
         move pairing over the whole tree as before; what the chunks did it finds in sync. Its
         report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
         the rest to the full sync."""
-        before = dict(self.counts), self.batches
-        self._collect = []
+        outs: list[Outcome] = []
+        self._collect = outs  # (the chunks' outcomes: counted with the report, by _add_initial)
         self.engine.prescan = None
         try:
-            self._sync_chunks()
-        finally:
-            outs, self._collect = self._collect, None
-        try:
-            rep = self._round(self.engine.sync)
-        finally:
-            self.engine.prescan = None  # (taken once, by this sync only)
+            try:
+                self._sync_chunks()
+            finally:
+                self._collect = None
+            try:
+                rep = self._round(self.engine.sync)
+            finally:
+                self.engine.prescan = None  # (taken once, by this sync only)
+        except BaseException:
+            for out in outs:  # committed, in no report: this watch's totals count them
+                self._total(out)
+            raise
         if outs:
-            self.counts, self.batches = before
             counts = rep.setdefault("counts", {})
             changed = rep.setdefault("changed", {})
             for out in outs:
@@ -922,12 +952,6 @@ class Watcher:
                 rep["merged"] = list(rep.get("merged", [])) + out.merged
                 rep["collapsed"] = list(rep.get("collapsed", [])) + out.collapsed
                 rep["warning_count"] = rep.get("warning_count", 0) + len(out.warnings)
-            # (_add counted them into this watch's totals; _add_initial counts the report)
-            self.moved = self.moved[: len(self.moved) - sum(len(o.moved) for o in outs)]
-            self.conflicts = self.conflicts[: len(self.conflicts) - sum(len(o.conflicts) for o in outs)]
-            self.merged = self.merged[: len(self.merged) - sum(len(o.merged) for o in outs)]
-            self.collapsed = self.collapsed[: len(self.collapsed) - sum(len(o.collapsed) for o in outs)]
-            self.warning_count -= sum(len(o.warnings) for o in outs)
         return rep
 
     def _sync_chunks(self) -> None:
@@ -944,9 +968,8 @@ class Watcher:
             sc = eng.scan()
         except (sqlite3.Error, GBrainError, OSError):
             return  # (the full sync meets it)
-        on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
-        paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
-        paths |= {p for p in state if p not in on_disk}
+        changed, gone = _unsynced(state, sc)
+        paths = changed | gone
         if len(paths) <= n:
             eng.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
             return
@@ -1154,17 +1177,14 @@ class Watcher:
         try:
             state = self.engine._state(None)
             sc = self.engine.scan()
-            on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
         except (sqlite3.Error, GBrainError, OSError):
             left = len(paths)
         else:
-            left = sum(1 for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp))
-            gone_ids = {row[4] for p, row in state.items() if p not in on_disk and row[4] is not None}
-            left += sum(1 for p in state if p not in on_disk)
+            changed, gone = _unsynced(state, sc)
+            left = len(changed) + len(gone)
+            gone_ids = {state[p][4] for p in gone if state[p][4] is not None}
             if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
-                from .scan import file_id
-
-                for p in on_disk:
+                for p in changed:
                     if p not in state:
                         try:
                             left -= file_id(os.lstat(os.path.join(str(self.engine.root), *p.split("/")))) in gone_ids
@@ -1319,8 +1339,6 @@ class Watcher:
         last synced (size, change stamp unless recorded racy, device and inode): written since,
         by a save that may not be over. One lstat each and one query; a path with no file or no
         row is none (a new file's round pairs moves: Pending's batch or the retry takes it)."""
-        from .scan import change_stamp, file_id
-
         out = set()
         for rel, (st, row) in self._on_disk(rels).items():
             if row is None:
@@ -1438,8 +1456,6 @@ class Watcher:
         rename, the editor's rest lost: f22fcc3's case) and a renamed note trashed. They leave
         the round and go to Pending as their events would (``gone`` when no file is there): it
         decides them once their events settle."""
-        from .scan import change_stamp, file_id
-
         seen = self._chunk_seen
         now = time.monotonic()
         keep = set()
@@ -1451,7 +1467,7 @@ class Watcher:
             except OSError:
                 keep.add(rel)  # (unreadable: the round says so and retries it, as in one round)
                 continue
-            if st is not None and seen.get(rel) == (st.st_size, change_stamp(st), file_id(st)):
+            if st is not None and seen.get(rel) == _file_print(st):
                 keep.add(rel)
                 continue
             if st is None:
@@ -1498,7 +1514,6 @@ class Watcher:
             return [], paths
         import stat as _stat
 
-        from .scan import change_stamp, file_id
         from .verify import sha256_file
 
         # a folder event's round reconciles every path known under it and every file there now
@@ -1550,7 +1565,7 @@ class Watcher:
                 continue
             if same:
                 pairs.append((olds[0], rel))
-                seen[rel] = (olds[0], (st.st_size, change_stamp(st), file_id(st)))
+                seen[rel] = (olds[0], _file_print(st))
         if not pairs:
             return [], paths
         # the mass-deletion guard weighs a round's deletions against each folder's notes before
@@ -1575,8 +1590,6 @@ class Watcher:
         still gone, the new one the file stat'ed then (size, change stamp, file id). A pair that
         changed since (a save into the renamed note, the old name written again) joins the
         round's first chunk ``first`` (run after the renames), which decides it with the rest."""
-        from .scan import change_stamp, file_id
-
         root = str(self.engine.root)
         keep = set()
         for new, (old, want) in self._move_seen.items():
@@ -1584,7 +1597,7 @@ class Watcher:
                 continue
             try:
                 st = os.lstat(os.path.join(root, *new.split("/")))
-                ok = want == (st.st_size, change_stamp(st), file_id(st)) and not os.path.lexists(os.path.join(root, *old.split("/")))
+                ok = want == _file_print(st) and not os.path.lexists(os.path.join(root, *old.split("/")))
             except OSError:
                 ok = False
             (keep if ok else first).update((old, new))
@@ -1611,8 +1624,6 @@ class Watcher:
             return [paths]
         import stat as _stat
 
-        from .scan import change_stamp, file_id
-
         maybe = set(kw.get("maybe_moved") or ())
         prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
         if any(not d.strip("/") for d in dirs):
@@ -1626,7 +1637,7 @@ class Watcher:
                 continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
             fid = row[4]
             (same if fid is None or fid == file_id(st) else other).append(rel)
-            seen[rel] = (st.st_size, change_stamp(st), file_id(st))
+            seen[rel] = _file_print(st)
         plain = set(same)
         if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
             plain.update(other)  # nothing in the round a replaced file could pair with
