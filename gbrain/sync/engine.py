@@ -203,6 +203,9 @@ STALE_WINDOW_S = 3600
 #: how many versions the brain may be past a both-changed page's base for a stale save of the
 #: base to be looked for (:meth:`SyncEngine._stale_base`)
 BOTH_STALE_NEWER = 64
+#: titles at most read to tell whether a word is the first word of a person page's title
+#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's
+FIRST_WORD_ROWS = 32
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
@@ -2980,7 +2983,8 @@ class SyncEngine:
         starts with a bare first name). A person's page: its type is ``person`` (any case; every
         page of a top-level ``people/`` folder whose frontmatter names no other type) or it lies
         in a folder named ``people`` (``Areas/People/…``). A first word is the title key's first
-        part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index. What
+        part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index, at most
+        :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side). What
         :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
         (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
         when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
@@ -2988,17 +2992,25 @@ class SyncEngine:
         k = loose_key(word)
         if not k:
             return ""
-        person = "(lower(pages.type) = 'person' OR pages.slug_key LIKE 'people/%' OR pages.slug_key LIKE '%/people/%')"
-        kind = f"CASE WHEN {person} THEN 2 ELSE 1 END"
-        q = (f"SELECT max(f) FROM (SELECT {kind} AS f FROM pages WHERE loose_key = ? "
-             f"UNION ALL SELECT {kind} FROM pages WHERE title_key = ? "
-             f"UNION ALL SELECT {kind} FROM aliases JOIN pages ON pages.id = aliases.page_id WHERE aliases.loose_key = ?")
+
+        def kind(t: str) -> str:  # 2: a person's page, 1: another
+            return f"CASE WHEN lower({t}.type) = 'person' OR {t}.slug_key LIKE 'people/%' OR {t}.slug_key LIKE '%/people/%' THEN 2 ELSE 1 END"
+
+        q = (f"SELECT max(f), sum(n) FROM (SELECT {kind('pages')} AS f, 0 AS n FROM pages WHERE loose_key = ? "
+             f"UNION ALL SELECT {kind('pages')}, 0 FROM pages WHERE title_key = ? "
+             f"UNION ALL SELECT {kind('pages')}, 0 FROM aliases JOIN pages ON pages.id = aliases.page_id WHERE aliases.loose_key = ?")
         args: tuple = (k, k, k)
-        if "-" not in k:  # a first name: title keys from `k-` up to `k.` (`.` follows `-` in code points)
-            q += f" UNION ALL SELECT 2 FROM pages WHERE title_key >= ? AND title_key < ? AND {person}"
+        if "-" not in k:
+            # a first name: the titles keyed from `k-` up to `k.` (`.` follows `-`), at most
+            # FIRST_WORD_ROWS of them read (a word many titles start with, a month's `Jan`, reads
+            # as a person's: kept as another line, nothing lost, never a scan of them all)
+            q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 1 FROM (SELECT type, slug_key FROM pages "
+                  f"WHERE title_key >= ? AND title_key < ? LIMIT {FIRST_WORD_ROWS + 1}) w")
             args += (k + "-", k + ".")
-        got = self.conn.execute(q + ") t", args).fetchone()[0]
-        return "" if got is None else PERSON_NAME if got == 2 else PAGE_NAME
+        got, first = self.conn.execute(q + ") t", args).fetchone()
+        if (first or 0) > FIRST_WORD_ROWS:
+            return PERSON_NAME
+        return PERSON_NAME if got == 2 else PAGE_NAME if got else ""
 
     def _page_names(self) -> Callable[[str], str]:
         """:meth:`_page_name` with its answers kept, by loose key, for the one call it is handed to
