@@ -59,6 +59,16 @@ def _handled(who: str, n: int) -> bytes:
     return f"- [ ] review the draft, ping @{_name(who, n).lower()} when done\n".encode()
 
 
+def _summarised(who: str, n: int) -> bytes:
+    """The same with the name a bare first name starting a timeline summary (gbrain's
+    ``| source — Summary``), where its capital says nothing: only the brain's person pages
+    tell it is a name (``tests/test_stale_save.py``: each name is the first word of a person page's
+    title, ``Jan Novak``). Each writer has its own vowel (``Jan``, ``Jen``, ``Jin``...): a writer's
+    line is one letter from every other writer's line of the same number."""
+    name = "JBRD"[n // 5 % 4] + "aeiou"[WRITERS.index(who)] + "nbmrs"[n % 5]  # (one of NAMES)
+    return f"- **2026-12-05** | meeting \u2014 {name} agreed to the terms\n".encode()
+
+
 #: short lines many pages repeat (no telling line: a save holding one shows nothing, `merge.telling_line`)
 POOL = [b"- [ ] todo\n", b"\n", b"## Notes\n", b"- [ ] todo\r\n", b"  \n", b"---\n"]
 
@@ -101,7 +111,8 @@ def _nonblank(text: bytes) -> set[bytes]:
     return {ln for ln in text.splitlines(keepends=True) if ln.strip()}
 
 
-def check(versions: list[bytes], k: int, disk: bytes, typed: list[bytes]) -> None:
+def check(versions: list[bytes], k: int, disk: bytes, typed: list[bytes], names=None) -> None:
+    """``names``: as `stale_view` takes it (whether a word names a page of the brain)."""
     brain, buffer = versions[-1], versions[k]
     if disk == buffer or disk == brain:
         return  # an unchanged buffer (vim asks first; taken as the undo it looks like) / no change
@@ -109,7 +120,7 @@ def check(versions: list[bytes], k: int, disk: bytes, typed: list[bytes]) -> Non
     for v in versions[-2::-1]:
         if v != brain and v not in older:
             older.append(v)
-    view = stale_view(disk, brain, older) if older else None
+    view = stale_view(disk, brain, older, names=names) if older else None
     if view is not None and view.merged is None:
         return  # a conflict: the brain's version stays, the save is a copy
     result = disk if view is None else view.merged

@@ -138,7 +138,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -203,6 +203,9 @@ STALE_WINDOW_S = 3600
 #: how many versions the brain may be past a both-changed page's base for a stale save of the
 #: base to be looked for (:meth:`SyncEngine._stale_base`)
 BOTH_STALE_NEWER = 64
+#: titles at most read to tell whether a word is the first word of a person page's title
+#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's
+FIRST_WORD_ROWS = 32
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
@@ -2971,30 +2974,53 @@ class SyncEngine:
                 break
         return older_ids, rows[i:]
 
-    def _page_name(self, word: str) -> bool:
-        """Whether the brain names a page by ``word`` (a word or words as written in a line): a
-        page's file name or title, or an alias, keyed as a wiki link matches them
-        (:func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``). What
+    def _page_name(self, word: str) -> str:
+        """What the brain names by ``word`` (a word or words as written in a line): ``""`` nothing,
+        :data:`~gbrain.sync.merge.PAGE_NAME` a page (its file name or title, or an alias, keyed as
+        a wiki link matches them, :func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``),
+        :data:`~gbrain.sync.merge.PERSON_NAME` a person's page by such a name, or (a single word)
+        the first word of a person page's title (``Jan`` of ``Jan Novak``: a timeline summary
+        starts with a bare first name). A person's page: its type is ``person`` (any case; every
+        page of a top-level ``people/`` folder whose frontmatter names no other type) or it lies
+        in a folder named ``people`` (``Areas/People/…``). A first word is the title key's first
+        part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index, at most
+        :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side). What
         :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
-        (``standup (bob)`` → ``standup (rob)``: another person when both are pages' names). At most
-        three indexed lookups."""
+        (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
+        when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
+        when only the new one names a page, no person's). One statement of indexed lookups."""
         k = loose_key(word)
         if not k:
-            return False
-        c = self.conn
-        return (c.execute("SELECT 1 FROM pages WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None
-                or c.execute("SELECT 1 FROM pages WHERE title_key = ? LIMIT 1", (k,)).fetchone() is not None
-                or c.execute("SELECT 1 FROM aliases WHERE loose_key = ? LIMIT 1", (k,)).fetchone() is not None)
+            return ""
 
-    def _page_names(self) -> Callable[[str], bool]:
+        def kind(t: str) -> str:  # 2: a person's page, 1: another
+            return f"CASE WHEN lower({t}.type) = 'person' OR {t}.slug_key LIKE 'people/%' OR {t}.slug_key LIKE '%/people/%' THEN 2 ELSE 1 END"
+
+        q = (f"SELECT max(f), sum(n) FROM (SELECT {kind('pages')} AS f, 0 AS n FROM pages WHERE loose_key = ? "
+             f"UNION ALL SELECT {kind('pages')}, 0 FROM pages WHERE title_key = ? "
+             f"UNION ALL SELECT {kind('pages')}, 0 FROM aliases JOIN pages ON pages.id = aliases.page_id WHERE aliases.loose_key = ?")
+        args: tuple = (k, k, k)
+        if "-" not in k:
+            # a first name: the titles keyed from `k-` up to `k.` (`.` follows `-`), at most
+            # FIRST_WORD_ROWS of them read (a word many titles start with, a month's `Jan`, reads
+            # as a person's: kept as another line, nothing lost, never a scan of them all)
+            q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 1 FROM (SELECT type, slug_key FROM pages "
+                  f"WHERE title_key >= ? AND title_key < ? LIMIT {FIRST_WORD_ROWS + 1}) w")
+            args += (k + "-", k + ".")
+        got, first = self.conn.execute(q + ") t", args).fetchone()
+        if (first or 0) > FIRST_WORD_ROWS:
+            return PERSON_NAME
+        return PERSON_NAME if got == 2 else PAGE_NAME if got else ""
+
+    def _page_names(self) -> Callable[[str], str]:
         """:meth:`_page_name` with its answers kept, by loose key, for the one call it is handed to
         (a ``stale_view``, a dropped-save look: they write nothing meanwhile, so an answer cannot
         change): a checklist of look-alike lines asks the same few words hundreds of times, each
-        up to three indexed lookups (round trips on Postgres)."""
-        by_word: dict[str, bool] = {}
-        by_key: dict[str, bool] = {}
+        one statement of up to four indexed lookups (a round trip on Postgres)."""
+        by_word: dict[str, str] = {}
+        by_key: dict[str, str] = {}
 
-        def names(word: str) -> bool:
+        def names(word: str) -> str:
             got = by_word.get(word)
             if got is None:
                 k = loose_key(word)

@@ -101,6 +101,12 @@ def alike(a: bytes, b: bytes) -> float:
 #: a word (letters, digits, ``_``; any script) or one other non-space character
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
+#: what a ``names`` callable (:func:`another_line`) answers of a word: the name of a page of the
+#: brain (its title, file name or an alias), or a person's (such a name of a person's page, or
+#: the first word of its title: ``Jan`` of ``Jan Novak``); ``""`` for none. ``True`` is a name of
+#: no known kind (read as a person's: never taken for a misspelt name fixed)
+PAGE_NAME, PERSON_NAME = "page", "person"
+
 
 def _typo(old: str, new: str) -> bool:
     """Whether ``new`` (a run of tokens, spaces left out) is ``old`` with a typo fixed: equal but
@@ -115,7 +121,7 @@ def _typo(old: str, new: str) -> bool:
     return OSA.distance(old.casefold(), new.casefold()) <= (2 if max(len(old), len(new)) >= 6 else 1)
 
 
-def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = None,
+def another_line(mine: bytes, w: bytes, names: Callable[[str], str | bool] | None = None,
                  kept: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether the line ``mine``, however alike (:func:`alike`) to the line ``w``, is another line
     of the same template rather than ``w`` edited: where it puts words in place of words of ``w``,
@@ -128,10 +134,16 @@ def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = No
     (``recieved`` → ``received``, ``teh`` → ``the``, ``Standup`` → ``Stand-up``, two letters of a
     name swapped, ``Lmia`` → ``Lima``) are edits, and
     so is a name put for another inside a link's target (``[[Bob Stone]]`` → ``[[Carol Stone]]``:
-    an editor retargeting a link gbrain had just rewritten after a move).
-    Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). ``names``: whether a
-    word (as written) is a page's name in the brain (title, file name, alias); called only for a
-    place that reads as a typo fix otherwise. ``kept``: the words (casefolded) of the lines of
+    an editor retargeting a link gbrain had just rewritten after a move), and so is a name written
+    as one put for a word the brain names nothing by when ``names`` says it names a page that is
+    no person's (``met Postgress team`` → ``met Postgres team``: a misspelt name fixed; a person's
+    name, ``Jon`` → ``Jan``, stays another line: a teammate's line about someone else must not
+    leave the page, and two lines are only a duplicate).
+    Both ``bytes`` lines, usually stripped (UTF-8; bad bytes read as U+FFFD). ``names``: what
+    a word (as written) names in the brain: :data:`PAGE_NAME`, :data:`PERSON_NAME` (a person
+    page's name or its title's first word: ``Jan`` of ``Jan Novak``, what a timeline summary
+    starts with), or falsy (a bool is read as it says, ``True`` as a person's); called only for
+    a place that reads as a typo fix otherwise. ``kept``: the words (casefolded) of the lines of
     the save's base that ``mine`` took the place of: a name among them is the person's own word,
     and its change a fix of it (``Postgress`` → ``Postgres`` in their own line gbrain's write had
     added words to), never another person's name. Team trial 54: a
@@ -146,10 +158,15 @@ def another_line(mine: bytes, w: bytes, names: Callable[[str], bool] | None = No
         old, new = "".join(a[i1:i2]), "".join(b[j1:j2])
         if not _typo(old, new):
             return True
-        if _renamed(old, new) and not (kept and all(t.casefold() in kept for t in _words(a[i1:i2]))) and (any(_name_at(wt, a[k], a_at[k]) for k in range(i1, i2))
-                                   or any(_name_at(mt, b[k], b_at[k]) for k in range(j1, j2))
-                                   or names is not None and _words(a[i1:i2]) and _words(b[j1:j2])
-                                   and names(" ".join(_words(a[i1:i2]))) and names(" ".join(_words(b[j1:j2])))):
+        if not _renamed(old, new) or (kept and all(t.casefold() in kept for t in _words(a[i1:i2]))):
+            continue
+        was, now = " ".join(_words(a[i1:i2])), " ".join(_words(b[j1:j2]))
+        if any(_name_at(wt, a[k], a_at[k]) for k in range(i1, i2)) or any(_name_at(mt, b[k], b_at[k]) for k in range(j1, j2)):
+            # written as a name: another name, unless it fixed a word no page is named by to a
+            # page's name that is no person's (a misspelt name: ``Postgress`` → ``Postgres``)
+            if not (names is not None and was and now and names(now) == PAGE_NAME and not names(was)):
+                return True
+        elif names is not None and was and now and names(was) and names(now):
             return True
     return False
 
@@ -221,7 +238,7 @@ def _tokens(line: str) -> tuple[list[str], list[bool], list[int]]:
 
 def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset(),
                                 must: set[bytes] | None = None, earlier: frozenset[bytes] | set[bytes] = frozenset(),
-                                names: Callable[[str], bool] | None = None) -> bool:
+                                names: Callable[[str], str | bool] | None = None) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
@@ -413,7 +430,7 @@ class StaleView:
 
 
 def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | set[bytes] = frozenset(),
-              names: Callable[[str], bool] | None = None) -> bool:
+              names: Callable[[str], str | bool] | None = None) -> bool:
     """Whether the save ``disk`` shows it was made after seeing the write that turned ``before``
     into ``after`` (both page texts; ``disk`` the saved bytes): it holds a telling line
     (:func:`telling_line`) the write added that is no cut of a line the write replaced
@@ -424,7 +441,7 @@ def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | 
     by distance. ``old``: the lines (stripped) of versions older than ``before``: a save line
     among them is old text a stale buffer kept, no sign of having seen the write (an agent's
     counter line 730 → 759 → 760: a buffer's 730 looked like an edit of 760, trial 51).
-    ``names``: whether a word is a page's name in the brain (:func:`another_line`). Pure but for it."""
+    ``names``: what a word names in the brain (:func:`another_line`). Pure but for it."""
     base = _lines(before)
     gh = _hunks(base, _lines(after))
     added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
@@ -438,7 +455,7 @@ def saw_write(before: bytes, after: bytes, disk: bytes, old: frozenset[bytes] | 
     return _edits_a_line_gbrain_added(before, wrote, disk, changed, added, earlier=old, names=names)
 
 
-def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes], names: Callable[[str], bool] | None = None) -> StaleView | None:
+def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes], names: Callable[[str], str | bool] | None = None) -> StaleView | None:
     """Whether the file's new bytes ``disk`` were saved from an older version than ``brain``
     (the version gbrain wrote to the file, which is also the base): ``older`` are the earlier
     versions the file may have held since it last fed the brain, newest first (the last one
@@ -471,7 +488,7 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes], names: Callabl
     (the merge brings the deleted lines back: nothing is lost). Or when the
     merge would give back ``disk`` unchanged (the save holds every change of gbrain's writes
     since its ancestor: nothing to merge), or when a side is bigger than :data:`MAX_BYTES`.
-    ``names``: whether a word is a page's name in the brain (:func:`another_line`; None: none is
+    ``names``: what a word names in the brain (:func:`another_line`; None: none is
     asked). Pure but for ``names``; raises nothing but what it raises."""
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
         return None
