@@ -657,12 +657,22 @@ def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
     return {"snippet": lead + "".join(text).strip() + ("…" if end < len(s) else ""), "highlights": spans}
 
 
+def _starts_word(text: str, m: "re.Match[str]") -> bool:
+    """Whether match ``m`` of a query word begins where a word of ``text`` begins, as the engine
+    matches words (``ο`` is not ``πρὸς``'s ``ὸ``, nor ``cat`` ``concat``'s end), or is a run of an
+    unspaced script (CJK, Thai: a word anywhere). A query word is word characters only, so a
+    match refused holds no word start the next match could begin at."""
+    at = m.start()
+    return at == 0 or not _PLAIN_WORD.match(text, at - 1) or _UNSPACED.match(text, at) is not None
+
+
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
     words looked for, in one pass) with the words marked for :func:`snippet_of`; whole lines of
     about ``around`` characters either side (a comment begun before them kept a comment);
-    ``None`` when no word is found. The query is read in :func:`search_form`; text with
+    ``None`` when no word is found. A word is marked where a word begins only (:func:`_starts_word`:
+    ``ο`` never marks ``πρὸς``'s ``ὸ``). The query is read in :func:`search_form`; text with
     compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
     around the original characters (``financial`` marks ``ﬁnancial``)."""
     def folded_words(q: str) -> list[str]:
@@ -679,29 +689,27 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
     # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
     prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
-    # (each where a word begins, as the engine matches words: ``ο`` never marks ``πρὸς``'s ``ὸ``,
-    # nor ``cat`` ``concat``; a word of an unspaced script (CJK, Thai) anywhere)
-    def start(w: str) -> str:
-        return "" if _UNSPACED.search(w) else r"(?<![^\W_])"
-    alt = "|".join(start(w) + re.escape(stems[w]) + r"\w*" if w in stems else start(w) + re.escape(w) + r"[^\W_]*" if w in prefixes
-                   else start(w) + re.escape(w) for w in sorted(words, key=len, reverse=True))
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
+                   for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
     if _no_compat_words(text) and not _FOLDABLE.search(text):
         rx = re.compile(alt, re.I)
-        m = (together.search(text) if together else None) or rx.search(text)
+        m = (together.search(text) if together else None) or next((h for h in rx.finditer(text) if _starts_word(text, h)), None)
         if m is None:
             return None
         a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
         b = text.find("\n", m.end() + around)
         b = len(text) if b < 0 else b
-        spans = [h.span() for h in rx.finditer(text, a, b)]
+        spans = [h.span() for h in rx.finditer(text, a, b) if _starts_word(text, h)]
     else:
         folded, starts, ends = _fold_map(text)
         b = -1
         m = together.search(folded) if together else None
         for h in re.compile(alt).finditer(folded, m.start() if m else 0):
+            if not _starts_word(folded, h):
+                continue
             x, y = starts[h.start()], ends[h.end() - 1]
             if not spans:
                 a = text.rfind("\n", 0, max(0, x - around)) + 1
@@ -1722,14 +1730,21 @@ def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[s
     scored as much. Both engines (one Python check of the texts read)."""
     if not top:
         return
-    keys = {pid: _typed_key(t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t)) for pid, t in texts.items()}
+    # (an ASCII text holds no such word: not read; the others as they are, any case, with no
+    # lower-cased copy: most of a search's CPU would be copying the candidates' texts)
+    keys = {pid: t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t)
+            for pid, t in texts.items() if not t.isascii()}
     total = sum(idf.values())
 
+    def pattern(w: str) -> str:
+        return re.escape(w).replace("σ", "[σς]")
+
     def holds(rx: re.Pattern, pid: int) -> bool:
-        return pid in keys and rx.search(keys[pid]) is not None
+        t = keys.get(pid)
+        return t is not None and any(_starts_word(t, m) and not _PLAIN_WORD.match(t, m.end()) for m in rx.finditer(t))
 
     for w in words:
-        rx = re.compile(r"(?<![^\W_])" + re.escape(w) + r"(?![^\W_])")
+        rx = re.compile(pattern(w), re.I)
         have = {int(h["id"]) for h in top if holds(rx, int(h["id"]))}
         if not have or len(have) == len(top):
             continue
@@ -1738,7 +1753,7 @@ def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[s
             if int(h["id"]) in have:
                 h["score"] += TYPED_SPELLING_WEIGHT * share
     if phrases:
-        rxs = [re.compile(r"(?<![^\W_])" + _PHRASE_GAP.join(map(re.escape, p.split())) + r"(?![^\W_])") for p in phrases]
+        rxs = [re.compile(_PHRASE_GAP.join(map(pattern, p.split())), re.I) for p in phrases]
         first = [h for h in top if all(holds(rx, int(h["id"])) for rx in rxs)]
         rest = [h["score"] for h in top if h not in first]
         if first and rest:
