@@ -1690,9 +1690,13 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
 #: phrase as typed. An ASCII query (no such letter) is ranked as before. False: the ranking before
 #: (2026-12-05)
 TYPED_SPELLINGS_FIRST = True
-#: the share of the query's IDF a word typed with such a letter gives a page writing it so (an
-#: unquoted word; a quoted phrase's pages come first: :func:`_typed_spellings_first`)
-TYPED_SPELLING_WEIGHT = 1.0
+#: the share of the query's IDF an unquoted word typed with such a letter gives a page writing it
+#: so (a quoted phrase's pages come first: :func:`_typed_spellings_first`). 0: off, the default:
+#: measured 1.0 (benchmarks/questions.py, questions_letter_names.jsonl, 2026-12-05) put the note
+#: saying ``Paweł`` above the person *Pawel Zielinski* for `Paweł` (order 0.978 → 0.957), the
+#: names' own rules (:func:`_typed_words_first`) already order pages named so; questions_yo_help
+#: was 1.000 either way
+TYPED_SPELLING_WEIGHT = 0.0
 
 
 def _typed_key(text: str) -> str:
@@ -1722,7 +1726,8 @@ def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[s
                            idf: dict[str, float]) -> None:
     """The typed-spelling evidence (:data:`TYPED_SPELLINGS_FIRST`) over ``top`` (the best hits,
     scores changed in place; ``texts``: their title, text, timeline, aliases and path): each of
-    ``words`` (:func:`_typed_marks`) some of them hold as typed and some only but for the fold
+    ``words`` (:func:`_typed_marks`) some of them hold as typed (a word beginning with it, or
+    with its Russian stem: the forms search matched) and some only but for the fold
     gives those holding it :data:`TYPED_SPELLING_WEIGHT` times its IDF's share of the query's
     (``idf``, by folded word); then the hits holding every one of ``phrases`` as typed (words
     apart by white space, punctuation or link syntax only) come before those that do not, in
@@ -1739,13 +1744,15 @@ def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[s
     def pattern(w: str) -> str:
         return re.escape(w).replace("σ", "[σς]")
 
-    def holds(rx: re.Pattern, pid: int) -> bool:
+    def holds(rx: re.Pattern, pid: int, whole: bool = True) -> bool:
         t = keys.get(pid)
-        return t is not None and any(_starts_word(t, m) and not _PLAIN_WORD.match(t, m.end()) for m in rx.finditer(t))
+        return t is not None and any(_starts_word(t, m) and not (whole and _PLAIN_WORD.match(t, m.end())) for m in rx.finditer(t))
 
     for w in words:
-        rx = re.compile(pattern(w), re.I)
-        have = {int(h["id"]) for h in top if holds(rx, int(h["id"]))}
+        # (a word of the text beginning with it: the forms search found, ``учёт`` → ``учёта``,
+        # a Russian word by its stem's prefix, ``удалённое`` → ``удалённого``, as _terms searches it)
+        rx = re.compile(pattern(russian.prefix(w) or w), re.I)
+        have = {int(h["id"]) for h in top if holds(rx, int(h["id"]), whole=False)}
         if not have or len(have) == len(top):
             continue
         share = idf.get(_fold(w), 0.0) / total if total else 0.0
