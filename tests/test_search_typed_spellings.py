@@ -119,3 +119,11 @@ def test_a_search_marks_no_letter_inside_a_word(brain):
     h = next(h for h in keyword.search(brain.conn, '"ην ο λογος"', limit=5) if h["slug"] == "greek/john")
     marked = [h["snippet"][a:z] for a, z in h["highlights"]]
     assert set(marked) <= {"ἦν", "ὁ", "λόγος"}, (marked, h["snippet"])
+
+
+def test_an_unquoted_typed_word_weighs_its_forms_when_switched_on(brain, monkeypatch):
+    """``TYPED_SPELLING_WEIGHT`` (0, off by default: docs/search.md) on: an unquoted word typed
+    with ``ё`` lifts the pages writing it so, by their forms too (``ёлочн…``)."""
+    monkeypatch.setattr(keyword, "TYPED_SPELLING_WEIGHT", 1.0)
+    assert slugs(brain, "ёлочные игрушки")[:2] == ["ru/yo", "ru/e"]
+    assert slugs(brain, "ёлочных")[:2] == ["ru/yo", "ru/e"]

@@ -1652,6 +1652,8 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     if not out:
         return
     marked = _typed_marks(typed) if TYPED_SPELLINGS_FIRST and typed and not typed.isascii() and len(out) > 1 else ([], [])
+    if not TYPED_SPELLING_WEIGHT:  # (unquoted words weigh nothing: neither read nor checked)
+        marked = ([], marked[1])
     pairs = phrase_pairs(query) if PHRASE_WEIGHT else []
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
         pairs = []
@@ -1755,7 +1757,9 @@ def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[s
         have = {int(h["id"]) for h in top if holds(rx, int(h["id"]), whole=False)}
         if not have or len(have) == len(top):
             continue
-        share = idf.get(_fold(w), 0.0) / total if total else 0.0
+        # (a Russian word searched by its stem's prefix has no IDF of its own: an even share)
+        f = _fold(w)
+        share = idf[f] / total if f in idf and total else 1.0 / (len(idf) + 1)
         for h in top:
             if int(h["id"]) in have:
                 h["score"] += TYPED_SPELLING_WEIGHT * share
