@@ -127,3 +127,12 @@ def test_an_unquoted_typed_word_weighs_its_forms_when_switched_on(brain, monkeyp
     monkeypatch.setattr(keyword, "TYPED_SPELLING_WEIGHT", 1.0)
     assert slugs(brain, "ёлочные игрушки")[:2] == ["ru/yo", "ru/e"]
     assert slugs(brain, "ёлочных")[:2] == ["ru/yo", "ru/e"]
+
+
+def test_a_page_with_such_a_letter_and_an_accent_marks_the_word_typed_in_ascii(brain):
+    """``lodz`` finds *Łódź* (``ł`` folded by search_form, ``ó ź`` by the tokenizer): its snippet
+    marks ``Łódź`` (SQLite showed the title, unmarked: the Python check folded ``ł`` but not
+    the accents)."""
+    for query, want in (("lodz", "Łódź"), ("soby", "Søby"), ("rođen", "rođen")):
+        h = keyword.search(brain.conn, query, limit=1)[0]
+        assert want in [h["snippet"][a:z] for a, z in h["highlights"]], (query, h)

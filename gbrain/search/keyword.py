@@ -3532,13 +3532,18 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
 
 def _matches_text(text: str, query: str) -> bool:
     """Whether a meaningful word of ``query`` (:func:`query_words`) is in ``text``, case folded
-    (and compatibility folded, :func:`search_form`, when ``text`` is not NFKC)."""
+    (and compatibility and accent folded, :func:`search_form`, :func:`fold_accents`, when
+    ``text`` is not NFKC or holds a letter :func:`fold_letters` spells in ASCII)."""
     # (a Russian word is searched as its stem's prefix: _terms; ``игрушкам`` is in ``игрушки``'s text)
     words = [russian.prefix(w) or w if w.casefold() not in STOP_WORDS else w for w in query_words(search_form(query))]
     low = text.casefold()
     if any(w in low for w in words):
         return True
-    return not _no_compat_words(text) and any(w in search_form(text).casefold() for w in words)
+    # (accents folded too, as the tokenizer folds them: ``lodz`` is in ``Łódź``)
+    if _no_compat_words(text):
+        return False
+    folded = fold_accents(search_form(text)).casefold()
+    return any(fold_accents(w) in folded for w in words)
 
 
 #: scripts written without spaces between words (CJK, kana, Thai, …): unicode61 makes one token of
