@@ -204,12 +204,12 @@ def test_pages_named_but_for_a_fold_keep_their_order_below_the_typed_name(tmp_pa
              **{f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}.\n" for i in range(60)}}
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "vault", notes))
-        first = keyword._typed_names_first
-        try:
-            keyword._typed_names_first = lambda *a: None
+        first, spelled = keyword._typed_names_first, keyword.TYPED_SPELLINGS_FIRST
+        try:  # (the typed-spelling evidence off too: its text holds "Łukasz" as typed)
+            keyword._typed_names_first, keyword.TYPED_SPELLINGS_FIRST = (lambda *a: None), False
             before = slugs(b, "Łukasz Nowak")
         finally:
-            keyword._typed_names_first = first
+            keyword._typed_names_first, keyword.TYPED_SPELLINGS_FIRST = first, spelled
         assert before[:3] == ["people/lukasz-nowak", "people/lukasz-nowaks", "people/łukasz-nowak"]
         got = hits(b, "Łukasz Nowak")
         assert [h["slug"] for h in got][:3] == ["people/łukasz-nowak", "people/lukasz-nowak", "people/lukasz-nowaks"]
@@ -267,10 +267,11 @@ def test_the_typed_rule_off_gives_the_fold_order(words_brain, monkeypatch):
     """Without :data:`keyword.TYPED_WORDS_FIRST` both names still rank as names (title weight),
     in BM25's order: the short *Lukasz Nowak* first for `Łukasz` too."""
     monkeypatch.setattr(keyword, "TYPED_WORDS_FIRST", False)
+    monkeypatch.setattr(keyword, "TYPED_SPELLINGS_FIRST", False)  # (its text holds "Łukasz" as typed)
     assert slugs(words_brain, "Łukasz")[:2] == ["people/Lukasz Nowak", "people/Łukasz Nowak"]
 
 
-def test_an_upgraded_brain_indexes_the_folded_name_words_as_a_fresh_import(tmp_path, db_path):
+def test_an_upgraded_brain_indexes_the_folded_name_words_as_a_fresh_import(tmp_path, db_path, monkeypatch):
     """A brain made before (SQLite v62 / Postgres v66) has no ``search_fold_names``: on open it is
     filled for the pages whose names are not ASCII and indexed (SQLite: ``page_fts`` made again
     with its ninth column), and the brain equals a fresh import and ranks as one."""
@@ -285,7 +286,9 @@ def test_an_upgraded_brain_indexes_the_folded_name_words_as_a_fresh_import(tmp_p
         with b.transaction():
             b.conn.execute("UPDATE pages SET search_fold_names = ''")
             _rewind(b.conn, pg._fold_names, dbmod._m63_fold_names)
-        assert slugs(b, "Łukasz")[0] == "people/Lukasz Nowak"  # (as before v63)
+        with monkeypatch.context() as m:  # (the typed-spelling evidence, later than v63, off)
+            m.setattr(keyword, "TYPED_SPELLINGS_FIRST", False)
+            assert slugs(b, "Łukasz")[0] == "people/Lukasz Nowak"  # (as before v63)
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT count(*) FROM pages WHERE search_fold_names <> ''").fetchone()[0] == 4
         assert {q: slugs(b, q) for q in want} == want

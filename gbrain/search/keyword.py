@@ -210,15 +210,101 @@ def _unfold_table() -> dict[str, str]:
 
 
 _UNFOLD = _unfold_table()
+_DIALYTIKA = frozenset("ϊϋΐΰ")
 #: a phrase word's letters :func:`phrase_spellings` spells otherwise, at most
 SPELLING_CHANGES = 2
 #: spellings of one phrase word looked up, at most; and of one phrase searched (besides its folded one)
 WORD_SPELLINGS, PHRASE_SPELLINGS = 64, 8
 
 
+def _greek_marked() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """``(breathing, accented)``: each lower-case Greek vowel (and ``ρ``) → its polytonic
+    letters with a breathing (``α`` → ``ἀ ἁ ἄ ἅ…``, an accent or iota subscript beside it allowed),
+    and each vowel → its letters with an accent and no breathing (``ά ὰ ᾶ ᾳ…``), NFC, the
+    commoner marks first (acute, circumflex, grave; iota subscript and dialytika after; length
+    marks, never typed, left out)."""
+    import unicodedata as ud
+
+    rank = {"\u0301": 0, "\u0342": 1, "\u0300": 2, "\u0345": 3, "\u0308": 4}
+    breathing: dict[str, list[str]] = {}
+    accented: dict[str, list[str]] = {}
+    for cp in (*range(0x0370, 0x0400), *range(0x1F00, 0x2000)):
+        c = ud.normalize("NFC", chr(cp))
+        d = ud.normalize("NFD", c)
+        if len(c) != 1 or not c.islower() or len(d) < 2 or not "\u03b1" <= d[0] <= "\u03c9":
+            continue
+        ms = d[1:]
+        if any(m not in rank and m not in "\u0313\u0314" for m in ms):
+            continue
+        key = (sum(rank.get(m, 0) + 1 for m in ms), cp)
+        table = breathing if ("\u0313" in ms or "\u0314" in ms) else accented
+        table.setdefault(d[0], []).append((key, c))
+    return ({b: list(dict.fromkeys(c for _, c in sorted(v))) for b, v in breathing.items()},
+            {b: list(dict.fromkeys(c for _, c in sorted(v))) for b, v in accented.items()})
+
+
+_BREATHING, _ACCENTED = _greek_marked()
+#: a word beginning with one of these diphthongs has its breathing on the second vowel (``οὐ``, ``εἰ``)
+_DIPHTHONGS = frozenset(("αι", "ει", "οι", "υι", "αυ", "ευ", "ου", "ηυ"))
+
+
+def _polytonic_spellings(word: str) -> list[str]:
+    """The polytonic spellings of lower-case Greek ``word`` without marks (``αρχη`` → ``ἀρχῇ``,
+    ``ο`` → ``ὁ``, ``ουρανοις`` → ``οὐρανοῖς``), as polytonic text writes a word: a breathing
+    on its first vowel (the second of a diphthong that begins it; ``ῥ``), with an accent there
+    or on one other vowel, or an accent alone; at most :data:`WORD_SPELLINGS`. ``[]`` for a
+    word with a mark already or no Greek vowel."""
+    if not word or not all("\u03b1" <= c <= "\u03c9" for c in word):
+        return []
+    b = 1 if word[:2] in _DIPHTHONGS else 0
+    b = b if word[b] in _BREATHING else None
+    out: list[str] = []
+    if b is not None:
+        for x in _BREATHING[word[b]]:
+            out.append(word[:b] + x + word[b + 1:])
+        plain = [x for x in _BREATHING[word[b]] if len(unicodedata.normalize("NFD", x)) == 2]
+        for x in plain:
+            w1 = word[:b] + x + word[b + 1:]
+            out += [w1[:j] + a + w1[j + 1:] for j, c in enumerate(word) if j != b for a in _ACCENTED.get(c, ())]
+    # (an accent alone beyond the monotonic tonos, _word_spellings' own: grave, circumflex, iota)
+    out += [word[:j] + a + word[j + 1:] for j, c in enumerate(word) for a in _ACCENTED.get(c, ())[1:]]
+    return list(dict.fromkeys(out))[:WORD_SPELLINGS]
+
+
+#: Latin letters with no decomposition (:data:`~gbrain.page.slugs.LETTER_FOLD`) a word typed in
+#: ASCII may stand for, looked up for a quoted phrase (:func:`phrase_spellings`; one a word): the
+#: letters of languages that write them in words (Polish ``ł``, Danish and Norwegian ``ø æ``,
+#: German ``ß``, South Slavic ``đ``, Icelandic ``ð þ``, French ``œ``); ``ı ħ ŧ ŀ`` are left out
+#: (``i``, ``h``, ``t`` stand in nearly every word: their lookups would cost every ASCII phrase)
+_LATIN_UNFOLD = (("ss", "ß"), ("ae", "æ"), ("oe", "œ"), ("th", "þ"), ("l", "ł"), ("o", "ø"), ("d", "đð"))
+#: spellings of one ASCII phrase word looked up, at most
+LATIN_SPELLINGS = 8
+
+
+def _latin_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ASCII ``word`` with one of its letters (or ``ss``, ``ae``…)
+    written as a letter of :data:`_LATIN_UNFOLD` (``lodz`` → ``łodz``, ``strasse`` → ``straße``),
+    at most :data:`LATIN_SPELLINGS`."""
+    out: list[str] = []
+    for a, bs in _LATIN_UNFOLD:
+        i = word.find(a)
+        while i >= 0:
+            out += [word[:i] + x + word[i + len(a):] for x in bs]
+            i = word.find(a, i + 1)
+    return out[:LATIN_SPELLINGS]
+
+
 def _word_spellings(word: str) -> list[str]:
     """The spellings of lower-case ``word`` (folded) with up to :data:`SPELLING_CHANGES` of its
-    letters unfolded (``елочные`` → ``ёлочные``, ``елочныё``…), at most :data:`WORD_SPELLINGS`."""
+    letters unfolded (``елочные`` → ``ёлочные``, ``елочныё``…), at most :data:`WORD_SPELLINGS`;
+    then a Greek word's polytonic ones (:func:`_polytonic_spellings`) and an ASCII word's with a
+    Latin letter of its own (:func:`_latin_spellings`)."""
+    if word.isascii():
+        return _latin_spellings(word)
+    return _unfolded_spellings(word) + _polytonic_spellings(word)
+
+
+def _unfolded_spellings(word: str) -> list[str]:
     at = [i for i, c in enumerate(word) if c in _UNFOLD]
     # (every one-letter spelling first, then the two-letter ones: the cap cuts the rarer)
     out = [word[:i] + a + word[i + 1:] for i in at for a in _UNFOLD[word[i]]]
@@ -228,7 +314,10 @@ def _word_spellings(word: str) -> list[str]:
                 w1 = word[:i] + a + word[i + 1:]
                 for j in at:
                     if j > i:
-                        out += [w1[:j] + b + w1[j + 1:] for b in _UNFOLD[word[j]]]
+                        # (a Greek word takes one accent: two marks only where one is a
+                        # dialytika, ``προϊόν``)
+                        out += [w1[:j] + b + w1[j + 1:] for b in _UNFOLD[word[j]]
+                                if not ("\u0370" <= b <= "\u03ff" and a not in _DIALYTIKA and b not in _DIALYTIKA)]
                 if len(out) >= WORD_SPELLINGS:
                     return out[:WORD_SPELLINGS]
     return out[:WORD_SPELLINGS]
@@ -246,7 +335,7 @@ def phrase_spellings(conn, text: str, typed: str | None, memo: dict | None = Non
     words held are looked up (a second statement). ``memo``: a dict kept for one search (its
     ``facts``): the answer is computed once for ``(text, typed)`` and read there after."""
     phrases = list(_PHRASE.finditer(text or ""))
-    if not phrases or text.isascii():
+    if not phrases:
         return typed
     if memo is not None:
         key = ("phrase_spellings", text, typed)
@@ -282,8 +371,12 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
         return typed
     alts: list[list[str]] = []
     for opts in options:
-        kept = [[o[0]] + [x for x in o[1:] if x in held] for o in opts]
-        alts.append([" ".join(f) for f in itertools.islice(itertools.product(*kept), 1, PHRASE_SPELLINGS + 1)])
+        # (each word's held spellings before its folded one: the first spelling of the phrase has
+        # every word as the index holds it, as polytonic Greek changes every word: ``ὁ λόγος``;
+        # the phrase all folded, searched anyway, is left out)
+        kept = [[x for x in o[1:] if x in held] + [o[0]] for o in opts]
+        spelt = (f for f in itertools.product(*kept) if any(x is not o[0] for x, o in zip(f, opts)))
+        alts.append([" ".join(f) for f in itertools.islice(spelt, PHRASE_SPELLINGS)])
     out = [typed if typed else text]
     for j in range(max(map(len, alts))):
         pieces, pos = [], 0
@@ -564,12 +657,22 @@ def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
     return {"snippet": lead + "".join(text).strip() + ("…" if end < len(s) else ""), "highlights": spans}
 
 
+def _starts_word(text: str, m: "re.Match[str]") -> bool:
+    """Whether match ``m`` of a query word begins where a word of ``text`` begins, as the engine
+    matches words (``ο`` is not ``πρὸς``'s ``ὸ``, nor ``cat`` ``concat``'s end), or is a run of an
+    unspaced script (CJK, Thai: a word anywhere). A query word is word characters only, so a
+    match refused holds no word start the next match could begin at."""
+    at = m.start()
+    return at == 0 or not _PLAIN_WORD.match(text, at - 1) or _UNSPACED.match(text, at) is not None
+
+
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
     words looked for, in one pass) with the words marked for :func:`snippet_of`; whole lines of
     about ``around`` characters either side (a comment begun before them kept a comment);
-    ``None`` when no word is found. The query is read in :func:`search_form`; text with
+    ``None`` when no word is found. A word is marked where a word begins only (:func:`_starts_word`:
+    ``ο`` never marks ``πρὸς``'s ``ὸ``). The query is read in :func:`search_form`; text with
     compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
     around the original characters (``financial`` marks ``ﬁnancial``)."""
     def folded_words(q: str) -> list[str]:
@@ -586,25 +689,27 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
     # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
     prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else r"(?<![^\W_])" + re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
                    for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
     if _no_compat_words(text) and not _FOLDABLE.search(text):
         rx = re.compile(alt, re.I)
-        m = (together.search(text) if together else None) or rx.search(text)
+        m = (together.search(text) if together else None) or next((h for h in rx.finditer(text) if _starts_word(text, h)), None)
         if m is None:
             return None
         a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
         b = text.find("\n", m.end() + around)
         b = len(text) if b < 0 else b
-        spans = [h.span() for h in rx.finditer(text, a, b)]
+        spans = [h.span() for h in rx.finditer(text, a, b) if _starts_word(text, h)]
     else:
         folded, starts, ends = _fold_map(text)
         b = -1
         m = together.search(folded) if together else None
         for h in re.compile(alt).finditer(folded, m.start() if m else 0):
+            if not _starts_word(folded, h):
+                continue
             x, y = starts[h.start()], ends[h.end() - 1]
             if not spans:
                 a = text.rfind("\n", 0, max(0, x - around)) + 1
@@ -1418,7 +1523,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
-        _phrase_evidence(conn, query, out, word_idf)
+        _phrase_evidence(conn, query, out, word_idf, typed=names[typed - 1])
         ids += anchor_evidence(conn, out, word_idf, only)
     _typed_words_first(out, {pid: frozenset(ws) for pid, ws in titled.items()}, {pid: t[:2] for pid, t in texts.items()}, typed_words, exact_w, near)
     _typed_names_first(out, exact, near)
@@ -1534,24 +1639,29 @@ def phrase_share(text: str, pairs: list[tuple[str, str]]) -> float:
     return sum(1 for a, b in pairs if _holds_pair(low, a, b)) / len(pairs)
 
 
-def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | None = None) -> None:
+def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | None = None, typed: str | None = None) -> None:
     """Add ``PHRASE_WEIGHT · phrase_share`` to the score of each of the best :data:`PHRASE_DEPTH`
     hits of ``out`` (by their score so far), and ``phrase`` to the ``signals`` of those holding at
     least :data:`PHRASE_SIGNAL` of the pairs, both engines alike: the same pairs, the same page
     text (title, compiled truth, timeline) read by id, the same Python check. Nothing when the
     query has fewer than :data:`PHRASE_MIN_PAIRS` pairs or the weight is 0. Then, over the
     best :data:`FORM_DEPTH` hits by the same order (their score before either) and the same
-    read, the exact-form evidence (:func:`_form_gain`; ``idf``: the query words' IDF)."""
+    read, the exact-form evidence (:func:`_form_gain`; ``idf``: the query words' IDF), and over
+    the same the typed-spelling evidence (:func:`_typed_spellings_first`; ``typed``: the query
+    as typed, NFKC)."""
     if not out:
         return
+    marked = _typed_marks(typed) if TYPED_SPELLINGS_FIRST and typed and not typed.isascii() and len(out) > 1 else ([], [])
+    if not TYPED_SPELLING_WEIGHT:  # (unquoted words weigh nothing: neither read nor checked)
+        marked = ([], marked[1])
     pairs = phrase_pairs(query) if PHRASE_WEIGHT else []
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
         pairs = []
     # (one candidate gains nothing: the one holding a word only by its stem is the one not holding it)
     forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS else []
-    if not pairs and not forms:
+    if not pairs and not forms and not any(marked):
         return
-    top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms else 0)]
+    top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms or any(marked) else 0)]
     ids = ",".join(str(int(h["id"])) for h in top)
     rows = {int(r[0]): tuple(r[1:]) for r in conn.execute(
         f"SELECT id, title, compiled_truth, timeline, search_aliases, path, search_words FROM pages WHERE id IN ({ids})")}
@@ -1571,6 +1681,96 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
                 h["signals"] = sorted([*sig, "phrase"])
     for h in top[:FORM_DEPTH] if gain else ():
         h["score"] += gain.get(int(h["id"]), 0.0)
+    if any(marked):
+        _typed_spellings_first(top[:FORM_DEPTH], {pid: "\n".join(x or "" for x in r[:5]) for pid, r in rows.items()}, *marked, idf or {})
+
+
+#: a query typed with a letter the fold drops (``ё``, a Greek accent or breathing, ``ł ø ß``, a
+#: Latin accent: :func:`search_form`, unicode61) puts the pages writing its words so first
+#: (:func:`_typed_spellings_first`): BM25 reads both spellings as one word, so ``"ёлочные
+#: игрушки"`` ranked a page writing ``елочные игрушки`` three times above the one writing the
+#: phrase as typed. An ASCII query (no such letter) is ranked as before. False: the ranking before
+#: (2026-12-05)
+TYPED_SPELLINGS_FIRST = True
+#: the share of the query's IDF an unquoted word typed with such a letter gives a page writing it
+#: so (a quoted phrase's pages come first: :func:`_typed_spellings_first`). 0: off, the default:
+#: measured 1.0 (benchmarks/questions.py, questions_letter_names.jsonl, 2026-12-05) put the note
+#: saying ``Paweł`` above the person *Pawel Zielinski* for `Paweł` (order 0.978 → 0.957), the
+#: names' own rules (:func:`_typed_words_first`) already order pages named so; questions_yo_help
+#: was 1.000 either way
+TYPED_SPELLING_WEIGHT = 0.0
+
+
+def _typed_key(text: str) -> str:
+    """``text`` (NFKC) as typed spellings are compared: lower case (not casefolded: ``ß`` stays),
+    final sigma as ``σ`` (``ΟΔΥΣΣΕΥΣ`` and ``Οδυσσεύς`` end alike)."""
+    return text.lower().replace("ς", "σ")
+
+
+def _typed_marks(typed: str) -> tuple[list[str], list[str]]:
+    """``(words, phrases)`` of the query ``typed`` (NFKC) that hold a letter the fold drops
+    (:func:`_fold` changes them but for case): its unquoted such words and its quoted phrases
+    holding one, each in :func:`_typed_key` form; ``([], [])`` for a query without."""
+    def marked(w: str) -> bool:
+        return not w.isascii() and _fold(w) != _typed_key(w)
+
+    phrases = []
+    for m in _PHRASE.finditer(typed):
+        ws = _PLAIN_WORD.findall(m.group(1))
+        if len(ws) > 1 and any(map(marked, ws)) and not _UNSPACED.search(m.group(1)):
+            phrases.append(" ".join(_typed_key(w) for w in ws))
+    rest = _PHRASE.sub(" ", typed)
+    words = list(dict.fromkeys(_typed_key(w) for w in _PLAIN_WORD.findall(rest) if marked(w) and not _UNSPACED.search(w)))
+    return words[:NAME_WORDS], phrases
+
+
+def _typed_spellings_first(top: list[dict], texts: dict[int, str], words: list[str], phrases: list[str],
+                           idf: dict[str, float]) -> None:
+    """The typed-spelling evidence (:data:`TYPED_SPELLINGS_FIRST`) over ``top`` (the best hits,
+    scores changed in place; ``texts``: their title, text, timeline, aliases and path): each of
+    ``words`` (:func:`_typed_marks`) some of them hold as typed (a word beginning with it, or
+    with its Russian stem: the forms search matched) and some only but for the fold
+    gives those holding it :data:`TYPED_SPELLING_WEIGHT` times its IDF's share of the query's
+    (``idf``, by folded word); then the hits holding every one of ``phrases`` as typed (words
+    apart by white space, punctuation or link syntax only) come before those that do not, in
+    their order: raised together to :data:`COPY_GAP` above the best that does not, where it
+    scored as much. Both engines (one Python check of the texts read)."""
+    if not top:
+        return
+    # (an ASCII text holds no such word: not read; the others as they are, any case, with no
+    # lower-cased copy: most of a search's CPU would be copying the candidates' texts)
+    keys = {pid: t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t)
+            for pid, t in texts.items() if not t.isascii()}
+    total = sum(idf.values())
+
+    def pattern(w: str) -> str:
+        return re.escape(w).replace("σ", "[σς]")
+
+    def holds(rx: re.Pattern, pid: int, whole: bool = True) -> bool:
+        t = keys.get(pid)
+        return t is not None and any(_starts_word(t, m) and not (whole and _PLAIN_WORD.match(t, m.end())) for m in rx.finditer(t))
+
+    for w in words:
+        # (a word of the text beginning with it: the forms search found, ``учёт`` → ``учёта``,
+        # a Russian word by its stem's prefix, ``удалённое`` → ``удалённого``, as _terms searches it)
+        rx = re.compile(pattern(russian.prefix(w) or w), re.I)
+        have = {int(h["id"]) for h in top if holds(rx, int(h["id"]), whole=False)}
+        if not have or len(have) == len(top):
+            continue
+        # (a Russian word searched by its stem's prefix has no IDF of its own: an even share)
+        f = _fold(w)
+        share = idf[f] / total if f in idf and total else 1.0 / (len(idf) + 1)
+        for h in top:
+            if int(h["id"]) in have:
+                h["score"] += TYPED_SPELLING_WEIGHT * share
+    if phrases:
+        rxs = [re.compile(_PHRASE_GAP.join(map(pattern, p.split())), re.I) for p in phrases]
+        first = [h for h in top if all(holds(rx, int(h["id"])) for rx in rxs)]
+        rest = [h["score"] for h in top if h not in first]
+        if first and rest:
+            lift = max(rest) + COPY_GAP - min(h["score"] for h in first)
+            for h in first if lift > 0 else ():
+                h["score"] += lift
 
 
 #: link text as evidence for its target (anchor text: Craswell, Hawking & Robertson, SIGIR 2001;
@@ -2897,7 +3097,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head.get(pid, 0.0) / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
-        _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
+        _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x}, typed=names[typed - 1] if names and typed else None)
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
     _typed_words_first(out, named_by, fields, typed_words or set(), exact_w, near)
     _typed_names_first(out, exact, near)
@@ -3332,13 +3532,18 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
 
 def _matches_text(text: str, query: str) -> bool:
     """Whether a meaningful word of ``query`` (:func:`query_words`) is in ``text``, case folded
-    (and compatibility folded, :func:`search_form`, when ``text`` is not NFKC)."""
+    (and compatibility and accent folded, :func:`search_form`, :func:`fold_accents`, when
+    ``text`` is not NFKC or holds a letter :func:`fold_letters` spells in ASCII)."""
     # (a Russian word is searched as its stem's prefix: _terms; ``игрушкам`` is in ``игрушки``'s text)
     words = [russian.prefix(w) or w if w.casefold() not in STOP_WORDS else w for w in query_words(search_form(query))]
     low = text.casefold()
     if any(w in low for w in words):
         return True
-    return not _no_compat_words(text) and any(w in search_form(text).casefold() for w in words)
+    # (accents folded too, as the tokenizer folds them: ``lodz`` is in ``Łódź``)
+    if _no_compat_words(text):
+        return False
+    folded = fold_accents(search_form(text)).casefold()
+    return any(fold_accents(w) in folded for w in words)
 
 
 #: scripts written without spaces between words (CJK, kana, Thai, …): unicode61 makes one token of
