@@ -157,10 +157,11 @@ def _removed_lines(r: dict) -> list[str]:
     check_beside=True,  # the database check runs beside the walk of the folder (SyncEngine checks before writing)
 )
 def _sync(b, a, ctx):
-    from ..sync.engine import SyncEngine
+    from ..sync.engine import SyncEngine, chunk_size
 
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
+    eng.chunk = chunk_size("GBRAIN_SYNC_CHUNK")  # renames and in-place edits first, in committed chunks (SyncEngine.chunk_prepass)
     eng.confirm_delete = bool(a.get("confirm_delete"))
     eng.put_back = bool(a.get("put_back"))
     eng.include_purged = bool(a.get("include_purged"))
