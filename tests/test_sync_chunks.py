@@ -225,10 +225,13 @@ def test_a_sync_interrupted_between_chunks_says_what_is_left_and_the_next_sync_c
         assert fresh_import_differences(b) == {}
 
 
-def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_path, tmp_path):
-    """A real ``gbrain sync`` killed (SIGKILL) once some of its chunks committed, chunks of two
-    paths over a folder renamed and 160 notes edited: the next sync takes the rest (renames as
-    moves, page ids kept, nothing trashed), the files equal the brain, a fresh import equals it."""
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_path, tmp_path, sig):
+    """A real ``gbrain sync`` killed (SIGKILL), or stopped by Ctrl-C (SIGINT), once some of its
+    chunks committed, chunks of two paths over a folder renamed and 160 notes edited: the next
+    sync takes the rest (renames as moves, page ids kept, nothing trashed), the files equal the
+    brain, a fresh import equals it. Ctrl-C's exit is 130, its one line says how many files
+    are left."""
     root = tmp_path / "vault"
     (root / "fold").mkdir(parents=True)
     for i in range(160):
@@ -253,13 +256,18 @@ def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_
             end = time.monotonic() + 120
             while sum(done()) == 0 and p.poll() is None and time.monotonic() < end:
                 time.sleep(0.005)
-            p.send_signal(signal.SIGKILL)
-            p.wait(timeout=60)
+            p.send_signal(sig)
+            _, err = p.communicate(timeout=60)
         finally:
             if p.poll() is None:
                 p.kill()
         moved, edited = done()
         assert 0 < moved + edited < 40 + 160, (moved, edited)  # killed between chunks, each committed whole
+        if sig == signal.SIGINT:
+            lines = err.decode().splitlines()
+            left = 40 + 160 - moved - edited  # (a rename counted once)
+            assert p.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the ") \
+                and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (lines, left)
         r = gbrain_in_process("sync", str(root), "--db", str(db_path))
         assert r.returncode == 0, r.stderr.decode()
         assert done() == (40, 160)

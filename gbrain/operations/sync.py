@@ -162,6 +162,7 @@ def _sync(b, a, ctx):
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
     eng.chunk = chunk_size("GBRAIN_SYNC_CHUNK")  # renames and in-place edits first, in committed chunks (SyncEngine.chunk_prepass)
+    eng.say_now = _say_now  # (an interrupted pre-pass's line: the warnings list is said at the end, which a Ctrl-C skips)
     eng.confirm_delete = bool(a.get("confirm_delete"))
     eng.put_back = bool(a.get("put_back"))
     eng.include_purged = bool(a.get("include_purged"))
@@ -187,6 +188,15 @@ def _sync(b, a, ctx):
         raise GBrainError(f"the brain is busy ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
     finally:
         eng.close()
+
+
+def _say_now(line: str) -> None:
+    """A line on stderr now (a full or closed stderr loses it, not the command)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _watch_text(r: dict, a: dict) -> str:

@@ -691,6 +691,9 @@ class SyncEngine:
         #: the outcomes of the pre-pass's chunks, while one runs (each :meth:`reconcile` adds its
         #: own); the full sync's report counts them (:meth:`_sync`)
         self.chunk_outs: list[Outcome] | None = None
+        #: a line for the person at once (not with the warnings at the end: a Ctrl-C's); ``gbrain
+        #: sync`` points it at stderr
+        self.say_now: Callable[[str], None] = self._warn
         #: the git state (:func:`gitstate.fingerprint`) at the start of the last whole-tree sync
         #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
         #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
@@ -1617,7 +1620,7 @@ class SyncEngine:
         except KeyboardInterrupt as e:
             if self.chunk_outs:
                 left = self.files_left()
-                self._warn(f"interrupted: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
+                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
                            f"{left:,} file{'s' if left != 1 else ''} left for the next sync (run it again to go on)")
                 e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
             raise
