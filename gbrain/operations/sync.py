@@ -185,7 +185,7 @@ def _sync(b, a, ctx):
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
             raise
-        raise GBrainError(f"the brain is busy ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
+        raise GBrainError(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back (chunks committed before it are kept) and the files written are complete; run the sync again") from e
     finally:
         eng.close()
 
