@@ -1295,7 +1295,7 @@ class SyncEngine:
         return left
 
     def chunk_prepass(self, n: int, run: Callable[[set[str]], bool], stopping: Callable[[], bool] = lambda: False, *,
-                      whole_on_mass: bool = False) -> int:
+                      whole_on_mass: bool = False, hold: Iterable[str] = ()) -> int:
         """The pre-pass of a whole-tree sync (``gbrain sync``: :meth:`sync` with :attr:`chunk`;
         watch's first sync and rescans): the tree's exact renames (:meth:`move_chunks`) and plain
         in-place edits past the first chunk (:meth:`plain_chunks`), found by one walk of the tree
@@ -1308,7 +1308,8 @@ class SyncEngine:
         refused mass deletion ends having changed nothing): no chunk when the tree's deletions no
         rename explains (with :attr:`held`) could reach :data:`MASS_TRASH`. A pre-pass that
         commits no chunk, or only chunks that wrote nothing into the folder, hands its scan to
-        the full sync (:meth:`hand_scan`). Returns the chunks committed."""
+        the full sync (:meth:`hand_scan`). ``hold``: paths no chunk takes (watch's paths waiting
+        to meet another). Returns the chunks committed."""
         if n <= 0:
             return 0
         found = self._tree_changes()
@@ -1318,14 +1319,15 @@ class SyncEngine:
         if len(paths) <= n:
             self.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
             return 0
-        moves, rest, move_seen = self.move_chunks(paths, set(), n)
+        hold = set(hold)
+        moves, rest, move_seen = self.move_chunks(paths, set(), n, hold)
         if whole_on_mass:
             paired = {old for old, _ in move_seen.values()}
             loose = sum(1 for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p)))
             if loose + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH:
                 self.hand_scan(sc, git_fp)
                 return 0
-        chunks, plain_seen = self.plain_chunks(rest, set(), n)
+        chunks, plain_seen = self.plain_chunks(rest, set(), n, together=hold)
         if not moves and len(chunks) < 2:
             self.hand_scan(sc, git_fp)
             return 0

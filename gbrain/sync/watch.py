@@ -915,7 +915,7 @@ class Watcher:
         each chunk a file round of its own (:meth:`_safe_one`), a stop ending it."""
         together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
         try:
-            self.engine.chunk_prepass(self.chunk_size(), lambda part: self._safe_one(part, set(), retry={}), self._stopping)
+            self.engine.chunk_prepass(self.chunk_size(), lambda part: self._safe_one(part, set(), retry={}), self._stopping, hold=together)
         finally:
             self._together = together
 
