@@ -8,6 +8,11 @@ measures it with chunking on (the default, or ``--chunk N``) and off (``GBRAIN_W
 ``--round offline``: the notes rewritten while no watch runs, then watch started: its first sync
 (``Watcher._sync``) with the writer writing on.
 
+``--round sync``: the notes rewritten while nothing runs, then a one-shot ``gbrain sync`` with the
+writer writing on: sync commits the renames and in-place edits in chunks before its full sync
+(``SyncEngine.chunk_prepass``), on (the default, or ``--chunk N``) and off (``GBRAIN_SYNC_CHUNK=0``);
+the CPU column is the sync process's (its rusage).
+
 ``--round rename``: a folder of ~2,000 notes renamed instead (one ``rename``; the observer's
 batch is the folder's two names and every note's two ends): watch carries out its exact renames
 a few per transaction before the rest of the round (``Watcher._move_chunks``).
@@ -20,6 +25,7 @@ CPU for the storm (user + system of the watch process, from /proc).
     python benchmarks/watch_big_round.py --notes 2000
     python benchmarks/watch_big_round.py --notes 500 --chunk 30 --modes on
     python benchmarks/watch_big_round.py --notes 2000 --round rename
+    python benchmarks/watch_big_round.py --notes 2000 --round sync
 """
 from __future__ import annotations
 
@@ -83,12 +89,16 @@ def run(mode: str, n: int, chunk: int | None, tmp: Path, kind: str = "edit") -> 
     tree, db = work / "vault", work / "brain.db"
     make_tree(tree, n, 1 if kind == "rename" else 20)
     env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
+    var = "GBRAIN_SYNC_CHUNK" if kind == "sync" else "GBRAIN_WATCH_CHUNK"
     if mode == "off":
-        env["GBRAIN_WATCH_CHUNK"] = "0"
+        env[var] = "0"
     elif chunk is not None:
-        env["GBRAIN_WATCH_CHUNK"] = str(chunk)
+        env[var] = str(chunk)
     else:
-        env.pop("GBRAIN_WATCH_CHUNK", None)
+        env.pop(var, None)
+    if kind == "sync":  # bound by a first sync, as a folder synced before
+        subprocess.run([sys.executable, "-m", "gbrain", "sync", str(tree)], env=env, cwd=str(ROOT), check=True, capture_output=True)
+        return run_sync(mode, n, tree, db, env, work)
     subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree)], env=env, cwd=str(ROOT), check=True, capture_output=True)
     import threading
 
@@ -162,21 +172,55 @@ def run(mode: str, n: int, chunk: int | None, tmp: Path, kind: str = "edit") -> 
             w.kill()
 
 
+def run_sync(mode: str, n: int, tree: Path, db: Path, env: dict, work: Path) -> dict:
+    """``--round sync``: the storm while nothing runs, the writer started, then one ``gbrain sync``
+    (its wall time is the window the writer's waits are taken from; its CPU from its rusage)."""
+    import resource
+
+    for f in sorted(tree.glob("folder*/note*.md")):
+        data = f.read_bytes().replace(b"[[Mobile plugins", b"[[Mobile plugins (hub)")
+        with open(f, "r+b") as fh:
+            fh.truncate(0)
+            fh.write(data)
+    stop, lat = work / "stop", work / "lat.jsonl"
+    wr = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(lat), str(stop)], env=env, cwd=str(ROOT))
+    try:
+        time.sleep(2.0)
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)  # (the writer is not waited for yet: not in it)
+        t0 = time.time()
+        r = subprocess.run([sys.executable, "-m", "gbrain", "sync", str(tree), "--json"], env=env, cwd=str(ROOT), capture_output=True, text=True)
+        t1 = time.time()
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        stop.touch()
+        wr.wait(timeout=600)
+    rep = json.loads(r.stdout) if r.stdout.strip() else {}
+    rows = [json.loads(s) for s in lat.read_text().splitlines() if s.strip()]
+    during = [d for t, d in rows if t0 <= t <= t1]
+    imported = (rep.get("counts") or {}).get("imported", -1)
+    return {"mode": mode, "moved": 0, "writes": len(during), "p50": statistics.median(during) if during else float("nan"),
+            "p95": pct(during, 0.95) if during else float("nan"), "max": max(during) if during else float("nan"),
+            "storm_s": 0.0, "settled_s": t1 - t0, "watch_cpu": (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime),
+            "errors": int(r.returncode not in (0, 3)) + int(imported != n)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", type=int, default=2000)
     ap.add_argument("--chunk", type=int, default=None, help="paths per chunk when on (default: CHUNK_PATHS)")
     ap.add_argument("--modes", default="on,off")
-    ap.add_argument("--round", default="edit", choices=["edit", "rename", "offline"],
-                    help="edit: notes rewritten in place; rename: their folder renamed; offline: rewritten while no watch runs, then watch starts (its first sync)")
+    ap.add_argument("--round", default="edit", choices=["edit", "rename", "offline", "sync"],
+                    help="edit: notes rewritten in place; rename: their folder renamed; offline: rewritten while no watch runs, then watch starts (its first sync); "
+                    "sync: rewritten while nothing runs, then one `gbrain sync`")
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="watch-big-round-"))
     try:
         load = os.getloadavg()[0]
-        what = {"rename": "moved by one folder rename", "offline": "rewritten in place while watch was stopped, then watch started"}.get(a.round, "rewritten in place")
+        what = {"rename": "moved by one folder rename", "offline": "rewritten in place while watch was stopped, then watch started",
+                "sync": "rewritten in place while nothing ran, then one `gbrain sync` (CPU: the sync's; settled: its wall time)"}.get(a.round, "rewritten in place")
         print(f"{a.notes} notes {what}; writer every 0.2 s; load {load:.1f} on {os.cpu_count()} cores; gbrain {ROOT}")
-        print(f"{'mode':5} {'writes':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} {'storm s':>8} {'settled s':>9} {'watch CPU s':>11}")
+        print(f"{'mode':5} {'writes':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} {'storm s':>8} {'settled s':>9} {('sync CPU s' if a.round == 'sync' else 'watch CPU s'):>11}")
         for mode in a.modes.split(","):
             r = run(mode, a.notes, a.chunk, tmp, a.round)
             print(f"{r['mode']:5} {r['writes']:6d} {r['p50']:7.3f} {r['p95']:7.3f} {r['max']:7.3f} {r['storm_s']:8.1f} {r['settled_s']:9.1f} {r['watch_cpu']:11.1f}"

@@ -857,3 +857,22 @@ def test_a_handed_scan_is_not_taken_when_the_rules_changed_or_a_save_waits_to_be
     monkeypatch.delitem(exporter.left_saves, "/nowhere/.x.gbrain-tmp")
     rep = w._first_sync()
     assert walks[0] == 5 and rep["ok"], rep
+
+
+def test_the_files_left_at_a_stop_count_no_row_the_next_sync_leaves_alone(started, tmp_path):
+    """`stopped: N files left` counts what the next start's first sync takes: a synced note now
+    ignored by `.gbrainignore`, and the notes of a folder now a symlink, are left alone by it
+    (kept in the brain, never trashed), so none of them is a file left; the new `.gbrainignore`
+    and an edited note are."""
+    b, w, root, said = started
+    os.mkdir(root / "fold")
+    for i in range(3):
+        (root / "fold" / f"f{i}.md").write_text(f"# F{i}\n")
+    assert w.engine.sync()["ok"]
+    (root / ".gbrainignore").write_text("n00.md\n")
+    os.rename(root / "fold", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", root / "fold")
+    in_place(root / "n01.md", b"# N1\n\nedited\n")
+    w.engine.reload_ignore()
+    w._say_left({"n01.md"})
+    assert any("stopped: 2 files left for the next start" in s for s in said), said

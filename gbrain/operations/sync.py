@@ -157,10 +157,12 @@ def _removed_lines(r: dict) -> list[str]:
     check_beside=True,  # the database check runs beside the walk of the folder (SyncEngine checks before writing)
 )
 def _sync(b, a, ctx):
-    from ..sync.engine import SyncEngine
+    from ..sync.engine import SyncEngine, chunk_size
 
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
+    eng.chunk = chunk_size("GBRAIN_SYNC_CHUNK")  # renames and in-place edits first, in committed chunks (SyncEngine.chunk_prepass)
+    eng.say_now = _say_now  # (an interrupted pre-pass's line: the warnings list is said at the end, which a Ctrl-C skips)
     eng.confirm_delete = bool(a.get("confirm_delete"))
     eng.put_back = bool(a.get("put_back"))
     eng.include_purged = bool(a.get("include_purged"))
@@ -183,9 +185,18 @@ def _sync(b, a, ctx):
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
             raise
-        raise GBrainError(f"the brain is busy ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
+        raise GBrainError(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back (chunks committed before it are kept) and the files written are complete; run the sync again") from e
     finally:
         eng.close()
+
+
+def _say_now(line: str) -> None:
+    """A line on stderr now (a full or closed stderr loses it, not the command)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _watch_text(r: dict, a: dict) -> str:

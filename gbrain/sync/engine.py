@@ -589,6 +589,49 @@ def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outc
     out.both_moved.append(tp)
 
 
+def _add_outcome(out: Outcome, more: Outcome) -> None:
+    """Add ``more`` (a later round's outcome) to ``out``, in place: each list's new items after
+    its own (an item both hold once), each dict updated."""
+    for f in fields(Outcome):
+        a, b = getattr(out, f.name), getattr(more, f.name)
+        if isinstance(a, list):
+            seen = {x for x in a if not isinstance(x, dict)}  # a set for strings and tuples
+            for x in b:
+                if x in seen if not isinstance(x, dict) else x in a:  # dicts (few): by ==
+                    continue
+                a.append(x)
+                if not isinstance(x, dict):
+                    seen.add(x)
+        elif isinstance(a, dict):
+            a.update(b)
+
+
+#: a big round's paths are reconciled this many per transaction, each committed before the next
+#: begins, so the brain's write lock is free between them: an agent's write waits about one
+#: chunk, not the whole round (trial 55: 2,207 notes rewritten by a rename's link update were one
+#: transaction, an MCP ``timeline_add`` waited 84.7 s). A round costs ~7–15 ms CPU per changed
+#: note (small notes; trial 55's storm A), so 60 paths are ~0.4–0.9 s CPU, and each chunk adds
+#: ~40 ms (its own read, plan and commit): ``benchmarks/watch_big_round.py``, 2,000 notes at load
+#: 14: a writer's max wait 1.8 s against 39.7 s in one transaction, watch's CPU +11 %. Watch's
+#: file rounds and first sync (``GBRAIN_WATCH_CHUNK``) and ``gbrain sync``'s pre-pass
+#: (``GBRAIN_SYNC_CHUNK``) use it: :func:`chunk_size`
+CHUNK_PATHS = 60
+
+
+def chunk_size(var: str) -> int:
+    """Paths per chunk: the environment variable ``var`` when it is a whole number (0: no
+    chunks, one transaction), else :data:`CHUNK_PATHS`."""
+    raw = os.environ.get(var, "").strip()
+    return int(raw) if raw.isdigit() else CHUNK_PATHS
+
+
+
+def _file_print(st: os.stat_result) -> tuple[int, int, int]:
+    """What a chunked sync compares to tell a file unchanged since it was stat'ed: ``(size,
+    change stamp, file id)`` (:func:`.scan.change_stamp`, :func:`.scan.file_id`): the same
+    length, no write since, the same inode."""
+    return st.st_size, change_stamp(st), file_id(st)
+
 class SyncEngine:
     """Keeps one brain and one folder equal. Not thread-safe: one engine per process and folder.
 
@@ -652,6 +695,15 @@ class SyncEngine:
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
         #: a whole-tree scan the next :meth:`sync` may take instead of its own (:meth:`hand_scan`)
         self.prescan: tuple | None = None
+        #: paths per transaction of the pre-pass :meth:`sync` runs (:meth:`chunk_prepass`; 0: none,
+        #: one transaction; ``gbrain sync`` sets :func:`chunk_size` of ``GBRAIN_SYNC_CHUNK``)
+        self.chunk = 0
+        #: the outcomes of the pre-pass's chunks, while one runs (each :meth:`reconcile` adds its
+        #: own); the full sync's report counts them (:meth:`_sync`)
+        self.chunk_outs: list[Outcome] | None = None
+        #: a line for the person at once (not with the warnings at the end: a Ctrl-C's); ``gbrain
+        #: sync`` points it at stderr
+        self.say_now: Callable[[str], None] = self._warn
         #: the git state (:func:`gitstate.fingerprint`) at the start of the last whole-tree sync
         #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
         #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
@@ -986,13 +1038,15 @@ class SyncEngine:
 
     def hand_scan(self, scan: Scan, git_fp: dict | None) -> None:
         """Offer ``scan`` (a :meth:`scan` just made, ``git_fp`` the :func:`gitstate.fingerprint`
-        read before it) to the next :meth:`sync`, by a caller that committed nothing since (watch's
-        chunk pre-pass, ``watch._sync_chunks``, when it ran no chunk): the sync takes it instead
+        read before it) to the next :meth:`sync`, by a caller that wrote nothing into the folder since
+        (:meth:`chunk_prepass`, when it ran no chunk or only chunks that brought files into the
+        brain: the files they read are recorded in ``sync_state`` as the scan saw them, or as
+        changed since, and read again): the sync takes it instead
         of walking the tree again when nothing of what its own scan would depend on differs: the
         same ignore rules after its :meth:`reload_ignore` (``spec.lines`` and worktrees) and no
         failed write's save of this process to put back first (``exporter.left_saves``). A file
         changed since is one a change after the sync's own scan would have been: the watch
-        observer, started before, has its event. Taken once (:meth:`_sync` clears :attr:`prescan`)."""
+        observer, started before, has its event (``gbrain sync``: the next sync takes it). Taken once (:meth:`_sync` clears :attr:`prescan`)."""
         self.prescan = (scan, git_fp, self.leftover_temps, self._rules_key())
 
     def _rules_key(self) -> tuple | None:
@@ -1009,6 +1063,302 @@ class SyncEngine:
         if exporter.left_saves:  # (_retry_left_saves writes into the tree before the scan)
             return None
         return pre
+
+    # ---- big rounds in chunks ---------------------------------------------------------
+
+    def on_disk(self, rels: Iterable[str]) -> dict[str, tuple[os.stat_result, tuple | None]]:
+        """``rel → (lstat now, its sync_state row or None)`` for the files of ``rels`` on disk (one
+        lstat each, the rows read together); {} when the brain cannot be read (the round finds out
+        what is wrong with it)."""
+        import sqlite3
+
+        stats = {}
+        root = str(self.root)
+        for rel in rels:
+            try:
+                stats[rel] = os.lstat(os.path.join(root, *rel.split("/")))
+            except OSError:
+                continue
+        if not stats:
+            return {}
+        try:
+            state = self._state(stats)
+        except (sqlite3.Error, GBrainError):
+            return {}
+        return {rel: (st, state.get(rel)) for rel, st in stats.items()}
+
+    def move_chunks(self, paths: set[str], dirs: set[str], n: int, hold: Iterable[str] = ()) -> tuple[list[set[str]], set[str], dict]:
+        """A round's exact renames cut into transactions of their own, run before the rest of the
+        round: ``(chunks, the other paths, seen)``, ``seen`` the new path → (old path, its (size,
+        change stamp, file id) now) that :meth:`still_renamed` checks before each chunk. An exact
+        rename is a path gone from disk whose ``sync_state`` row names the file (device + inode)
+        now at a new path of the round, with the same size and bytes (its sha256 the row's
+        ``disk_hash``): the first rank of the move pairing (inode and identical bytes), so no
+        other path of the round could take either end, and carried out apart it is the move one
+        round makes (the page row moves, its id, history and links kept, the links resolving to
+        it relinked in its transaction). Each pair stays whole in one chunk (``n`` paths, 0: no
+        chunks). Left with the rest: ends in ``hold`` (watch: held back or waiting to meet), a
+        page with a ``.raw`` sidecar or conflict copy in the round (they follow its move from
+        their stored bytes), non-notes, a new path the brain leaves out (ignored, under a
+        symlinked folder: its old name is a deletion, the mass-deletion guard's). Cut only when
+        the round's paths that are not plain in-place edits exceed a chunk (a folder renamed: a
+        folder event and every note's two ends); ``([], paths, {})`` otherwise. Deletions and new
+        files that pair with nothing stay in the rest: the mass-deletion check
+        (:class:`MassDeleteRefused`) weighs a folder's deletions together; and when those
+        deletions (with the :attr:`held` ones) could reach :data:`MASS_TRASH` the round stays one
+        (renames committed first would change the folder counts it weighs)."""
+        import sqlite3
+
+        if n <= 0 or (len(paths) <= n and not dirs) or any(not d.strip("/") for d in dirs):
+            return [], paths, {}
+        # a folder event's round reconciles every path known under it and every file there now
+        # (the engine walks it): those are the round's too (the observer's events of a renamed
+        # folder's notes may come in later batches than the folder's own)
+        cand = set(paths)
+        try:
+            for d in dirs:
+                d = d.strip("/")
+                if undecodable(d):
+                    continue
+                cand |= self._known_under(d + "/")
+                cand.update(f.path for f in self.walk(d)[0])
+        except (sqlite3.Error, GBrainError):
+            return [], paths, {}
+        found = self.on_disk(cand)
+        if not found:
+            return [], paths, {}
+        fixed = sum(1 for st, row in found.values() if row is not None and stat.S_ISREG(st.st_mode) and (row[4] is None or row[4] == file_id(st)))
+        if len(cand) <= n or len(cand) - fixed <= n:
+            return [], paths, {}
+        hold = set(hold)
+        followers = {page_slug_for_sidecar(p) for p in cand} | {nfc(m[0][:-3]) for p in cand if (m := copy_mark(p)) and is_markdown(m[0])}
+        notes = {p for p in cand if is_markdown(p) and copy_mark(p) is None and p not in hold and nfc(p[:-3]) not in followers}
+        new = {rel: st for rel, (st, row) in found.items() if row is None and rel in notes and stat.S_ISREG(st.st_mode)}
+        gone = notes - set(found)
+        if not new or not gone:
+            return [], paths, {}
+        try:
+            state = self._state(gone)
+        except (sqlite3.Error, GBrainError):
+            return [], paths, {}
+        by_id: dict[int, list[str]] = {}
+        for g, row in state.items():
+            if row[4] is not None:
+                by_id.setdefault(row[4], []).append(g)
+        pairs, seen = [], {}
+        root = str(self.root)
+        for rel in sorted(new):
+            st = new[rel]
+            olds = by_id.get(file_id(st))
+            if not olds or len(olds) != 1 or state[olds[0]][0] != st.st_size:
+                continue
+            if self.excluded(rel) or self.stat_path(rel)[1]:
+                continue  # (ignored, under a symlinked folder…: no move target; the old name's trashing is the rest's, under the mass-deletion guard)
+            try:
+                same = verify.sha256_file(os.path.join(root, *rel.split("/"))) == state[olds[0]][2]
+            except OSError:
+                continue
+            if same:
+                pairs.append((olds[0], rel))
+                seen[rel] = (olds[0], _file_print(st))
+        if not pairs:
+            return [], paths, {}
+        # the mass-deletion guard weighs a round's deletions against each folder's notes before
+        # the round: renames committed first would count the notes moved into a folder emptied
+        # in the same round as its own (the deletions then under half of it, trashed unasked),
+        # and those moved out of it no longer (a deletion of a few refused). Only a round whose
+        # deletions (and those held back) could reach MASS_TRASH is judged so: it stays one.
+        paired = {old for old, _ in pairs}
+        try:
+            loose = self._state({p for p in cand if is_markdown(p) and p not in found and p not in paired})
+        except (sqlite3.Error, GBrainError):
+            return [], paths, {}
+        if len(loose) + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH:
+            return [], paths, {}
+        per = max(1, n // 2)
+        chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
+        return chunks, paths - {p for pair in pairs for p in pair}, seen
+
+    def still_renamed(self, part: set[str], seen: dict) -> tuple[set[str], set[str]]:
+        """The pairs of a rename chunk ``part`` (:meth:`move_chunks`, its ``seen``) still as cut,
+        and the others' paths: ``(keep, changed)``. Still as cut: the old path still gone, the
+        new one the file stat'ed then (size, change stamp, file id). A pair that changed since (a
+        save into the renamed note, the old name written again) is left to the round's rest,
+        which decides it with everything else."""
+        root = str(self.root)
+        keep, changed = set(), set()
+        for new, (old, want) in seen.items():
+            if new not in part:
+                continue
+            try:
+                st = os.lstat(os.path.join(root, *new.split("/")))
+                ok = want == _file_print(st) and not os.path.lexists(os.path.join(root, *old.split("/")))
+            except OSError:
+                ok = False
+            (keep if ok else changed).update((old, new))
+        return keep, changed
+
+    def plain_chunks(self, paths: set[str], dirs: set[str], n: int, maybe: Iterable[str] = (), together: Iterable[str] = ()) -> tuple[list[set[str]], dict]:
+        """The round over ``paths`` and ``dirs`` cut into transactions: ``([first, *rest], seen)``,
+        each a set of paths, ``seen`` each later chunk's path → its (size, change stamp, file id)
+        now (:meth:`still_plain`). Only plain in-place edits go in ``rest``, ``n`` paths each: a
+        file on disk (a regular file) with a ``sync_state`` row, the same file (inode) as
+        recorded, under no folder of ``dirs``, not in ``maybe`` (deletions watch holds back) or
+        ``together`` (paths waiting to meet another), no page's ``.raw`` sidecar or conflict copy
+        (they follow a page the round moves only holding their stored bytes: imported apart,
+        after the move, they stayed behind, the raw data cut from its page). Such a path is no
+        end of any move the round could pair, so reconciling it apart changes no outcome. A file
+        replaced by another inode (an editor's temp + rename save) is plain only in a round with
+        no other path (a new or gone file, a folder) to pair with: ``paths`` is the round less its
+        exact renames (:meth:`move_chunks`), which run before. Everything else is in ``first``,
+        with the first plain paths. ``([paths], {})`` for a round that is small, or the whole
+        tree's folder (``''``), or ``n`` <= 0."""
+        if n <= 0 or len(paths) <= n:
+            return [paths], {}
+        maybe, together = set(maybe), set(together)
+        prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
+        if any(not d.strip("/") for d in dirs):
+            return [paths], {}  # the whole tree: one round
+        same, other = [], []
+        seen = {}
+        for rel, (st, row) in self.on_disk(paths).items():
+            if row is None or not stat.S_ISREG(st.st_mode) or rel in maybe or rel in together or (prefixes and rel.startswith(prefixes)):
+                continue
+            if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
+                continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
+            fid = row[4]
+            (same if fid is None or fid == file_id(st) else other).append(rel)
+            seen[rel] = _file_print(st)
+        plain = set(same)
+        if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
+            plain.update(other)  # nothing in the round a replaced file could pair with
+        if len(plain) <= n:
+            return [paths], {}
+        order = sorted(plain)
+        first = (paths - plain) | set(order[:n])
+        rest = [set(order[i:i + n]) for i in range(n, len(order), n)]
+        return [first, *rest], {rel: seen[rel] for rel in order[n:]}
+
+    def still_plain(self, part: set[str], seen: dict) -> tuple[set[str], dict[str, os.stat_result | None]]:
+        """The paths of a later chunk ``part`` (:meth:`plain_chunks`, its ``seen``) whose file is
+        the one stat'ed then (size, change stamp, file id), a plain in-place edit still, and the
+        others: ``(keep, {path: its lstat now, None when gone})``. Those changed on disk since the
+        round was cut (a save begun meanwhile, maybe still being written; a note renamed or
+        deleted) leave the chunk: read now, a save's first piece would be taken for the note and
+        a renamed note trashed. An unreadable path stays (the round says so)."""
+        root = str(self.root)
+        keep, moved = set(), {}
+        for rel in part:
+            try:
+                st = os.lstat(os.path.join(root, *rel.split("/")))
+            except FileNotFoundError:
+                st = None
+            except OSError:
+                keep.add(rel)
+                continue
+            if st is not None and seen.get(rel) == _file_print(st):
+                keep.add(rel)
+            else:
+                moved[rel] = st
+        return keep, moved
+
+    def _tree_changes(self) -> tuple[Scan, dict, dict, set[str]] | None:
+        """One walk of the tree against ``sync_state``: ``(scan, git fingerprint read before it,
+        path → (size, change stamp) on disk, the changed paths)``: new files, files whose stat
+        differs from the recorded one, and recorded paths gone (none under a folder the scan
+        left alone: unreadable, symlinked, ignored, whose rows a sync leaves as they are). None
+        when the brain or the folder cannot be read (the full sync says what is wrong)."""
+        import sqlite3
+
+        try:
+            git_fp = gitstate.fingerprint(self.root)  # (before the scan, as the full sync reads it: handed with it)
+            state = self._state(None)
+            sc = self.scan()
+        except (sqlite3.Error, GBrainError, OSError):
+            return None
+        on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
+        paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
+        skipped = {p.rstrip("/") for p, _ in (sc.skipped or ())}
+        under = tuple(p + "/" for p in skipped)
+        paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)}
+        return sc, git_fp, state, paths
+
+    def files_left(self, paths: Iterable[str] = ()) -> int:
+        """How many files the next sync will take: one stat of each file of the tree against
+        ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
+        once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder or
+        ignored itself, none). The brain or the folder unreadable: ``len(paths)``."""
+        found = self._tree_changes()
+        if found is None:
+            return len(set(paths))
+        sc, _, state, changed = found
+        left = len(changed)
+        on_disk = {t[0] for t in (sc.stats or ())}
+        gone_ids = {state[p][4] for p in changed if p not in on_disk and state[p][4] is not None}
+        if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
+            for p in changed:
+                if p in on_disk and p not in state:
+                    try:
+                        left -= file_id(os.lstat(os.path.join(str(self.root), *p.split("/")))) in gone_ids
+                    except OSError:
+                        continue
+        return left
+
+    def chunk_prepass(self, n: int, run: Callable[[set[str]], bool], stopping: Callable[[], bool] = lambda: False, *,
+                      whole_on_mass: bool = False, hold: Iterable[str] = ()) -> int:
+        """The pre-pass of a whole-tree sync (``gbrain sync``: :meth:`sync` with :attr:`chunk`;
+        watch's first sync and rescans): the tree's exact renames (:meth:`move_chunks`) and plain
+        in-place edits past the first chunk (:meth:`plain_chunks`), found by one walk of the tree
+        against ``sync_state``, each handed to ``run`` (one committed round over those paths;
+        False: stop here, the full sync does the rest), so other writers get the brain between
+        them (a storm while no sync ran: 2,000 notes rewritten or a folder renamed held every
+        other writer for the whole sync). ``stopping()`` True between chunks stops too. The full
+        sync then does the rest, the mass-deletion guard and move pairing over the whole tree as
+        before; what the chunks did it finds in sync. ``whole_on_mass`` (``gbrain sync``, which a
+        refused mass deletion ends having changed nothing): no chunk when the tree's deletions no
+        rename explains (with :attr:`held`) could reach :data:`MASS_TRASH`. A pre-pass that
+        commits no chunk, or only chunks that wrote nothing into the folder, hands its scan to
+        the full sync (:meth:`hand_scan`). ``hold``: paths no chunk takes (watch's paths waiting
+        to meet another). Returns the chunks committed."""
+        if n <= 0:
+            return 0
+        found = self._tree_changes()
+        if found is None:
+            return 0
+        sc, git_fp, state, paths = found
+        if len(paths) <= n:
+            self.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
+            return 0
+        hold = set(hold)
+        moves, rest, move_seen = self.move_chunks(paths, set(), n, hold)
+        if whole_on_mass:
+            paired = {old for old, _ in move_seen.values()}
+            loose = sum(1 for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p)))
+            if loose + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH:
+                self.hand_scan(sc, git_fp)
+                return 0
+        chunks, plain_seen = self.plain_chunks(rest, set(), n, together=hold)
+        if not moves and len(chunks) < 2:
+            self.hand_scan(sc, git_fp)
+            return 0
+        done = 0
+        wrote = False
+        self.chunk_outs = []
+        for i, part in enumerate([*moves, *chunks[1:]]):
+            if stopping():
+                return done
+            part = self.still_renamed(part, move_seen)[0] if i < len(moves) else self.still_plain(part, plain_seen)[0]
+            if not part:
+                continue
+            k = len(self.chunk_outs)
+            if not run(part):
+                return done
+            done += 1
+            wrote = wrote or any(o.changed() != len(o.imported) + len(o.moved) or o.merged or o.followed or o.sidecar_moves or o.cleaned
+                                 for o in self.chunk_outs[k:])
+        if done and not wrote:
+            self.hand_scan(sc, git_fp)  # the chunks changed nothing on disk: the scan still names the tree
+        return done
 
     def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str, os.stat_result | None]] | None = None) -> list[str]:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
@@ -1255,9 +1605,37 @@ class SyncEngine:
     # ---- public entry points ----------------------------------------------------------
 
     def sync(self) -> dict:
-        """:meth:`_sync`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
+        """:meth:`_sync`, reading the folder's files through no symlinked folder (``blobs.confined``),
+        after the pre-pass (:meth:`chunk_prepass`) when :attr:`chunk` is set: the tree's renames
+        and plain in-place edits committed in chunks, so other writers wait about a chunk, not the
+        whole sync. The report is the one a single transaction gives (the chunks' outcomes
+        counted in). A Ctrl-C (KeyboardInterrupt) in the pre-pass after a chunk committed says
+        how many files are left for the next sync (``said``) and is raised again."""
         with blobs.confined(self.root):
-            return self._sync()
+            try:
+                if self.chunk > 0 and self.chunk_outs is None:
+                    self._sync_chunks()
+                return self._sync()
+            finally:
+                self.chunk_outs = None
+
+    def _sync_chunks(self) -> None:
+        """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
+        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's)."""
+
+        def run(part: set[str]) -> bool:
+            self.reconcile(part)
+            return True
+
+        try:
+            self.chunk_prepass(self.chunk, run, whole_on_mass=True)
+        except KeyboardInterrupt as e:
+            if self.chunk_outs:
+                left = self.files_left()
+                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
+                           f"{left:,} file{'s' if left != 1 else ''} left for the next sync (run it again to go on)")
+                e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
+            raise
 
     def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
@@ -1269,6 +1647,7 @@ class SyncEngine:
         hash equal to the base) is settled as :func:`~gbrain.sync.plan.decide` would settle it,
         with nothing to write, and every other path goes through :meth:`_run` and ``decide``."""
         handed, self.prescan = self.prescan, None
+        chunked, self.chunk_outs = self.chunk_outs or [], None  # (taken before any round of its own)
         self.check_root()
         self.reload_ignore()
         self._dir_cache = {}
@@ -1335,6 +1714,11 @@ class SyncEngine:
         self._portable(out)
         self._say_left_saves(out)
         out = self._then_both(out)
+        if chunked:  # the pre-pass's chunks: one report, as one transaction gives
+            total = Outcome()
+            for o in [*chunked, out]:
+                _add_outcome(total, o)
+            out = total
         if first:
             self._tool_copies_found(out, [t[0] for t in stats])
         out.cleaned[:0] = cleaned
@@ -1406,9 +1790,16 @@ class SyncEngine:
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
                   maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
         """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
-        with blobs.confined(self.root):
-            return self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
-                                   maybe_moved=maybe_moved, moves_only=moves_only)
+        outs, self.chunk_outs = self.chunk_outs, None  # (a round's own reconcile, _then_both's, is no chunk of its own)
+        try:
+            with blobs.confined(self.root):
+                out = self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
+                                      maybe_moved=maybe_moved, moves_only=moves_only)
+        finally:
+            self.chunk_outs = outs
+        if outs is not None:
+            outs.append(out)
+        return out
 
     def _reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
                    maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
@@ -1496,19 +1887,7 @@ class SyncEngine:
         conflict), its outcome added to ``out``."""
         if not out.both_moved:
             return out
-        more = self.reconcile(paths=out.both_moved)
-        for f in fields(Outcome):
-            a, b = getattr(out, f.name), getattr(more, f.name)
-            if isinstance(a, list):
-                seen = {x for x in a if not isinstance(x, dict)}  # a set for strings and tuples
-                for x in b:
-                    if x in seen if not isinstance(x, dict) else x in a:  # dicts (few): by ==
-                        continue
-                    a.append(x)
-                    if not isinstance(x, dict):
-                        seen.add(x)
-            elif isinstance(a, dict):
-                a.update(b)
+        _add_outcome(out, self.reconcile(paths=out.both_moved))
         return out
 
     # ---- the core -----------------------------------------------------------------

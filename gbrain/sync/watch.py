@@ -76,11 +76,11 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import copy_mark, is_markdown, nfc, page_slug_for_sidecar, shown
+from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
-from .engine import MASS_TRASH, TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, change_stamp, escaped, file_id, is_temp_name, kind_of, synced_by, undecodable
+from .engine import CHUNK_PATHS, TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -116,16 +116,6 @@ SETTLE_MAX_S = 30.0
 HINT_SETTLE_S = 3.0
 
 
-#: a file round's plain in-place edits (:meth:`Watcher._chunks`) are reconciled this many paths
-#: per transaction, each committed before the next begins, so the brain's write lock is free
-#: between them: an agent's write waits about one chunk, not the whole round (trial 55: 2,207
-#: notes rewritten by a rename's link update were one transaction, an MCP ``timeline_add`` waited
-#: 84.7 s). A round costs ~7–15 ms CPU per changed note (small notes; trial 55's storm A), so 60
-#: paths are ~0.4–0.9 s CPU, and each chunk adds ~40 ms (its own read, plan and commit):
-#: ``benchmarks/watch_big_round.py``, 2,000 notes at load 14: a writer's max wait 1.8 s against
-#: 39.7 s in one transaction, watch's CPU +11 %. ``GBRAIN_WATCH_CHUNK`` overrides it (a whole
-#: number; 0: one transaction per round, as before)
-CHUNK_PATHS = 60
 
 
 #: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
@@ -474,23 +464,6 @@ class _Handler:
                 self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
 
 
-def _file_print(st: os.stat_result) -> tuple[int, int, int]:
-    """What watch compares to tell a file unchanged since it was stat'ed: ``(size, change
-    stamp, file id)`` (:func:`.scan.change_stamp`, :func:`.scan.file_id`): the same bytes
-    length, no write since, the same inode."""
-    return st.st_size, change_stamp(st), file_id(st)
-
-
-def _unsynced(state: dict, sc) -> tuple[set[str], set[str]]:
-    """The paths a full sync would take, found by one stat of every file: ``(changed, gone)``,
-    ``changed`` the scan's files (``sc.stats``: ``(path, size, change stamp)``) with no
-    ``sync_state`` row or one of another size or stamp (a row with no stamp is compared by size
-    alone), ``gone`` the rows (``state``: ``SyncEngine._state``) of paths not on disk."""
-    on_disk = {p: (size, stamp) for p, size, stamp in (sc.stats or ())}
-    changed = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
-    return changed, {p for p in state if p not in on_disk}
-
-
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
@@ -749,7 +722,7 @@ class Watcher:
 
     def _add(self, out: Outcome) -> None:
         """Count a round's outcome into this watch's totals; a chunk of a full sync's
-        (:meth:`_sync` collecting) is only collected: its report counts it."""
+        (:meth:`_sync` collecting) is only collected: the full sync's report counts it."""
         if self._collect is not None:
             self._collect.append(out)
             if out.changed() and self.keeper is not None:
@@ -924,7 +897,7 @@ class Watcher:
         report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
         the rest to the full sync."""
         outs: list[Outcome] = []
-        self._collect = outs  # (the chunks' outcomes: counted with the report, by _add_initial)
+        self._collect = outs  # (the chunks' outcomes: the full sync's report counts them, SyncEngine._sync)
         self.engine.prescan = None
         try:
             try:
@@ -935,58 +908,19 @@ class Watcher:
                 rep = self._round(self.engine.sync)
             finally:
                 self.engine.prescan = None  # (taken once, by this sync only)
+                self.engine.chunk_outs = None
         except BaseException:
             for out in outs:  # committed, in no report: this watch's totals count them
                 self._total(out)
             raise
-        if outs:
-            counts = rep.setdefault("counts", {})
-            changed = rep.setdefault("changed", {})
-            for out in outs:
-                for k, v in out.counts().items():
-                    counts[k] = counts.get(k, 0) + v
-                changed.setdefault("imported", [])
-                changed["imported"] = list(changed["imported"]) + list(out.imported)
-                rep["moved"] = list(rep.get("moved", [])) + [{"from": a, "to": b} for a, b in out.moved]
-                rep["conflicts"] = list(rep.get("conflicts", [])) + out.conflicts
-                rep["merged"] = list(rep.get("merged", [])) + out.merged
-                rep["collapsed"] = list(rep.get("collapsed", [])) + out.collapsed
-                rep["warning_count"] = rep.get("warning_count", 0) + len(out.warnings)
         return rep
 
     def _sync_chunks(self) -> None:
-        """The chunks :meth:`_sync` runs before its full sync (see there)."""
-        n = self.chunk_size()
-        if n <= 0:
-            return
-        eng = self.engine
-        from . import gitstate
-
-        try:
-            git_fp = gitstate.fingerprint(eng.root)  # (before the scan, as the full sync reads it: handed with it)
-            state = eng._state(None)
-            sc = eng.scan()
-        except (sqlite3.Error, GBrainError, OSError):
-            return  # (the full sync meets it)
-        changed, gone = _unsynced(state, sc)
-        paths = changed | gone
-        if len(paths) <= n:
-            eng.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
-            return
-        moves, rest = self._move_chunks(paths, set(), {})
-        chunks = self._chunks(rest, set(), {})
-        if not moves and len(chunks) < 2:
-            eng.hand_scan(sc, git_fp)
-            return
-        spare: set[str] = set()  # (a rename changed since the cut: the full sync takes it)
+        """The chunks :meth:`_sync` runs before its full sync: :meth:`SyncEngine.chunk_prepass`,
+        each chunk a file round of its own (:meth:`_safe_one`), a stop ending it."""
         together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
         try:
-            for i, part in enumerate([*moves, *chunks[1:]]):
-                if self._stopping():
-                    return
-                part = self._still_renamed(part, spare) if i < len(moves) else self._still_plain(part)
-                if part and not self._safe_one(part, set(), retry={}):
-                    return
+            self.engine.chunk_prepass(self.chunk_size(), lambda part: self._safe_one(part, set(), retry={}), self._stopping, hold=together)
         finally:
             self._together = together
 
@@ -1162,9 +1096,9 @@ class Watcher:
         """At the stop, when something was still to do (``paths``: a round cut short between its
         chunks, retries, events not yet in a round; or events still queued): how many files the
         next start's first sync will take, said on stderr (``stopped: N files left for the next
-        start``). Counted as that sync finds them, one stat of each file of the tree against
-        ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
-        once): the observer's events of a storm trail behind it, so the paths watch heard of are fewer. A brain that cannot be read: ``paths`` counted."""
+        start``). Counted as that sync finds them (:meth:`SyncEngine.files_left`): the observer's
+        events of a storm trail behind it, so the paths watch heard of are fewer. A brain that
+        cannot be read: ``paths`` counted."""
         while True:
             try:
                 kind, rel, _t = self.q.get_nowait()
@@ -1174,22 +1108,7 @@ class Watcher:
                 paths.add(rel)
         if not paths:
             return
-        try:
-            state = self.engine._state(None)
-            sc = self.engine.scan()
-        except (sqlite3.Error, GBrainError, OSError):
-            left = len(paths)
-        else:
-            changed, gone = _unsynced(state, sc)
-            left = len(changed) + len(gone)
-            gone_ids = {state[p][4] for p in gone if state[p][4] is not None}
-            if gone_ids:  # a rename is one file: its new name holds the inode a gone row names
-                for p in changed:
-                    if p not in state:
-                        try:
-                            left -= file_id(os.lstat(os.path.join(str(self.engine.root), *p.split("/")))) in gone_ids
-                        except OSError:
-                            continue
+        left = self.engine.files_left(paths)
         if left:
             self.log(f"stopped: {left:,} file{'s' if left != 1 else ''} left for the next start (its first sync takes them)")
 
@@ -1317,28 +1236,16 @@ class Watcher:
         return bool(old) and (st.st_size == 0 or (old >= COLLAPSE_MIN_BYTES and st.st_size * 2 < old))
 
     def _on_disk(self, rels: set[str]) -> dict[str, tuple[os.stat_result, tuple | None]]:
-        """``rel → (lstat now, its sync_state row or None)`` for the files of ``rels`` on disk (one
-        lstat each, the rows read together); {} when the brain cannot be read (the round finds out
-        what is wrong with it)."""
-        stats = {}
-        for rel in rels:
-            try:
-                stats[rel] = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
-            except OSError:
-                continue
-        if not stats:
-            return {}
-        try:
-            state = self.engine._state(stats)
-        except (sqlite3.Error, GBrainError):
-            return {}
-        return {rel: (st, state.get(rel)) for rel, st in stats.items()}
+        """:meth:`SyncEngine.on_disk`."""
+        return self.engine.on_disk(rels)
 
     def _changed_on_disk(self, rels: set[str]) -> set[str]:
         """The files of ``rels`` whose stat is not the one ``sync_state`` recorded when they were
         last synced (size, change stamp unless recorded racy, device and inode): written since,
         by a save that may not be over. One lstat each and one query; a path with no file or no
         row is none (a new file's round pairs moves: Pending's batch or the retry takes it)."""
+        from .scan import change_stamp, file_id
+
         out = set()
         for rel, (st, row) in self._on_disk(rels).items():
             if row is None:
@@ -1456,20 +1363,9 @@ class Watcher:
         rename, the editor's rest lost: f22fcc3's case) and a renamed note trashed. They leave
         the round and go to Pending as their events would (``gone`` when no file is there): it
         decides them once their events settle."""
-        seen = self._chunk_seen
+        keep, moved = self.engine.still_plain(part, self._chunk_seen)
         now = time.monotonic()
-        keep = set()
-        for rel in part:
-            try:
-                st = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
-            except FileNotFoundError:
-                st = None
-            except OSError:
-                keep.add(rel)  # (unreadable: the round says so and retries it, as in one round)
-                continue
-            if st is not None and seen.get(rel) == _file_print(st):
-                keep.add(rel)
-                continue
+        for rel, st in moved.items():
             if st is None:
                 self.pending.add("gone", rel, now)
             elif rel not in self.pending.paths and rel not in self.pending.open_since:  # (held for its close: it stays so)
@@ -1485,169 +1381,38 @@ class Watcher:
 
     def chunk_size(self) -> int:
         """Paths per chunk of a file round's plain in-place edits: ``GBRAIN_WATCH_CHUNK`` when it
-        is a whole number (0: no chunks), else :data:`CHUNK_PATHS`."""
-        raw = os.environ.get("GBRAIN_WATCH_CHUNK", "").strip()
-        if raw.isdigit():
-            return int(raw)
-        return CHUNK_PATHS
+        is a whole number (0: no chunks), else :data:`CHUNK_PATHS` (:func:`engine.chunk_size`)."""
+        return chunk_size("GBRAIN_WATCH_CHUNK")
 
     def _move_chunks(self, paths: set[str], dirs: set[str], kw: dict) -> tuple[list[set[str]], set[str]]:
         """The round's exact renames cut into transactions of their own, run before the rest of
-        the round: ``(chunks, the other paths)``. An exact rename is a path gone from disk whose
-        ``sync_state`` row names the file (device + inode) now at a new path of the round, with
-        the same size and bytes (its sha256 the row's ``disk_hash``): the first rank of the
-        engine's move pairing (inode and identical bytes), so no other path of the round could
-        take either end, and carried out apart it is the move one round makes (the page row
-        moves, its id, history and links kept, the links resolving to it relinked in its
-        transaction). Each pair stays whole in one chunk (:meth:`chunk_size` paths). Left with the
-        rest: ends held back or waiting to meet (``maybe_moved``, ``_together``), a page with a
-        ``.raw`` sidecar or conflict copy in the round (they follow its move from their stored
-        bytes), non-notes, a new path the brain leaves out (ignored, under a symlinked folder:
-        its old name is a deletion, the mass-deletion guard's). Cut only when the round's paths that are not plain in-place edits
-        exceed a chunk (a folder renamed: a folder event and every note's two ends; edits saved
-        by temp + rename beside renames); ``([], paths)`` otherwise, for the change log's rounds
-        and with chunking off. Deletions and new files that pair with nothing stay in the first
-        chunk: the mass-deletion check (:class:`MassDeleteRefused`) weighs a folder's
-        deletions together, and a deletion held back may still pair with a note created later."""
-        n = self.chunk_size()
-        if n <= 0 or (len(paths) <= n and not dirs) or kw.get("log_paths") or any(not d.strip("/") for d in dirs):
-            return [], paths
-        import stat as _stat
-
-        from .verify import sha256_file
-
-        # a folder event's round reconciles every path known under it and every file there now
-        # (the engine walks it): those are the round's too (the observer's events of a renamed
-        # folder's notes may come in later batches than the folder's own)
-        cand = set(paths)
-        try:
-            for d in dirs:
-                d = d.strip("/")
-                if undecodable(d):
-                    continue
-                cand |= self.engine._known_under(d + "/")
-                cand.update(f.path for f in self.engine.walk(d)[0])
-        except (sqlite3.Error, GBrainError):
-            return [], paths
-        found = self._on_disk(cand)
-        if not found:
-            return [], paths
-        fixed = sum(1 for st, row in found.values() if row is not None and _stat.S_ISREG(st.st_mode) and (row[4] is None or row[4] == file_id(st)))
-        if len(cand) <= n or len(cand) - fixed <= n:
+        the round: ``(chunks, the other paths)`` (:meth:`SyncEngine.move_chunks`; each pair whole;
+        the ends held back, ``maybe_moved``, or waiting to meet, ``_together``, left with the
+        rest). ``([], paths)`` for the change log's rounds and with chunking off."""
+        if kw.get("log_paths"):
             return [], paths
         hold = set(kw.get("maybe_moved") or ()) | self._together
-        followers = {page_slug_for_sidecar(p) for p in cand} | {nfc(m[0][:-3]) for p in cand if (m := copy_mark(p)) and is_markdown(m[0])}
-        notes = {p for p in cand if is_markdown(p) and copy_mark(p) is None and p not in hold and nfc(p[:-3]) not in followers}
-        new = {rel: st for rel, (st, row) in found.items() if row is None and rel in notes and _stat.S_ISREG(st.st_mode)}
-        gone = notes - set(found)
-        if not new or not gone:
-            return [], paths
-        try:
-            state = self.engine._state(gone)
-        except (sqlite3.Error, GBrainError):
-            return [], paths
-        by_id: dict[int, list[str]] = {}
-        for g, row in state.items():
-            if row[4] is not None:
-                by_id.setdefault(row[4], []).append(g)
-        pairs, seen = [], {}
-        root = str(self.engine.root)
-        for rel in sorted(new):
-            st = new[rel]
-            olds = by_id.get(file_id(st))
-            if not olds or len(olds) != 1 or state[olds[0]][0] != st.st_size:
-                continue
-            if self.engine.excluded(rel) or self.engine.stat_path(rel)[1]:
-                continue  # (ignored, under a symlinked folder…: no move target; the old name's trashing is the first chunk's, under the mass-deletion guard)
-            try:
-                same = sha256_file(os.path.join(root, *rel.split("/"))) == state[olds[0]][2]
-            except OSError:
-                continue
-            if same:
-                pairs.append((olds[0], rel))
-                seen[rel] = (olds[0], _file_print(st))
-        if not pairs:
-            return [], paths
-        # the mass-deletion guard weighs a round's deletions against each folder's notes before
-        # the round: renames committed first would count the notes moved into a folder emptied
-        # in the same round as its own (the deletions then under half of it, trashed unasked),
-        # and those moved out of it no longer (a deletion of a few refused). Only a round whose
-        # deletions (and those held back) could reach MASS_TRASH is judged so: it stays one.
-        paired = {old for old, _ in pairs}
-        try:
-            loose = self.engine._state({p for p in cand if is_markdown(p) and p not in found and p not in paired})
-        except (sqlite3.Error, GBrainError):
-            return [], paths
-        if len(loose) + sum(1 for p in self.engine.held if is_markdown(p)) >= MASS_TRASH:
-            return [], paths
-        per = max(1, n // 2)
-        chunks = [{p for pair in pairs[i:i + per] for p in pair} for i in range(0, len(pairs), per)]
-        self._move_seen = seen
-        return chunks, paths - {p for pair in pairs for p in pair}
+        chunks, rest, self._move_seen = self.engine.move_chunks(paths, dirs, self.chunk_size(), hold)
+        return chunks, rest
 
     def _still_renamed(self, part: set[str], first: set[str]) -> set[str]:
-        """The pairs of a rename chunk ``part`` (:meth:`_move_chunks`) still as cut: the old path
-        still gone, the new one the file stat'ed then (size, change stamp, file id). A pair that
-        changed since (a save into the renamed note, the old name written again) joins the
-        round's first chunk ``first`` (run after the renames), which decides it with the rest."""
-        root = str(self.engine.root)
-        keep = set()
-        for new, (old, want) in self._move_seen.items():
-            if new not in part:
-                continue
-            try:
-                st = os.lstat(os.path.join(root, *new.split("/")))
-                ok = want == _file_print(st) and not os.path.lexists(os.path.join(root, *old.split("/")))
-            except OSError:
-                ok = False
-            (keep if ok else first).update((old, new))
+        """The pairs of a rename chunk ``part`` still as cut (:meth:`SyncEngine.still_renamed`); a
+        pair that changed since joins the round's first chunk ``first`` (run after the renames),
+        which decides it with the rest."""
+        keep, changed = self.engine.still_renamed(part, self._move_seen)
+        first |= changed
         return keep
 
     def _chunks(self, paths: set[str], dirs: set[str], kw: dict) -> list[set[str]]:
-        """The file round over ``paths`` and ``dirs`` cut into transactions: ``[first, *rest]``,
-        each a set of paths. Only plain in-place edits go in ``rest``, :meth:`chunk_size` paths
-        each: a file on disk (a regular file) with a ``sync_state`` row, the same file (inode)
-        as recorded, under no folder event of the round, not held back as a deletion
-        (``maybe_moved``), not waiting to meet another path (``_together``), no page's ``.raw``
-        sidecar or conflict copy (they follow a page the round moves only holding their stored
-        bytes: imported apart, after the move, they stayed behind, the raw data cut from its
-        page). Such a path is no
-        end of any move the round could pair, so reconciling it apart changes no outcome. A file
-        replaced by another inode (an editor's temp + rename save) is plain only in a round
-        with no other path (a new or gone file, a folder event) to pair with: ``paths`` is the
-        round less its exact renames (:meth:`_move_chunks`), which run before. Everything else
-        (new files, gone files, folder events, the change log's paths) is in ``first``, with the
-        first plain paths. One chunk (``[paths]``) for a round that is small, or driven by the
-        change log, or when chunking is off."""
-        n = self.chunk_size()
-        if n <= 0 or len(paths) <= n or kw.get("log_paths"):
+        """The file round over ``paths`` and ``dirs`` cut into transactions: ``[first, *rest]``
+        (:meth:`SyncEngine.plain_chunks`: only plain in-place edits in ``rest``; the paths held
+        back, ``maybe_moved``, or waiting to meet, ``_together``, in ``first``). One chunk
+        (``[paths]``) for a round that is small, or driven by the change log, or when chunking
+        is off."""
+        if kw.get("log_paths"):
             return [paths]
-        import stat as _stat
-
-        maybe = set(kw.get("maybe_moved") or ())
-        prefixes = tuple(d.strip("/") + "/" for d in dirs if d.strip("/"))
-        if any(not d.strip("/") for d in dirs):
-            return [paths]  # the whole tree: one round
-        same, other = [], []
-        seen = {}
-        for rel, (st, row) in self._on_disk(paths).items():
-            if row is None or not _stat.S_ISREG(st.st_mode) or rel in maybe or rel in self._together or (prefixes and rel.startswith(prefixes)):
-                continue
-            if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
-                continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
-            fid = row[4]
-            (same if fid is None or fid == file_id(st) else other).append(rel)
-            seen[rel] = _file_print(st)
-        plain = set(same)
-        if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
-            plain.update(other)  # nothing in the round a replaced file could pair with
-        if len(plain) <= n:
-            return [paths]
-        order = sorted(plain)
-        first = (paths - plain) | set(order[:n])
-        rest = [set(order[i:i + n]) for i in range(n, len(order), n)]
-        self._chunk_seen = {rel: seen[rel] for rel in order[n:]}  # each later chunk's paths as stat'ed now: _still_plain
-        return [first, *rest]
+        chunks, self._chunk_seen = self.engine.plain_chunks(paths, dirs, self.chunk_size(), kw.get("maybe_moved") or (), self._together)
+        return chunks
 
     def _safe_one(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout

@@ -1,0 +1,333 @@
+"""``gbrain sync`` commits a big change of the folder in chunks before its full sync
+(``SyncEngine.chunk_prepass``, ``GBRAIN_SYNC_CHUNK``, as watch's first sync does): the tree's
+exact renames, then its plain in-place edits, each chunk a committed transaction, so another
+writer waits about a chunk instead of the whole sync (2,000 notes changed offline held every
+writer for tens of seconds). The report is the one a single transaction gives; the mass-deletion
+guard still refuses with nothing changed; a sync interrupted or killed between chunks leaves a
+brain the next sync completes. Both engines."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import gbrain_in_process
+from gbrain.core.brain import Brain
+from gbrain.storage.db import begin_write, rollback
+from gbrain.sync.engine import MASS_TRASH, MassDeleteRefused, SyncEngine
+from gbrain.sync.verify import fresh_import_differences
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sync import verify_equal  # noqa: E402
+
+NOTES = 24
+FOLDED = 12
+CHUNK = 5
+EDIT = b"ZZEDITZZ\n"
+
+
+def make_tree(root: Path) -> None:
+    (root / "fold").mkdir(parents=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    (root / "zclash.md").write_text("# Clash\n\none\ntwo\nthree\n")
+    (root / "zboth.md").write_text("# Both\n\nfirst line\n\nmiddle\n\nlast line\n")
+    for i in range(NOTES):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nSee [[hub]].\n\nbody {i}\n")
+    for i in range(FOLDED):
+        (root / "fold" / f"f{i:02d}.md").write_text(f"# F{i}\n\nfolded {i}, see [[hub]]\n")
+
+
+def in_place(f: Path, data: bytes) -> None:
+    with open(f, "r+b") as fh:
+        fh.truncate(0)
+        fh.write(data)
+
+
+def storm(root: Path, b: Brain) -> None:
+    """While no sync ran: a folder renamed (exact renames), every root note edited in place, a note
+    edited on both sides on the same line (a conflict) and one on different lines (merged)."""
+    b.put("zclash", "# Clash\n\none\nBRAIN\nthree\n")
+    b.put("zboth", "# Both\n\nfirst line BRAIN\n\nmiddle\n\nlast line\n")
+    os.rename(root / "fold", root / "moved")
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    in_place(root / "zclash.md", b"# Clash\n\none\nDISK\nthree\n")
+    in_place(root / "zboth.md", b"# Both\n\nfirst line\n\nmiddle\n\nlast line DISK\n")
+
+
+def _engine(b: Brain, root: Path, chunk: int) -> SyncEngine:
+    eng = SyncEngine(b, root)
+    eng.chunk = chunk
+    eng.bind()
+    return eng
+
+
+def _sync_once(b: Brain, root: Path, chunk: int = 0) -> dict:
+    eng = _engine(b, root, chunk)
+    try:
+        return eng.sync()
+    finally:
+        eng.close()
+
+
+def _spy(eng: SyncEngine, other: Brain, seen: list, monkeypatch, fail_at: int | None = None) -> None:
+    """Count the engine's rounds; after each, note what another connection sees and take the
+    write lock there (free between chunks). ``fail_at``: the round that is interrupted."""
+    real = eng.reconcile
+
+    def spy(*a, **kw):
+        if fail_at is not None and len(seen) + 1 == fail_at:
+            raise KeyboardInterrupt
+        out = real(*a, **kw)
+        seen.append(other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0])
+        begin_write(other.conn)  # another writer gets the lock between two chunks
+        rollback(other.conn)
+        return out
+
+    monkeypatch.setattr(eng, "reconcile", spy)
+
+
+def _same(rep: dict) -> dict:
+    """What a chunked and an unchunked sync of one storm must report alike."""
+    return {
+        "counts": rep["counts"], "exit_code": rep["exit_code"], "ok": rep["ok"], "files_seen": rep["files_seen"],
+        "comparison": rep["comparison"], "warning_count": rep["warning_count"],
+        "moved": sorted((m["from"], m["to"]) for m in rep["moved"]),
+        "imported": sorted(rep["changed"]["imported"]), "exported": sorted(rep["changed"]["exported"]),
+        "trashed": sorted(rep["changed"]["trashed"]), "removed": sorted(rep["changed"]["removed"]),
+        "conflicts": sorted(c["path"] for c in rep["conflicts"]), "merged": sorted(rep["merged"]),
+    }
+
+
+@pytest.fixture
+def second_db(request, tmp_path):
+    """A second brain of the run's engine."""
+    if request.config.getoption("--engine") == "postgres":
+        return request.getfixturevalue("pg_url")
+    return tmp_path / "second.db"
+
+
+def test_a_big_sync_commits_in_chunks_and_reports_what_one_transaction_reports(db_path, second_db, tmp_path, monkeypatch):
+    """The same storm synced with chunks off and on: the same report (counts, lists, exit code 3
+    for the conflict), the same brain (moves kept their page ids, the edits in, the conflict copy,
+    the merge); on, the renames and edits came in several committed transactions (another
+    connection sees them grow and takes the write lock between them). A fresh import equals each."""
+    reps, rounds = {}, {}
+    for chunk, db in ((0, second_db), (CHUNK, db_path)):
+        root = tmp_path / f"vault{chunk}"
+        make_tree(root)
+        with Brain.open(db) as b, Brain.open(db) as other:
+            assert _sync_once(b, root)["ok"]
+            ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'fold/%'").fetchall())
+            storm(root, b)
+            eng = _engine(b, root, chunk)
+            seen: list[int] = []
+            _spy(eng, other, seen, monkeypatch)
+            try:
+                reps[chunk] = eng.sync()
+            finally:
+                eng.close()
+            rounds[chunk] = seen
+            now = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'moved/%'").fetchall())
+            assert now == {p.replace("fold/", "moved/", 1): i for p, i in ids.items()}
+            assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
+            assert "BRAIN" in b.get_text("zboth") and "DISK" in b.get_text("zboth")
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    assert rounds[0] == []  # one transaction: no round of its own
+    # on: the renames, 2 pairs a chunk, then the 26 in-place edits past the first chunk (the
+    # conflict and the merge in the last: zboth.md, zclash.md), the first chunk's left to the full sync
+    assert len(rounds[CHUNK]) == FOLDED // 2 + 5, rounds
+    assert rounds[CHUNK][FOLDED // 2:] == [5, 10, 15, 19, 19], rounds
+    assert reps[0]["exit_code"] == 3 and reps[0]["counts"]["moved"] == FOLDED and reps[0]["counts"]["conflicts"] == 1, reps[0]
+    assert _same(reps[CHUNK]) == _same(reps[0])
+
+
+def test_the_sync_command_reports_the_same_with_chunks_on_and_off(db_path, second_db, tmp_path):
+    """The CLI's ``gbrain sync --json`` over the same storm: the same report and exit code 3
+    (a conflict) with ``GBRAIN_SYNC_CHUNK`` 0 and 5; the text report names the moves, the
+    conflict and the merge alike."""
+    outs = {}
+    for chunk, db in ((0, second_db), (CHUNK, db_path)):
+        root = tmp_path / f"vault{chunk}"
+        make_tree(root)
+        assert gbrain_in_process("sync", str(root), "--db", str(db)).returncode == 0
+        with Brain.open(db) as b:
+            storm(root, b)
+        r = gbrain_in_process("sync", str(root), "--json", "--db", str(db), env={"GBRAIN_SYNC_CHUNK": str(chunk)})
+        assert r.returncode == 3, r.stderr.decode()
+        outs[chunk] = json.loads(r.stdout)
+    assert _same(outs[CHUNK]) == _same(outs[0])
+
+
+def test_a_mass_deletion_beside_a_big_change_is_refused_with_nothing_committed(db_path, tmp_path):
+    """A folder of MASS_TRASH+ notes deleted in the same storm as many in-place edits and a folder
+    renamed: sync refuses the deletion as one transaction does, and no chunk committed first (the
+    refusal says nothing was changed)."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    (root / "gone").mkdir()
+    for i in range(MASS_TRASH + 2):
+        (root / "gone" / f"g{i:02d}.md").write_text(f"# G{i}\n")
+    with Brain.open(db_path) as b:
+        assert _sync_once(b, root)["ok"]
+        for p in (root / "gone").iterdir():
+            p.unlink()
+        (root / "gone").rmdir()
+        os.rename(root / "fold", root / "moved")
+        for i in range(NOTES):
+            f = root / f"n{i:02d}.md"
+            in_place(f, f.read_bytes() + EDIT)
+        with pytest.raises(MassDeleteRefused):
+            _sync_once(b, root, CHUNK)
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == 0
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0] == 0
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'gone/%'").fetchone()[0] == MASS_TRASH + 2
+
+
+def test_a_sync_interrupted_between_chunks_says_what_is_left_and_the_next_sync_completes(db_path, tmp_path, monkeypatch):
+    """Ctrl-C (KeyboardInterrupt) in the pre-pass once two edit chunks committed: the sync says how
+    many files are left for the next sync (the edits not committed: the first chunk's, left to
+    the full sync, and the rest), marks the interrupt said (the command line says no second
+    line) and stops; the next sync takes the rest: the files equal the brain, a fresh import
+    equals it."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    said: list[str] = []
+    with Brain.open(db_path) as b, Brain.open(db_path) as other:
+        assert _sync_once(b, root)["ok"]
+        for i in range(NOTES):
+            f = root / f"n{i:02d}.md"
+            in_place(f, f.read_bytes() + EDIT)
+        eng = SyncEngine(b, root, warn=said.append)
+        eng.chunk = CHUNK
+        eng.bind()
+        seen: list[int] = []
+        _spy(eng, other, seen, monkeypatch, fail_at=3)
+        with pytest.raises(KeyboardInterrupt) as e:
+            eng.sync()
+        assert getattr(e.value, "said", False)
+        assert seen == [CHUNK, 2 * CHUNK]
+        left = NOTES - 2 * CHUNK
+        assert any(f"interrupted: the 2 chunk(s) this sync committed are kept; {left} files left for the next sync" in s for s in said), said
+        eng.close()
+        rep = _sync_once(b, root, CHUNK)
+        assert rep["ok"] and rep["counts"]["imported"] == left, rep
+        assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_path, tmp_path, sig):
+    """A real ``gbrain sync`` killed (SIGKILL), or stopped by Ctrl-C (SIGINT), once some of its
+    chunks committed, chunks of two paths over a folder renamed and 160 notes edited: the next
+    sync takes the rest (renames as moves, page ids kept, nothing trashed), the files equal the
+    brain, a fresh import equals it. Ctrl-C's exit is 130, its one line says how many files
+    are left."""
+    root = tmp_path / "vault"
+    (root / "fold").mkdir(parents=True)
+    for i in range(160):
+        (root / f"e{i:03d}.md").write_text(f"# E{i}\n\nbody {i}\n")
+    for i in range(40):
+        (root / "fold" / f"f{i:02d}.md").write_text(f"# F{i}\n\nfolded {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    with Brain.open(db_path) as b:
+        ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'fold/%'").fetchall())
+        os.rename(root / "fold", root / "moved")
+        for i in range(160):
+            f = root / f"e{i:03d}.md"
+            in_place(f, f.read_bytes() + EDIT)
+
+        def done() -> tuple[int, int]:
+            return (b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0],
+                    b.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0])
+
+        env = dict(os.environ, GBRAIN_DB=str(db_path), GBRAIN_SYNC_CHUNK="2")
+        p = subprocess.Popen([sys.executable, "-m", "gbrain", "sync", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            end = time.monotonic() + 120
+            while sum(done()) == 0 and p.poll() is None and time.monotonic() < end:
+                time.sleep(0.005)
+            p.send_signal(sig)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        moved, edited = done()
+        assert 0 < moved + edited < 40 + 160, (moved, edited)  # killed between chunks, each committed whole
+        if sig == signal.SIGINT:
+            lines = err.decode().splitlines()
+            left = 40 + 160 - moved - edited  # (a rename counted once)
+            assert p.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the ") \
+                and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (lines, left)
+        r = gbrain_in_process("sync", str(root), "--db", str(db_path))
+        assert r.returncode == 0, r.stderr.decode()
+        assert done() == (40, 160)
+        now = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'moved/%'").fetchall())
+        assert now == {q.replace("fold/", "moved/", 1): i for q, i in ids.items()}
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'fold/%'").fetchone()[0] == 0
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+def _walks(eng: SyncEngine, monkeypatch) -> list[int]:
+    n = [0]
+    real = eng.scan
+
+    def scan():
+        n[0] += 1
+        return real()
+
+    monkeypatch.setattr(eng, "scan", scan)
+    return n
+
+
+def test_a_full_sync_after_chunks_that_wrote_no_file_takes_the_pre_pass_scan(db_path, tmp_path, monkeypatch):
+    """Chunks that only brought files into the brain (renames, in-place edits) leave the tree as
+    the pre-pass walked it: the full sync takes that scan (one walk) and reports as a sync that
+    walks again."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    with Brain.open(db_path) as b:
+        assert _sync_once(b, root)["ok"]
+        os.rename(root / "fold", root / "moved")
+        for i in range(NOTES):
+            f = root / f"n{i:02d}.md"
+            in_place(f, f.read_bytes() + EDIT)
+        eng = _engine(b, root, CHUNK)
+        walks = _walks(eng, monkeypatch)
+        real, rounds = eng.reconcile, []
+        monkeypatch.setattr(eng, "reconcile", lambda *a, **kw: rounds.append(1) or real(*a, **kw))
+        try:
+            rep = eng.sync()
+        finally:
+            eng.close()
+        assert len(rounds) == FOLDED // 2 + 4 and walks[0] == 1 and eng.prescan is None  # (the renames, the edits past the first chunk)
+        assert rep["ok"] and rep["counts"]["imported"] == NOTES and rep["counts"]["moved"] == FOLDED and rep["files_seen"] == NOTES + FOLDED + 3, rep
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_files_left_count_no_row_the_scan_leaves_alone(db_path, tmp_path):
+    """``files_left`` (watch's ``stopped: N files left``, sync's interrupted line) counts what the
+    next sync takes: a synced note now ignored by ``.gbrainignore`` or under a folder now a
+    symlink is left alone by that sync (kept in the brain), no file left."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    with Brain.open(db_path) as b:
+        eng = _engine(b, root, 0)
+        assert eng.sync()["ok"]
+        (root / ".gbrainignore").write_text("n00.md\n")
+        os.rename(root / "fold", tmp_path / "elsewhere")
+        os.symlink(tmp_path / "elsewhere", root / "fold")
+        in_place(root / "n01.md", b"# N1\n\nedited\n")
+        eng.reload_ignore()
+        assert eng.files_left() == 2  # .gbrainignore (new) and n01.md
