@@ -138,6 +138,7 @@ TOOL_COPIES = [
 ]
 
 
+@pytest.mark.engine_free
 def test_sync_tool_copy_names():
     from gbrain.page.slugs import sync_tool_copy
 

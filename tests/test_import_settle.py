@@ -142,6 +142,7 @@ def test_a_file_replaced_by_a_symlink_during_the_second_look_is_not_followed(bra
 NOW = 1_700_000_000_123_456_789  # a clock reading (ns) that is no multiple of 10 ms
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("ages_ms, want", [
     ([0.5], 0.05),  # written just now: the whole settle (capped: never more than before)
     ([30.5], 0.0295),  # 50 ms + 10 ms of the coarse clock's slack - 30.5 ms
@@ -155,6 +156,7 @@ def test_the_pause_before_the_second_look_is_what_is_left_of_the_settle_since_th
     assert got == pytest.approx(want, abs=1e-9)
 
 
+@pytest.mark.engine_free
 def test_a_coarse_stamp_gets_the_whole_settle(monkeypatch):
     """A stamp that is a multiple of 10 ms (FAT, some network file systems) may lie a whole tick
     before the write: the pause is the whole settle after the read, as before."""

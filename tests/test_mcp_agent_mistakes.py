@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 
 from test_mcp import connect, ok, text_of
 
@@ -293,6 +294,7 @@ def test_a_source_or_choice_in_another_case_is_taken_or_named(fixture_db):
     assert ing["source_type"] == "meeting"
 
 
+@pytest.mark.engine_free
 def test_query_and_question_are_suggested_for_each_other():
     """Trial 30: an agent on the official SDK called `brain_query {"query": …}` (brain_search's
     name for it) and was told `unknown parameter(s) query; expected question, …; brain_search

@@ -128,6 +128,7 @@ def test_alias_edits_keep_links_equal_to_fresh_import(tmp_path):
         assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh-last.db")
 
 
+@pytest.mark.engine_free
 def test_a_name_of_no_letter_or_digit_links_as_in_a_fresh_import(tmp_path):
     """Trial 31: `[[📚📚📚]]` written before the note `📚📚📚.md` existed stayed dangling when the
     note came (watch, one batch; or any later put): links are re-resolved by the loose key of

@@ -1,6 +1,8 @@
 """Reviewer's edge cases for trial 48's UX commits: put append, tag spelling follow, get --section."""
 from __future__ import annotations
 
+import pytest
+
 from gbrain.core.brain import Brain
 from gbrain import operations as ops
 
@@ -40,6 +42,7 @@ def test_append_to_a_page_of_white_space_is_no_code_block(db_path):
             assert new.startswith(text) and "\nMore." in new, repr(new)
 
 
+@pytest.mark.engine_free
 def test_a_block_id_under_fenced_code_or_html_is_that_block():
     """`^id` alone on the line under a fenced code block (or an HTML block) is that block, as
     Obsidian reads it: the blocks of fenced code and HTML were left out (they are the page model's

@@ -59,6 +59,7 @@ def test_the_keyword_side_of_query_finds_it_too(brain):
     assert slug[top[0]["id"]] == "meetings/river-sync-mar"
 
 
+@pytest.mark.engine_free
 def test_date_phrases():
     assert keyword.date_phrases("what happened in March 2025") == ["2025 03"]
     assert keyword.date_phrases("Sept. 3, 2024 and 12 dec 2023") == ["2024 09 03", "2023 12 12"]
@@ -72,5 +73,6 @@ def test_date_phrases():
     assert keyword.fts_parts('"March 2025"') == ['"March 2025"']
 
 
+@pytest.mark.engine_free
 def test_a_query_without_a_month_reads_the_same_terms():
     assert keyword.fts_parts("River AI sync 2025") == ['"River"', '"AI"', '"sync"', '"2025"']

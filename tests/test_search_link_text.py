@@ -177,6 +177,7 @@ def test_v39_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path
             b.conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
 
 
+@pytest.mark.engine_free
 def test_the_pages_own_parse_gives_the_index_the_text_a_second_parse_would():
     """The import hands the parse's opaque blocks to the index's scan (``Page.part_unread``)
     instead of parsing each part again; clipped to the compiled truth and shifted into the

@@ -1807,6 +1807,7 @@ def test_a_stale_save_that_does_not_merge_while_the_brain_changed_again_keeps_th
     assert fresh_import_differences(brain) == {}
 
 
+@pytest.mark.engine_free
 def test_a_line_an_agent_rewrote_twice_held_by_a_stale_buffer_as_it_was_is_no_sign_of_seeing_it():
     """trial 51: agents kept a counter line current with find-and-replace (730 → 759 → 760); an
     editor's buffer from before saved with the line as it was then (730). Its line is closer to

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import gbrain_in_process
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
@@ -61,6 +63,7 @@ def _brain(tmp_path, db):
     return db
 
 
+@pytest.mark.engine_free
 def test_open_tasks_come_from_the_parser():
     assert open_tasks("- [ ] a\n\n```\n- [ ] b\n```\n- [x] c\n    - [ ] d\n") == [(0, "a"), (6, "d")]
     assert open_tasks("    - [ ] indented code\n") == []

@@ -275,8 +275,10 @@ def test_the_command_that_takes_an_undo_back_takes_back_only_that_undo(db_path):
 
     db = str(db_path)
 
-    from conftest import gbrain as process  # real processes: in-process, carol's undo left alpha
-    # BROKEN (bob's undo taken back too); not traced (the calls' timing, closer than a process's?)
+    # in-process: each call names its writer as a process would only because gbrain_in_process
+    # forgets the cached identity (origin.identity) around each call; without that bob's undo is
+    # recorded as the agent's, carol's undo of the agent's writes takes it back and alpha ends BROKEN
+    process = gbrain
 
     def as_(user, *args, input=None):
         r = process("--db", db, *args, input=input, env={"GBRAIN_USER": user})

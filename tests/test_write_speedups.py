@@ -258,6 +258,7 @@ def _store_both(new: Brain, ref: Brain, path: str, data: bytes) -> None:
     assert new._store_file(path, data, "raw", h) == ref_store_file(ref, path, data, "raw", h), path
 
 
+@pytest.mark.engine_free
 def test_make_brain_sidecars_are_stored_as_before(tmp_path):
     root = make_brain(tmp_path / "b", 300)
     sidecars = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) if d.endswith("/.raw") for f in fs)
@@ -301,6 +302,7 @@ def sidecar_bytes(draw) -> bytes:
     return b'{"a": "\xff"}'
 
 
+@pytest.mark.engine_free
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["people/.raw/ana.json", "people/.raw/nobody.json", "a/b/.raw/c.json"]), sidecar_bytes()),
                 min_size=1, max_size=6))
@@ -344,6 +346,7 @@ def test_the_prebuilt_encoders_write_what_json_dumps_writes(v):
     assert brain_module._json_text(v) == want and derive._JSON_TEXT(v) == want
 
 
+@pytest.mark.engine_free
 def test_memory_index_is_built_as_before(tmp_path):
     root = make_brain(tmp_path / "b", 300)
     extra = [("net/TCP.md", "---\ntitle: TCP/IP\naliases: [Stack, stack, ＳＴＡＣＫ]\n---\nx\n"), ("net/tcp-2.md", "# TCP/IP\n"),
