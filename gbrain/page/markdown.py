@@ -2128,8 +2128,10 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
     H1 that opens the body (:func:`opening_h1`), else a Logseq journal's day as Logseq shows it
     (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``, in a page read as a
-    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else the file name
-    without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
+    page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
+    the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
+    ``Project/Alpha``), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
