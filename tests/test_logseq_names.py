@@ -129,6 +129,9 @@ def test_incremental_saves_and_config_edits_equal_a_fresh_import(tmp_path, db_pa
         b.save_page("journals/2025_03_05.md", "- [[Team/Ops]]\n")
         assert _titles(b)["pages/Team___Ops"] == "Team/Ops"
         assert _to(b, "journals/2025_03_05") == {"Team/Ops": "pages/Team___Ops"}
+        b.save_page("journals/2025_03_07.md", "- [[Team/Late]]\n")  # a link written before its page came
+        b.save_page("pages/Team___Late.md", "- late\n")
+        assert _to(b, "journals/2025_03_07") == {"Team/Late": "pages/Team___Late"}
         assert fresh_import_differences(b) == {}
         # the graph goes back to the legacy format: ___ is no namespace, '.' is
         b.save_page("pages/Old.Style.md", "- old\n")
