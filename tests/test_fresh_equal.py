@@ -84,10 +84,13 @@ def fresh_diff(stores, tmp_path):
 # (a Logseq graph's pages folder: its opening key:: lines are page properties under property_syntax auto
 # while the graph's logseq/config.edn is there: disk_graph_config)
 # (a file name and a title with accents: name_folds, the names keyed but for them)
-NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana", "people/søren"]
+# (a Logseq namespace page's file: titled Team/Soren in the graph's pages folder under the config's
+# :file/name-format :triple-lowbar, else by its file name: disk_graph_config)
+NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana", "people/søren",
+         "pages/Team___Soren"]
 # (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
 TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "Zoë Łuk", "ＧＰＴ４ ﬁnance"]
-LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]", "[[Ana|the lead]]", "[Soren](soren.md)"]
+LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]", "[[Ana|the lead]]", "[Soren](soren.md)", "[[Team/Soren]]"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
 DATES = ["2025-01-02", "2025-03-04"]
@@ -248,14 +251,15 @@ class FreshEqual(RuleBasedStateMachine):
         elif p.exists():
             p.unlink()
 
-    @rule(present=st.booleans())
+    @rule(present=st.sampled_from([None, b"{:meta/version 1}\n", b"{:meta/version 1\n :file/name-format :triple-lowbar}\n"]))
     def disk_graph_config(self, present):
-        """The Logseq graph's ``logseq/config.edn`` comes or goes: ``pages/ana`` is then read as
-        a Logseq page or as an Obsidian note (its opening key:: lines, its tags as links)."""
+        """The Logseq graph's ``logseq/config.edn`` comes, goes or changes its ``:file/name-format``:
+        ``pages/ana`` is then read as a Logseq page or as an Obsidian note (its opening key:: lines,
+        its tags as links), ``pages/Team___Soren`` titled ``Team/Soren`` or by its file name."""
         p = self.v / "logseq" / "config.edn"
         if present:
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(b"{:meta/version 1}\n")
+            p.write_bytes(present)
         elif p.exists():
             p.unlink()
 

@@ -60,6 +60,7 @@ from ..page.markdown import (
     parse_timeline_entries,
     page_property_syntax,
     reads_logseq_properties,
+    stem,
     timeline_line,
     timeline_target,
     to_lf,
@@ -822,15 +823,19 @@ class Brain:
                 self.rederive_pages()  # back to the page's path deciding
         return True
 
-    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset()) -> int:
+    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False) -> int:
         """Parse again (same bytes) the pages of the ``pages``/``journals`` folders of the graph
         rooted at ``root`` (``''``: the top), but those at a path of ``skip``, and rebuild their
         derived rows, as a fresh import would: after its ``logseq/config.edn`` came or went
-        (:meth:`page_syntax`). Returns the number of pages."""
-        heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in sorted(LOGSEQ_FOLDERS)]
+        (:meth:`page_syntax`). ``named``: only the ``pages`` folder's pages whose file name a
+        ``:file/name-format`` reads otherwise than as written (``%``, ``___`` or ``.`` in it:
+        :func:`~gbrain.page.markdown.logseq_page_name`), after the config was edited. Returns the
+        number of pages."""
+        heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in (("pages",) if named else sorted(LOGSEQ_FOLDERS))]
         sel = "SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
             "substr(path, 1, ?) = ?" for _ in heads)
-        rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip]
+        rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip
+                and (not named or any(c in stem(r["path"]) for c in ("%", "___", ".")))]
         with self.transaction():
             for r in rows:
                 self.save_page(r["path"], render_row(r), force=True)
@@ -1655,6 +1660,8 @@ class Brain:
         present = self.conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
         if present != existed and self.property_syntax == "auto":
             self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed)
+        elif present and self.property_syntax == "auto":  # its :file/name-format may have changed: the titles it gives
+            self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed, named=True)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
         rows = [r for r in self.conn.execute(sel, ("%journals/%",)).fetchall() if r[5] is None or graph_root(r[5]) is not None]

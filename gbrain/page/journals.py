@@ -44,6 +44,20 @@ def formats(config_text: str) -> tuple[str, str]:
     return found.get("page-title-format") or TITLE_FORMAT, found.get("file-name-format") or FILE_FORMAT
 
 
+#: ``:file/name-format :triple-lowbar`` set (not commented out with ``;``) in a ``config.edn``
+_NAME_FORMAT_RE = re.compile(r"^[^;\n]*?:file/name-format\s+:([\w-]+)", re.M)
+
+
+def name_format(config_text: str) -> str:
+    """How the Logseq graph whose ``config.edn`` text is ``config_text`` names its pages' files
+    (``:file/name-format``): ``triple-lowbar`` (Logseq's since 0.8.9, written into every new
+    graph's config: ``Project___Alpha.md`` is ``Project/Alpha``) or ``legacy`` (a config that sets
+    none or another: older graphs, ``Project.Alpha.md`` / ``Project%2FAlpha.md``), as Logseq reads
+    it (:func:`gbrain.page.markdown.logseq_page_name`). Never raises."""
+    m = _NAME_FORMAT_RE.search(config_text)
+    return "triple-lowbar" if m and m.group(1) == "triple-lowbar" else "legacy"
+
+
 def _ordinal(n: int) -> str:
     suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"

@@ -69,26 +69,36 @@ def graph_formats(conn) -> dict[str, tuple[str, str]]:
     return out
 
 
-def graph_roots(conn) -> frozenset[str]:
-    """The folders holding a Logseq graph's ``logseq/config.edn`` the brain stores (``''`` for
-    the top): the graphs whose ``pages``/``journals`` pages are read as Logseq's
-    (:func:`gbrain.page.markdown.page_property_syntax`). One pass over the files' paths."""
-    return frozenset(path[: -len(journals.CONFIG)].rstrip("/") for (path,) in
-                     conn.execute("SELECT path FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall() if is_graph_config(path))
+def _config_text(data) -> str:
+    """A stored ``config.edn``'s text ('' for one in pieces or not UTF-8: Logseq's defaults)."""
+    try:
+        return bytes(data).decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
+        return ""
 
 
-def graphs_of(conn, path: str) -> frozenset[str]:
+def graph_roots(conn) -> dict[str, str]:
+    """``{folder: name format}`` of the folders holding a Logseq graph's ``logseq/config.edn`` the
+    brain stores (``''`` for the top): the graphs whose ``pages``/``journals`` pages are read as
+    Logseq's (:func:`gbrain.page.markdown.page_property_syntax`), with how each names its pages'
+    files (:func:`gbrain.page.journals.name_format`; a config in pieces or not UTF-8: ``legacy``).
+    One pass over the configs' rows (a few small files)."""
+    return {path[: -len(journals.CONFIG)].rstrip("/"): journals.name_format(_config_text(data)) for path, data in
+            conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall() if is_graph_config(path)}
+
+
+def graphs_of(conn, path: str) -> dict[str, str]:
     """Of the page at ``path``'s graph candidates (:func:`gbrain.page.markdown.graph_candidates`),
-    those holding a stored ``logseq/config.edn``: one indexed lookup, none for a page in no
-    ``pages``/``journals`` folder."""
+    those holding a stored ``logseq/config.edn``, with their name format (as :func:`graph_roots`):
+    one indexed lookup, none for a page in no ``pages``/``journals`` folder."""
     from .markdown import graph_candidates
 
     roots = graph_candidates(path)
     if not roots:
-        return frozenset()
+        return {}
     cfgs = {(r + "/" if r else "") + journals.CONFIG: r for r in roots}
     marks = ", ".join("?" * len(cfgs))
-    return frozenset(cfgs[p] for (p,) in conn.execute(f"SELECT path FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall())
+    return {cfgs[p]: journals.name_format(_config_text(d)) for p, d in conn.execute(f"SELECT path, data FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall()}
 
 
 def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | None:
@@ -116,7 +126,7 @@ def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
     setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for pid, slug, path in conn.execute("SELECT id, slug, path FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
-        if page_property_syntax(path, setting, formats) != "logseq":
+        if not page_property_syntax(path, setting, formats).startswith("logseq"):
             continue
         title = journal_page_title(slug, formats)
         if title:

@@ -1050,6 +1050,47 @@ def journal_name(path: str) -> str | None:
     return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
 
 
+_PCT_RUN_RE = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _uri_decoded(text: str) -> str | None:
+    """``text`` percent-decoded as JavaScript's ``decodeURIComponent`` does (UTF-8), or None where
+    that throws (a ``%`` not followed by two hex digits, bytes that are no UTF-8)."""
+    if "%" not in text:
+        return text
+    if re.search(r"%(?![0-9A-Fa-f]{2})", text):
+        return None
+    try:
+        return _PCT_RUN_RE.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
+    except UnicodeDecodeError:
+        return None
+
+
+def _pct_run(m: re.Match) -> str:
+    try:
+        return bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return m.group(0)
+
+
+def logseq_page_name(name: str, name_format: str) -> str:
+    """The page name Logseq reads from the file name ``name`` (without ``.md``) of a page in a graph
+    whose ``:file/name-format`` is ``name_format`` (:func:`gbrain.page.journals.name_format`), as
+    Logseq's ``title-parsing`` does: ``triple-lowbar``: ``___`` is ``/``, then ``%XX`` runs are
+    percent-decoded (UTF-8; a run that is no UTF-8 is kept), empty namespaces dropped
+    (``Project___Alpha`` → ``Project/Alpha``, ``What%3F`` → ``What?``); ``legacy``: ``.`` is ``/``,
+    then the whole name percent-decoded where it decodes (``Project.Alpha``, ``Project%2FAlpha`` →
+    ``Project/Alpha``). ``name`` itself where that leaves nothing. Pure; never raises."""
+    if name_format == "triple-lowbar":
+        out = _PCT_RUN_RE.sub(_pct_run, name.replace("___", "/")) if "%" in name or "___" in name else name
+        out = "/".join(part for part in out.split("/") if part) if "/" in out else out
+    else:
+        dotted = name.replace(".", "/")
+        out = _uri_decoded(dotted)
+        out = dotted if out is None else out
+    return out if out.strip() else name
+
+
 def notion_name(path: str) -> str:
     """The file name of ``path`` without ``.md`` and, when it has the shape Notion's export gives
     every page (``Project Plan 1a2b…6d.md``: a space and 32 lowercase hex digits before ``.md``),
@@ -1920,7 +1961,7 @@ def reads_logseq_properties(path: str, property_syntax: str = "auto") -> bool:
     no, ``auto`` when a folder of the path is a ``pages`` or ``journals`` folder (at any depth).
     A caller that knows the brain resolves ``auto`` first (:func:`page_property_syntax`: such a
     folder counts only beside a graph's ``logseq/config.edn``); ``auto`` here is the path alone."""
-    if property_syntax == "logseq":
+    if property_syntax.startswith("logseq"):  # (``logseq:FORMAT``: a graph's ``pages/`` page, :func:`page_property_syntax`)
         return True
     if property_syntax == "dataview":
         return False
@@ -1939,10 +1980,19 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     """The ``property_syntax`` to parse the page at ``path`` with: the brain's setting, or under
     ``auto`` ``logseq`` when one of its :func:`graph_candidates` is in ``graphs`` (the folders
     holding a Logseq graph's ``logseq/config.edn``, as every Logseq graph has: ``''`` for the top)
-    and ``dataview`` otherwise: a vault's own ``pages/`` folder is no Logseq graph's."""
+    and ``dataview`` otherwise: a vault's own ``pages/`` folder is no Logseq graph's. When
+    ``graphs`` is a mapping ``{root: name format}`` (:func:`gbrain.page.links.graph_roots`) and
+    the page is in that graph's ``pages/`` folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``,
+    ``logseq:legacy``): its title falls back to the name Logseq reads from its file name
+    (:func:`logseq_page_name`) rather than the file name itself."""
     if property_syntax != "auto":
         return property_syntax
-    return "logseq" if any(r in graphs for r in graph_candidates(path)) else "dataview"
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in LOGSEQ_FOLDERS and "/".join(parts[:i]) in graphs:
+            fmt = graphs.get("/".join(parts[:i])) if part == "pages" and isinstance(graphs, dict) else None
+            return f"logseq:{fmt}" if isinstance(fmt, str) and fmt else "logseq"
+    return "dataview"
 
 
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
@@ -2079,8 +2129,10 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
     H1 that opens the body (:func:`opening_h1`), else a Logseq journal's day as Logseq shows it
     (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``, in a page read as a
-    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else the file name
-    without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
+    page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
+    the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
+    ``Project/Alpha``), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
@@ -2144,7 +2196,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None) or notion_name(path)
+        title = (next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "")
+                 or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None)
+                 or (logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else notion_name(path)))
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

@@ -1974,7 +1974,7 @@ def rederive_graphless_journals(conn) -> int:
         return 0
     graphs = graph_roots(conn)
     ids = [r[0] for r in conn.execute("SELECT id, path FROM pages WHERE path LIKE ? ORDER BY id", ("%journals/%",)).fetchall()
-           if journal_name(r[1]) and page_property_syntax(r[1], setting, graphs) != "logseq"]
+           if journal_name(r[1]) and not page_property_syntax(r[1], setting, graphs).startswith("logseq")]
     if not ids:
         return 0
     rederive_page_ids(conn, ids)
@@ -2356,6 +2356,50 @@ def set_card_words(conn, card_id: int, words: str) -> None:
     conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(card_id),))
 
 
+def rederive_logseq_names(conn) -> int:
+    """Re-derive, from their stored text, the pages of a Logseq graph's ``pages`` folder (beside
+    its stored ``logseq/config.edn``, config ``property_syntax auto``:
+    :func:`gbrain.page.markdown.page_property_syntax`) whose file name the graph's
+    ``:file/name-format`` reads otherwise than as written (``%``, ``___`` or ``.`` in it:
+    :func:`gbrain.page.markdown.logseq_page_name`): they were titled by the file name as written
+    (``Project___Alpha``), Logseq names them ``Project/Alpha``; the links that name them are
+    resolved again (:func:`rederive_page_ids`). For SQLite v71 / Postgres v76, in the caller's
+    transaction. Returns how many pages were parsed."""
+    from ..page.links import graph_roots, title_names
+    from ..page.markdown import page_property_syntax, stem
+    from .derive import parse_settings
+
+    if parse_settings(conn)[2] != "auto":
+        return 0
+    graphs = graph_roots(conn)
+    if not graphs:
+        return 0
+    ids = [r[0] for r in conn.execute("SELECT id, path FROM pages WHERE path LIKE ? ORDER BY id", ("%pages/%",)).fetchall()
+           if any(c in stem(r[1]) for c in ("%", "___", ".")) and page_property_syntax(r[1], "auto", graphs).startswith("logseq:")]
+    if not ids:
+        return 0
+    old = {r[0]: r[1] for part, marks in in_parts(ids) for r in conn.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", part)}
+    rederive_page_ids(conn, ids)
+    # a title's key may stay (Project___Alpha and Project/Alpha are both project-alpha) while
+    # [[Project/Alpha]] now finds it by its segments: the links named by either title again
+    names: set[str] = set()
+    for part, marks in in_parts(ids):
+        for pid, title in conn.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", part):
+            if title != old.get(pid):
+                names |= title_names(title) | title_names(old.get(pid) or "")
+    if names:
+        relink_where(conn, (("l.target_name", sorted(n for n in names if n)),))
+    return len(ids)
+
+
+def _m71_logseq_names(conn: sqlite3.Connection) -> None:
+    """(SQLite v71 / Postgres v76) a page of a Logseq graph's ``pages/`` folder is titled as Logseq
+    names it from its file name, by the graph's ``:file/name-format`` (``Project___Alpha.md`` is
+    ``Project/Alpha``: ``[[Project/Alpha]]`` finds it; trial 57): those pages derived again
+    (:func:`rederive_logseq_names`)."""
+    rederive_logseq_names(conn)
+
+
 def _m68_script_letter_words(conn: sqlite3.Connection) -> None:
     """(SQLite v68 / Postgres v73) keyword search folds Russian ``ё`` to ``е`` and drops Greek
     accents (tonos, dialytika, polytonic marks: :data:`gbrain.page.slugs.SCRIPT_FOLD`), which
@@ -2552,7 +2596,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -338,6 +338,23 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
     return drop
 
 
+def _tree_name_format(abspath: str) -> str:
+    """The ``:file/name-format`` of the Logseq ``config.edn`` at ``abspath`` in the tree being
+    imported (:func:`gbrain.page.journals.name_format`; ``legacy`` for one unreadable or not UTF-8,
+    as a stored one: such a config's own save derives the graph's pages again if it differs)."""
+    from ..page.journals import name_format
+
+    from ..storage.blobs import BIG
+
+    try:
+        if os.path.getsize(abspath) > BIG:  # stored in pieces: never read as a config
+            return "legacy"
+        with open(abspath, "rb") as fh:
+            return name_format(fh.read().decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return "legacy"
+
+
 def import_tree(
     brain: Brain,
     root: str | os.PathLike,
@@ -564,8 +581,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     # the Logseq graphs the brain will hold (a `logseq/config.edn` stored or in the tree): a page of
     # one's pages/journals folders is parsed as Logseq's at once (page_property_syntax); the pages
     # this import writes are then no work for the config's own save (Brain.graph_config_changed)
-    graphs = (graph_roots(brain.conn) | {f.path[: -len(CONFIG)].rstrip("/") for f in scan.files if is_graph_config(f.path)}
-              if property_syntax == "auto" else frozenset())
+    graphs = ({**graph_roots(brain.conn), **{f.path[: -len(CONFIG)].rstrip("/"): _tree_name_format(f.abspath) for f in scan.files if is_graph_config(f.path)}}
+              if property_syntax == "auto" else {})
     parsed_paths: set[str] = set()
     # an import killed after committing pages and before resolving links at its end: every link
     # is resolved again by this one, which may find nothing else to do (RESOLVE_PENDING)
@@ -787,7 +804,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         elif written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
         pending_links.write(brain.conn)
-        for root in graphs - graph_roots(brain.conn):  # a graph's config the tree had and the brain did not take (unreadable, kept out)
+        for root in graphs.keys() - graph_roots(brain.conn).keys():  # a graph's config the tree had and the brain did not take (unreadable, kept out)
             brain.rederive_graph(root)
         if written_pages or changed_names or resolve_all:
             # sidecars of new pages that were stored earlier

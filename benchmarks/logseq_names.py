@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""CPU of migration v71 (SQLite; Postgres v76 runs the same Python step): a Logseq graph's pages whose
+file name Logseq decodes (``Project___Alpha.md`` → ``Project/Alpha``) derived again
+(``db.rederive_logseq_names``). Each tree is imported once into ``--work``, the brain marked as made
+before v71 (``PRAGMA user_version = 70``), and opened again in a subprocess: the open's CPU
+(``time.process_time``) beside a second open of the same brain (nothing to migrate), and how many
+pages the step parsed. Trees: the corpora as they are (no Logseq graph: the step's one query),
+obsidian-hub's notes as a legacy Logseq graph's pages (``pages/…``, ``logseq/config.edn`` without
+``:file/name-format``: every name holding ``.`` or ``%`` is parsed again), and a generated graph of
+``--pages`` pages, a quarter of them namespaced (``A___B.md``, triple-lowbar), whose journals link them.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = Path("/work/shared/corpora")
+
+CHILD = r"""
+import json, sys, time
+from gbrain.core.brain import Brain
+from gbrain.storage import db as dbmod
+path = sys.argv[1]
+calls = []
+real = dbmod.rederive_page_ids
+def counting(conn, ids, **kw):
+    calls.append(len(ids))
+    return real(conn, ids, **kw)
+dbmod.rederive_page_ids = counting
+t = time.process_time()
+Brain.open(path).close()
+first = time.process_time() - t
+t = time.process_time()
+Brain.open(path).close()
+print(json.dumps({"open_cpu": first, "again_cpu": time.process_time() - t, "parsed": sum(calls)}))
+"""
+
+
+def graph(out: Path, n: int) -> Path:
+    """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them."""
+    (out / "logseq").mkdir(parents=True, exist_ok=True)
+    (out / "logseq" / "config.edn").write_text("{:meta/version 1\n :file/name-format :triple-lowbar}\n")
+    (out / "pages").mkdir(exist_ok=True)
+    (out / "journals").mkdir(exist_ok=True)
+    names = []
+    for i in range(n):
+        name = f"Area {i % 17}___Topic {i}" if i % 4 == 0 else f"Note {i}"
+        names.append(name.replace("___", "/"))
+        (out / "pages" / f"{name}.md").write_text(f"tags:: t{i % 9}\n\n- about [[Note {(i * 7) % n}]] #t{i % 5}\n  - more text {i}\n")
+    for d in range(max(1, n // 10)):
+        (out / "journals" / f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}.md").write_text(
+            "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", type=int, default=4000)
+    ap.add_argument("--work", default="/tmp/logseq_names")
+    a = ap.parse_args()
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    trees = {c.name: c for c in sorted(CORPORA.iterdir()) if c.is_dir() and c.name != "ir"}
+    hub = work / "hub-graph"
+    if not hub.exists():
+        shutil.copytree(CORPORA / "obsidian-hub", hub / "pages")
+        (hub / "logseq").mkdir()
+        (hub / "logseq" / "config.edn").write_text("{:meta/version 1}\n")
+    trees["obsidian-hub as a legacy graph"] = hub
+    gen = work / f"graph-{a.pages}"
+    if not gen.exists():
+        graph(gen, a.pages)
+    trees[f"generated graph, {a.pages} pages"] = gen
+    print(f"{'tree':38} {'pages':>6} {'parsed':>6} {'v71 open CPU s':>15} {'open again':>11} {'step':>7}")
+    for name, tree in trees.items():
+        db = work / (name.replace(" ", "_").replace(",", "") + ".db")
+        if not db.exists():
+            subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "import", str(tree)], cwd=ROOT, check=True,
+                           capture_output=True)
+        import sqlite3
+        c = sqlite3.connect(db)
+        pages = c.execute("SELECT count(*) FROM pages").fetchone()[0]
+        c.execute("PRAGMA user_version = 70")
+        c.commit()
+        c.close()
+        r = json.loads(subprocess.run([sys.executable, "-c", CHILD, str(db)], cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+        print(f"{name:38} {pages:>6} {r['parsed']:>6} {r['open_cpu']:>15.3f} {r['again_cpu']:>11.3f} {r['open_cpu'] - r['again_cpu']:>7.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
