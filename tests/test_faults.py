@@ -1817,3 +1817,27 @@ def test_a_brain_made_writable_again_is_written_though_a_reader_left_its_wal_ind
         assert r.returncode == 1 and f"{shm} beside it cannot" in err and "is read-only" not in err, err
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.engine_free
+def test_a_file_size_limit_reached_is_named_not_a_disk_to_check(tmp_path):
+    """The unlucky-day trial (59): under `ulimit -f` (RLIMIT_FSIZE) a write past the limit fails
+    EFBIG, which SQLite reports as a disk I/O error: the line said "check the disk", which was
+    sound. It names the process's file size limit; the unfinished write is rolled back."""
+    import resource
+    import sys
+
+    tree, db = tmp_path / "t", tmp_path / "b.db"
+    tree.mkdir()
+    for i in range(60):
+        (tree / f"n{i}.md").write_text(f"# Note {i}\n\n" + f"words of note {i} " * 400 + "\n", encoding="utf-8")
+    limit = 400 * 1024
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree), "--db", str(db)], capture_output=True,
+                       preexec_fn=cap, timeout=300)
+    err = one_line_error(r)
+    assert r.returncode == 1 and "ulimit -f" in err and f"{limit:,} bytes" in err, err
+    assert gbrain("check", "--db", str(db)).returncode == 0

@@ -2723,9 +2723,38 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
                                f"with no gbrain running, give it the brain's owner and mode (or remove {p}-shm), then run it again")
         return GBrainError(f"{p} is read-only (SQLite: {msg}){rolled}; reads work, writes need write access to the file and its folder")
     if "disk i/o error" in low:
+        cap = None if is_url(str(p)) else _file_size_limit()
+        if cap is not None and _near_limit(p, cap):  # EFBIG past `ulimit -f` reads as an I/O error (trial 59)
+            return GBrainError(f"cannot write {p}: this process's file size limit (`ulimit -f`) is {cap:,} bytes (SQLite: {msg}){rolled}; "
+                               f"raise the limit (`ulimit -f unlimited`) and run it again")
         return GBrainError(f"disk I/O error on {p} (SQLite: {msg}){rolled}; check the disk, then run `gbrain check --db {cmd_arg(p)}`")
     return GBrainError(f"database error on {p}: {msg}")
 
+
+
+def _file_size_limit() -> int | None:
+    """This process's file size limit in bytes (``RLIMIT_FSIZE``, the shell's ``ulimit -f``), None
+    when there is none or it cannot be read: a write past it fails EFBIG, which SQLite reports as a
+    disk I/O error."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+
+
+def _near_limit(p: Path | str, cap: int) -> bool:
+    """Whether the database ``p``, its ``-wal`` or ``-journal`` is within 1 MiB of ``cap`` bytes
+    (a write past the file size limit failed, not the disk)."""
+    for f in (str(p), f"{p}-wal", f"{p}-journal"):
+        try:
+            if os.path.getsize(f) + (1 << 20) >= cap:
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def where(p: Path) -> str:
