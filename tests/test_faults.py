@@ -1758,3 +1758,86 @@ def test_a_brain_file_with_two_hard_linked_names_warns_once(tmp_path, monkeypatc
     r = gbrain("stats", "--db", str(other))
     assert r.returncode == 0, r.stderr
     assert r.stderr.count(b"hard link") == 1 and b"warning:" in r.stderr and b"hard link" not in r.stdout, r.stderr
+
+
+@pytest.mark.engine_free
+def test_a_brain_made_writable_again_is_written_though_a_reader_left_its_wal_index_read_only(tmp_path):
+    """The unlucky-day trial (59): a read of a brain whose file was read-only (chmod 444) made
+    ``b.db-wal`` and ``b.db-shm`` with the file's mode, 0444; once the user made the file writable
+    again (chmod 644, the folder writable all along) every write still failed, "b.db is read-only
+    ... writes need write access to the file and its folder", which it had. Opening the brain for
+    writing gives the companions the database file's mode again (only theirs: the user's chmod)."""
+    db = tmp_path / "b.db"
+    assert gbrain("put", "notes/a", "--db", str(db), input="# A\n").returncode == 0
+    mode = db.stat().st_mode & 0o777
+    db.chmod(0o444)  # a read-only reader (SQLite's mode=ro, as gbrain opens a file it cannot write) makes them 0444
+    c = __import__("sqlite3").connect(f"file:{db}?mode=ro", uri=True)
+    c.execute("SELECT COUNT(*) FROM pages").fetchone()
+    c.close()
+    assert Path(str(db) + "-shm").stat().st_mode & 0o777 == 0o444
+    db.chmod(mode)
+    # as the user: a writer's open gives them the file's mode (root ignores modes, so the modes are the check)
+    with Brain.open(db) as b:
+        b.put("notes/b", "# B\n")
+        for suffix in ("-wal", "-shm"):  # (the last close removes them)
+            f = Path(str(db) + suffix)
+            assert f.stat().st_mode & 0o777 == mode, (suffix, oct(f.stat().st_mode))
+    if os.geteuid() != 0:
+        return
+    # end to end as another user: read while read-only, made writable, then written
+    d = Path(__import__("tempfile").mkdtemp(prefix="t59ro-", dir="/tmp"))
+    try:
+        import pwd
+
+        try:
+            nobody = pwd.getpwnam("nobody")
+        except KeyError:
+            pytest.skip("no user nobody")
+        os.chmod(d, 0o755)
+        os.chown(d, nobody.pw_uid, nobody.pw_gid)
+        odb = d / "b.db"
+        run = lambda *a, input=None: subprocess.run(  # noqa: E731
+            [__import__("sys").executable, "-m", "gbrain", *a, "--db", str(odb)], input=input, capture_output=True,
+            user=nobody.pw_uid, group=nobody.pw_gid, cwd=os.getcwd(), timeout=120,
+            env={**os.environ, "PYTHONPATH": os.getcwd()})
+        r = run("put", "notes/a", input=b"# A\n")
+        if r.returncode != 0:
+            pytest.skip(f"user nobody cannot run gbrain here: {r.stderr.decode()[-300:]}")
+        odb.chmod(0o444)
+        assert run("stats").returncode == 0
+        odb.chmod(0o644)
+        r = run("put", "notes/b", input=b"# B\n")
+        assert r.returncode == 0, r.stderr.decode()
+        # a WAL index this user cannot change (root's, read-only): the line names it, not "the file is read-only"
+        shm = Path(str(odb) + "-shm")
+        shm.write_bytes(bytes(32768))
+        shm.chmod(0o444)
+        r = run("put", "notes/c", input=b"# C\n")
+        err = one_line_error(r)
+        assert r.returncode == 1 and f"{shm} beside it cannot" in err and "is read-only" not in err, err
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.engine_free
+def test_a_file_size_limit_reached_is_named_not_a_disk_to_check(tmp_path):
+    """The unlucky-day trial (59): under `ulimit -f` (RLIMIT_FSIZE) a write past the limit fails
+    EFBIG, which SQLite reports as a disk I/O error: the line said "check the disk", which was
+    sound. It names the process's file size limit; the unfinished write is rolled back."""
+    import resource
+    import sys
+
+    tree, db = tmp_path / "t", tmp_path / "b.db"
+    tree.mkdir()
+    for i in range(60):
+        (tree / f"n{i}.md").write_text(f"# Note {i}\n\n" + f"words of note {i} " * 400 + "\n", encoding="utf-8")
+    limit = 400 * 1024
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(tree), "--db", str(db)], capture_output=True,
+                       preexec_fn=cap, timeout=300)
+    err = one_line_error(r)
+    assert r.returncode == 1 and "ulimit -f" in err and f"{limit:,} bytes" in err, err
+    assert gbrain("check", "--db", str(db)).returncode == 0

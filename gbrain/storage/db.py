@@ -2780,11 +2780,45 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
     if ("readonly" in low or "read-only" in low or "disk i/o error" in low) and not is_url(str(p)) and disk_full(p):
         return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
     if "readonly" in low or "read-only" in low:
+        stuck = [] if is_url(str(p)) or is_read_only(Path(p)) else [
+            f for f in (f"{p}-wal", f"{p}-shm") if os.path.exists(f) and not os.access(f, os.W_OK)]
+        if stuck:  # the file and its folder are writable: a log or WAL index another user's or left read-only
+            return GBrainError(f"{p} cannot be written: {' and '.join(stuck)} beside it cannot (SQLite: {msg}){rolled}; "
+                               f"with no gbrain running, give it the brain's owner and mode (or remove {p}-shm), then run it again")
         return GBrainError(f"{p} is read-only (SQLite: {msg}){rolled}; reads work, writes need write access to the file and its folder")
     if "disk i/o error" in low:
+        cap = None if is_url(str(p)) else _file_size_limit()
+        if cap is not None and _near_limit(p, cap):  # EFBIG past `ulimit -f` reads as an I/O error (trial 59)
+            return GBrainError(f"cannot write {p}: this process's file size limit (`ulimit -f`) is {cap:,} bytes (SQLite: {msg}){rolled}; "
+                               f"raise the limit (`ulimit -f unlimited`) and run it again")
         return GBrainError(f"disk I/O error on {p} (SQLite: {msg}){rolled}; check the disk, then run `gbrain check --db {cmd_arg(p)}`")
     return GBrainError(f"database error on {p}: {msg}")
 
+
+
+def _file_size_limit() -> int | None:
+    """This process's file size limit in bytes (``RLIMIT_FSIZE``, the shell's ``ulimit -f``), None
+    when there is none or it cannot be read: a write past it fails EFBIG, which SQLite reports as a
+    disk I/O error."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+
+
+def _near_limit(p: Path | str, cap: int) -> bool:
+    """Whether the database ``p``, its ``-wal`` or ``-journal`` is within 1 MiB of ``cap`` bytes
+    (a write past the file size limit failed, not the disk)."""
+    for f in (str(p), f"{p}-wal", f"{p}-journal"):
+        try:
+            if os.path.getsize(f) + (1 << 20) >= cap:
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def where(p: Path) -> str:
@@ -2842,6 +2876,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     new = not p.exists()
     if new:
         _create_private(p)
+    elif not ro:
+        _companions_writable(p)
     try:
         conn = raw_connect(p, read_only=ro)
     except sqlite3.Error as e:
@@ -2877,6 +2913,26 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         raise
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _companions_writable(p: Path) -> None:
+    """Give ``p``'s ``-wal`` and ``-shm`` the database file's mode where they lack the owner's
+    write bit and the file has it. A read of a read-only file (SQLite's ``mode=ro``) makes them
+    with the file's mode then, 0444; once the user made the file writable again every write
+    failed "read-only" (SQLite opens such a ``-shm`` read-only; trial 59). Never raises: a file
+    this user may not change is left to SQLite's error (:func:`db_error` names it)."""
+    try:
+        mode = p.stat().st_mode & 0o777
+    except OSError:
+        return
+    if not mode & 0o200:
+        return
+    for f in (Path(str(p) + "-wal"), Path(str(p) + "-shm")):
+        try:
+            if not f.stat().st_mode & 0o200:
+                os.chmod(f, mode)
+        except OSError:
+            pass
 
 
 def _create_private(p: Path) -> None:
