@@ -533,3 +533,25 @@ def test_link_writes_wiki_links_in_a_wiki_link_vault(tmp_path):
         to = {(r[0], r[1]) for r in b.conn.execute(
             "SELECT f.slug, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id JOIN pages t ON t.id = l.to_page_id")}
         assert {("a/Start", "b/Canvas"), ("a/Start", "b/Plan"), ("a/Other", "a/Start"), ("b/Notes", "a/Other")} <= to
+
+
+ESCAPED_HASH = """#### From \\#Tag
+
+If you track \\#People in notes, list them from #real.
+
+\\#notatag at a line's start, #kept\\#cut and a \\\\#afterslash.
+"""
+
+
+@pytest.mark.engine_free
+@pytest.mark.xfail(
+    strict=True,
+    reason="trial 60: a backslash-escaped \\# is no tag in Obsidian (the hub's Dataview guide writes "
+    "`From \\#Tag`, `track \\#People` to avoid one), but mistune hands the escaped '#' over as text; "
+    "the fix (mark the escape's token, hide it from _tag_text) changes stored brains' tags rows: "
+    "it needs a re-derive migration, which this helper may not add",
+)
+def test_an_escaped_hash_is_no_tag():
+    page = parse_page(ESCAPED_HASH, "x.md")
+    assert page.all_tags == ["real", "kept"]
+    assert page.render() == ESCAPED_HASH
