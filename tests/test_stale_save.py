@@ -511,6 +511,35 @@ def test_a_misspelt_name_fixed_in_a_line_gbrain_wrote_keeps_one_line(env):
     assert b"met Postgres team" in page and b"Postgress" not in page and f.read_bytes() == page, page
     assert fresh_import_differences(brain) == {}
 
+def test_a_misspelt_name_fixed_to_a_topic_many_titles_start_with_keeps_one_line(env, monkeypatch):
+    """The same in a brain about that topic: `concepts/postgres` and more titles starting with
+    `Postgres` than `FIRST_WORD_ROWS` (`Postgres tuning`, `Postgres backups`...: a brain's main
+    topic names hundreds). A word that many titles start with read as a person's first name
+    whatever its own page was, so the fix of gbrain's `Postgress` was another line: the misspelt
+    line kept beside the fixed one. The word names a page that is no person's, and no title read
+    is a person's: a page's name (a person's first name crowded out by other titles, with no page
+    of that name, stays a person's)."""
+    import gbrain.sync.engine as engine_mod
+
+    monkeypatch.setattr(engine_mod, "FIRST_WORD_ROWS", 2)  # (3 titles stand for hundreds)
+    brain, eng, root = env
+    brain.put("concepts/postgres", "# Postgres\n\nThe database.\n")
+    for t in ("tuning", "backups", "upgrades"):
+        brain.put(f"notes/postgres-{t}", f"# Postgres {t}\n\nNotes.\n")
+    for t in ("march", "april", "may"):
+        brain.put(f"notes/jan-{t}", f"# Jan {t}\n\nNotes.\n")
+    assert eng._page_name("Postgres") == "page" and eng._page_name("Jan") == "person"
+    eng.sync()
+    f = root / PATH
+    data = agent_write_reaches_file(brain, eng, f, "met Postgress team about the move")
+    editor_save(f, data.replace(b"Postgress", b"Postgres"))
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"met Postgres team" in page and b"Postgress" not in page and f.read_bytes() == page, page
+    assert fresh_import_differences(brain) == {}
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("wrote, fixed", [
     ("- **2026-12-05** | Invoice recieved from the landlord today", "- **2026-12-05** | Invoice received from the landlord today"),

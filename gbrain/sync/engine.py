@@ -3363,7 +3363,8 @@ class SyncEngine:
         page of a top-level ``people/`` folder whose frontmatter names no other type) or it lies
         in a folder named ``people`` (``Areas/People/…``). A first word is the title key's first
         part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index, at most
-        :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side). What
+        :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side, unless the word is a
+        page's own name, no person's, and no title read is a person's: a topic, ``Postgres``). What
         :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
         (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
         when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
@@ -3387,7 +3388,9 @@ class SyncEngine:
                   f"WHERE title_key >= ? AND title_key < ? LIMIT {FIRST_WORD_ROWS + 1}) w")
             args += (k + "-", k + ".")
         got, first = self.conn.execute(q + ") t", args).fetchone()
-        if (first or 0) > FIRST_WORD_ROWS:
+        if (first or 0) > FIRST_WORD_ROWS and got != 1:
+            # (a page's own name, no person's, and no title read a person's: a topic many titles
+            # start with, `Postgres tuning`, is that page's name, never a person's)
             return PERSON_NAME
         return PERSON_NAME if got == 2 else PAGE_NAME if got else ""
 
