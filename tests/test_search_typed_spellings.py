@@ -136,3 +136,24 @@ def test_a_page_with_such_a_letter_and_an_accent_marks_the_word_typed_in_ascii(b
     for query, want in (("lodz", "Łódź"), ("soby", "Søby"), ("rođen", "rođen")):
         h = keyword.search(brain.conn, query, limit=1)[0]
         assert want in [h["snippet"][a:z] for a, z in h["highlights"]], (query, h)
+
+
+@pytest.mark.engine_free
+def test_a_latin_word_glued_to_cjk_text_is_marked():
+    """A Latin word written against kana or Han (``GoogleでSEOを追跡``) is a word the engine
+    finds (its glued runs, :func:`keyword._glued_runs`): it begins where the CJK text before it
+    ends, so its snippet marks it (the word-start rule left it unmarked, the title shown)."""
+    marked = keyword._mark_words("GoogleでSEOを追跡するには登録してください。", "SEO")
+    assert marked is not None
+    assert marked.replace(keyword.HIT_ON, "[").replace(keyword.HIT_OFF, "]") == "Googleで[SEO]を追跡するには登録してください。"
+    marked = keyword._mark_words("保管庫Obsidianのデータ", "obsidian")
+    assert marked.replace(keyword.HIT_ON, "[").replace(keyword.HIT_OFF, "]") == "保管庫[Obsidian]のデータ"
+
+
+def test_a_search_marks_a_latin_word_glued_to_kana(tmp_path, db_path):
+    """The search's snippet of such a page shows the word marked, both engines."""
+    notes = {"jp.md": "# Note\n\nGoogleでSEOを追跡するには登録してください。\n", "other.md": "# Other\n\nNothing here.\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "jp", notes))
+        h = next(h for h in keyword.search(b.conn, "SEO", limit=5) if h["slug"] == "jp")
+        assert "SEO" in [h["snippet"][a:z] for a, z in h["highlights"]], h

@@ -660,10 +660,12 @@ def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
 def _starts_word(text: str, m: "re.Match[str]") -> bool:
     """Whether match ``m`` of a query word begins where a word of ``text`` begins, as the engine
     matches words (``ο`` is not ``πρὸς``'s ``ὸ``, nor ``cat`` ``concat``'s end), or is a run of an
-    unspaced script (CJK, Thai: a word anywhere). A query word is word characters only, so a
-    match refused holds no word start the next match could begin at."""
+    unspaced script (CJK, Thai: a word anywhere), or follows one (``GoogleでSEOを``: the engine
+    reads a word glued to CJK text as its own, :func:`_glued_runs`). A query word is word
+    characters only, so a match refused holds no word start the next match could begin at."""
     at = m.start()
-    return at == 0 or not _PLAIN_WORD.match(text, at - 1) or _UNSPACED.match(text, at) is not None
+    return (at == 0 or not _PLAIN_WORD.match(text, at - 1) or _UNSPACED.match(text, at) is not None
+            or _UNSPACED.match(text, at - 1) is not None or _CJK_CHAR.match(text, at - 1) is not None)
 
 
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
