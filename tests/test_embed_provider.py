@@ -752,6 +752,55 @@ def test_a_page_that_keeps_changing_while_it_is_embedded_is_named_with_what_to_d
     assert run("embed", "notes/beta").stdout.decode().startswith("embedded 1 page(s)")
 
 
+def _page_vectors(db, slug) -> list[tuple]:
+    """``(chunk_index, chunk_text, text_hash, embedding bytes)`` of ``slug``'s stored chunks, and
+    whether its ``embed_state`` holds the page's content hash (as the last tuple)."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db) as b:
+        pid, h = b.conn.execute("SELECT id, content_hash FROM pages WHERE slug = ?", (slug,)).fetchone()
+        rows = [(r[0], r[1], r[2], bytes(r[3])) for r in b.conn.execute(
+            "SELECT chunk_index, chunk_text, text_hash, embedding FROM page_embeddings WHERE page_id = ? ORDER BY chunk_index", (pid,))]
+        return rows + [(b.conn.execute("SELECT content_hash FROM embed_state WHERE page_id = ?", (pid,)).fetchone()[0] == h,)]
+
+
+def test_a_page_planned_again_has_the_vectors_of_a_fresh_embed_and_one_deleted_meanwhile_is_named(srv, run, db_path, tmp_path, request):
+    """Review of the re-plan (embed SLUG of a page written meanwhile): its stored chunks are those
+    a fresh brain's `embed` of the text it settled on stores (its unchanged chunks from the cache),
+    and a page deleted meanwhile is not planned again but named by its slug."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    t0 = "# Beta\n\nyak notes\n\n## More\n\nsecond part\n\n## Third\n\nthird part\n"
+    t1 = t0.replace("yak notes", "yak notes, edited")
+    put(run, "notes/beta", t0)
+    put(run, "notes/gone", "# Gone\n\nsoon deleted\n")
+
+    def edit(inputs):
+        if srv.on_request is edit:
+            srv.on_request = None
+            with Brain.open(db_path) as b:
+                b.put("notes/beta", t1) if any("yak" in t for t in inputs) else b.delete_page("notes/gone")
+
+    srv.on_request = edit
+    out = json.loads(run("embed", "notes/beta", "--json").stdout)
+    assert out["pages"] == 1 and out["embedded"] == 1 and out["cached"] == 2 and not out.get("changed"), out
+    fresh = str(tmp_path / "fresh.db") if "://" not in str(db_path) else request.getfixturevalue("pg_url")
+    env = {"GBRAIN_DB": fresh}
+    assert run("init", env=env).returncode == 0
+    assert run("config", "set", "embedding_base_url", srv.url, env=env).returncode == 0
+    assert run("config", "set", "embedding_model", "local-embed", env=env).returncode == 0
+    assert run("put", "notes/beta", input=t1, env=env).returncode == 0
+    assert run("embed", "notes/beta", env=env).returncode == 0
+    assert _page_vectors(db_path, "notes/beta") == _page_vectors(fresh, "notes/beta")
+    assert _page_vectors(db_path, "notes/beta")[-1] == (True,)
+    srv.on_request = edit
+    r = run("call", "brain_embed", '{"slug": "notes/gone"}')
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 0 and out["changed"] == 1 and out["changed_slugs"] == ["notes/gone"] and "notes/gone" in out["message"], out
+
+
 def test_a_run_over_many_pages_names_those_written_meanwhile_and_plans_none_again(srv, run, db_path):
     """Without a slug the pages written meanwhile are named (at most ``CHANGED_NAMED``) and left
     to the next call: the run is not repeated (a watch writing all the time would hold it)."""
