@@ -230,3 +230,20 @@ def test_the_tag_and_untag_tools_say_a_notion_page_takes_the_tags_line():
     r = gbrain_in_process("untag", "--help")
     assert r.returncode == 0 and b"Tags:" in r.stdout and b"#tag" in r.stdout and b"brain_" not in r.stdout, r.stdout
     assert b"where `tag` writes it" in r.stdout, r.stdout  # the command, not the TAG argument
+
+
+def test_untag_refusing_a_notion_tag_also_written_inline_says_where_untag_removes_tags(tmp_path, db_path):
+    """Review of the embed/tag landing: a Notion page's tag in its ``Tags:`` line and written
+    inline (``#energy``) is refused, but the message said "untag changes only frontmatter",
+    untrue since untag edits a Notion ``Tags:`` line too. It names both places now."""
+    from gbrain.errors import BadInput
+
+    text = "# Plan\n\nStatus: Done\nTags: energy, q3\n\nBody #energy\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        with pytest.raises(BadInput) as e:
+            b.untag(slug, "energy")
+        msg = str(e.value)
+        assert "#energy" in msg and "changes only frontmatter" not in msg, msg
+        assert "Tags: line" in msg, msg
+        assert b.get_text(slug) == text

@@ -2258,7 +2258,7 @@ class Brain:
                         return self._edit(row, text, _notion_tags_check(page, key, False), "untag")
                     line, inline = None, still  # written inline (#tag) too: the refusal names that
                 where = f"in the page's {line} ({written})" if line else f"inline in the page's text (#{inline[0]})"
-                raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
+                raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not only in its frontmatter tags or a Notion export's Tags: line, the places untag changes, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [tag_identity(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
             return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}",
