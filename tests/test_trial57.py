@@ -247,3 +247,16 @@ def test_untag_refusing_a_notion_tag_also_written_inline_says_where_untag_remove
         assert "#energy" in msg and "changes only frontmatter" not in msg, msg
         assert "Tags: line" in msg, msg
         assert b.get_text(slug) == text
+
+
+def test_tag_after_a_notion_tags_line_ending_in_a_no_break_space_and_comma_adds_one_item(tmp_path, db_path):
+    """Review of the embed/tag landing: ``Tags: a, \\u00a0,`` (a no-break space between the last
+    commas, as pasted from a web page) got ``Tags: a, \\u00a0, b``: a blank item kept, since only
+    ASCII spaces and tabs were stripped after the last item. Any whitespace is now."""
+    text = "# Plan\n\nStatus: Done\nTags: a, \u00a0,\n\nBody.\n"
+    with _brain(tmp_path, db_path, {f"Wiki {ID}/Plan {ID}.md": text}) as b:
+        slug = f"Wiki {ID}/Plan {ID}"
+        assert b.tag(slug, "b").changed
+        assert b.get_text(slug) == "# Plan\n\nStatus: Done\nTags: a, b\n\nBody.\n"
+        assert sorted(b.tags(slug)) == ["a", "b"]
+        assert fresh_import_differences(b) == {}

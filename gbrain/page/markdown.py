@@ -1210,7 +1210,7 @@ def notion_tag_added(body: str, path: str, tag: str) -> str | None:
         line = lines[at]
         text = line.rstrip("\r\n")
         name, _, value = text.partition(": ")
-        value = value.rstrip().rstrip(", \t")  # (``Tags: a,``: after its last item, one separator: not ``a,, b``)
+        value = re.sub(r"[\s,]+\Z", "", value)  # (``Tags: a,``, ``a, \u00a0,``: after its last item, one separator: not ``a,, b``)
         lines[at] = f"{name}: {value + ', ' if value else ''}{tag}" + line[len(text):]
     else:
         line = lines[last]
