@@ -1050,7 +1050,10 @@ def journal_name(path: str) -> str | None:
     return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
 
 
-_PCT_RUN_RE = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PCT_BYTE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+#: a ``%XX`` of a control character (C0, DEL): kept encoded in a Logseq name (NUL: no Postgres
+#: text holds one; a newline or tab: no title)
+_PCT_CONTROL_RE = re.compile(r"%(?:[01][0-9A-Fa-f]|7[Ff])")
 
 
 def _uri_decoded(text: str) -> str | None:
@@ -1061,32 +1064,34 @@ def _uri_decoded(text: str) -> str | None:
     if re.search(r"%(?![0-9A-Fa-f]{2})", text):
         return None
     try:
-        return _PCT_RUN_RE.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
+        return re.sub(r"(?:%[0-9A-Fa-f]{2})+", lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
     except UnicodeDecodeError:
         return None
 
 
-def _pct_run(m: re.Match) -> str:
-    try:
-        return bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8")
-    except UnicodeDecodeError:
-        return m.group(0)
+def _pct_one(m: re.Match) -> str:
+    """One ``%XX`` decoded alone, as Logseq's ``safe-url-decode`` of it: an ASCII character; a byte
+    of a multi-byte character (no UTF-8 alone) or a control character kept as written."""
+    code = int(m.group(0)[1:], 16)
+    return chr(code) if 0x20 <= code < 0x7F else m.group(0)
 
 
 def logseq_page_name(name: str, name_format: str) -> str:
     """The page name Logseq reads from the file name ``name`` (without ``.md``) of a page in a graph
     whose ``:file/name-format`` is ``name_format`` (:func:`gbrain.page.journals.name_format`), as
-    Logseq's ``title-parsing`` does: ``triple-lowbar``: ``___`` is ``/``, then ``%XX`` runs are
-    percent-decoded (UTF-8; a run that is no UTF-8 is kept), empty namespaces dropped
-    (``Project___Alpha`` → ``Project/Alpha``, ``What%3F`` → ``What?``); ``legacy``: ``.`` is ``/``,
-    then the whole name percent-decoded where it decodes (``Project.Alpha``, ``Project%2FAlpha`` →
-    ``Project/Alpha``). ``name`` itself where that leaves nothing. Pure; never raises."""
+    Logseq's ``title-parsing`` does: ``triple-lowbar``: ``___`` is ``/``, then each ``%XX`` decoded
+    alone (an ASCII character; a byte of a multi-byte character is kept, as Logseq's decoding of it
+    fails), empty namespaces dropped (``Project___Alpha`` → ``Project/Alpha``, ``What%3F`` →
+    ``What?``); ``legacy``: ``.`` is ``/``, then the whole name percent-decoded where it decodes
+    (``Project.Alpha``, ``Project%2FAlpha`` → ``Project/Alpha``). Unlike Logseq, a control
+    character's ``%XX`` (``%00``, ``%0A``) stays encoded. ``name`` itself where that leaves
+    nothing. Pure; never raises."""
     if name_format == "triple-lowbar":
-        out = _PCT_RUN_RE.sub(_pct_run, name.replace("___", "/")) if "%" in name or "___" in name else name
+        out = _PCT_BYTE_RE.sub(_pct_one, name.replace("___", "/")) if "%" in name or "___" in name else name
         out = "/".join(part for part in out.split("/") if part) if "/" in out else out
     else:
         dotted = name.replace(".", "/")
-        out = _uri_decoded(dotted)
+        out = _uri_decoded(_PCT_CONTROL_RE.sub(lambda m: "%25" + m.group(0)[1:], dotted))
         out = dotted if out is None else out
     return out if out.strip() else name
 
