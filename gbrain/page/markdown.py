@@ -2137,7 +2137,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
     page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
     the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
-    ``Project/Alpha``), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    ``Project/Alpha``; where that differs from the file name, before the opening H1, as Logseq
+    names a page by its file before a heading), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
@@ -2201,9 +2202,13 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = (next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "")
+        # a Logseq graph's page whose file name Logseq reads otherwise (Project___Alpha.md): that
+        # name before an opening H1, as Logseq names a page by its file before any heading
+        named = logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
+        title = (next((t for t in (props.get("title"), named if named != stem(path) else None, opening_h1(tokens))
+                       if t and not has_placeholder(t)), "")
                  or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None)
-                 or (logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else notion_name(path)))
+                 or named or notion_name(path))
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,
