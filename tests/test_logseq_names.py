@@ -64,8 +64,11 @@ def test_name_format_of_a_config():
     ('{:file/name-format\n ;; the format\n :triple-lowbar}', "triple-lowbar"),  # a comment between key and value
     ('{#_:file/name-format #_:triple-lowbar :x 1}', "legacy"),  # EDN's discard
     ('{:ui/x {:file/name-format :triple-lowbar}}', "legacy"),  # another key's map
-    ('{:a "\\" :file/name-format :triple-lowbar}', "triple-lowbar"),  # an escaped backslash ends no string
-    ('{:a \\" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a character literal \"
+    (r'{:a "\\" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a string of an escaped backslash
+    (r'{:a \" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a character literal \"
+    ('{:file/name-format #_"x" :triple-lowbar}', "triple-lowbar"),
+    ('{:file/name-format :triple-lowbar', "triple-lowbar"),  # unclosed: read as far as it goes
+    ('[' * 100000 + ':file/name-format :triple-lowbar', "legacy"),  # deep nesting: no recursion, no top map
     ('{:file/name-format :triple-lowbar :file/name-format :legacy}', "triple-lowbar"),
 ])
 def test_name_format_reads_edn_not_lines(text, want):
