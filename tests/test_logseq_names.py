@@ -26,7 +26,15 @@ LEGACY = "{:meta/version 1}\n"
     ("a___b___c", "triple-lowbar", "a/b/c"),
     ("What%3F Why%3A", "triple-lowbar", "What? Why:"),
     ("Project%2FAlpha", "triple-lowbar", "Project/Alpha"),
-    ("Caf%C3%A9 notes", "triple-lowbar", "Café notes"),
+    # one %XX at a time, as Logseq's url-encoded-pattern replace: a byte of a multi-byte
+    # character alone is no UTF-8 and is kept (Logseq never writes one under :triple-lowbar)
+    ("Caf%C3%A9 notes", "triple-lowbar", "Caf%C3%A9 notes"),
+    ("Caf%c3%a9 %3f", "triple-lowbar", "Caf%c3%a9 ?"),
+    # a control character (NUL: no Postgres text can hold it; a newline in a title) stays encoded
+    ("a%00b", "triple-lowbar", "a%00b"),
+    ("c%0Ad%7F%3F", "triple-lowbar", "c%0Ad%7F?"),
+    ("a%00b.c%0A%3F", "legacy", "a%00b/c%0A?"),
+    ("Caf%C3%A9.x", "legacy", "Café/x"),
     ("v1.2 notes", "triple-lowbar", "v1.2 notes"),
     ("___lead", "triple-lowbar", "lead"),
     ("100%", "triple-lowbar", "100%"),
@@ -46,6 +54,27 @@ def test_name_format_of_a_config():
     assert name_format(LEGACY) == "legacy" and name_format("") == "legacy"
     assert name_format("{;; :file/name-format :triple-lowbar\n}") == "legacy"
     assert name_format("{:file/name-format :legacy}") == "legacy"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, want", [
+    ('{:a "x :file/name-format :triple-lowbar"}', "legacy"),  # inside a string: no setting
+    ('{:x "\n:file/name-format :triple-lowbar\n"}', "legacy"),
+    ('{:a "b;c" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a ';' in a string is no comment
+    ('{:file/name-format\n ;; the format\n :triple-lowbar}', "triple-lowbar"),  # a comment between key and value
+    ('{#_:file/name-format #_:triple-lowbar :x 1}', "legacy"),  # EDN's discard
+    ('{:ui/x {:file/name-format :triple-lowbar}}', "legacy"),  # another key's map
+    (r'{:a "\\" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a string of an escaped backslash
+    (r'{:a \" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a character literal \"
+    ('{:file/name-format #_"x" :triple-lowbar}', "triple-lowbar"),
+    ('{:file/name-format :triple-lowbar', "triple-lowbar"),  # unclosed: read as far as it goes
+    ('[' * 100000 + ':file/name-format :triple-lowbar', "legacy"),  # deep nesting: no recursion, no top map
+    ('{:file/name-format :triple-lowbar :file/name-format :legacy}', "triple-lowbar"),
+])
+def test_name_format_reads_edn_not_lines(text, want):
+    """Strings, comments and ``#_`` discards are read as EDN reads them: only the top map's
+    ``:file/name-format`` key sets the format."""
+    assert name_format(text) == want
 
 
 @pytest.mark.engine_free
@@ -119,6 +148,39 @@ def test_a_graphs_namespace_pages_are_found_by_their_logseq_names(tmp_path, db_p
     assert gbrain_in_process("--db", str(db_path), "export", "--dir", str(out)).returncode == 0
     for rel, text in GRAPH.items():
         assert (out / rel).read_bytes() == text.encode()
+
+
+def test_control_characters_in_a_file_name_stay_encoded(tmp_path, db_path):
+    """``pages/a%00b.md``: Logseq's decoding would put a NUL in the title, which no Postgres text
+    holds (the import failed); it and a ``%0A`` stay encoded, the rest is decoded."""
+    tree = write_tree(tmp_path / "g", {"logseq/config.edn": TRI, "pages/a%00b%3F.md": "- x\n", "pages/c%0Ad.md": "- y\n",
+                                       "pages/see.md": "- [[a%00b?]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        t = _titles(b)
+        assert t["pages/a%00b%3F"] == "a%00b?" and t["pages/c%0Ad"] == "c%0Ad"
+        assert _to(b, "pages/see") == {"a%00b?": "pages/a%00b%3F"}
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_namespace_page_is_found_by_its_name_under_an_opening_h1(tmp_path, db_path):
+    """Logseq names a page by ``title::``, else its file name, before any heading: a namespace
+    page opening with ``# Overview`` is still ``Project/Alpha`` (``[[Project/Alpha]]`` finds it).
+    A page whose file name Logseq reads as written keeps gbrain's rule (its opening H1)."""
+    text = "# Overview\n\n- x\n"
+    assert parse_page(text, "pages/Project___Alpha.md", property_syntax="logseq:triple-lowbar").title == "Project/Alpha"
+    assert parse_page(text, "pages/Plain.md", property_syntax="logseq:triple-lowbar").title == "Overview"
+    assert parse_page(text, "pages/Project___Alpha.md", property_syntax="dataview").title == "Overview"
+    tree = write_tree(tmp_path / "g", {"logseq/config.edn": TRI, "pages/Project___Alpha.md": text,
+                                       "pages/see.md": "- [[Project/Alpha]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
+        assert _to(b, "pages/see") == {"Project/Alpha": "pages/Project___Alpha"}
+        b.save_file("logseq/config.edn", LEGACY.encode())  # ___ read as written: the H1 again
+        assert _titles(b)["pages/Project___Alpha"] == "Overview"
+        assert _to(b, "pages/see") == {"Project/Alpha": None}
+        assert fresh_import_differences(b) == {}
 
 
 def test_incremental_saves_and_config_edits_equal_a_fresh_import(tmp_path, db_path):

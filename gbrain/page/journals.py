@@ -44,18 +44,67 @@ def formats(config_text: str) -> tuple[str, str]:
     return found.get("page-title-format") or TITLE_FORMAT, found.get("file-name-format") or FILE_FORMAT
 
 
-#: ``:file/name-format :triple-lowbar`` set (not commented out with ``;``) in a ``config.edn``
-_NAME_FORMAT_RE = re.compile(r"^[^;\n]*?:file/name-format\s+:([\w-]+)", re.M)
+#: EDN's tokens as :func:`_top_map` reads them: a string (an unclosed one runs to the end), a
+#: comment, a character literal, ``#_`` (discard the next form), ``#{`` / a delimiter, blanks and
+#: commas, any other atom (a keyword, symbol, number, ``#tag``)
+_EDN_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|;[^\n]*|\\(?:[A-Za-z]+|.)|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
 
 
+def _top_map(config_text: str) -> list:
+    """The items (keys and values alternating: an atom's text, or a list for a collection) of the
+    first map of an EDN text, read as EDN reads it (strings, ``;`` comments and ``#_`` discarded
+    forms are no keys); lenient where the text is malformed (an unclosed collection ends with the
+    text, an unmatched closer is skipped). An explicit stack: no recursion on deep nesting."""
+    stack: list[tuple[str, list, list]] = [("", [], [])]  # (opener, items, pending prefixes)
+
+    def emit(form) -> None:
+        items, prefixes = stack[-1][1], stack[-1][2]
+        while prefixes:
+            if prefixes.pop() == "#_":
+                return  # a discarded form
+            # (a #tag prefix: the tagged form stands for the pair)
+        items.append(form)
+
+    for m in _EDN_TOKEN_RE.finditer(config_text):
+        tok = m.group(0)
+        if tok[0] in " \t\r\n,;" or tok.isspace():
+            continue
+        if tok in ("{", "#{", "[", "("):
+            stack.append((tok, [], []))
+        elif tok in ("}", "]", ")"):
+            if len(stack) > 1:
+                opener, items, _ = stack.pop()
+                emit((opener, items))
+                if opener == "{" and len(stack) == 1:
+                    return items
+        elif tok == "#_" or (tok[0] == "#" and len(tok) > 1):
+            stack[-1][2].append(tok)
+        else:
+            emit(tok)
+    while len(stack) > 1:  # unclosed: the text ends them
+        opener, items, _ = stack.pop()
+        if opener == "{" and len(stack) == 1:
+            return items
+        emit((opener, items))
+    return []
+
+
+@lru_cache(maxsize=32)  # (a page's save reads its graph's config: graphs_of)
 def name_format(config_text: str) -> str:
     """How the Logseq graph whose ``config.edn`` text is ``config_text`` names its pages' files
     (``:file/name-format``): ``triple-lowbar`` (Logseq's since 0.8.9, written into every new
     graph's config: ``Project___Alpha.md`` is ``Project/Alpha``) or ``legacy`` (a config that sets
     none or another: older graphs, ``Project.Alpha.md`` / ``Project%2FAlpha.md``), as Logseq reads
-    it (:func:`gbrain.page.markdown.logseq_page_name`). Never raises."""
-    m = _NAME_FORMAT_RE.search(config_text)
-    return "triple-lowbar" if m and m.group(1) == "triple-lowbar" else "legacy"
+    it (:func:`gbrain.page.markdown.logseq_page_name`). The key of the config's map, read as EDN
+    (:func:`_top_map`: not in a string, a ``;`` comment, a ``#_`` discarded form or another key's
+    map; its first setting counts). Never raises."""
+    if ":file/name-format" not in config_text:
+        return "legacy"
+    items = _top_map(config_text)
+    for key, value in zip(items[::2], items[1::2]):
+        if key == ":file/name-format":
+            return "triple-lowbar" if value == ":triple-lowbar" else "legacy"
+    return "legacy"
 
 
 def _ordinal(n: int) -> str:

@@ -1050,7 +1050,10 @@ def journal_name(path: str) -> str | None:
     return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
 
 
-_PCT_RUN_RE = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PCT_BYTE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+#: a ``%XX`` of a control character (C0, DEL): kept encoded in a Logseq name (NUL: no Postgres
+#: text holds one; a newline or tab: no title)
+_PCT_CONTROL_RE = re.compile(r"%(?:[01][0-9A-Fa-f]|7[Ff])")
 
 
 def _uri_decoded(text: str) -> str | None:
@@ -1061,32 +1064,34 @@ def _uri_decoded(text: str) -> str | None:
     if re.search(r"%(?![0-9A-Fa-f]{2})", text):
         return None
     try:
-        return _PCT_RUN_RE.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
+        return re.sub(r"(?:%[0-9A-Fa-f]{2})+", lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
     except UnicodeDecodeError:
         return None
 
 
-def _pct_run(m: re.Match) -> str:
-    try:
-        return bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8")
-    except UnicodeDecodeError:
-        return m.group(0)
+def _pct_one(m: re.Match) -> str:
+    """One ``%XX`` decoded alone, as Logseq's ``safe-url-decode`` of it: an ASCII character; a byte
+    of a multi-byte character (no UTF-8 alone) or a control character kept as written."""
+    code = int(m.group(0)[1:], 16)
+    return chr(code) if 0x20 <= code < 0x7F else m.group(0)
 
 
 def logseq_page_name(name: str, name_format: str) -> str:
     """The page name Logseq reads from the file name ``name`` (without ``.md``) of a page in a graph
     whose ``:file/name-format`` is ``name_format`` (:func:`gbrain.page.journals.name_format`), as
-    Logseq's ``title-parsing`` does: ``triple-lowbar``: ``___`` is ``/``, then ``%XX`` runs are
-    percent-decoded (UTF-8; a run that is no UTF-8 is kept), empty namespaces dropped
-    (``Project___Alpha`` → ``Project/Alpha``, ``What%3F`` → ``What?``); ``legacy``: ``.`` is ``/``,
-    then the whole name percent-decoded where it decodes (``Project.Alpha``, ``Project%2FAlpha`` →
-    ``Project/Alpha``). ``name`` itself where that leaves nothing. Pure; never raises."""
+    Logseq's ``title-parsing`` does: ``triple-lowbar``: ``___`` is ``/``, then each ``%XX`` decoded
+    alone (an ASCII character; a byte of a multi-byte character is kept, as Logseq's decoding of it
+    fails), empty namespaces dropped (``Project___Alpha`` → ``Project/Alpha``, ``What%3F`` →
+    ``What?``); ``legacy``: ``.`` is ``/``, then the whole name percent-decoded where it decodes
+    (``Project.Alpha``, ``Project%2FAlpha`` → ``Project/Alpha``). Unlike Logseq, a control
+    character's ``%XX`` (``%00``, ``%0A``) stays encoded. ``name`` itself where that leaves
+    nothing. Pure; never raises."""
     if name_format == "triple-lowbar":
-        out = _PCT_RUN_RE.sub(_pct_run, name.replace("___", "/")) if "%" in name or "___" in name else name
+        out = _PCT_BYTE_RE.sub(_pct_one, name.replace("___", "/")) if "%" in name or "___" in name else name
         out = "/".join(part for part in out.split("/") if part) if "/" in out else out
     else:
         dotted = name.replace(".", "/")
-        out = _uri_decoded(dotted)
+        out = _uri_decoded(_PCT_CONTROL_RE.sub(lambda m: "%25" + m.group(0)[1:], dotted))
         out = dotted if out is None else out
     return out if out.strip() else name
 
@@ -2132,7 +2137,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
     page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
     the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
-    ``Project/Alpha``), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    ``Project/Alpha``; where that differs from the file name, before the opening H1, as Logseq
+    names a page by its file before a heading), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
@@ -2196,9 +2202,13 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = (next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "")
+        # a Logseq graph's page whose file name Logseq reads otherwise (Project___Alpha.md): that
+        # name before an opening H1, as Logseq names a page by its file before any heading
+        named = logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
+        title = (next((t for t in (props.get("title"), named if named != stem(path) else None, opening_h1(tokens))
+                       if t and not has_placeholder(t)), "")
                  or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None)
-                 or (logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else notion_name(path)))
+                 or named or notion_name(path))
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,
