@@ -1627,8 +1627,16 @@ class SyncEngine:
             self.reconcile(part)
             return True
 
+        import sqlite3
+
+        from ..storage.db import raise_interrupt
+
         try:
-            self.chunk_prepass(self.chunk, run, whole_on_mass=True)
+            try:
+                self.chunk_prepass(self.chunk, run, whole_on_mass=True)
+            except sqlite3.Error as e:
+                raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
+                raise
         except KeyboardInterrupt as e:
             if self.chunk_outs:
                 left = self.files_left()
