@@ -331,3 +331,89 @@ def test_the_files_left_count_no_row_the_scan_leaves_alone(db_path, tmp_path):
         in_place(root / "n01.md", b"# N1\n\nedited\n")
         eng.reload_ignore()
         assert eng.files_left() == 2  # .gbrainignore (new) and n01.md
+
+
+@pytest.mark.sqlite_only("a Ctrl-C landing inside one of gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
+def test_a_ctrl_c_landing_inside_a_sql_function_of_a_chunk_still_says_the_files_left_and_exits_130(db_path, tmp_path, monkeypatch):
+    """Ctrl-C's KeyboardInterrupt raised while SQLite runs a gbrain SQL function (``gb_origin`` of a
+    history trigger, in a chunk's transaction) came out as ``database error …: user-defined
+    function raised exception``, exit 1, no line on the files left (the killed-sync test's SIGINT
+    case failed so now and then): it is the interrupt still, exit 130 and the one line; the next
+    sync completes."""
+    from gbrain.storage import origin
+
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds = [0]
+    real_rec, real_field = SyncEngine.reconcile, origin.sql_field
+
+    def rec(self, *a, **kw):
+        rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def field(i):
+        if rounds[0] == 3:  # the third chunk's transaction: Ctrl-C lands inside the SQL function
+            rounds[0] += 100
+            raise KeyboardInterrupt()
+        return real_field(i)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(origin, "sql_field", field)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    left = NOTES - 2 * CHUNK
+    assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; ") \
+        and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (r.returncode, lines)
+    monkeypatch.setattr(origin, "sql_field", real_field)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["imported"] == left, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("stop", ["interrupt", "error"])
+def test_a_sync_stopped_after_a_chunk_that_found_a_conflict_says_the_conflict(db_path, tmp_path, monkeypatch, stop):
+    """A chunk finds a conflict (the note edited on both sides: the brain's version saved as a copy,
+    recorded), then the sync stops (Ctrl-C: exit 130; a failure: exit 1). The conflict committed
+    with its chunk, so the next sync reports none and exits 0, never 3: the stopped sync's own
+    lines must name it (a one-transaction sync stopped so found it again the next time)."""
+    import sqlite3
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(NOTES):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    with Brain.open(db_path) as b:
+        b.put("n06", "# N6\n\nbody 6 BRAIN\n")
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes().replace(b"body 6", b"body 6 DISK") if i == 6 else f.read_bytes() + EDIT)
+    real, n = SyncEngine.reconcile, [0]
+
+    def rec(self, *a, **kw):
+        n[0] += 1
+        if n[0] == 3:  # the first chunk (n05-n09) committed its conflict; the sync stops in the third
+            if stop == "interrupt":
+                raise KeyboardInterrupt()
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    err = r.stderr.decode()
+    copies = [p.name for p in root.glob("n06.conflict-*.md")]
+    assert r.returncode == (130 if stop == "interrupt" else 1) and len(copies) == 1, (r.returncode, err, copies)
+    assert "conflict" in err and "n06.md" in err and copies[0] in err, err
+    monkeypatch.setattr(SyncEngine, "reconcile", real)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

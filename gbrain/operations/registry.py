@@ -898,7 +898,7 @@ def _guarded_run(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
     """:func:`_guarded`'s work: check the brain (beside or before a write), run, map the faults."""
     import sqlite3
 
-    from ..storage.db import db_error
+    from ..storage.db import db_error, raise_interrupt
 
     if getattr(b, "offline_reason", None):
         pass  # not open (a full disk): the handler opens it once there is space
@@ -925,6 +925,7 @@ def _guarded_run(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
                 raise Damaged(f"{b.path} is damaged (SQLite: {b.damaged}); the page may be there but cannot be found; {recovery_advice(b.path)}") from None
         raise
     except sqlite3.Error as e:
+        raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: still the interrupt)
         err = db_error(e, b.path, wrote=o.mutating)
         if "malformed" in str(e).lower():
             b.damaged = b.damaged or str(e)

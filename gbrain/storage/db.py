@@ -2956,11 +2956,41 @@ def register_functions(conn: sqlite3.Connection) -> None:
     from ..core.history import keep, pack
     from .origin import sql_field
 
-    conn.create_function("gb_pack", 2, pack, deterministic=True)
-    conn.create_function("gb_keep", 2, keep, deterministic=True)
-    conn.create_function("gb_origin", 1, sql_field)
+    conn.create_function("gb_pack", 2, _interruptible(pack), deterministic=True)
+    conn.create_function("gb_keep", 2, _interruptible(keep), deterministic=True)
+    conn.create_function("gb_origin", 1, _interruptible(sql_field))
     code = SCHEMA_VERSION  # (this process's gbrain: a later upgrade of the brain does not change it)
-    conn.create_function("gb_schema", 0, lambda: code, deterministic=True)
+    conn.create_function("gb_schema", 0, _interruptible(lambda: code), deterministic=True)
+
+
+#: the KeyboardInterrupt (Ctrl-C; entry's ``Terminated``) that landed inside one of gbrain's SQL
+#: functions, which SQLite turns into ``user-defined function raised exception`` (an
+#: OperationalError): :func:`raise_interrupt` raises it again where that error is caught
+_sql_interrupt: list[BaseException] = []
+_UDF_RAISED = "user-defined function raised exception"
+
+
+def _interruptible(fn: Callable) -> Callable:
+    """``fn`` as a SQL function that remembers a KeyboardInterrupt raised inside it (:data:`_sql_interrupt`)."""
+
+    def call(*a):
+        try:
+            return fn(*a)
+        except KeyboardInterrupt as e:
+            _sql_interrupt[:] = [e]
+            raise
+
+    return call
+
+
+def raise_interrupt(e: BaseException) -> None:
+    """Raise the KeyboardInterrupt (Ctrl-C, SIGTERM's ``Terminated``) that SQLite made the error
+    ``e`` of (it landed inside a gbrain SQL function: :func:`register_functions`), so the command
+    stops as interrupted (exit 130) instead of failing with a database error; return when ``e`` is
+    another error. The statement's transaction fails as for any error (rolled back by its caller)."""
+    if _sql_interrupt and _UDF_RAISED in str(e):
+        k = _sql_interrupt.pop()
+        raise k from None
 
 
 #: free bytes under which the disk holding a brain counts as full: the WAL index (``-shm``)

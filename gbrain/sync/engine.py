@@ -1610,14 +1610,34 @@ class SyncEngine:
         and plain in-place edits committed in chunks, so other writers wait about a chunk, not the
         whole sync. The report is the one a single transaction gives (the chunks' outcomes
         counted in). A Ctrl-C (KeyboardInterrupt) in the pre-pass after a chunk committed says
-        how many files are left for the next sync (``said``) and is raised again."""
+        how many files are left for the next sync (``said``) and is raised again. A sync stopped
+        (interrupted, failed) after chunks that found conflicts names them (:meth:`_say_chunk_conflicts`):
+        committed, the next sync reports them no more."""
         with blobs.confined(self.root):
+            done: list[Outcome] = []
             try:
                 if self.chunk > 0 and self.chunk_outs is None:
-                    self._sync_chunks()
+                    try:
+                        self._sync_chunks()
+                    finally:
+                        done = list(self.chunk_outs or ())
                 return self._sync()
+            except BaseException:
+                self._say_chunk_conflicts(done)
+                raise
             finally:
                 self.chunk_outs = None
+
+    def _say_chunk_conflicts(self, outs: list[Outcome]) -> None:
+        """Say (``say_now``) the conflicts the committed chunks ``outs`` of a sync that then stopped
+        found: in no report, and the next sync finds them settled (exit 0, not 3)."""
+        found = [c for o in outs for c in o.conflicts]
+        if not found:
+            return
+        names = ", ".join(c["path"] + (f" (the other version in {c['copy_path']})" if c.get("copy_path") else "") for c in found[:10])
+        more = f" and {len(found) - 10:,} more" if len(found) > 10 else ""
+        self.say_now(f"conflict(s) found by the chunks this sync committed (kept; the next sync does not report them again): {names}{more}; "
+                     "`gbrain conflicts` lists them")
 
     def _sync_chunks(self) -> None:
         """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
@@ -1627,8 +1647,16 @@ class SyncEngine:
             self.reconcile(part)
             return True
 
+        import sqlite3
+
+        from ..storage.db import raise_interrupt
+
         try:
-            self.chunk_prepass(self.chunk, run, whole_on_mass=True)
+            try:
+                self.chunk_prepass(self.chunk, run, whole_on_mass=True)
+            except sqlite3.Error as e:
+                raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
+                raise
         except KeyboardInterrupt as e:
             if self.chunk_outs:
                 left = self.files_left()
