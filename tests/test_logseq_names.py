@@ -185,3 +185,22 @@ def test_an_upgraded_brain_gets_the_logseq_names(tmp_path, db_path):
         assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
         assert _to(b, "journals/2025_03_04")["Project/Alpha"] == "pages/Project___Alpha"
         assert fresh_import_differences(b) == {}
+
+
+def test_a_namespace_parent_with_no_file_is_no_dead_link(tmp_path, db_path):
+    """Logseq shows a page for every namespace a page title holds (``Reading/Books/Dune`` makes
+    ``Reading`` and ``Reading/Books``), file or not: ``[[Reading]]`` is no dead link (trial 61).
+    A name no title starts with, or one outside a graph (an Obsidian vault), stays dead."""
+    from gbrain.core.lint import lint
+
+    tree = write_tree(tmp_path / "g", {
+        "logseq/config.edn": "{:file/name-format :triple-lowbar}\n",
+        "pages/Reading___Books___Dune.md": "- dune\n",
+        "pages/contents.md": "- [[Reading]] [[reading/books]] [[Nowhere]] [[Read]]\n",
+        "vault/Area___Sub.md": "- x\n",
+        "vault/see.md": "- [[Area]] [[Reading]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        dead = {(f["slug"], f["target"]) for f in lint(b, checks=["dead_links"])["items"] if f["check"] == "dead_links"}
+    assert dead == {("pages/contents", "Nowhere"), ("pages/contents", "Read"), ("vault/see", "Area"), ("vault/see", "Reading")}
