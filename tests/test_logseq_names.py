@@ -204,3 +204,25 @@ def test_a_namespace_parent_with_no_file_is_no_dead_link(tmp_path, db_path):
         import_tree(b, tree)
         dead = {(f["slug"], f["target"]) for f in lint(b, checks=["dead_links"])["items"] if f["check"] == "dead_links"}
     assert dead == {("pages/contents", "Nowhere"), ("pages/contents", "Read"), ("vault/see", "Area"), ("vault/see", "Reading")}
+
+
+def test_backlinks_of_a_name_logseq_shows_with_no_file(tmp_path, db_path):
+    """In Logseq a tag or a linked name is a page, file or not, with its Linked References:
+    ``backlinks "multi word tag"`` lists the graph's pages linking or tagging it (trial 61: it
+    said "no page"). A name nobody links, or one linked only from outside a graph, is still no page."""
+    tree = write_tree(tmp_path / "g", {
+        "logseq/config.edn": "{:file/name-format :triple-lowbar}\n",
+        "pages/Dune.md": "tags:: book\n\n- #[[multi word tag]] and [[Frank Herbert]]\n",
+        "journals/2026_12_01.md": "- #[[Multi Word Tag]]\n",
+        "vault/see.md": "- [[multi word tag]] [[Elsewhere]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+    r = gbrain_in_process("--db", str(db_path), "backlinks", "multi word tag")
+    assert r.returncode == 0, r.stderr
+    assert [ln.split()[0] for ln in r.stdout.decode().splitlines()] == ["journals/2026_12_01", "pages/Dune"]
+    r = gbrain_in_process("--db", str(db_path), "backlinks", "book")
+    assert r.returncode == 0 and r.stdout.decode().split()[0] == "pages/Dune", r.stderr
+    for name in ("Elsewhere", "Nobody"):
+        r = gbrain_in_process("--db", str(db_path), "backlinks", name)
+        assert r.returncode == 1 and b"no page" in r.stderr, (name, r.stdout, r.stderr)
