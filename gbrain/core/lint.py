@@ -346,8 +346,9 @@ def _namespace_links(brain, rows: list) -> set[int]:
     def graph(path: str):  # the graph roots a page belongs to; None: every page (property_syntax logseq)
         return frozenset(graphs_of(brain.conn, path)) if brain.property_syntax == "auto" else None
 
-    paths = dict(brain.conn.execute("SELECT slug, path FROM pages WHERE slug IN (%s)" % ", ".join("?" * len({r["slug"] for r in rows})),
-                                    tuple({r["slug"] for r in rows})).fetchall()) if rows else {}
+    paths: dict[str, str] = {}
+    for part, marks in in_parts(sorted({r["slug"] for r in rows})):
+        paths.update(brain.conn.execute(f"SELECT slug, path FROM pages WHERE slug IN ({marks})", part).fetchall())
     wanted = [(r, graph(paths[r["slug"]])) for r in rows if r["slug"] in paths and brain.page_syntax(paths[r["slug"]]).startswith("logseq")]
     if not wanted:
         return set()
