@@ -247,3 +247,44 @@ def test_an_upgraded_brain_gets_the_logseq_names(tmp_path, db_path):
         assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
         assert _to(b, "journals/2025_03_04")["Project/Alpha"] == "pages/Project___Alpha"
         assert fresh_import_differences(b) == {}
+
+
+def test_a_namespace_parent_with_no_file_is_no_dead_link(tmp_path, db_path):
+    """Logseq shows a page for every namespace a page title holds (``Reading/Books/Dune`` makes
+    ``Reading`` and ``Reading/Books``), file or not: ``[[Reading]]`` is no dead link (trial 61).
+    A name no title starts with, or one outside a graph (an Obsidian vault), stays dead."""
+    from gbrain.core.lint import lint
+
+    tree = write_tree(tmp_path / "g", {
+        "logseq/config.edn": "{:file/name-format :triple-lowbar}\n",
+        "pages/Reading___Books___Dune.md": "- dune\n",
+        "pages/contents.md": "- [[Reading]] [[reading/books]] [[Nowhere]] [[Read]]\n",
+        "vault/Area___Sub.md": "- x\n",
+        "vault/see.md": "- [[Area]] [[Reading]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        dead = {(f["slug"], f["target"]) for f in lint(b, checks=["dead_links"])["items"] if f["check"] == "dead_links"}
+    assert dead == {("pages/contents", "Nowhere"), ("pages/contents", "Read"), ("vault/see", "Area"), ("vault/see", "Reading")}
+
+
+def test_backlinks_of_a_name_logseq_shows_with_no_file(tmp_path, db_path):
+    """In Logseq a tag or a linked name is a page, file or not, with its Linked References:
+    ``backlinks "multi word tag"`` lists the graph's pages linking or tagging it (trial 61: it
+    said "no page"). A name nobody links, or one linked only from outside a graph, is still no page."""
+    tree = write_tree(tmp_path / "g", {
+        "logseq/config.edn": "{:file/name-format :triple-lowbar}\n",
+        "pages/Dune.md": "tags:: book\n\n- #[[multi word tag]] and [[Frank Herbert]]\n",
+        "journals/2026_12_01.md": "- #[[Multi Word Tag]]\n",
+        "vault/see.md": "- [[multi word tag]] [[Elsewhere]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+    r = gbrain_in_process("--db", str(db_path), "backlinks", "multi word tag")
+    assert r.returncode == 0, r.stderr
+    assert [ln.split()[0] for ln in r.stdout.decode().splitlines()] == ["journals/2026_12_01", "pages/Dune"]
+    r = gbrain_in_process("--db", str(db_path), "backlinks", "book")
+    assert r.returncode == 0 and r.stdout.decode().split()[0] == "pages/Dune", r.stderr
+    for name in ("Elsewhere", "Nobody"):
+        r = gbrain_in_process("--db", str(db_path), "backlinks", name)
+        assert r.returncode == 1 and b"no page" in r.stderr, (name, r.stdout, r.stderr)

@@ -1753,6 +1753,20 @@ class Brain:
         out = _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
         return out + self.canvas_backlinks(row["id"]) + self.nav_backlinks(row["id"])
 
+    def name_backlinks(self, name: str) -> list[dict]:
+        """Pages of a Logseq graph (read as Logseq's, :meth:`page_syntax`) whose wiki links or
+        tags name ``name`` and resolve to no page (``#[[multi word tag]]``, ``tags:: book``): the
+        Linked References Logseq shows on the page of that name, which needs no file. Shaped as
+        :meth:`backlinks`; ``[]`` when none (a name only a vault's page links is no page there).
+        Matched as links resolve, by the whole name's :func:`title_key`."""
+        last, whole = loose_key(name), title_key(name)
+        if not last or self.property_syntax == "dataview":
+            return []
+        q = ("SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, l.label, p.id AS from_id, p.path, l.target FROM links l "
+             "JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL AND l.target_name = ? AND l.kind IN ('wiki', 'embed') ORDER BY p.slug, l.id")
+        rows = [r for r in self.conn.execute(q, (last,)) if title_key(r["target"]) == whole and self.page_syntax(r["path"]).startswith("logseq")]
+        return _group_links(rows, lambda r: r["from_id"], drop=("from_id", "path", "target"))
+
     def canvases(self) -> list[str]:
         """The paths of the stored canvases (``.canvas`` files), in path order."""
         rows = self.conn.execute("SELECT path FROM files WHERE path LIKE ? ORDER BY path", ("%.canvas",))

@@ -328,6 +328,39 @@ def _tag_links(conn, rows: list) -> set[int]:
     return out
 
 
+def _namespace_key(name: str) -> str:
+    """``name`` as Logseq keys a namespace: NFC, casefolded, each ``/`` segment stripped, empty
+    segments dropped (``Reading / Books`` → ``reading/books``)."""
+    return "/".join(p.strip() for p in nfc(name).casefold().split("/") if p.strip())
+
+
+def _namespace_links(brain, rows: list) -> set[int]:
+    """The ids of the dangling wiki links of ``rows`` written in a page read as Logseq's whose
+    target is a namespace of a page title of the same graph (``[[Reading]]`` or
+    ``[[Reading/Books]]`` beside a page titled ``Reading/Books/Dune``): Logseq shows a page for
+    every namespace a title holds, file or not, so no dead link (trial 61)."""
+    if brain.property_syntax == "dataview":
+        return set()
+    from ..page.links import graphs_of
+
+    def graph(path: str):  # the graph roots a page belongs to; None: every page (property_syntax logseq)
+        return frozenset(graphs_of(brain.conn, path)) if brain.property_syntax == "auto" else None
+
+    paths: dict[str, str] = {}
+    for part, marks in in_parts(sorted({r["slug"] for r in rows})):
+        paths.update(brain.conn.execute(f"SELECT slug, path FROM pages WHERE slug IN ({marks})", part).fetchall())
+    wanted = [(r, graph(paths[r["slug"]])) for r in rows if r["slug"] in paths and brain.page_syntax(paths[r["slug"]]).startswith("logseq")]
+    if not wanted:
+        return set()
+    spaces: dict = {}
+    for path, title in brain.conn.execute("SELECT path, title FROM pages WHERE title LIKE '%/%'"):
+        if not brain.page_syntax(path).startswith("logseq"):
+            continue
+        parts = _namespace_key(title).split("/")
+        spaces.setdefault(graph(path), set()).update("/".join(parts[:i]) for i in range(1, len(parts)))
+    return {r["id"] for r, g in wanted if _namespace_key(r["target"]) in spaces.get(g, ())}
+
+
 def top_names(conn) -> set[str]:
     """The casefolded first segments of every page slug (top-level folders and root pages):
     what a ``/x`` path of the brain starts with (:func:`gbrain.page.links.is_site_path`)."""
@@ -367,6 +400,8 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if any(r["kind"] == "wiki" for r in rows):  # a Logseq tag is a page whether or not a file holds it
         tagged = _tag_links(brain.conn, [r for r in rows if r["kind"] == "wiki"])
         rows = [r for r in rows if r["id"] not in tagged]
+        spaces = _namespace_links(brain, [r for r in rows if r["kind"] in ("wiki", "embed")])
+        rows = [r for r in rows if r["id"] not in spaces]
     out = []
     ids = []
     slugs: list[str] | None = None

@@ -2005,9 +2005,9 @@ def _backlinks(b, a, ctx):
         out = b.backlinks(read_slug(b, a["slug"], ctx)[0])
     except NotFound:
         path = b.stored_file_path(a["slug"])  # an attachment: the pages that link to or embed it
-        if path is None:
+        out = b.file_backlinks(path) if path is not None else b.name_backlinks(a["slug"])  # a Logseq page with no file
+        if path is None and not out:
             raise
-        out = b.file_backlinks(path)
     return out[: a["limit"]] if a.get("limit") else out
 
 
