@@ -15,7 +15,7 @@ def test_put_and_ingest_of_new_pages_do_not_suggest_but_a_miss_still_does(db_pat
         ops.run("put", {"slug": "people/ana-lima", "content": "# Ana Lima\n"}, ops.Context(surface="cli"), brain=b)
         calls = []
         real = Brain.suggest
-        monkeypatch.setattr(Brain, "suggest", lambda self, slug, n=5: calls.append(slug) or real(self, slug, n))
+        monkeypatch.setattr(Brain, "suggest", lambda self, slug, n=5, **kw: calls.append(slug) or real(self, slug, n, **kw))
         ops.run("put", {"slug": "people/bo-new", "content": "# Bo\n"}, ops.Context(surface="cli"), brain=b)
         ops.run("put", {"slug": "notes/part-new", "compiled_truth": "A new page from a part.\n"}, ops.Context(surface="mcp"), brain=b)
         ops.run("ingest", {"content": "# Call with Bo\n\nAbout Ana.\n", "source_type": "meeting", "source_ref": "meet/1"}, ops.Context(surface="cli"), brain=b)

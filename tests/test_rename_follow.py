@@ -353,9 +353,9 @@ def test_following_an_old_name_computes_no_near_names(tmp_path, db_path, monkeyp
     calls: list[str] = []
     real = Brain.suggest
 
-    def counting(self, slug, n=5):
+    def counting(self, slug, n=5, **kw):
         calls.append(slug)
-        return real(self, slug, n)
+        return real(self, slug, n, **kw)
 
     monkeypatch.setattr(Brain, "suggest", counting)
     with Brain.open(db_path) as b:

@@ -201,3 +201,34 @@ def test_a_watch_older_than_the_brain_stops_at_its_rescan_saying_why(pg_url, mon
         guard.cancel()
         old.close()
     assert not [s for s in lines if "busy" in s], lines
+
+
+def test_a_brain_newer_than_this_gbrain_is_named_in_the_refusal(db_path, tmp_path):
+    """Trial 59: `database schema v71 is newer than this gbrain (v70); upgrade gbrain` named no
+    brain, unlike every other storage error (the disk holding X is full, X is read-only, …): a
+    user with several brains could not tell which. The refusal names it: the path as given (a
+    relative one stays relative), a Postgres URL without its password."""
+    from pathlib import Path
+
+    import gbrain as package
+    from conftest import gbrain
+
+    here = {"PYTHONPATH": str(Path(package.__file__).parent.parent)}  # this gbrain, from another folder too
+    with Brain.open(db_path, create=True) as b:
+        run(b, "put", slug="notes/team", content=PAGE)
+        if is_url(db_path):
+            b.conn.execute("INSERT INTO gbrain_schema(version) VALUES (?)", (pg.PG_SCHEMA_VERSION + 5,))
+        else:
+            b.conn.execute(f"PRAGMA user_version = {dbmod.SCHEMA_VERSION + 5}")
+    if is_url(db_path):  # a password in the URL (the test server trusts, so any will do): never shown
+        given, cwd = db_path + ("&" if "?" in db_path else "?") + "password=sekrit-59", None
+        shown = pg.redact(given)
+        assert "sekrit-59" not in shown
+    else:
+        given, cwd = "brain.db", str(db_path.parent)
+        shown = "of brain.db is newer"
+    for cmd in (("stats",), ("get", "notes/team"), ("put", "notes/x", "--content", "x")):
+        r = gbrain("--db", given, *cmd, cwd=cwd, env=here)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "newer than this gbrain" in err and "upgrade gbrain" in err, err
+        assert shown in err and "sekrit-59" not in err and (is_url(db_path) or str(db_path.parent) not in err), err

@@ -149,3 +149,44 @@ def test_a_miss_names_only_trashed_pages_spelled_near_it_after_the_did_you_mean(
         msg = str(e.value)
         assert msg.startswith("no page 'people/ana-yilmas'; did you mean: people/ana-yilmaz"), msg
         assert "people/ana-yilmak was deleted on" in msg and "sync" not in msg, msg
+
+
+def test_a_deleted_pages_suggestions_are_pages_each_named_once(tmp_path, db_path):
+    """Trial 59: `get 'en/Getting started/Download and install Obsidian'` after a delete said it
+    is in the trash, then `did you mean: getting-started/download-and-install-obsidian,
+    ar/بدء الاستخدام/تنزيل وتثبيت Obsidian`: the first is no page but an alias of the second (the
+    translation names its original's path), which looked like the deleted page's own name
+    slugified; the same page was suggested twice. Each suggestion is a page that exists, named
+    once; for a deleted page by its page name (an alias near the deleted page's name names
+    another page: here its translation)."""
+    root = tmp_path / "v"
+    for rel, text in {
+        "en/Getting started/Download and install Obsidian.md": "---\npermalink: install\n---\nDownload it.\n",
+        "ar/بدء الاستخدام/تنزيل وتثبيت Obsidian.md": "---\npermalink: install\naliases:\n  - getting-started/download-and-install-obsidian\n"
+                                                 "  - Download and install Obsidian\n---\nنزّله.\n",
+        "en/Getting started/Update Obsidian.md": "---\naliases:\n  - Installer version update\n---\nUpdate it.\n",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    gone, ar = "en/Getting started/Download and install Obsidian", "ar/بدء الاستخدام/تنزيل وتثبيت Obsidian"
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.delete_page(gone)
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug(gone)
+        said = str(e.value)
+        assert "it was deleted on" in said and f"gbrain restore '{gone}'" in said, said
+        assert "getting-started/download-and-install-obsidian" not in said, said
+        got = e.value.suggestions
+        assert got == [ar], got  # a page, by its name
+        # a near miss of the deleted page's name: the same
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("en/getting-started/download-and-install-obsidian")
+        said = str(e.value)
+        assert e.value.suggestions == [ar] and f"gbrain restore '{gone}'" in said, said
+        assert "getting-started/download-and-install-obsidian;" not in said, said
+        # a live page's miss keeps suggesting an alias that names its page, once per page
+        got = miss(b, "Installer version updte")
+        assert got == ["Installer version update"], got
+        got = miss(b, "Download and instal Obsidian")  # near the deleted page's name too: pages only
+        assert got == [ar], got

@@ -304,3 +304,20 @@ def test_the_command_that_takes_an_undo_back_takes_back_only_that_undo(db_path):
     with Brain.open(db_path) as b:
         assert b.get_text("beta") == "Beta BROKEN.\n"  # carol's undo taken back
         assert b.get_text("alpha") == "Alpha, as written.\n"  # bob's stays
+
+
+def test_an_applied_undo_that_finds_nothing_to_do_says_nothing_was_undone(db_path):
+    """Trial 59: `undo --apply` whose plan held only `none` (already as it was) printed
+    `undone: none 1. The undo is in the history too: … takes it back` though nothing was
+    written (there is nothing to take back). It says nothing was undone; exit 0, as `nothing to
+    undo: no writes` (an empty plan) answers: nothing to do is no failure."""
+    db = str(db_path)
+    assert gbrain("--db", db, "put", "notes/x", "--content", "x").returncode == 0
+    p = gbrain("--db", db, "undo", "--since", "1h", "--apply")
+    assert p.returncode == 0 and b"undone: delete 1" in p.stdout and b"takes it back" in p.stdout
+    p = gbrain("--db", db, "undo", "--since", "1h", "--apply")  # the page is in the trash already
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    assert "none     notes/x  (already as it was)" in out
+    assert "undone:" not in out and "takes it back" not in out and "--origin undo" not in out
+    assert out.splitlines()[-1] == "nothing undone (none 1): every page and file was already as it was; nothing was written"

@@ -983,7 +983,6 @@ class Brain:
         if moved:  # an old name: the history knows where the page went, the one suggestion (no
             # did-you-mean scan of every name, ~1 s at 6,500 pages, for a name followed on every read and write: trial 55)
             raise NotFound(f"{msg}: {moved['words']}", [moved["slug"]])
-        sugg = self.suggest(s)
         # a deleted page: in the trash, one restore away (an agent would write it anew)
         newest = "SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1"
         d, gone = self.conn.execute(newest, (s,)).fetchone(), s
@@ -992,12 +991,16 @@ class Brain:
             if len(names) == 1:
                 gone = names[0][0]
                 d = self.conn.execute(newest, (gone,)).fetchone()
+        trashed = self._trashed_near(s)[:2] if d is None else []
+        # a deleted page's near names (or a near miss's of one) as pages: an alias near its name is
+        # another page's, whose alias looked like the deleted page's name (trial 59: its translation)
+        sugg = self.suggest(s, slugs=bool(trashed) or (d is not None and d["op"] == "delete"))
         if d is not None and d["op"] == "delete":
             who = "it" if gone == s else gone
             msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
         elif d is None:  # a near miss of a deleted page's name (`Thomas Beker`): after the did-you-mean (trial 48)
             near = "".join(f"; {gone} was deleted on {at[:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
-                           for gone, at in self._trashed_near(s)[:2])
+                           for gone, at in trashed)
             if sugg:
                 msg += "; did you mean: " + ", ".join(sugg)
             raise NotFound(msg + near, sugg)
@@ -1094,16 +1097,18 @@ class Brain:
                 return None
         return None
 
-    def suggest(self, slug: str, n: int = 5) -> list[str]:
-        """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
-        slug, then every page whose file name is near its last segment (several folders may hold
-        one name: all of them, by slug), then aliases (as written) near it — an alias that names
-        another page or several pages is given as its page's slug; for a name with a folder, the
-        ones in that folder and those of the same file name come before the rest. Near: difflib
-        ratio >= 0.6 on :func:`_near_key` (case, accents and separators ignored)."""
+    def suggest(self, slug: str, n: int = 5, *, slugs: bool = False) -> list[str]:
+        """Up to ``n`` names near ``slug``, each one a page can be named by, each page once: slugs
+        near the whole slug, then every page whose file name is near its last segment (several
+        folders may hold one name: all of them, by slug), then aliases (as written) near it — an
+        alias that names another page or several pages, or any alias when ``slugs`` (a deleted
+        page's miss: an alias near its name names another page, trial 59's translation), is given
+        as its page's slug; for a name with a folder, the ones in that folder and those of the
+        same file name come before the rest. Near: difflib ratio >= 0.6 on :func:`_near_key`
+        (case, accents and separators ignored)."""
         self._suggesting = True  # resolve_slug of an alias below never suggests in turn
         try:
-            return self._suggest(slug, n)
+            return self._suggest(slug, n, slugs)
         finally:
             self._suggesting = False
 
@@ -1130,7 +1135,7 @@ class Brain:
             self._near_kept = (stamp, tables)
         return tables
 
-    def _suggest(self, slug: str, n: int) -> list[str]:
+    def _suggest(self, slug: str, n: int, slugs: bool = False) -> list[str]:
         t = self._near_tables()
         by_key, names, aliases = t.by_key, t.names, t.aliases
         key = "/".join(map(_near_key, slug.split("/")))
@@ -1140,17 +1145,21 @@ class Brain:
         for k in t.close("names", base, n) if base else []:
             if _near_miss(base, k):
                 out += [s for s in names[k] if s not in out]
+        pages = set(out)  # each page suggested once (two aliases of one page: its first)
         for k in t.close("aliases", identity_key(slug), n):
             if not _near_miss(_near_key(identity_key(slug)), _near_key(k)):
                 continue
             alias, s = aliases[k]
+            if s in pages:
+                continue
             try:  # an alias is suggested only where it names its page; else the page's slug
-                named = self.resolve_slug(alias)["slug"] == s
+                named = not slugs and self.resolve_slug(alias)["slug"] == s
             except (NotFound, BadInput):
                 named = False
             name = alias if named else s
-            if s not in out and name not in out:
+            if name not in out:
                 out.append(name)
+                pages.add(s)
         if "/" in slug.strip("/"):
             # a name with a folder: that folder's pages first, and a page of the same file name
             # elsewhere (moved); near names in other folders after them, each group in its order

@@ -355,7 +355,10 @@ def _undo_text(r: dict, a: dict) -> str:
     if len(plan) > UNDO_SHOWN:  # an import in the window: thousands of lines before the summary
         lines.append(f"… {len(plan) - UNDO_SHOWN:,} more (`--json` lists every one)")
     what = ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
-    if r["applied"]:
+    if r["applied"] and not any(it["action"] in ("revert", "restore", "delete") for it in plan):  # nothing written: nothing to take back
+        why = "every page and file was already as it was" if set(n) == {"none"} else "the lines above say why"
+        lines.append(f"nothing undone ({what}): {why}; nothing was written")
+    elif r["applied"]:
         back = f"--since {r.get('at') or r['since']} --origin undo" + (f" --by {cmd_arg(r['by'])}" if r.get("by") else "")
         lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo {back} --apply` takes it back")
     else:

@@ -2894,9 +2894,9 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             if v < SCHEMA_VERSION:
                 raise GBrainError(f"{p} is read-only and needs a schema upgrade (v{v} → v{SCHEMA_VERSION}) that writes; open it once with write access")
             if v > SCHEMA_VERSION:
-                raise GBrainError(f"database schema v{v} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+                raise GBrainError(newer_schema(v, SCHEMA_VERSION, p))
         else:
-            migrate(conn)
+            migrate(conn, p)
     except sqlite3.DatabaseError as e:
         conn.close()
         if "malformed" in str(e).lower():
@@ -3053,7 +3053,7 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error, *, new: bool = False) -
     if v != SCHEMA_VERSION:
         conn.close()
         if v > SCHEMA_VERSION:
-            raise GBrainError(f"database schema v{v} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+            raise GBrainError(newer_schema(v, SCHEMA_VERSION, p))
         raise GBrainError(f"the disk holding {p} is full (SQLite: {one_line(first)}); this gbrain must upgrade the "
                           f"brain's schema (v{v} → v{SCHEMA_VERSION}) before reading it, which needs space; free some space and run it again")
     conn.row_factory = sqlite3.Row
@@ -3826,13 +3826,23 @@ def upgrade_note(conn, have: int, want: int, engine: str = "") -> None:
         on_upgrade(f"upgrading the brain from schema{engine} v{have} to v{want} ({n:,} pages; once: it may take a minute)")
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def newer_schema(version: int, code: int, name: object = None, engine: str = "") -> str:
+    """The refusal of a brain whose schema ``version`` is newer than this gbrain's ``code``
+    version, naming the brain ``name`` (a path as the user gave it, or a Postgres URL with its
+    password shown as ``***``: a ``DbUrl``) like every other storage error; ``engine`` follows
+    the version (`` (Postgres)``)."""
+    of = f" of {name}" if name else ""
+    return f"database schema v{version}{engine}{of} is newer than this gbrain (v{code}); upgrade gbrain"
+
+
+def migrate(conn: sqlite3.Connection, name: object = None) -> int:
     """Apply pending migrations, each in its own transaction (a new brain's, v0, all in one: a
     full disk leaves no half-made brain, and 41 steps' write-ahead log outgrew a 1 MB disk);
-    returns the final user_version. Raises :class:`GBrainError` for a brain newer than this code."""
+    returns the final user_version. Raises :class:`GBrainError` for a brain newer than this code
+    (naming the brain ``name``, its path as given, when passed)."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise GBrainError(f"database schema v{version} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+        raise GBrainError(newer_schema(version, SCHEMA_VERSION, name))
     upgrade_note(conn, version, SCHEMA_VERSION)
     if version == 0 and SCHEMA_VERSION:  # a new brain: every step in one transaction
         begin_write(conn)
@@ -3847,7 +3857,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         except BaseException:
             rollback(conn)
             raise
-        return migrate(conn)
+        return migrate(conn, name)
     for i in range(version, SCHEMA_VERSION):
         begin_write(conn)
         try:

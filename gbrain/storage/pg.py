@@ -626,7 +626,7 @@ class PgConnection:
                     if v is not None and int(v) > self.code_schema:
                         c.execute("ROLLBACK")
                         raise sqlite3.OperationalError(
-                            f"database schema v{v} (Postgres) is newer than this gbrain ({self.code_schema}); upgrade gbrain "
+                            f"database schema v{v} (Postgres) of {self.path} is newer than this gbrain (v{self.code_schema}); upgrade gbrain "
                             "(a newer one upgraded the brain while this process ran; nothing was written)")
 
             self._run(begin, again=True)
@@ -1170,7 +1170,9 @@ def migrate(conn: PgConnection) -> int:
     advisory lock; returns the version. Raises :class:`GBrainError` for a newer schema."""
     v = schema_version(conn)
     if v > PG_SCHEMA_VERSION:
-        raise GBrainError(f"database schema v{v} (Postgres) is newer than this gbrain (v{PG_SCHEMA_VERSION}); upgrade gbrain")
+        from .db import newer_schema
+
+        raise GBrainError(newer_schema(v, PG_SCHEMA_VERSION, conn.path, " (Postgres)"))
     if v == PG_SCHEMA_VERSION:
         conn.schema_known = True
         return v

@@ -615,9 +615,15 @@ class Watcher:
             self._full_said, self._full_wait = True, FULL_RETRY_S
             where = f"the folder {self.engine.root}" if isinstance(e, OSError) else f"the brain database {self.brain.path}"
             why = f" ({one_line(e)})" if e is not None else f" ({_opening(why)})" if why else ""
-            done = "the round was rolled back" if e is not None else "nothing was written yet"
-            self.log(f"warning: the disk holding {where} is full{why}; nothing was lost ({done}); "
-                     f"watch goes on and tries again with back-off, up to every {FULL_RETRY_MAX_S:g} s: free some space and it catches up")
+            if isinstance(e, OSError):
+                # a file write is no transaction: the files written before it stay (each whole:
+                # written aside and renamed); the round's brain side, if it had begun, was rolled back
+                done = (": every page stays in the brain as written, and the files written before the disk filled are kept (none half-written); "
+                        "the files not written yet and the folder's changes not in the brain yet are synced when watch")
+            else:
+                done = f" ({'the round was rolled back' if e is not None else 'nothing was written yet'}); watch"
+            self.log(f"warning: the disk holding {where} is full{why}; nothing was lost{done} goes on and tries again "
+                     f"with back-off, up to every {FULL_RETRY_MAX_S:g} s: free some space and it catches up")
         self._pause()
 
     def _pause(self) -> None:
