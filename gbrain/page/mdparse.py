@@ -161,10 +161,11 @@ class _EscapeMarkingInline(InlineParser):
             return m.end()
         return super().parse_escape(m, state)
 
-    def finalize_tokens(self, tokens, depth):  # type: ignore[override]
-        out = super().finalize_tokens(tokens, depth)
-        _unmark(out)
-        return out
+    def parse(self, state):  # type: ignore[override]
+        tokens = super().parse(state)  # (finalized: text tokens coalesced, unknown keys dropped)
+        if "\\#" in state.src:  # (a text without one has no mark to undo: no walk)
+            _unmark(tokens)
+        return tokens
 
 
 def _unmark(tokens: list) -> None:
