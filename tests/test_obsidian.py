@@ -675,3 +675,18 @@ def test_a_brain_with_no_escaped_hash_parses_nothing_on_upgrade(tmp_path, db_pat
     with Brain.open(db_path) as b:
         assert b.tags("Plain") == ["People"]
     assert calls == []
+
+
+def test_escaping_a_hash_by_an_edit_drops_the_tag_and_equals_a_fresh_import(tmp_path, db_path):
+    """Incremental == fresh: a put that escapes a tag's ``#`` drops the tag, one that unescapes it
+    brings it back; each state equals a fresh import of the exported tree."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    with Brain.open(db_path, create=True):
+        pass
+    for text, tags in (("Track #People here.\n", ["People"]), ("Track \\#People here.\n", []), ("Track \\\\#People, #People.\n", ["People"])):
+        r = gbrain("--db", str(db_path), "put", "notes/track", input=text)
+        assert r.returncode == 0, r.stderr
+        with Brain.open(db_path) as b:
+            assert b.tags("notes/track") == tags
+            assert fresh_import_differences(b) == {}
