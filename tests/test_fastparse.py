@@ -97,6 +97,7 @@ HARD_SHAPES = {name: re.compile(rx, re.M) for name, rx in {
     "escaped wiki link": r"\\\[\[",
     "reference link": r"^ {0,3}\[[^\]^]+\]: ",
     "inline math holding a tag": r"\$[^$\n]*#",
+    "escaped hash (obsidian-hub's 'From \\#Tag', trial 60)": r"\\#",
     "CRLF": r"\r\n",
     "BOM": r"\A\ufeff",
     "empty task item": r"^ *[-*+] \[[ xX]\] *$",
@@ -177,7 +178,7 @@ PIECE = st.one_of(
             "$$ m $$", "*em [[e]]*", "\\[[n]]", "[r][ref]", "https://x.y/#z", "&amp;", "  ", "\t", "[^1]", "$a #m$",
             # what a continuation line may start with that opens no block (or does)
             "**b**", "-x", "--", "-- | --", "+", "1.5", "1)", "2.", "=", "==", "``x``", "```", "~~", "~~~", "_", "__", "___", "* * *",
-            "#", "##x", "|",
+            "#", "##x", "|", "\\#esc", "\\\\#b",  # an escaped hash (no tag), an escaped backslash before one
         ]
     ),
 )

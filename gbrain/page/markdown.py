@@ -1922,6 +1922,9 @@ def _tag_text(tokens: list, out: list[str]) -> None:
         if t in ("block_code", "block_html", "softbreak", "linebreak"):
             out.append("\n")
         elif t == "text":
+            if tok.get("escaped"):  # ``\#``: no tag starts at an escaped hash
+                out.append(_HIDDEN)
+                continue
             raw = tok.get("raw", "")
             out.append(raw.replace(_REF, _HIDDEN) if _REF in raw else raw)  # (both cut a tag)
         elif t == "wikilink" and not tok["attrs"]["embed"] and out and out[-1].endswith("#"):

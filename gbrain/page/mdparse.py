@@ -149,6 +149,34 @@ def _wikilink_plugin(md, inline=None):
     (inline or md.inline).register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
 
 
+class _EscapeMarkingInline(InlineParser):
+    """mistune's inline parser whose escaped ``\\#`` is a text token of its own marked
+    ``escaped``: Obsidian reads no tag at an escaped ``#`` (``From \\#Tag``), and mistune's own
+    token is a bare ``#`` its finalize step may merge with its neighbours. The mark rides through
+    that step as a token of another type, made text again after it."""
+
+    def parse_escape(self, m, state):  # type: ignore[override]
+        if m.group(0) == "\\#":
+            state.append_token({"type": "escaped_hash", "raw": "#"})
+            return m.end()
+        return super().parse_escape(m, state)
+
+    def parse(self, state):  # type: ignore[override]
+        tokens = super().parse(state)  # (finalized: text tokens coalesced, unknown keys dropped)
+        if "\\#" in state.src:  # (a text without one has no mark to undo: no walk)
+            _unmark(tokens)
+        return tokens
+
+
+def _unmark(tokens: list) -> None:
+    """Make each ``escaped_hash`` token of ``tokens`` (any depth) a text token marked ``escaped``."""
+    for i, tok in enumerate(tokens):
+        if tok["type"] == "escaped_hash":
+            tokens[i] = {"type": "text", "raw": "#", "escaped": True}
+        elif "children" in tok:
+            _unmark(tok["children"])
+
+
 #: inline rules that matter for links: code spans and raw HTML hide links, escapes hide brackets
 _LINK_RULES = ["escape", "codespan", "wikilink", "link", "link_close", "inline_html", "softbreak"]
 
@@ -162,8 +190,9 @@ class _LinkMarkdown(mistune.Markdown):
     cost). Blocks with a ``#`` (a possible inline tag) or a ``%%`` (an inline comment, which a code span may hide) are parsed the same way. Blocks without ``[`` or ``#`` keep their text as one plain text token."""
 
     def __init__(self, *a, **kw):
+        kw.setdefault("inline", _EscapeMarkingInline())
         super().__init__(*a, **kw)
-        self.link_inline = InlineParser()
+        self.link_inline = _EscapeMarkingInline()
         _wikilink_plugin(self, self.link_inline)
         self.link_inline.rules = [r for r in _LINK_RULES if r in self.link_inline._methods]
 
