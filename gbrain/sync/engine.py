@@ -3204,8 +3204,12 @@ class SyncEngine:
             out.disk_hashes[cp] = sha256(data)
         for p in out.trashed:
             out.disk_hashes.pop(p, None)
+        # a path moved away is gone from the folder, unless a new note at its name was imported
+        # this round (a replaced move: `mv a.md b.md && echo … > a.md`): its hash stays
+        again = set(out.imported)
         for src, dst in out.moved:
-            out.disk_hashes.pop(src, None)
+            if src not in again:
+                out.disk_hashes.pop(src, None)
 
     def _db_side_in_tx(self, paths: set[str]) -> tuple[dict[str, str], int]:
         """Inside the write transaction: ``path → hash`` again, and MAX(change_log.seq) at its start."""
