@@ -793,11 +793,18 @@ def _terminate_as_interrupt() -> None:
     def on_term(signum, frame) -> None:
         signal.signal(signum, signal.SIG_DFL)  # a second one ends the process outright
         _STATE["interrupt"] = e = Terminated("terminated", 143) if signum == signal.SIGTERM else Terminated("hung up", 129)
+        _note(e)
         raise e
 
     def on_int(signum, frame) -> None:
         _STATE["interrupt"] = e = KeyboardInterrupt()
+        _note(e)
         raise e
+
+    def _note(e: BaseException) -> None:  # (no SQL ran before gbrain.storage.db was imported)
+        db = sys.modules.get("gbrain.storage.db")
+        if db is not None:
+            db.note_interrupt(e)
 
     try:
         for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):

@@ -417,3 +417,58 @@ def test_a_sync_stopped_after_a_chunk_that_found_a_conflict_says_the_conflict(db
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.sqlite_only("a signal taken as SQLite calls one of gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
+def test_a_ctrl_c_taken_at_a_sql_functions_first_instruction_is_still_the_interrupt(db_path, tmp_path, monkeypatch):
+    """The killed-sync test's SIGINT case still failed now and then under load (exit 1, ``database
+    error …: user-defined function raised exception``): a signal pending when SQLite calls a gbrain
+    SQL function is taken at the wrapper's first instruction, before ``_interruptible``'s ``try``,
+    so nothing remembered the interrupt. The SIGINT handler remembers it itself
+    (``db.note_interrupt``): exit 130 and the one files-left line. Shown here with the wrapper
+    taken away and a real SIGINT raised inside the function, through entry's own handler."""
+    import signal
+
+    from gbrain import entry
+    from gbrain.storage import db as dbmod, origin
+
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds = [0]
+    real_rec, real_field = SyncEngine.reconcile, origin.sql_field
+
+    def rec(self, *a, **kw):
+        rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def field(i):
+        if rounds[0] == 3:  # the third chunk's transaction: the signal is taken inside the SQL function
+            rounds[0] += 100
+            signal.raise_signal(signal.SIGINT)
+        return real_field(i)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(origin, "sql_field", field)
+    monkeypatch.setattr(dbmod, "_interruptible", lambda fn: fn)  # (as if taken before its try)
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        entry._terminate_as_interrupt()
+        r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    lines = r.stderr.decode().splitlines()
+    left = NOTES - 2 * CHUNK
+    assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; ") \
+        and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (r.returncode, lines)
+    monkeypatch.setattr(origin, "sql_field", real_field)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["imported"] == left, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

@@ -3007,6 +3007,14 @@ def _interruptible(fn: Callable) -> Callable:
     return call
 
 
+def note_interrupt(e: BaseException) -> None:
+    """Remember ``e``, the KeyboardInterrupt a signal handler is raising (entry's SIGINT/SIGTERM
+    handlers), for :func:`raise_interrupt`: a signal taken as SQLite calls a gbrain SQL function
+    raises at the function's first instruction, before :func:`_interruptible`'s ``try`` can see it
+    (SQLite then reports only ``user-defined function raised exception``)."""
+    _sql_interrupt[:] = [e]
+
+
 def raise_interrupt(e: BaseException) -> None:
     """Raise the KeyboardInterrupt (Ctrl-C, SIGTERM's ``Terminated``) that SQLite made the error
     ``e`` of (it landed inside a gbrain SQL function: :func:`register_functions`), so the command
