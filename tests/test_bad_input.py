@@ -384,7 +384,7 @@ def test_a_new_brain_the_full_disk_stopped_half_made_says_it_could_not_be_create
 
     real = dbmod.migrate
 
-    def migrate_until_full(conn):  # v1 and v2 commit, then the disk is full
+    def migrate_until_full(conn, name=None):  # v1 and v2 commit, then the disk is full
         for i in range(2):
             dbmod.begin_write(conn)
             dbmod.MIGRATIONS[i](conn)
