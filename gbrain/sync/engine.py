@@ -1659,9 +1659,13 @@ class SyncEngine:
                 raise
         except KeyboardInterrupt as e:
             if self.chunk_outs:
-                left = self.files_left()
+                try:
+                    left = self.files_left()
+                except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
+                    left = None
+                count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
                 self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
-                           f"{left:,} file{'s' if left != 1 else ''} left for the next sync (run it again to go on)")
+                           f"{count} left for the next sync (run it again to go on)")
                 e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
             raise
 
