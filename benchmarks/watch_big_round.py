@@ -2,7 +2,7 @@
 (Obsidian's "update internal links" after a rename of a much-linked note), while another
 process writes through gbrain every 0.2 s (an agent's ``timeline_add``: ``Brain.timeline_add``
 on its own connection, as ``gbrain serve`` runs it). Watch cuts the round's plain in-place edits
-into chunks (``gbrain.sync.watch.CHUNK_PATHS``, one committed transaction each); the same run
+into chunks (``gbrain.sync.engine.CHUNK_PATHS``, one committed transaction each); the same run
 measures it with chunking on (the default, or ``--chunk N``) and off (``GBRAIN_WATCH_CHUNK=0``).
 
 ``--round offline``: the notes rewritten while no watch runs, then watch started: its first sync

@@ -1064,7 +1064,7 @@ def _uri_decoded(text: str) -> str | None:
     if re.search(r"%(?![0-9A-Fa-f]{2})", text):
         return None
     try:
-        return re.sub(r"(?:%[0-9A-Fa-f]{2})+", lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8"), text)
+        return unquote(text, errors="strict")
     except UnicodeDecodeError:
         return None
 

@@ -79,7 +79,7 @@ from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from ..storage.db import OPEN_LOCK_SUFFIX
-from .engine import CHUNK_PATHS, TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
+from .engine import TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
 DEBOUNCE_S = 0.1
