@@ -1283,14 +1283,16 @@ class SyncEngine:
         paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)}
         return sc, git_fp, state, paths
 
-    def files_left(self, paths: Iterable[str] = ()) -> int:
+    def files_left(self, paths: Iterable[str] = ()) -> int | None:
         """How many files the next sync will take: one stat of each file of the tree against
         ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
         once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder or
-        ignored itself, none). The brain or the folder unreadable: ``len(paths)``."""
+        ignored itself, none). The brain or the folder unreadable: ``len(paths)`` (the paths
+        the caller knows of), or None when it names none (uncountable, never 0)."""
         found = self._tree_changes()
         if found is None:
-            return len(set(paths))
+            known = set(paths)
+            return len(known) if known else None
         sc, _, state, changed = found
         left = len(changed)
         on_disk = {t[0] for t in (sc.stats or ())}
