@@ -165,11 +165,12 @@ def test_control_characters_in_a_file_name_stay_encoded(tmp_path, db_path):
 
 def test_a_namespace_page_is_found_by_its_name_under_an_opening_h1(tmp_path, db_path):
     """Logseq names a page by ``title::``, else its file name, before any heading: a namespace
-    page opening with ``# Overview`` is still ``Project/Alpha`` (``[[Project/Alpha]]`` finds it).
-    A page whose file name Logseq reads as written keeps gbrain's rule (its opening H1)."""
+    page opening with ``# Overview`` is still ``Project/Alpha`` (``[[Project/Alpha]]`` finds it),
+    and so is any other page of a graph's ``pages/`` (``Plain``: tests/test_logseq_config.py).
+    A page outside a graph keeps gbrain's rule (its opening H1)."""
     text = "# Overview\n\n- x\n"
     assert parse_page(text, "pages/Project___Alpha.md", property_syntax="logseq:triple-lowbar").title == "Project/Alpha"
-    assert parse_page(text, "pages/Plain.md", property_syntax="logseq:triple-lowbar").title == "Overview"
+    assert parse_page(text, "pages/Plain.md", property_syntax="logseq:triple-lowbar").title == "Plain"
     assert parse_page(text, "pages/Project___Alpha.md", property_syntax="dataview").title == "Overview"
     tree = write_tree(tmp_path / "g", {"logseq/config.edn": TRI, "pages/Project___Alpha.md": text,
                                        "pages/see.md": "- [[Project/Alpha]]\n"})
@@ -177,8 +178,8 @@ def test_a_namespace_page_is_found_by_its_name_under_an_opening_h1(tmp_path, db_
         import_tree(b, tree)
         assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
         assert _to(b, "pages/see") == {"Project/Alpha": "pages/Project___Alpha"}
-        b.save_file("logseq/config.edn", LEGACY.encode())  # ___ read as written: the H1 again
-        assert _titles(b)["pages/Project___Alpha"] == "Overview"
+        b.save_file("logseq/config.edn", LEGACY.encode())  # ___ read as written: still the file's name
+        assert _titles(b)["pages/Project___Alpha"] == "Project___Alpha"
         assert _to(b, "pages/see") == {"Project/Alpha": None}
         assert fresh_import_differences(b) == {}
 

@@ -28,9 +28,9 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_formats, graph_settings, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
-from ..page.journals import graph_root
+from ..page.journals import Settings, graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..page import navfile
 from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
@@ -1656,20 +1656,28 @@ class Brain:
             return set()
         return title_names(journal_page_title(slug, graph_formats(self.conn)) or "")
 
-    def graph_config_changed(self, path: str, existed: bool = True) -> int:
+    def graph_config_changed(self, path: str, existed: bool = True, before: "Settings | None" = None) -> int:
         """After the file at ``path`` was stored, changed, moved or deleted (``existed``: whether
-        a file was at ``path`` before): when it is a Logseq graph's ``logseq/config.edn``, whose
-        journal formats say which journal ``[[Nov 28th, 2026]]`` names, resolve again every
-        dangling link and every link to a journal page, as a fresh import would (one pass over
-        those links; a config edit is rare); when it came or went, the graph's pages are derived
-        again first (:meth:`rederive_graph`: whether its ``pages``/``journals`` are read as
-        Logseq's depends on it). Returns how many links changed (0 for any other file)."""
+        a file was at ``path`` before; ``before``: the settings gbrain read from it then,
+        :func:`~gbrain.page.links.graph_settings`, None when unknown): when it is a Logseq graph's
+        ``logseq/config.edn``, whose journal formats say which journal ``[[Nov 28th, 2026]]``
+        names, resolve again every dangling link and every link to a journal page, as a fresh
+        import would (one pass over those links; a config edit is rare); when it came or went, the
+        graph's pages are derived again first (:meth:`rederive_graph`: whether its
+        ``pages``/``journals`` are read as Logseq's depends on it), when its ``:file/name-format``
+        changed, the pages whose names that format reads. A config edited with the settings
+        ``before`` unchanged (a comment, a setting gbrain does not read) changes nothing. Returns
+        how many links changed (0 for any other file)."""
         if not is_graph_config(path):
             return 0
-        present = self.conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+        now = graph_settings(self.conn, path)
+        present = now is not None
+        if present and existed and before is not None and now == before:
+            return 0  # nothing gbrain reads from the config changed: no title, no link
         if present != existed and self.property_syntax == "auto":
             self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed)
-        elif present and self.property_syntax == "auto":  # its :file/name-format may have changed: the titles it gives
+        elif present and self.property_syntax == "auto" and (before is None or now.name_format != before.name_format):
+            # its :file/name-format changed: the titles it gives
             self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed, named=True)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
@@ -2557,6 +2565,7 @@ class Brain:
                     (path, kind, data, h, len(data), now_iso(), pid),
                 )
                 return self._raw_rows(path, slug, pid, data if isinstance(data, bytes) else None)
+            before = graph_settings(self.conn, path) if is_graph_config(path) else None  # (what a config's save may change)
             self.conn.execute(
                 "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?) "
                 "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
@@ -2568,7 +2577,7 @@ class Brain:
             if is_canvas(path):  # its searchable cards, as Python reads them (docs/storage.md "Canvases")
                 self._canvas_cards(path, data)
             nav_warning = self._nav_entries(path, data) if is_nav_file(path) else None
-            self.graph_config_changed(path, existed=row is not None)
+            self.graph_config_changed(path, existed=row is not None, before=before)
         if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
             warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
         elif is_nav_file(path):  # its entries are stored (docs/storage.md "Navigation files")
@@ -2605,6 +2614,7 @@ class Brain:
                     hx, size, n = blobs.store_stream(self.conn, fh)
                 if row and row["content_hash"] == hx and row["kind"] == kind:
                     return None, hx
+            before = graph_settings(self.conn, path) if is_graph_config(path) else None
             self.conn.execute(
                 "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, X'', ?, ?, ?, ?) "
                 "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
@@ -2615,7 +2625,7 @@ class Brain:
                 self._canvas_cards(path, None)
             if is_nav_file(path):  # nor a nav file's entries
                 self._nav_entries(path, None)
-            self.graph_config_changed(path, existed=row is not None)
+            self.graph_config_changed(path, existed=row is not None, before=before)
         return [], hx
 
     def _canvas_cards(self, path: str, data: bytes | None) -> None:

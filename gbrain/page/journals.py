@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 #: Logseq's own defaults (a graph without ``config.edn``, or one that does not set them)
 TITLE_FORMAT = "MMM do, yyyy"
@@ -31,23 +32,23 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "October", "November", "December")
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _TOKEN_RE = re.compile(r"'[^']*'|do|y+|M+|d+|E+|.", re.S)
-_SETTING_RE = re.compile(r'^[^;\n]*?:journal/(page-title-format|file-name-format)\s+"((?:[^"\\\n]|\\.)*)"', re.M)
 
 
 def formats(config_text: str) -> tuple[str, str]:
-    """``(title format, file-name format)`` set in the text of a Logseq ``config.edn``; Logseq's
-    default (:data:`TITLE_FORMAT`, :data:`FILE_FORMAT`) for one it does not set (a line commented
-    out with ``;`` sets nothing; the first setting of a key counts). Never raises."""
-    found: dict[str, str] = {}
-    for key, value in _SETTING_RE.findall(config_text):
-        found.setdefault(key, value.replace('\\"', '"'))
-    return found.get("page-title-format") or TITLE_FORMAT, found.get("file-name-format") or FILE_FORMAT
+    """``(title format, file-name format)`` set in the text of a Logseq ``config.edn``: its top
+    map's ``:journal/page-title-format`` and ``:journal/file-name-format`` string values, read as
+    EDN (:func:`settings`: not in a string, a ``;`` comment, a ``#_`` discarded form or another
+    key's map; the first setting of a key counts); Logseq's default (:data:`TITLE_FORMAT`,
+    :data:`FILE_FORMAT`) for one it does not set, or sets to no string or an empty one. Never raises."""
+    st = settings(config_text)
+    return st.title_format, st.file_format
 
 
 #: EDN's tokens as :func:`_top_map` reads them: a string (an unclosed one runs to the end), a
-#: comment, a character literal, ``#_`` (discard the next form), ``#{`` / a delimiter, blanks and
-#: commas, any other atom (a keyword, symbol, number, ``#tag``)
-_EDN_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|;[^\n]*|\\(?:[A-Za-z]+|.)|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
+#: regex literal ``#"…"`` (Clojure's, one form), a comment, a character literal, ``#_`` (discard
+#: the next form), ``#{`` / a delimiter, blanks and commas, any other atom (a keyword, symbol,
+#: number, a ``#tag`` or ``#?`` reader conditional prefixing the next form)
+_EDN_TOKEN_RE = re.compile(r'#?"(?:[^"\\]|\\.)*"?|;[^\n]*|\\(?:[A-Za-z]+|.)|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
 
 
 def _top_map(config_text: str) -> list:
@@ -77,7 +78,7 @@ def _top_map(config_text: str) -> list:
                 emit((opener, items))
                 if opener == "{" and len(stack) == 1:
                     return items
-        elif tok == "#_" or (tok[0] == "#" and len(tok) > 1):
+        elif tok == "#_" or (tok[0] == "#" and len(tok) > 1 and tok[1] != '"'):
             stack[-1][2].append(tok)
         else:
             emit(tok)
@@ -89,22 +90,65 @@ def _top_map(config_text: str) -> list:
     return []
 
 
+class Settings(NamedTuple):
+    """What gbrain reads from a Logseq graph's ``config.edn`` (:func:`settings`): a save of the
+    config that leaves these equal changes nothing gbrain derives."""
+
+    #: ``:file/name-format``: ``triple-lowbar`` or ``legacy`` (:func:`name_format`)
+    name_format: str
+    #: ``:journal/page-title-format`` (:data:`TITLE_FORMAT` unset)
+    title_format: str
+    #: ``:journal/file-name-format`` (:data:`FILE_FORMAT` unset)
+    file_format: str
+
+
+#: the settings of a config that sets none (no config read: Logseq's defaults)
+DEFAULTS = Settings("legacy", TITLE_FORMAT, FILE_FORMAT)
+
+_EDN_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "b": "\b", "f": "\f"}
+_EDN_ESCAPE_RE = re.compile(r'\\(u[0-9A-Fa-f]{4}|.)', re.S)
+_EDN_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def _edn_string(form) -> str | None:
+    """The text of a closed EDN string token as :func:`_top_map` gives it (``"a\\"b"`` → ``a"b``:
+    ``\\t \\r \\n \\b \\f \\uXXXX``, any other escaped character itself), None for any
+    other form."""
+    if not isinstance(form, str) or not _EDN_STRING_RE.fullmatch(form):
+        return None
+    body = form[1:-1]
+    if "\\" not in body:
+        return body
+    return _EDN_ESCAPE_RE.sub(lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else _EDN_ESCAPES.get(m[1], m[1]), body)
+
+
 @lru_cache(maxsize=32)  # (a page's save reads its graph's config: graphs_of)
+def settings(config_text: str) -> Settings:
+    """The :class:`Settings` of the Logseq graph whose ``config.edn`` text is ``config_text``: the
+    keys of the config's top map, read as EDN (:func:`_top_map`: not in a string, a ``;`` comment,
+    a ``#_`` discarded form or another key's map; a key's first setting counts). Lenient where
+    Logseq's reader (``cljs.reader``) refuses the whole file (a regex literal, a reader
+    conditional, a duplicate key: Logseq then uses its defaults): the settings written are read.
+    Never raises."""
+    if ":file/name-format" not in config_text and ":journal/" not in config_text:
+        return DEFAULTS
+    top: dict = {}
+    items = _top_map(config_text)
+    for key, value in zip(items[::2], items[1::2]):
+        if isinstance(key, str):
+            top.setdefault(key, value)
+    return Settings("triple-lowbar" if top.get(":file/name-format") == ":triple-lowbar" else "legacy",
+                    _edn_string(top.get(":journal/page-title-format")) or TITLE_FORMAT,
+                    _edn_string(top.get(":journal/file-name-format")) or FILE_FORMAT)
+
+
 def name_format(config_text: str) -> str:
     """How the Logseq graph whose ``config.edn`` text is ``config_text`` names its pages' files
     (``:file/name-format``): ``triple-lowbar`` (Logseq's since 0.8.9, written into every new
     graph's config: ``Project___Alpha.md`` is ``Project/Alpha``) or ``legacy`` (a config that sets
     none or another: older graphs, ``Project.Alpha.md`` / ``Project%2FAlpha.md``), as Logseq reads
-    it (:func:`gbrain.page.markdown.logseq_page_name`). The key of the config's map, read as EDN
-    (:func:`_top_map`: not in a string, a ``;`` comment, a ``#_`` discarded form or another key's
-    map; its first setting counts). Never raises."""
-    if ":file/name-format" not in config_text:
-        return "legacy"
-    items = _top_map(config_text)
-    for key, value in zip(items[::2], items[1::2]):
-        if key == ":file/name-format":
-            return "triple-lowbar" if value == ":triple-lowbar" else "legacy"
-    return "legacy"
+    it (:func:`gbrain.page.markdown.logseq_page_name`), from :func:`settings`. Never raises."""
+    return settings(config_text).name_format
 
 
 def _ordinal(n: int) -> str:

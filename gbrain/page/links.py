@@ -77,6 +77,15 @@ def _config_text(data) -> str:
         return ""
 
 
+def graph_settings(conn, path: str) -> "journals.Settings | None":
+    """The settings gbrain reads from the ``logseq/config.edn`` stored at ``path``
+    (:func:`gbrain.page.journals.settings`; Logseq's defaults for one in pieces or not UTF-8), or
+    None when no file is stored there: a config's save compares them before and after
+    (``Brain.graph_config_changed``)."""
+    row = conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+    return journals.settings(_config_text(row[0])) if row else None
+
+
 def graph_roots(conn) -> dict[str, str]:
     """``{folder: name format}`` of the folders holding a Logseq graph's ``logseq/config.edn`` the
     brain stores (``''`` for the top): the graphs whose ``pages``/``journals`` pages are read as

@@ -2140,8 +2140,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
     page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
     the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
-    ``Project/Alpha``; where that differs from the file name, before the opening H1, as Logseq
-    names a page by its file before a heading), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    ``Project/Alpha``; before the opening H1, which never titles such a page: Logseq names a page
+    by ``title::``, else its file, ``pages/Reading List.md`` opening with ``# Books I want`` is
+    ``Reading List``), else the file name without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
@@ -2205,10 +2206,12 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        # a Logseq graph's page whose file name Logseq reads otherwise (Project___Alpha.md): that
-        # name before an opening H1, as Logseq names a page by its file before any heading
+        # a page of a Logseq graph's pages/: the name Logseq reads from its file (Project___Alpha.md
+        # is Project/Alpha), never an opening H1: Logseq names a page by title::, else its file,
+        # and only a page with no file name by its first heading (get-page-name, logseq/logseq
+        # deps/graph-parser/src/logseq/graph_parser/extract.cljc)
         named = logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
-        title = (next((t for t in (props.get("title"), named if named != stem(path) else None, opening_h1(tokens))
+        title = (next((t for t in ((props.get("title"), named) if named is not None else (props.get("title"), opening_h1(tokens)))
                        if t and not has_placeholder(t)), "")
                  or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None)
                  or named or notion_name(path))

@@ -2365,7 +2365,7 @@ def rederive_logseq_names(conn) -> int:
     (``Project___Alpha``), Logseq names them ``Project/Alpha``; the links that name them are
     resolved again (:func:`rederive_page_ids`). For SQLite v71 / Postgres v76, in the caller's
     transaction. Returns how many pages were parsed."""
-    from ..page.links import graph_roots, title_names
+    from ..page.links import graph_roots
     from ..page.markdown import page_property_syntax, stem
     from .derive import parse_settings
 
@@ -2376,12 +2376,20 @@ def rederive_logseq_names(conn) -> int:
         return 0
     ids = [r[0] for r in conn.execute("SELECT id, path FROM pages WHERE path LIKE ? ORDER BY id", ("%pages/%",)).fetchall()
            if any(c in stem(r[1]) for c in ("%", "___", ".")) and page_property_syntax(r[1], "auto", graphs).startswith("logseq:")]
+    return _rederive_and_relink_titles(conn, ids)
+
+
+def _rederive_and_relink_titles(conn, ids: list[int]) -> int:
+    """:func:`rederive_page_ids` of ``ids``, then the links named by a changed page's old or new
+    title resolved again (a title's key may stay, ``Project___Alpha`` and ``Project/Alpha`` are
+    both ``project-alpha``, while ``[[Project/Alpha]]`` now finds it by its segments). Returns
+    ``len(ids)``."""
+    from ..page.links import title_names
+
     if not ids:
         return 0
     old = {r[0]: r[1] for part, marks in in_parts(ids) for r in conn.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", part)}
     rederive_page_ids(conn, ids)
-    # a title's key may stay (Project___Alpha and Project/Alpha are both project-alpha) while
-    # [[Project/Alpha]] now finds it by its segments: the links named by either title again
     names: set[str] = set()
     for part, marks in in_parts(ids):
         for pid, title in conn.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", part):
@@ -2398,6 +2406,68 @@ def _m71_logseq_names(conn: sqlite3.Connection) -> None:
     ``Project/Alpha``: ``[[Project/Alpha]]`` finds it; trial 57): those pages derived again
     (:func:`rederive_logseq_names`)."""
     rederive_logseq_names(conn)
+
+
+#: how gbrain read a graph's journal formats before v73: a line regex, which missed a setting
+#: after a ``;`` in a string on its line and read one in a ``#_`` discarded form or another key's
+#: map (kept only so :func:`rederive_logseq_file_names` re-resolves the graphs it misread)
+_LINE_SETTING_RE = re.compile(r'^[^;\n]*?:journal/(page-title-format|file-name-format)\s+"((?:[^"\\\n]|\\.)*)"', re.M)
+
+
+def _line_formats(config_text: str) -> tuple[str, str]:
+    """``(title format, file-name format)`` of a ``config.edn`` as gbrain read them before v73
+    (:data:`_LINE_SETTING_RE`; :func:`gbrain.page.journals.formats` reads the EDN now)."""
+    from ..page.journals import FILE_FORMAT, TITLE_FORMAT
+
+    found: dict[str, str] = {}
+    for key, value in _LINE_SETTING_RE.findall(config_text):
+        found.setdefault(key, value.replace('\\"', '"'))
+    return found.get("page-title-format") or TITLE_FORMAT, found.get("file-name-format") or FILE_FORMAT
+
+
+def rederive_logseq_file_names(conn) -> int:
+    """Re-derive, from their stored text, the pages of a Logseq graph's ``pages`` folder (beside
+    its stored ``logseq/config.edn``, config ``property_syntax auto``) whose stored title is not
+    the name Logseq reads from their file (:func:`gbrain.page.markdown.logseq_page_name`): an
+    opening H1 titled them (``pages/Reading List.md`` was *Books I want*), Logseq names them by
+    their file; the links named by either title resolved again. Then, where a graph's journal
+    formats read as EDN (:func:`gbrain.page.journals.formats`) differ from the line regex's
+    (:func:`_line_formats`), its dangling links and links to journal pages resolved again, as
+    ``Brain.graph_config_changed`` does. One query of the configs first: a brain with no graph
+    reads no page. For SQLite v73 / Postgres v78, in the caller's transaction. Returns how many
+    pages were parsed."""
+    from ..page import journals
+    from ..page.links import _config_text, graph_roots, is_graph_config
+    from ..page.markdown import logseq_page_name, page_property_syntax, stem
+    from .derive import parse_settings, relink_updates, update_links
+
+    configs = [(p, _config_text(d)) for p, d in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall()
+               if is_graph_config(p)]
+    if not configs or parse_settings(conn)[2] != "auto":
+        return 0
+    graphs = graph_roots(conn)
+    ids = []
+    for pid, path, title in conn.execute("SELECT id, path, title FROM pages WHERE path LIKE ? ORDER BY id", ("%pages/%",)).fetchall():
+        syntax = page_property_syntax(path, "auto", graphs)
+        if syntax.startswith("logseq:") and title != logseq_page_name(stem(path), syntax[7:]):
+            ids.append(pid)
+    _rederive_and_relink_titles(conn, ids)
+    if any(_line_formats(text) != journals.formats(text) for _, text in configs):
+        rows = [r for r in conn.execute(
+            "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+            "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id", ("%journals/%",)).fetchall()
+            if r[5] is None or journals.graph_root(r[5]) is not None]
+        update_links(conn, relink_updates(conn, [tuple(r)[:5] for r in rows]))
+    return len(ids)
+
+
+def _m73_logseq_file_names(conn: sqlite3.Connection) -> None:
+    """(SQLite v73 / Postgres v78) a page of a Logseq graph's ``pages/`` folder is named by its
+    file before an opening H1, as Logseq names it (``pages/Reading List.md`` opening with ``# Books
+    I want`` is *Reading List*), and a graph's journal formats are read from ``config.edn`` as
+    EDN: those pages derived again and those links resolved again
+    (:func:`rederive_logseq_file_names`)."""
+    rederive_logseq_file_names(conn)
 
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
@@ -2620,7 +2690,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,212 @@
+"""A Logseq graph's page names and its ``logseq/config.edn`` settings, as Logseq reads them.
+
+- A page of a graph's ``pages/`` folder is named by ``title::``, else by its file name, never by an
+  opening H1 (Logseq's ``get-page-name``: "`title::` property, file name parsing, first block
+  content", in that order; logseq/logseq deps/graph-parser/src/logseq/graph_parser/extract.cljc):
+  ``pages/Reading List.md`` opening with ``# Books I want`` is ``Reading List``.
+- The journal formats (``:journal/page-title-format``, ``:journal/file-name-format``) are read from
+  the config's top map as EDN (``journals.settings``), as ``:file/name-format`` is: not a line regex.
+- A save of ``config.edn`` whose read settings stay the same derives nothing again.
+- The fixture ``tests/data/logseq/config.edn`` has the forms of the config Logseq writes into every
+  new file graph (its source is cited in the file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.page import journals
+from gbrain.page.journals import formats, name_format
+from gbrain.page.markdown import parse_page
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import write_tree
+
+DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
+
+
+def _titles(b):
+    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
+
+
+def _to(b, slug):
+    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
+                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
+
+
+# ---- names: the file before an H1 ------------------------------------------------------------
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("syntax", ["logseq:triple-lowbar", "logseq:legacy"])
+def test_a_graph_page_is_named_by_its_file_before_an_opening_h1(syntax):
+    text = "# Books I want\n\n- Dune\n"
+    assert parse_page(text, "pages/Reading List.md", property_syntax=syntax).title == "Reading List"
+    assert parse_page("title:: Wishlist\n\n" + text, "pages/Reading List.md", property_syntax=syntax).title == "Wishlist"
+    assert parse_page("---\ntitle: Fm\n---\n" + text, "pages/Reading List.md", property_syntax=syntax).title == "Fm"
+    assert parse_page(text, "pages/Reading List.md", property_syntax=syntax).render() == text
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("path, syntax", [
+    ("Reading List.md", "auto"),  # an Obsidian vault's note
+    ("pages/Reading List.md", "dataview"),  # a vault's own pages/ folder (no graph's config beside it)
+    ("pages/Reading List.md", "logseq"),  # config property_syntax logseq: any folder, today's rule
+])
+def test_a_page_outside_a_graphs_pages_keeps_its_opening_h1(path, syntax):
+    assert parse_page("# Books I want\n\n- Dune\n", path, property_syntax=syntax).title == "Books I want"
+
+
+GRAPH = {
+    "logseq/config.edn": DEFAULT_CONFIG,
+    "pages/Reading List.md": "# Books I want\n\n- Dune\n",
+    "pages/Project___Alpha.md": "# Overview\n\n- x\n",
+    "journals/2026_11_28.md": "- [[Reading List]] and [[Books I want]] and [[Project/Alpha]]\n",
+    "vault/Shelf.md": "# My shelf\n\nsee [[Books I want]]\n",
+}
+
+
+def test_a_link_by_the_file_name_finds_a_graph_page_with_an_h1(tmp_path, db_path):
+    """``[[Reading List]]`` finds ``pages/Reading List.md`` (as it did by its file name); the H1
+    ``Books I want`` is no name of it, as in Logseq (``[[Books I want]]`` there is another page,
+    with no file); a vault's note keeps its H1 as title."""
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", GRAPH))
+        t = _titles(b)
+        assert t["pages/Reading List"] == "Reading List" and t["pages/Project___Alpha"] == "Project/Alpha"
+        assert t["vault/Shelf"] == "My shelf"
+        assert _to(b, "journals/2026_11_28") == {"Reading List": "pages/Reading List", "Books I want": None,
+                                                 "Project/Alpha": "pages/Project___Alpha"}
+        assert _to(b, "vault/Shelf") == {"Books I want": None}
+        assert fresh_import_differences(b) == {}
+        # the config goes: the graph's pages are a vault's again, titled by their H1
+        b.delete_file("logseq/config.edn")
+        assert _titles(b)["pages/Reading List"] == "Books I want"
+        assert _to(b, "vault/Shelf") == {"Books I want": "pages/Reading List"}
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
+        assert _titles(b)["pages/Reading List"] == "Reading List"
+        assert _to(b, "vault/Shelf") == {"Books I want": None}
+        assert fresh_import_differences(b) == {}
+
+
+def test_incremental_saves_of_h1_pages_equal_a_fresh_import(tmp_path, db_path):
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", GRAPH))
+        b.save_page("journals/2026_11_29.md", "- [[Later]] and [[Late H1]]\n")  # written before the page came
+        b.save_page("pages/Later.md", "# Late H1\n\n- y\n")
+        assert _to(b, "journals/2026_11_29") == {"Later": "pages/Later", "Late H1": None}
+        b.save_page("pages/Reading List.md", "# Other heading\n\n- Dune\n")
+        assert _titles(b)["pages/Reading List"] == "Reading List"
+        assert fresh_import_differences(b) == {}
+
+
+# ---- config.edn read as EDN --------------------------------------------------------------------
+
+@pytest.mark.engine_free
+def test_logseqs_default_config_is_read():
+    """The config in the shape Logseq writes: ``:triple-lowbar``, the journal formats commented out
+    (Logseq's defaults); uncommenting them sets them."""
+    assert name_format(DEFAULT_CONFIG) == "triple-lowbar"
+    assert formats(DEFAULT_CONFIG) == (journals.TITLE_FORMAT, journals.FILE_FORMAT)
+    text = DEFAULT_CONFIG.replace(';; :journal/page-title-format "EEE do, MMM yyyy"', ':journal/page-title-format "EEE do, MMM yyyy"')
+    text = text.replace(';; :journal/file-name-format "yyyy_MM_dd"', ':journal/file-name-format "yyyy-MM-dd"')
+    assert formats(text) == ("EEE do, MMM yyyy", "yyyy-MM-dd")
+    assert name_format(text.replace(" :file/name-format :triple-lowbar\n", "")) == "legacy"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, want", [
+    # a ';' inside a string before the setting is no comment (a line regex read none)
+    ('{:a "b;c" :journal/page-title-format "dd.MM.yyyy"}', ("dd.MM.yyyy", "yyyy_MM_dd")),
+    # EDN's discard, another key's map, a key inside a string: no setting (a line regex read one)
+    ('{#_:journal/page-title-format #_"EEEE" :x 1}', ("MMM do, yyyy", "yyyy_MM_dd")),
+    ('{:ui {:journal/page-title-format "EEEE"}}', ("MMM do, yyyy", "yyyy_MM_dd")),
+    ('{:doc "\n:journal/file-name-format \\"yyyy\\"\n"}', ("MMM do, yyyy", "yyyy_MM_dd")),
+    # the value on the next line, after a comment (a line regex read none)
+    ('{:journal/page-title-format\n ;; how titles look\n "EEEE, dd.MM.yyyy"}', ("EEEE, dd.MM.yyyy", "yyyy_MM_dd")),
+    # an escaped quote in the value: EDN's escapes read
+    (r'{:journal/page-title-format "yyyy \"w\" dd"}', ('yyyy "w" dd', "yyyy_MM_dd")),
+    (r'{:journal/page-title-format "\u0064d.MM"}', ("dd.MM", "yyyy_MM_dd")),
+    # a value that is no string, an empty one: Logseq's default
+    ('{:journal/page-title-format :x :journal/file-name-format ""}', ("MMM do, yyyy", "yyyy_MM_dd")),
+    # a commented-out setting before the map; the first setting counts
+    (';; :journal/page-title-format "EEEE"\n {:journal/page-title-format "dd.MM.yyyy"\n :journal/page-title-format "yyyy"}', ("dd.MM.yyyy", "yyyy_MM_dd")),
+])
+def test_journal_formats_are_read_as_edn(text, want):
+    assert formats(text) == want
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text", [
+    '{:hidden #"^archive/.*" :file/name-format :triple-lowbar}',  # a regex literal is one form
+    '{:x #?(:clj 1 :cljs 2) :file/name-format :triple-lowbar}',  # a reader conditional too
+    '{:x #inst "2026-01-01" :file/name-format :triple-lowbar}',  # a tagged literal too
+    '{:x #{"a" "b"} :file/name-format :triple-lowbar}',
+])
+def test_reader_forms_before_a_setting_keep_keys_and_values_paired(text):
+    assert name_format(text) == "triple-lowbar"
+    assert formats(text.replace(":file/name-format :triple-lowbar", ':journal/file-name-format "yyyy-MM-dd"'))[1] == "yyyy-MM-dd"
+
+
+# ---- a config saved with the same settings -----------------------------------------------------
+
+def test_a_config_save_that_changes_no_setting_derives_nothing_again(tmp_path, db_path, monkeypatch):
+    """An edit of ``config.edn`` that leaves the settings gbrain reads as they were (a comment, a
+    setting gbrain does not read) parses no page and resolves no link again; one that changes a
+    read setting does, and equals a fresh import."""
+    graph = {**GRAPH, "pages/Old.Style.md": "- old\n", "pages/a%3Fb.md": "- q\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        calls: list[str] = []
+        real_graph, real_rows = b.rederive_graph, b._resolve_rows
+        monkeypatch.setattr(b, "rederive_graph", lambda *a, **k: calls.append("rederive") or real_graph(*a, **k))
+        monkeypatch.setattr(b, "_resolve_rows", lambda *a, **k: calls.append("resolve") or real_rows(*a, **k))
+        b.save_file("logseq/config.edn", (DEFAULT_CONFIG + ";; a note\n").encode())
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":start-of-week 6", ":start-of-week 0").encode())
+        assert calls == []
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":file/name-format :triple-lowbar", "").encode())
+        assert "rederive" in calls and _titles(b)["pages/Old.Style"] == "Old/Style"
+        assert fresh_import_differences(b) == {}
+        calls.clear()
+        b.save_file("logseq/config.edn", b'{:journal/page-title-format "yyyy-MM-dd"}\n')  # the title format: links again
+        assert "resolve" in calls
+        assert fresh_import_differences(b) == {}
+
+
+# ---- an upgraded brain -----------------------------------------------------------------------
+
+def test_an_upgraded_brain_gets_file_names_and_edn_journal_formats(tmp_path, db_path, monkeypatch):
+    """A brain made before (SQLite v73 / Postgres v78) titled a graph page by its opening H1 and
+    read the journal formats with a line regex: on open the graph's ``pages/`` pages whose title is
+    not their file's Logseq name are derived again, the links resolved again, and the journal
+    links of a graph whose formats the EDN reading changes resolved again: equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    graph = {**GRAPH, "logseq/config.edn": DEFAULT_CONFIG.replace(
+        ":hidden []", ':hidden [";; x"] :journal/page-title-format "dd.MM.yyyy"'),
+        "journals/2026_11_30.md": "- [[28.11.2026]] and [[Nov 28th, 2026]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("property_syntax", "logseq")  # no file names: the H1 titles, as the old page model gave
+        monkeypatch.setattr(journals, "formats", dbmod._line_formats)  # the old reading: a ';' in a string hid the setting
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        c = b.conn
+        with b.transaction():
+            c.execute("DELETE FROM config WHERE key = 'property_syntax'")
+            _rewind(c, pg._logseq_file_names, dbmod._m73_logseq_file_names)
+        assert _titles(b)["pages/Reading List"] == "Books I want"
+        assert _to(b, "journals/2026_11_30") == {"28.11.2026": None, "Nov 28th, 2026": "journals/2026_11_28"}
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:
+        assert _titles(b)["pages/Reading List"] == "Reading List"
+        assert _to(b, "journals/2026_11_28")["Reading List"] == "pages/Reading List"
+        # (the journal keeps the title Logseq's default format gives: titles follow the defaults)
+        assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert fresh_import_differences(b) == {}
