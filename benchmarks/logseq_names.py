@@ -7,9 +7,16 @@ before v71 (``PRAGMA user_version = 70``), and opened again in a subprocess: the
 pages the step parsed. Trees: the corpora as they are (no Logseq graph: the step's one query),
 obsidian-hub's notes as a legacy Logseq graph's pages (``pages/…``, ``logseq/config.edn`` without
 ``:file/name-format``: every name holding ``.`` or ``%`` is parsed again), and a generated graph of
-``--pages`` pages, a quarter of them namespaced (``A___B.md``, triple-lowbar), whose journals link them.
+``--pages`` pages, a quarter of them namespaced (``A___B.md``, triple-lowbar), a third opening with an
+H1, whose journals link them.
 
-    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names]
+``--version 73`` measures v73 instead (Postgres v78, ``db.rederive_logseq_file_names``: a graph's
+``pages/`` page whose title is not its file's Logseq name, as an opening H1 titled it, derived again;
+journal links resolved again where the EDN reading of a config's journal formats differs): each tree
+imported under ``property_syntax logseq`` (the H1 titles and file names as written the older page
+model gave), the setting then dropped and the brain marked as made before v73.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73]
 """
 from __future__ import annotations
 
@@ -53,7 +60,8 @@ def graph(out: Path, n: int) -> Path:
     for i in range(n):
         name = f"Area {i % 17}___Topic {i}" if i % 4 == 0 else f"Note {i}"
         names.append(name.replace("___", "/"))
-        (out / "pages" / f"{name}.md").write_text(f"tags:: t{i % 9}\n\n- about [[Note {(i * 7) % n}]] #t{i % 5}\n  - more text {i}\n")
+        head = f"# Heading {i}\n\n" if i % 3 == 0 else f"tags:: t{i % 9}\n\n"
+        (out / "pages" / f"{name}.md").write_text(f"{head}- about [[Note {(i * 7) % n}]] #t{i % 5}\n  - more text {i}\n")
     for d in range(max(1, n // 10)):
         (out / "journals" / f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}.md").write_text(
             "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)))
@@ -64,8 +72,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--work", default="/tmp/logseq_names")
+    ap.add_argument("--version", type=int, choices=(71, 73), default=71)
     a = ap.parse_args()
-    work = Path(a.work)
+    work = Path(a.work) / f"v{a.version}"
     work.mkdir(parents=True, exist_ok=True)
     trees = {c.name: c for c in sorted(CORPORA.iterdir()) if c.is_dir() and c.name != "ir"}
     hub = work / "hub-graph"
@@ -78,16 +87,20 @@ def main() -> int:
     if not gen.exists():
         graph(gen, a.pages)
     trees[f"generated graph, {a.pages} pages"] = gen
-    print(f"{'tree':38} {'pages':>6} {'parsed':>6} {'v71 open CPU s':>15} {'open again':>11} {'step':>7}")
+    print(f"{'tree':38} {'pages':>6} {'parsed':>6} {f'v{a.version} open CPU s':>15} {'open again':>11} {'step':>7}")
     for name, tree in trees.items():
         db = work / (name.replace(" ", "_").replace(",", "") + ".db")
         if not db.exists():
+            if a.version == 73:  # the older page model's titles: H1s, file names as written
+                for cmd in (["init"], ["config", "set", "property_syntax", "logseq"]):
+                    subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), *cmd], cwd=ROOT, check=True, capture_output=True)
             subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "import", str(tree)], cwd=ROOT, check=True,
                            capture_output=True)
         import sqlite3
         c = sqlite3.connect(db)
         pages = c.execute("SELECT count(*) FROM pages").fetchone()[0]
-        c.execute("PRAGMA user_version = 70")
+        c.execute("DELETE FROM config WHERE key = 'property_syntax'")
+        c.execute(f"PRAGMA user_version = {a.version - 1}")
         c.commit()
         c.close()
         r = json.loads(subprocess.run([sys.executable, "-c", CHILD, str(db)], cwd=ROOT, check=True, capture_output=True, text=True).stdout)

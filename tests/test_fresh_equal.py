@@ -251,11 +251,13 @@ class FreshEqual(RuleBasedStateMachine):
         elif p.exists():
             p.unlink()
 
-    @rule(present=st.sampled_from([None, b"{:meta/version 1}\n", b"{:meta/version 1\n :file/name-format :triple-lowbar}\n"]))
+    @rule(present=st.sampled_from([None, b"{:meta/version 1}\n", b"{:meta/version 1\n :file/name-format :triple-lowbar}\n",
+                                   b"{:meta/version 1 ;; the same settings, another text\n :file/name-format :triple-lowbar}\n"]))
     def disk_graph_config(self, present):
-        """The Logseq graph's ``logseq/config.edn`` comes, goes or changes its ``:file/name-format``:
-        ``pages/ana`` is then read as a Logseq page or as an Obsidian note (its opening key:: lines,
-        its tags as links), ``pages/Team___Soren`` titled ``Team/Soren`` or by its file name."""
+        """The Logseq graph's ``logseq/config.edn`` comes, goes or changes its ``:file/name-format``
+        (or only its text: nothing derived again): ``pages/ana`` is then read as a Logseq page or as
+        an Obsidian note (its opening key:: lines, its tags as links), ``pages/Team___Soren`` titled
+        ``Team/Soren`` or by its file name."""
         p = self.v / "logseq" / "config.edn"
         if present:
             p.parent.mkdir(parents=True, exist_ok=True)
