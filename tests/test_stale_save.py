@@ -372,7 +372,7 @@ def test_page_name_counts_a_bare_first_name_of_a_person_pages_title(db_path, tmp
     terms`), where a capital says nothing of a name: only the brain tells `Jan` is one. A person
     page's title holds it as its first word (`Jan Novak`), so `_page_name` counts it, as a person's
     (`merge.PERSON_NAME`): a page whose type is person (every page of a `people/` folder unless its
-    frontmatter says another type) or that lies in a folder named `people`. The first word only,
+    frontmatter says another type) or that lies in a deeper folder named `people` with no type. The first word only,
     whole (`Jan` is not `Janet Lee`'s), and never a first word of another page's title."""
     from gbrain.sync.merge import PAGE_NAME, PERSON_NAME
 
@@ -400,6 +400,34 @@ def test_page_name_counts_a_bare_first_name_of_a_person_pages_title(db_path, tmp
     assert eng._page_name("Mira") == ""
     monkeypatch.setattr(engine_mod, "FIRST_WORD_ROWS", 2)
     assert eng._page_name("Mira") == PERSON_NAME and eng._page_name("Jan") == PERSON_NAME and eng._page_name("Novak") == ""
+    b.close()
+
+
+def test_page_name_takes_a_people_pages_own_type_when_its_frontmatter_names_one(db_path, tmp_path):
+    """A person's page is one whose type is person: the frontmatter's `type`, else the folder's
+    (`markdown.page_type`: every page of a top-level `people/` folder with no type is a person's);
+    a page in a deeper folder named `people` (`Areas/People/…`) is a person's unless its
+    frontmatter names another type. Found: every `people/` page counted as a person's whatever its
+    type (`slug_key LIKE 'people/%'`), so `type: company`'s `Globex` (`Globex Inc`) was read as a
+    first name and a fix of its misspelling as another person's line."""
+    from gbrain.sync.merge import PAGE_NAME, PERSON_NAME
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    b = Brain.open(db_path)
+    b.save_page("people/globex-inc", "---\ntype: company\n---\n# Globex Inc\n")
+    b.save_page("people/acme", "---\ntype: Company\n---\n# Acme\n")
+    b.save_page("Areas/People/initech-ltd", "---\ntype: company\n---\n# Initech Ltd\n")
+    b.save_page("people/jan-novak", "# Jan Novak\n")  # no type: a person's
+    b.save_page("people/ola-berg", "---\ntype: person\n---\n# Ola Berg\n")
+    b.save_page("Areas/People/dora-kim", "---\ntags: [team]\n---\n# Dora Kim\n")  # a type named by no key
+    b.save_page("Areas/People/ivo-ray", "---\ntype: Person\n---\n# Ivo Ray\n")
+    eng = SyncEngine(b, root)
+    got = {w: eng._page_name(w) for w in ["Globex", "Globex Inc", "Acme", "Initech", "Initech Ltd",
+                                          "Jan", "Ola", "Dora", "Ivo", "Ivo Ray"]}
+    assert got == {"Globex": "", "Globex Inc": PAGE_NAME, "Acme": PAGE_NAME, "Initech": "", "Initech Ltd": PAGE_NAME,
+                   "Jan": PERSON_NAME, "Ola": PERSON_NAME, "Dora": PERSON_NAME, "Ivo": PERSON_NAME,
+                   "Ivo Ray": PERSON_NAME}, got
     b.close()
 
 

@@ -131,6 +131,7 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
+from ..page.markdown import FOLDER_TYPES
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
@@ -206,6 +207,14 @@ BOTH_STALE_NEWER = 64
 #: titles at most read to tell whether a word is the first word of a person page's title
 #: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's
 FIRST_WORD_ROWS = 32
+
+
+def _folder_type(t: str) -> str:
+    """SQL: the type :func:`gbrain.page.markdown.page_type` gives a page of table ``t`` whose
+    frontmatter names none (its first folder's, ``FOLDER_TYPES``, else ``note``), from its
+    ``slug_key``: a page whose type is that one names no other (``_page_name``)."""
+    whens = " ".join(f"WHEN {t}.slug_key LIKE '{folder}/%' THEN '{typ}'" for folder, typ in FOLDER_TYPES.items())
+    return f"CASE {whens} ELSE 'note' END"
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
@@ -3397,9 +3406,13 @@ class SyncEngine:
         a wiki link matches them, :func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``),
         :data:`~gbrain.sync.merge.PERSON_NAME` a person's page by such a name, or (a single word)
         the first word of a person page's title (``Jan`` of ``Jan Novak``: a timeline summary
-        starts with a bare first name). A person's page: its type is ``person`` (any case; every
-        page of a top-level ``people/`` folder whose frontmatter names no other type) or it lies
-        in a folder named ``people`` (``Areas/People/…``). A first word is the title key's first
+        starts with a bare first name). A person's page: its type is ``person`` (any case; the
+        frontmatter's ``type`` when it names one, else the folder's,
+        :func:`~gbrain.page.markdown.page_type`: a top-level ``people/`` page with no type is a
+        person's, one with ``type: company`` is not), or it lies in a deeper folder named
+        ``people`` (``Areas/People/…``) and its frontmatter names no type (read from its type:
+        its first folder's default, :func:`_folder_type`; a ``type`` naming just that default
+        reads as none). A first word is the title key's first
         part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index, at most
         :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side, unless the word is a
         page's own name, no person's, and no title read is a person's: a topic, ``Postgres``). What
@@ -3412,7 +3425,8 @@ class SyncEngine:
             return ""
 
         def kind(t: str) -> str:  # 2: a person's page, 1: another
-            return f"CASE WHEN lower({t}.type) = 'person' OR {t}.slug_key LIKE 'people/%' OR {t}.slug_key LIKE '%/people/%' THEN 2 ELSE 1 END"
+            return (f"CASE WHEN lower({t}.type) = 'person' OR ({t}.slug_key LIKE '%/people/%' "
+                    f"AND {t}.type = {_folder_type(t)}) THEN 2 ELSE 1 END")
 
         q = (f"SELECT max(f), sum(n) FROM (SELECT {kind('pages')} AS f, 0 AS n FROM pages WHERE loose_key = ? "
              f"UNION ALL SELECT {kind('pages')}, 0 FROM pages WHERE title_key = ? "
