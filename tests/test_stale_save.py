@@ -431,6 +431,62 @@ def test_page_name_takes_a_people_pages_own_type_when_its_frontmatter_names_one(
     b.close()
 
 
+def _vm_steps(eng: SyncEngine, word: str) -> int:
+    """SQLite's VM instructions for `eng._page_name(word)`'s statement: what it reads, no clock."""
+    conn, seen = eng.conn, []
+
+    class Seeing:
+        def execute(self, q, args=()):
+            seen.append((q, args))
+            return conn.execute(q, args)
+
+    eng.conn = Seeing()
+    try:
+        eng._page_name(word)
+    finally:
+        eng.conn = conn
+    [(q, args)] = seen
+    steps = [0]
+    conn.set_progress_handler(lambda: steps.__setitem__(0, steps[0] + 1), 1)
+    try:
+        conn.execute(q, args).fetchall()
+    finally:
+        conn.set_progress_handler(None, 1)
+    return steps[0]
+
+
+@pytest.mark.sqlite_only("counts SQLite's VM instructions; Postgres plans a brain this small as whole-table "
+                         "scans: benchmarks/page_name_cost.py measures its reads at 2,000 pages")
+def test_page_name_reads_a_bounded_number_of_pages_however_many_share_the_name(db_path, tmp_path, monkeypatch):
+    """The exact lookups (file name, title, alias) of `_page_name` read every page of the name:
+    a word like `Index` in a vault of hundreds of `index.md` pages titled `Index` read them all
+    (twice), for every look-alike line that reads as a typo fix. Each lookup reads at most
+    `FIRST_WORD_ROWS` + 1 rows, as the first-word range does: the answer needs one row to say the
+    name is a page's and, of a name more pages share than that, the rows read decide whether it is
+    a person's (`people/index` among them)."""
+    import gbrain.sync.engine as engine_mod
+    from gbrain.sync.merge import PAGE_NAME
+
+    monkeypatch.setattr(engine_mod, "FIRST_WORD_ROWS", 4)
+    root = tmp_path / "notes"
+    root.mkdir()
+    b = Brain.open(db_path)
+    eng = SyncEngine(b, root)
+    b.save_page("concepts/Ledger", "---\naliases: [Index]\n---\n# Ledger\n")
+
+    def add(lo, hi):
+        for i in range(lo, hi):
+            b.save_page(f"hub/area-{i}/index", f"---\naliases: [Index]\n---\n# Index\n\nArea {i}.\n")
+            b.save_page(f"hub/index-notes-{i}", f"# Index notes {i}\n")
+
+    add(0, 6)
+    few = _vm_steps(eng, "Index")
+    assert eng._page_name("Index") == PAGE_NAME
+    add(6, 40)
+    assert _vm_steps(eng, "Index") == few and eng._page_name("Index") == PAGE_NAME
+    b.close()
+
+
 def _person_brain(db_path, tmp_path, names):
     root = tmp_path / "notes"
     root.mkdir(exist_ok=True)

@@ -205,7 +205,8 @@ STALE_WINDOW_S = 3600
 #: base to be looked for (:meth:`SyncEngine._stale_base`)
 BOTH_STALE_NEWER = 64
 #: titles at most read to tell whether a word is the first word of a person page's title
-#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's
+#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's; and (+ 1)
+#: the pages each of its exact lookups (file name, title, alias) reads at most
 FIRST_WORD_ROWS = 32
 
 
@@ -3419,7 +3420,9 @@ class SyncEngine:
         :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
         (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
         when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
-        when only the new one names a page, no person's). One statement of indexed lookups."""
+        when only the new one names a page, no person's). One statement of indexed lookups, each
+        reading :data:`FIRST_WORD_ROWS` + 1 pages at most (a name hundreds of pages share, ``Index``,
+        is judged by the pages read: a person's among them, else a page's)."""
         k = loose_key(word)
         if not k:
             return ""
@@ -3428,16 +3431,22 @@ class SyncEngine:
             return (f"CASE WHEN lower({t}.type) = 'person' OR ({t}.slug_key LIKE '%/people/%' "
                     f"AND {t}.type = {_folder_type(t)}) THEN 2 ELSE 1 END")
 
-        q = (f"SELECT max(f), sum(n) FROM (SELECT {kind('pages')} AS f, 0 AS n FROM pages WHERE loose_key = ? "
-             f"UNION ALL SELECT {kind('pages')}, 0 FROM pages WHERE title_key = ? "
-             f"UNION ALL SELECT {kind('pages')}, 0 FROM aliases JOIN pages ON pages.id = aliases.page_id WHERE aliases.loose_key = ?")
+        # each exact lookup reads FIRST_WORD_ROWS + 1 pages at most (`Index`, `README`: hundreds of
+        # pages may share a name): a name's first page says it is a page's; of a name more pages
+        # share, the pages read decide whether it is a person's (all of them, where fewer share it)
+        lim = FIRST_WORD_ROWS + 1
+        q = (f"SELECT max(f), sum(n) FROM ("
+             f"SELECT f, 0 AS n FROM (SELECT {kind('pages')} AS f FROM pages WHERE loose_key = ? LIMIT {lim}) e1 "
+             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM pages WHERE title_key = ? LIMIT {lim}) e2 "
+             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM (SELECT page_id FROM aliases WHERE loose_key = ? "
+             f"LIMIT {lim}) a JOIN pages ON pages.id = a.page_id) e3")
         args: tuple = (k, k, k)
         if "-" not in k:
             # a first name: the titles keyed from `k-` up to `k.` (`.` follows `-`), at most
             # FIRST_WORD_ROWS of them read (a word many titles start with, a month's `Jan`, reads
             # as a person's: kept as another line, nothing lost, never a scan of them all)
             q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 1 FROM (SELECT type, slug_key FROM pages "
-                  f"WHERE title_key >= ? AND title_key < ? LIMIT {FIRST_WORD_ROWS + 1}) w")
+                  f"WHERE title_key >= ? AND title_key < ? LIMIT {lim}) w")
             args += (k + "-", k + ".")
         got, first = self.conn.execute(q + ") t", args).fetchone()
         if (first or 0) > FIRST_WORD_ROWS and got != 1:
