@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -166,6 +167,7 @@ def main() -> None:
     finally:
         if srv is not None:
             srv.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
