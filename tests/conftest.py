@@ -543,6 +543,14 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def editor_save(f: Path, data: bytes) -> None:
+    """Save like vim: a temp file in the same folder, then a rename over the file (the stale
+    saves' editor: tests/test_stale_save.py, test_both_changed.py, test_team_saves.py)."""
+    tmp = f.with_name(f.name + ".swp-tmp")
+    tmp.write_bytes(data)
+    os.rename(tmp, f)
+
+
 def tree_pages(root: Path) -> list[tuple[str, str]]:
     """``[(relative path, text)]`` of every ``.md`` file under ``root`` that decodes as UTF-8
     (the others are blobs, never parsed), in sorted walk order, ``.git`` left out."""

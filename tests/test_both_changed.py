@@ -25,7 +25,7 @@ from gbrain.sync.plan import PathState, decide
 from gbrain.sync.verify import fresh_import_differences
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_stale_save import editor_save  # noqa: E402
+from conftest import editor_save  # noqa: E402
 from test_sync import all_versions, sha, tree_files, verify_equal  # noqa: E402
 from test_watch import Watch, equal, text_of, wait_for, watch  # noqa: E402,F401
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbrain
+from conftest import editor_save, gbrain
 
 from gbrain.core.brain import Brain
 from gbrain.sync.engine import SyncEngine, conflict_list, is_conflict_copy_of
@@ -337,16 +337,24 @@ def test_a_name_the_brain_has_a_page_for_changing_to_another_is_another_line():
 
 
 
-def test_page_names_memo_answers_as_page_name_and_asks_each_key_once(db_path, tmp_path, monkeypatch):
-    """`SyncEngine._page_names()` (the `names` one stale_view or dropped-save look is handed)
-    answers as `_page_name` for every word, and asks the brain once per loose key: a 100-line
-    checklist against 100 look-alike lines asked `bob`/`rob` 20,000 times, one lookup each."""
+@pytest.fixture
+def named(db_path, tmp_path):
+    """``(brain, engine)``: the test's empty brain (either engine) and a `SyncEngine` over an empty
+    folder, for asking `_page_name` what the pages the test saves name; closed after the test."""
     root = tmp_path / "notes"
     root.mkdir()
     b = Brain.open(db_path)
+    yield b, SyncEngine(b, root)
+    b.close()
+
+
+def test_page_names_memo_answers_as_page_name_and_asks_each_key_once(named, monkeypatch):
+    """`SyncEngine._page_names()` (the `names` one stale_view or dropped-save look is handed)
+    answers as `_page_name` for every word, and asks the brain once per loose key: a 100-line
+    checklist against 100 look-alike lines asked `bob`/`rob` 20,000 times, one lookup each."""
+    b, eng = named
     b.save_page("people/bob", "# Bob\n")
     b.save_page("people/rob", "---\naliases: [Robbie]\n---\n# Rob\n")
-    eng = SyncEngine(b, root)
     words = ["bob", "Bob", "BOB", "rob", "robbie", "Robbie", "ann", "Ann", "", "- -", "Bob Stone"]
     plain = [eng._page_name(w) for w in words]
     assert plain == ["person"] * 6 + [""] * 5
@@ -364,28 +372,24 @@ def test_page_names_memo_answers_as_page_name_and_asks_each_key_once(db_path, tm
     v = stale_view(NOTE + mine, NOTE + wrote, [NOTE], names=names)
     assert v == stale_view(NOTE + mine, NOTE + wrote, [NOTE], names=lambda w: real(eng, w))
     assert sorted(asked) == ["bob", "rob"]
-    b.close()
 
 
-def test_page_name_counts_a_bare_first_name_of_a_person_pages_title(db_path, tmp_path, monkeypatch):
+def test_page_name_counts_a_bare_first_name_of_a_person_pages_title(named, monkeypatch):
     """A timeline summary starts with a bare first name (`| meeting \u2014 Jan agreed to the
     terms`), where a capital says nothing of a name: only the brain tells `Jan` is one. A person
     page's title holds it as its first word (`Jan Novak`), so `_page_name` counts it, as a person's
     (`merge.PERSON_NAME`): a page whose type is person (every page of a `people/` folder unless its
-    frontmatter says another type) or that lies in a folder named `people`. The first word only,
+    frontmatter says another type) or that lies in a deeper folder named `people` with no type. The first word only,
     whole (`Jan` is not `Janet Lee`'s), and never a first word of another page's title."""
     from gbrain.sync.merge import PAGE_NAME, PERSON_NAME
 
-    root = tmp_path / "notes"
-    root.mkdir()
-    b = Brain.open(db_path)
+    b, eng = named
     b.save_page("people/jan-novak", "# Jan Novak\n\nA teammate.\n")
     b.save_page("team/jon-smith", "---\ntype: Person\n---\n# Jon Smith\n")
     b.save_page("Areas/People/dora-kim", "# Dora Kim\n")
     b.save_page("people/janet-lee", "# Janet Lee\n")
     b.save_page("projects/offsite", "# Mira Plan for the offsite\n")
     b.save_page("concepts/postgres", "# Postgres\n\nThe database.\n")
-    eng = SyncEngine(b, root)
     got = {w: eng._page_name(w) for w in ["Jan", "jan", "Jon", "Dora", "Janet", "Jan Novak", "Novak", "Jane",
                                           "Mira", "Postgres", "Postgress", "Discussed", "Lee", "Janet Lee X"]}
     assert got == {"Jan": PERSON_NAME, "jan": PERSON_NAME, "Jon": PERSON_NAME, "Dora": PERSON_NAME,
@@ -400,19 +404,85 @@ def test_page_name_counts_a_bare_first_name_of_a_person_pages_title(db_path, tmp
     assert eng._page_name("Mira") == ""
     monkeypatch.setattr(engine_mod, "FIRST_WORD_ROWS", 2)
     assert eng._page_name("Mira") == PERSON_NAME and eng._page_name("Jan") == PERSON_NAME and eng._page_name("Novak") == ""
-    b.close()
 
 
-def _person_brain(db_path, tmp_path, names):
-    root = tmp_path / "notes"
-    root.mkdir(exist_ok=True)
-    b = Brain.open(db_path)
-    for n in names:
-        b.save_page(f"people/{n.lower()}-novak", f"# {n} Novak\n\nA teammate.\n")
-    return b, SyncEngine(b, root)
+def test_page_name_takes_a_people_pages_own_type_when_its_frontmatter_names_one(named):
+    """A person's page is one whose type is person: the frontmatter's `type`, else the folder's
+    (`markdown.page_type`: every page of a top-level `people/` folder with no type is a person's);
+    a page in a deeper folder named `people` (`Areas/People/…`) is a person's unless its
+    frontmatter names another type. Found: every `people/` page counted as a person's whatever its
+    type (`slug_key LIKE 'people/%'`), so `type: company`'s `Globex` (`Globex Inc`) was read as a
+    first name and a fix of its misspelling as another person's line."""
+    from gbrain.sync.merge import PAGE_NAME, PERSON_NAME
+
+    b, eng = named
+    b.save_page("people/globex-inc", "---\ntype: company\n---\n# Globex Inc\n")
+    b.save_page("people/acme", "---\ntype: Company\n---\n# Acme\n")
+    b.save_page("Areas/People/initech-ltd", "---\ntype: company\n---\n# Initech Ltd\n")
+    b.save_page("people/jan-novak", "# Jan Novak\n")  # no type: a person's
+    b.save_page("people/ola-berg", "---\ntype: person\n---\n# Ola Berg\n")
+    b.save_page("Areas/People/dora-kim", "---\ntags: [team]\n---\n# Dora Kim\n")  # a type named by no key
+    b.save_page("Areas/People/ivo-ray", "---\ntype: Person\n---\n# Ivo Ray\n")
+    got = {w: eng._page_name(w) for w in ["Globex", "Globex Inc", "Acme", "Initech", "Initech Ltd",
+                                          "Jan", "Ola", "Dora", "Ivo", "Ivo Ray"]}
+    assert got == {"Globex": "", "Globex Inc": PAGE_NAME, "Acme": PAGE_NAME, "Initech": "", "Initech Ltd": PAGE_NAME,
+                   "Jan": PERSON_NAME, "Ola": PERSON_NAME, "Dora": PERSON_NAME, "Ivo": PERSON_NAME,
+                   "Ivo Ray": PERSON_NAME}, got
 
 
-def test_the_stale_save_property_holds_where_lines_differ_by_a_first_name_starting_a_summary(db_path, tmp_path):
+def _vm_steps(eng: SyncEngine, word: str) -> int:
+    """SQLite's VM instructions for `eng._page_name(word)`'s statement: what it reads, no clock."""
+    conn, seen = eng.conn, []
+
+    class Seeing:
+        def execute(self, q, args=()):
+            seen.append((q, args))
+            return conn.execute(q, args)
+
+    eng.conn = Seeing()
+    try:
+        eng._page_name(word)
+    finally:
+        eng.conn = conn
+    [(q, args)] = seen
+    steps = [0]
+    conn.set_progress_handler(lambda: steps.__setitem__(0, steps[0] + 1), 1)
+    try:
+        conn.execute(q, args).fetchall()
+    finally:
+        conn.set_progress_handler(None, 1)
+    return steps[0]
+
+
+@pytest.mark.sqlite_only("counts SQLite's VM instructions; Postgres plans a brain this small as whole-table "
+                         "scans: benchmarks/page_name_cost.py measures its reads at 2,000 pages")
+def test_page_name_reads_a_bounded_number_of_pages_however_many_share_the_name(named, monkeypatch):
+    """The exact lookups (file name, title, alias) of `_page_name` read every page of the name:
+    a word like `Index` in a vault of hundreds of `index.md` pages titled `Index` read them all
+    (twice), for every look-alike line that reads as a typo fix. Each lookup reads at most
+    `FIRST_WORD_ROWS` + 1 rows, as the first-word range does: the answer needs one row to say the
+    name is a page's and, of a name more pages share than that, the rows read decide whether it is
+    a person's (`people/index` among them)."""
+    import gbrain.sync.engine as engine_mod
+    from gbrain.sync.merge import PAGE_NAME
+
+    monkeypatch.setattr(engine_mod, "FIRST_WORD_ROWS", 4)
+    b, eng = named
+    b.save_page("concepts/Ledger", "---\naliases: [Index]\n---\n# Ledger\n")
+
+    def add(lo, hi):
+        for i in range(lo, hi):
+            b.save_page(f"hub/area-{i}/index", f"---\naliases: [Index]\n---\n# Index\n\nArea {i}.\n")
+            b.save_page(f"hub/index-notes-{i}", f"# Index notes {i}\n")
+
+    add(0, 6)
+    few = _vm_steps(eng, "Index")
+    assert eng._page_name("Index") == PAGE_NAME
+    add(6, 40)
+    assert _vm_steps(eng, "Index") == few and eng._page_name("Index") == PAGE_NAME
+
+
+def test_the_stale_save_property_holds_where_lines_differ_by_a_first_name_starting_a_summary(named):
     """`test_stale_property`'s property (a stale save never loses gbrain's unseen lines nor the
     person's) over timeline lines apart only by a bare first name starting the summary, one letter
     from another line's (`— Jan agreed` / `— Jon agreed`), judged with the names of a real brain
@@ -422,17 +492,16 @@ def test_the_stale_save_property_holds_where_lines_differ_by_a_first_name_starti
     from hypothesis import given, settings
     from test_stale_property import NAMES, _summarised, check, stale_saves
 
-    b, eng = _person_brain(db_path, tmp_path, NAMES)
+    b, eng = named
+    for n in NAMES:
+        b.save_page(f"people/{n.lower()}-novak", f"# {n} Novak\n\nA teammate.\n")
 
     @settings(max_examples=150, deadline=None)
     @given(stale_saves(line=_summarised))
     def prop(case):
         check(*case, names=eng._page_names())
 
-    try:
-        prop()
-    finally:
-        b.close()
+    prop()
 
 
 def test_a_teammates_timeline_line_naming_another_person_by_first_name_is_merged(env):
@@ -493,14 +562,9 @@ def test_a_misspelt_name_fixed_to_a_pages_name_in_gbrains_own_line_is_an_edit():
     assert another_line(fixed, wrote, lambda w: True if w == "Postgres" else "")  # a name of no known kind: no fix
 
 
-def test_a_misspelt_name_fixed_in_a_line_gbrain_wrote_keeps_one_line(env):
-    """gbrain appended `| agent \u2014 met Postgress team` to the timeline, watch wrote it to the file;
-    the person fixed the name there. The base had no such line (no word of the person's own), so
-    the fix read as a teammate's line with another name: merged, the misspelt line kept beside
-    the fixed one. The brain has a page `Postgres` (no person's) and none `Postgress`: an edit of
-    the newest version, one line."""
-    brain, eng, root = env
-    brain.put("concepts/postgres", "# Postgres\n\nThe database.\n")
+def the_person_fixes_the_agents_misspelt_name(brain: Brain, eng: SyncEngine, root: Path) -> None:
+    """gbrain's timeline line `met Postgress team` reaches the file, the person fixes the name
+    there and saves: one line, the fixed one, in the page and the file (an edit, nothing merged)."""
     eng.sync()
     f = root / PATH
     data = agent_write_reaches_file(brain, eng, f, "met Postgress team about the move")
@@ -510,6 +574,17 @@ def test_a_misspelt_name_fixed_in_a_line_gbrain_wrote_keeps_one_line(env):
     page = text_of(brain, SLUG).encode("utf-8")
     assert b"met Postgres team" in page and b"Postgress" not in page and f.read_bytes() == page, page
     assert fresh_import_differences(brain) == {}
+
+
+def test_a_misspelt_name_fixed_in_a_line_gbrain_wrote_keeps_one_line(env):
+    """gbrain appended `| agent \u2014 met Postgress team` to the timeline, watch wrote it to the file;
+    the person fixed the name there. The base had no such line (no word of the person's own), so
+    the fix read as a teammate's line with another name: merged, the misspelt line kept beside
+    the fixed one. The brain has a page `Postgres` (no person's) and none `Postgress`: an edit of
+    the newest version, one line."""
+    brain, eng, root = env
+    brain.put("concepts/postgres", "# Postgres\n\nThe database.\n")
+    the_person_fixes_the_agents_misspelt_name(brain, eng, root)
 
 def test_a_misspelt_name_fixed_to_a_topic_many_titles_start_with_keeps_one_line(env, monkeypatch):
     """The same in a brain about that topic: `concepts/postgres` and more titles starting with
@@ -529,15 +604,7 @@ def test_a_misspelt_name_fixed_to_a_topic_many_titles_start_with_keeps_one_line(
     for t in ("march", "april", "may"):
         brain.put(f"notes/jan-{t}", f"# Jan {t}\n\nNotes.\n")
     assert eng._page_name("Postgres") == "page" and eng._page_name("Jan") == "person"
-    eng.sync()
-    f = root / PATH
-    data = agent_write_reaches_file(brain, eng, f, "met Postgress team about the move")
-    editor_save(f, data.replace(b"Postgress", b"Postgres"))
-    rep = eng.sync()
-    assert rep["merged"] == [] and rep["conflicts"] == [], rep
-    page = text_of(brain, SLUG).encode("utf-8")
-    assert b"met Postgres team" in page and b"Postgress" not in page and f.read_bytes() == page, page
-    assert fresh_import_differences(brain) == {}
+    the_person_fixes_the_agents_misspelt_name(brain, eng, root)
 
 
 @pytest.mark.engine_free
@@ -696,13 +763,6 @@ def test_decide_routes_stale_saves():
 def env(synced):
     """The fixture brain bound to its tree by a first sync (conftest.synced)."""
     return synced
-
-
-def editor_save(f: Path, data: bytes) -> None:
-    """Save like vim: a temp file in the same folder, then a rename over the file."""
-    tmp = f.with_name(f.name + ".swp-tmp")
-    tmp.write_bytes(data)
-    os.rename(tmp, f)
 
 
 def agent_write_reaches_file(brain: Brain, eng: SyncEngine, f: Path, summary: str = "AGENT-ENTRY") -> bytes:

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import gbrain, write_tree
+from conftest import editor_save, gbrain, write_tree
 
 from gbrain.core.brain import Brain
 from gbrain.storage.origin import origin
@@ -68,13 +68,6 @@ def team(pg_url, tmp_path):
     finally:
         a.close()
         b.close()
-
-
-def editor_save(f: Path, data: bytes) -> None:
-    """Save like vim: a temp file in the same folder, then a rename over the file."""
-    tmp = f.with_name(f.name + ".swp-tmp")
-    tmp.write_bytes(data)
-    os.rename(tmp, f)
 
 
 def page_text(brain: Brain) -> bytes:

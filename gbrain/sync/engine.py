@@ -131,6 +131,7 @@ from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
+from ..page.markdown import FOLDER_TYPES
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
@@ -204,8 +205,17 @@ STALE_WINDOW_S = 3600
 #: base to be looked for (:meth:`SyncEngine._stale_base`)
 BOTH_STALE_NEWER = 64
 #: titles at most read to tell whether a word is the first word of a person page's title
-#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's
+#: (:meth:`SyncEngine._page_name`); a word more titles start with reads as a person's; and (+ 1)
+#: the pages each of its exact lookups (file name, title, alias) reads at most
 FIRST_WORD_ROWS = 32
+
+
+def _folder_type(t: str) -> str:
+    """SQL: the type :func:`gbrain.page.markdown.page_type` gives a page of table ``t`` whose
+    frontmatter names none (its first folder's, ``FOLDER_TYPES``, else ``note``), from its
+    ``slug_key``: a page whose type is that one names no other (``_page_name``)."""
+    whens = " ".join(f"WHEN {t}.slug_key LIKE '{folder}/%' THEN '{typ}'" for folder, typ in FOLDER_TYPES.items())
+    return f"CASE {whens} ELSE 'note' END"
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
@@ -3397,33 +3407,46 @@ class SyncEngine:
         a wiki link matches them, :func:`gbrain.page.slugs.loose_key`: ``Bob``, ``bob`` → ``bob``),
         :data:`~gbrain.sync.merge.PERSON_NAME` a person's page by such a name, or (a single word)
         the first word of a person page's title (``Jan`` of ``Jan Novak``: a timeline summary
-        starts with a bare first name). A person's page: its type is ``person`` (any case; every
-        page of a top-level ``people/`` folder whose frontmatter names no other type) or it lies
-        in a folder named ``people`` (``Areas/People/…``). A first word is the title key's first
+        starts with a bare first name). A person's page: its type is ``person`` (any case; the
+        frontmatter's ``type`` when it names one, else the folder's,
+        :func:`~gbrain.page.markdown.page_type`: a top-level ``people/`` page with no type is a
+        person's, one with ``type: company`` is not), or it lies in a deeper folder named
+        ``people`` (``Areas/People/…``) and its frontmatter names no type (read from its type:
+        its first folder's default, :func:`_folder_type`; a ``type`` naming just that default
+        reads as none). A first word is the title key's first
         part (``Jan-Erik Larsen`` → ``jan``), found by a range of the ``title_key`` index, at most
         :data:`FIRST_WORD_ROWS` titles read (more: a person's, the safe side, unless the word is a
         page's own name, no person's, and no title read is a person's: a topic, ``Postgres``). What
         :func:`gbrain.sync.merge.another_line` asks of a place that reads as a typo fix otherwise
         (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
         when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
-        when only the new one names a page, no person's). One statement of indexed lookups."""
+        when only the new one names a page, no person's). One statement of indexed lookups, each
+        reading :data:`FIRST_WORD_ROWS` + 1 pages at most (a name hundreds of pages share, ``Index``,
+        is judged by the pages read: a person's among them, else a page's)."""
         k = loose_key(word)
         if not k:
             return ""
 
         def kind(t: str) -> str:  # 2: a person's page, 1: another
-            return f"CASE WHEN lower({t}.type) = 'person' OR {t}.slug_key LIKE 'people/%' OR {t}.slug_key LIKE '%/people/%' THEN 2 ELSE 1 END"
+            return (f"CASE WHEN lower({t}.type) = 'person' OR ({t}.slug_key LIKE '%/people/%' "
+                    f"AND {t}.type = {_folder_type(t)}) THEN 2 ELSE 1 END")
 
-        q = (f"SELECT max(f), sum(n) FROM (SELECT {kind('pages')} AS f, 0 AS n FROM pages WHERE loose_key = ? "
-             f"UNION ALL SELECT {kind('pages')}, 0 FROM pages WHERE title_key = ? "
-             f"UNION ALL SELECT {kind('pages')}, 0 FROM aliases JOIN pages ON pages.id = aliases.page_id WHERE aliases.loose_key = ?")
+        # each exact lookup reads FIRST_WORD_ROWS + 1 pages at most (`Index`, `README`: hundreds of
+        # pages may share a name): a name's first page says it is a page's; of a name more pages
+        # share, the pages read decide whether it is a person's (all of them, where fewer share it)
+        lim = FIRST_WORD_ROWS + 1
+        q = (f"SELECT max(f), sum(n) FROM ("
+             f"SELECT f, 0 AS n FROM (SELECT {kind('pages')} AS f FROM pages WHERE loose_key = ? LIMIT {lim}) e1 "
+             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM pages WHERE title_key = ? LIMIT {lim}) e2 "
+             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM (SELECT page_id FROM aliases WHERE loose_key = ? "
+             f"LIMIT {lim}) a JOIN pages ON pages.id = a.page_id) e3")
         args: tuple = (k, k, k)
         if "-" not in k:
             # a first name: the titles keyed from `k-` up to `k.` (`.` follows `-`), at most
             # FIRST_WORD_ROWS of them read (a word many titles start with, a month's `Jan`, reads
             # as a person's: kept as another line, nothing lost, never a scan of them all)
             q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 1 FROM (SELECT type, slug_key FROM pages "
-                  f"WHERE title_key >= ? AND title_key < ? LIMIT {FIRST_WORD_ROWS + 1}) w")
+                  f"WHERE title_key >= ? AND title_key < ? LIMIT {lim}) w")
             args += (k + "-", k + ".")
         got, first = self.conn.execute(q + ") t", args).fetchone()
         if (first or 0) > FIRST_WORD_ROWS and got != 1:
