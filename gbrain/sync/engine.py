@@ -3421,8 +3421,8 @@ class SyncEngine:
         (``standup (bob)`` → ``standup (rob)``, ``— Jon agreed`` → ``— Jan agreed``: another person
         when both are names; ``met Postgress team`` → ``met Postgres team``: a misspelt name fixed
         when only the new one names a page, no person's). One statement of indexed lookups, each
-        reading :data:`FIRST_WORD_ROWS` + 1 pages at most (a name hundreds of pages share, ``Index``,
-        is judged by the pages read: a person's among them, else a page's)."""
+        reading :data:`FIRST_WORD_ROWS` + 1 pages at most (a name more pages share, ``Index`` of
+        hundreds of ``index.md``, reads as a person's: the safe side, whatever rows were read)."""
         k = loose_key(word)
         if not k:
             return ""
@@ -3435,20 +3435,25 @@ class SyncEngine:
         # pages may share a name): a name's first page says it is a page's; of a name more pages
         # share, the pages read decide whether it is a person's (all of them, where fewer share it)
         lim = FIRST_WORD_ROWS + 1
-        q = (f"SELECT max(f), sum(n) FROM ("
-             f"SELECT f, 0 AS n FROM (SELECT {kind('pages')} AS f FROM pages WHERE loose_key = ? LIMIT {lim}) e1 "
-             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM pages WHERE title_key = ? LIMIT {lim}) e2 "
-             f"UNION ALL SELECT f, 0 FROM (SELECT {kind('pages')} AS f FROM (SELECT page_id FROM aliases WHERE loose_key = ? "
+        q = (f"SELECT max(f), sum(CASE WHEN n = 0 THEN 1 ELSE 0 END), sum(CASE WHEN n = 1 THEN 1 ELSE 0 END), "
+             f"sum(CASE WHEN n = 2 THEN 1 ELSE 0 END), sum(CASE WHEN n = 3 THEN 1 ELSE 0 END) FROM ("
+             f"SELECT f, 1 AS n FROM (SELECT {kind('pages')} AS f FROM pages WHERE loose_key = ? LIMIT {lim}) e1 "
+             f"UNION ALL SELECT f, 2 FROM (SELECT {kind('pages')} AS f FROM pages WHERE title_key = ? LIMIT {lim}) e2 "
+             f"UNION ALL SELECT f, 3 FROM (SELECT {kind('pages')} AS f FROM (SELECT page_id FROM aliases WHERE loose_key = ? "
              f"LIMIT {lim}) a JOIN pages ON pages.id = a.page_id) e3")
         args: tuple = (k, k, k)
         if "-" not in k:
             # a first name: the titles keyed from `k-` up to `k.` (`.` follows `-`), at most
             # FIRST_WORD_ROWS of them read (a word many titles start with, a month's `Jan`, reads
             # as a person's: kept as another line, nothing lost, never a scan of them all)
-            q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 1 FROM (SELECT type, slug_key FROM pages "
+            q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 0 FROM (SELECT type, slug_key FROM pages "
                   f"WHERE title_key >= ? AND title_key < ? LIMIT {lim}) w")
             args += (k + "-", k + ".")
-        got, first = self.conn.execute(q + ") t", args).fetchone()
+        got, first, *exact = self.conn.execute(q + ") t", args).fetchone()
+        if max(n or 0 for n in exact) > FIRST_WORD_ROWS:
+            # (a name more pages share than a lookup reads: which rows it read depends on the
+            # engine's row order, so the answer must not: a person's, the safe side)
+            return PERSON_NAME
         if (first or 0) > FIRST_WORD_ROWS and got != 1:
             # (a page's own name, no person's, and no title read a person's: a topic many titles
             # start with, `Postgres tuning`, is that page's name, never a person's)
