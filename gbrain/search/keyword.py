@@ -281,17 +281,90 @@ _LATIN_UNFOLD = (("ss", "ß"), ("ae", "æ"), ("oe", "œ"), ("th", "þ"), ("l", "
 LATIN_SPELLINGS = 8
 
 
-def _latin_spellings(word: str) -> list[str]:
-    """The spellings of lower-case ASCII ``word`` with one of its letters (or ``ss``, ``ae``…)
-    written as a letter of :data:`_LATIN_UNFOLD` (``lodz`` → ``łodz``, ``strasse`` → ``straße``),
-    at most :data:`LATIN_SPELLINGS`."""
+def _dj_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ASCII ``word`` with each ``dj`` it holds written ``đ`` or left
+    (``djordje`` → ``đorđe``, ``đordje``, ``djorđe``: every mix but the word itself, the word with
+    all of them first), at most :data:`LATIN_SPELLINGS`; ``[]`` for a word without ``dj``. ``dj``
+    is the usual ASCII spelling of South Slavic ``đ`` (*Đorđe* → *Djordje*), which search folds
+    to ``d`` (:data:`~gbrain.page.slugs.LETTER_FOLD`): the fold alone never meets it."""
+    at = [i for i in range(len(word) - 1) if word.startswith("dj", i)]
+    if not at:
+        return []
+    import itertools
+
     out: list[str] = []
+    for pick in itertools.islice(itertools.product(("đ", "dj"), repeat=len(at)), LATIN_SPELLINGS + 1):
+        if "đ" not in pick:
+            continue
+        pieces, pos = [], 0
+        for i, x in zip(at, pick):
+            pieces += [word[pos:i], x]
+            pos = i + 2
+        out.append("".join(pieces) + word[pos:])
+    return out[:LATIN_SPELLINGS]
+
+
+def _latin_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ASCII ``word`` with its ``dj`` written ``đ``
+    (:func:`_dj_spellings`), then with one of its letters (or ``ss``, ``ae``…) written as a
+    letter of :data:`_LATIN_UNFOLD` (``lodz`` → ``łodz``, ``strasse`` → ``straße``), at most
+    :data:`LATIN_SPELLINGS`."""
+    out: list[str] = _dj_spellings(word)
     for a, bs in _LATIN_UNFOLD:
         i = word.find(a)
         while i >= 0:
             out += [word[:i] + x + word[i + len(a):] for x in bs]
             i = word.find(a, i + 1)
     return out[:LATIN_SPELLINGS]
+
+
+_DJ = re.compile("[Dd][Jj]")
+#: an ASCII word of a query (no prefix ``*`` after it)
+_ASCII_WORD = re.compile(r"(?<![^\W_])[A-Za-z0-9]+(?![^\W_]|\*)")
+
+
+def _like_case(typed: str, spelling: str) -> str:
+    """``spelling`` in the case ``typed`` is written in: all capitals, a capital first, or as it is."""
+    if len(typed) > 1 and typed.isupper():
+        return spelling.upper()
+    return spelling[:1].upper() + spelling[1:] if typed[:1].isupper() else spelling
+
+
+def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
+    """``query`` with each word it writes in ASCII with ``dj`` (outside a quoted phrase of
+    several words, and not a prefix ``w*``) that no page or canvas card holds, but some holds in
+    a spelling with ``đ`` (:func:`_dj_spellings`, looked up in one statement: :func:`_held_terms`),
+    written in that spelling, as if typed so (``djordje`` → ``đorđe``: *Đorđe* is found, its
+    snippet marked; ``đ`` folds to ``d``, so ``dorde`` found it and ``djordje`` not); a word some
+    page holds as typed too is followed by that spelling (``djordje đorđe``: a brain writing the
+    name both ways). A phrase of several words is spelled by :func:`phrase_spellings`. A query
+    without ``dj`` is returned at once (one regular-expression search); ``memo``: as in
+    :func:`phrase_spellings`."""
+    if not _DJ.search(query or ""):
+        return query
+    key = ("dj_spelled", query)
+    if memo is not None and key in memo:
+        return memo[key]
+    spans = [m.span(1) for m in _PHRASE.finditer(query) if len(_WORD.findall(m.group(1))) > 1]
+    found = [m for m in _ASCII_WORD.finditer(query) if _DJ.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
+    options = {m.group().lower(): _dj_spellings(m.group().lower()) for m in found}
+    held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
+    out, pos = [], 0
+    for m in found:
+        w = m.group().lower()
+        spelling = next((x for x in options[w] if x in held), None)
+        if spelling is None:
+            continue
+        spelling = _like_case(m.group(), spelling)
+        quoted = m.start() > 0 and query[m.start() - 1] == '"' and query[m.end():m.end() + 1] == '"'
+        both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
+        out += [query[pos:m.start()], both if w in held else spelling]
+        pos = m.end()
+    out.append(query[pos:])
+    answer = "".join(out)
+    if memo is not None:
+        memo[key] = answer
+    return answer
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -357,13 +430,17 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
         opts = [[w] + (_word_spellings(w.lower()) if many and i < NAME_WORDS else []) for i, w in enumerate(words)]
         options.append(opts)
     # (a spelling some page or card holds: its folded word is held too, so those are looked up
-    # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words)
-    folded = list(dict.fromkeys(o[0].lower() for opts in options for o in opts[:NAME_WORDS] if len(o) > 1))[:NAME_WORDS]
+    # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words.
+    # An ASCII word's spelling folds back to it but for ``dj``: ``đorđe`` is held as ``dorde``)
+    def base(word: str, spelling: str) -> str:
+        return fold_letters(spelling) if word.isascii() else word
+
+    folded = list(dict.fromkeys(x for opts in options for o in opts[:NAME_WORDS] if len(o) > 1
+                                for x in (o[0].lower(), *(base(o[0], y) for y in o[1:]))))[:2 * NAME_WORDS]
     known = _held_terms(conn, folded) if folded else set()
     for opts in options:
         for o in opts[:NAME_WORDS]:
-            if o[0].lower() in known:
-                probe.update(dict.fromkeys(o[1:]))
+            probe.update(dict.fromkeys(y for y in o[1:] if base(o[0].lower(), y) in known))
     if not probe:
         return typed
     held = _held_terms(conn, list(probe))
@@ -389,12 +466,14 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
 
 def _held_terms(conn, terms: list[str]) -> set[str]:
     """The words of ``terms`` (lower case) some page or canvas card holds: SQLite a ``MATCH`` of
-    each in ``page_fts`` and ``canvas_fts`` (a term lookup each, one statement a 200), Postgres a
-    ``search_tsv`` / ``tsv`` match of each (GIN; one statement)."""
+    each in ``page_fts`` and ``canvas_fts`` (a term lookup each, one statement a 200; porter reads
+    the term's stem), Postgres a ``search_tsv`` / ``tsv`` match of each in its 'english' and
+    'simple' forms (GIN; one statement: a title's word may be indexed by its 'english' stem only,
+    ``đorđe`` as ``đorđ``)."""
     if not terms:
         return set()
     if is_postgres(conn):
-        one = "plainto_tsquery('simple', gb_fold(v))"
+        one = "(plainto_tsquery('english', gb_fold(v)) || plainto_tsquery('simple', gb_fold(v)))"
         rows = conn.execute(f"SELECT v FROM unnest(?::text[]) AS v WHERE EXISTS (SELECT 1 FROM pages WHERE search_tsv @@ {one}) "
                             f"OR EXISTS (SELECT 1 FROM canvas_cards WHERE tsv @@ {one})", (terms,)).fetchall()
         return {r[0] for r in rows}
@@ -3409,8 +3488,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # precomposed text (unicode61 keeps a combining accent in the token; é and e+◌́ differ), and
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
-    folded = search_form(query)
     facts: dict = {}  # (what the ranking and the canvases read once: whether cards exist, a phrase's spellings)
+    query = dj_spelled(conn, query, facts)  # (``djordje`` as the index spells it: ``đorđe``)
+    folded = search_form(query)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
     only = PageFilter(type, tag, prefix, since)
@@ -3663,6 +3743,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
+    query = dj_spelled(conn, query, facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
