@@ -423,8 +423,11 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
 
     options: list[list[list[str]]] = []
     probe: dict[str, None] = {}
+    stars: list[list[str]] = []
     for m in phrases:
-        words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        raw = [w for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        words = [w.rstrip("*") for w in raw]
+        stars.append(["*" if w.endswith("*") else "" for w in raw])
         many = len(words) > 1 and not any(map(_CJK_RUN.search, words))
         # (the first NAME_WORDS words only: the others' spellings are never looked up)
         opts = [[w] + (_word_spellings(w.lower()) if many and i < NAME_WORDS else []) for i, w in enumerate(words)]
@@ -447,13 +450,13 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
     if not held:
         return typed
     alts: list[list[str]] = []
-    for opts in options:
+    for opts, star in zip(options, stars):
         # (each word's held spellings before its folded one: the first spelling of the phrase has
         # every word as the index holds it, as polytonic Greek changes every word: ``ὁ λόγος``;
-        # the phrase all folded, searched anyway, is left out)
+        # the phrase all folded, searched anyway, is left out; a prefix word keeps its ``*``)
         kept = [[x for x in o[1:] if x in held] + [o[0]] for o in opts]
         spelt = (f for f in itertools.product(*kept) if any(x is not o[0] for x, o in zip(f, opts)))
-        alts.append([" ".join(f) for f in itertools.islice(spelt, PHRASE_SPELLINGS)])
+        alts.append([" ".join(x + st for x, st in zip(f, star)) for f in itertools.islice(spelt, PHRASE_SPELLINGS)])
     out = [typed if typed else text]
     for j in range(max(map(len, alts))):
         pieces, pos = [], 0
@@ -883,22 +886,27 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
     spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
         parts += _terms(text[pos : m.start()])
-        words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        # (a star after the closing quote makes the phrase's last word a prefix, as FTS5 reads it)
+        after = text.startswith("*", m.end())
+        raw = _phrase_words(m.group(1), after)
+        words = [w.rstrip("*") for w in raw]
         if len(words) > 1 and all(_CJK_RUN.fullmatch(w) for w in words):
             parts.append(_cjk_phrase(words))
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
+        elif len(words) == 1:
+            parts.append(_quote(words[0]) + ("*" if raw[0].endswith("*") else ""))
         elif words:
-            forms = [words]
+            forms = [raw]
             for sp in spelled:
-                as_typed = [w.rstrip("*") for w in _WORD.findall(sp[k]) if w.strip("*")] if k < len(sp) else words
-                if len(words) > 1 and len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
+                as_typed = _phrase_words(sp[k], after) if k < len(sp) else raw
+                if len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
                     forms.append(as_typed)
             if len(forms) > 1:
-                parts.append("(" + " OR ".join(_quote(" ".join(f)) for f in forms) + ")")
+                parts.append("(" + " OR ".join(map(_phrase_term, forms)) + ")")
             else:
-                parts.append(_quote(" ".join(words)))
-        pos = m.end()
+                parts.append(_phrase_term(raw))
+        pos = m.end() + after
     parts += _terms(text[pos:].replace('"', " "))
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
@@ -909,6 +917,41 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
     if any(not _is_stop(p) for p in seen):
         seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
     return seen
+
+
+def _phrase_words(inside: str, after: bool = False) -> list[str]:
+    """The words of a quoted phrase's text ``inside``, a prefix word with its ``*`` (``"lodz*
+    fabryczna"``); ``after``: a ``*`` follows the closing quote, so the last word is a prefix."""
+    words = [w for w in _WORD.findall(inside) if w.strip("*")]
+    if after and words and not words[-1].endswith("*"):
+        words[-1] += "*"
+    return words
+
+
+def _phrase_term(words: list[str]) -> str:
+    """The FTS5 term of a phrase of ``words`` (a prefix word ends with ``*``): ``"w1 w2"``, or,
+    with a prefix word, its words' strings joined into one phrase by ``+``, each prefix one
+    followed by ``*`` (``("lodz"* + "fabryczna")``: FTS5 reads a ``*`` inside a string as no
+    syntax, and marks the last token of a string followed by ``*`` a prefix)."""
+    if not any(w.endswith("*") for w in words):
+        return _quote(" ".join(words))
+    return "(" + " + ".join(_quote(w.rstrip("*")) + ("*" if w.endswith("*") else "") for w in words) + ")"
+
+
+_FTS_STRING = re.compile(r'"((?:[^"]|"")*)"(\*?)|( OR )')
+
+
+def _phrase_alternatives(term: str) -> list[str]:
+    """The phrases of an FTS5 term :func:`fts_parts` made of phrases (``("a b" OR "c d")``,
+    ``("lodz"* + "fabryczna")``, ``(("a"* + "b") OR ("c"* + "b"))``), each as its words joined
+    by spaces, a prefix word with its ``*`` (``lodz* fabryczna``), in order."""
+    out: list[list[str]] = [[]]
+    for m in _FTS_STRING.finditer(term):
+        if m.group(3):
+            out.append([])
+        else:
+            out[-1].append(m.group(1).replace('""', '"') + m.group(2))
+    return [" ".join(x) for x in out if x]
 
 
 #: month names and their usual abbreviations (English), as a date written in words names them
@@ -2683,7 +2726,7 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 
 def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
-    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
+    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")`` (a prefix word with its ``*``: ``"lodz* fabryczna"``)
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
     holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
@@ -2695,16 +2738,17 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
     for p in fts_parts(query or "", typed):
-        if p.startswith('("'):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
-            folded, *as_typed = p[2:-2].split('" OR "')
+        if p.startswith("("):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
+            folded, *as_typed = _phrase_alternatives(p)
             split += [(f'"{folded}"', False)] + [(f'"{x}"', True) for x in as_typed]
         else:
             split.append((p, False))
     for p, spelled in split:
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
-        prefix = p.endswith("*")
-        # (the phrase as typed is lowercased only: casefold folds too, ``ß`` → ``ss``)
+        prefix = p.endswith('"*')
+        # (the phrase as typed is lowercased only: casefold folds too, ``ß`` → ``ss``; a phrase's
+        # prefix word keeps its ``*``: ``lodz* fabryczna``)
         text = p[1 : -2 if prefix else -1].lower() if spelled else p[1 : -2 if prefix else -1].casefold()
         date = text in dates
         if date:
@@ -2777,10 +2821,36 @@ _PG_NOT_WORD = "[^[:alnum:]]"
 
 def _phrase_regex(phrase: str) -> str:
     """A Postgres regular expression (``~*``) for ``phrase``'s words (:func:`pg_parts`: letters and
-    digits) next to each other, in order, as whole words, accents folded (:func:`fold_accents`,
-    against the text through ``gb_fold``: :data:`_PG_ALL_TEXT`)."""
-    words = [re.sub(r"([^\w])", r"\\\1", w) for w in fold_accents(phrase).split()]
+    digits) next to each other, in order, as whole words (a prefix word ``w*`` any word beginning
+    so), accents folded (:func:`fold_accents`, against the text through ``gb_fold``: :data:`_PG_ALL_TEXT`)."""
+    words = [re.sub(r"([^\w])", r"\\\1", w.rstrip("*")) + ("[[:alnum:]]*" if w.endswith("*") else "") for w in fold_accents(phrase).split()]
     return f"(^|{_PG_NOT_WORD})" + f"{_PG_NOT_WORD}+".join(words) + f"({_PG_NOT_WORD}|$)"
+
+
+def _pg_phrase_sql(text: str, cfg: str) -> tuple[str, list[str]]:
+    """Postgres: SQL for phrase ``text``'s tsquery in configuration ``cfg``, and its arguments:
+    ``phraseto_tsquery``, or, when a word is a prefix (``lodz* fabryczna``), its words' tsqueries
+    (a prefix one as :data:`_PG_PREFIX_IN`) joined by ``tsquery_phrase`` (``'lodz':* <-> 'fabryczna'``;
+    a stop word 'english' drops leaves no gap: :func:`_pg_phrase_check` reads the text then)."""
+    if "*" not in text:
+        return f"phraseto_tsquery('{cfg}', gb_fold(?))", [text]
+    sql, args = "", []
+    for w in text.split():
+        one = _PG_PREFIX_IN.format(cfg=cfg) if w.endswith("*") else f"plainto_tsquery('{cfg}', gb_fold(?))"
+        sql = f"tsquery_phrase({sql}, {one})" if sql else one
+        args.append(w.rstrip("*"))
+    return sql, args
+
+
+def _pg_part_sql(kind: str, text: str, merged: bool = True) -> tuple[str, list[str]]:
+    """Postgres: SQL for one part's tsquery (:data:`_PG_PART`; a phrase with a prefix word:
+    :func:`_pg_phrase_sql`), and its arguments; ``merged=False``: a word's two forms both kept."""
+    if kind == "phrase" and "*" in text:
+        e, ea = _pg_phrase_sql(text, "english")
+        s_, sa = _pg_phrase_sql(text, "simple")
+        return f"(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM (SELECT {e} AS e, {s_} AS s) AS w)", [*ea, *sa]
+    one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?)))"
+    return one, [text, text]
 
 
 def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tuple[str, list[str]]:
@@ -2791,16 +2861,21 @@ def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tupl
     ``merged=False``: a word's two forms both kept (for ``ts_headline``)."""
     sql, args = [], []
     for kind, text in parts:
-        one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?)))"
+        one, a = _pg_part_sql(kind, text, merged)
         sql.append(one)
-        args += [text, text]
+        args += a
     return "(" + " || ".join(sql) + ")", args
 
 
 def _pg_all_parts(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
     """SQL for the tsquery of pages with every one of ``parts`` (their 'english' forms, ``&&``),
     and its arguments."""
-    return "(" + " && ".join(_PG_ENGLISH[k] for k, _ in parts) + ")", [t for _, t in parts]
+    sql, args = [], []
+    for k, t in parts:
+        one, a = _pg_phrase_sql(t, "english") if k == "phrase" else (_PG_ENGLISH[k], [t])
+        sql.append(one)
+        args += a
+    return "(" + " && ".join(sql) + ")", args
 
 
 def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
@@ -2818,10 +2893,12 @@ def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
         sql.append(f"p.search_tsv @@ {q}")
         args += a
     for t in phrases:
+        e, ea = _pg_phrase_sql(t, "english")
+        s_, sa = _pg_phrase_sql(t, "simple")
         sql.append("(SELECT CASE WHEN numnode(e) = numnode(s) THEN p.search_tsv @@ (e || s) "
                    f"ELSE p.search_tsv @@ s OR (p.search_tsv @@ e AND {_PG_ALL_TEXT} ~* ?) END "
-                   "FROM (SELECT phraseto_tsquery('english', gb_fold(?)) AS e, phraseto_tsquery('simple', gb_fold(?)) AS s) AS w)")
-        args += [_phrase_regex(t), t, t]
+                   f"FROM (SELECT {e} AS e, {s_} AS s) AS w)")
+        args += [_phrase_regex(t), *ea, *sa]
     return " AND (" + " OR ".join(sql) + ")", args
 
 
@@ -2851,14 +2928,16 @@ def _pg_far_phrases(parts: list[tuple[str, str]], osql: str, oargs: list) -> lis
         if kind not in ("phrase", "date") or _CJK_CHAR.search(text):
             continue
         words = text.replace("-", " ") if kind == "date" else text
-        if all(w in STOP_WORDS for w in words.split()):
+        # (a prefix word of a phrase: the GIN condition holds its other words)
+        whole = " ".join(w for w in words.split() if not w.endswith("*"))
+        if all(w in STOP_WORDS for w in whole.split()):
             continue  # ('english' keeps none of them: the tsquery of its words would be empty)
         cfg = "simple" if kind == "date" else "english"
-        q = _PG_PART[kind]
+        q, qa = _pg_part_sql(kind, text)
         sql = (f"ARRAY(SELECT p.id FROM pages p WHERE p.search_tsv @@ plainto_tsquery('{cfg}', gb_fold(?)) "
                f"AND {_PG_FIELD_BYTES} >= {PG_POSITION_BYTES} AND NOT p.search_tsv @@ {q} AND {_PG_ALL_TEXT} ~* ?{osql} "
                f"LIMIT {PG_RANK_BOUND})")
-        out.append((i, sql, [words, text, text, _phrase_regex(words), *oargs]))
+        out.append((i, sql, [whole, *qa, _phrase_regex(words), *oargs]))
     return out
 
 
