@@ -750,6 +750,101 @@ def _starts_word(text: str, m: "re.Match[str]") -> bool:
             or _UNSPACED.match(text, at - 1) is not None or _CJK_CHAR.match(text, at - 1) is not None)
 
 
+@functools.lru_cache(maxsize=1)
+def _marks_class() -> str:
+    """A regular-expression class of the combining marks (categories Mn, Mc, Me) of the BMP: a
+    Devanagari vowel sign or virama, a decomposed accent (made once, ~20 ms)."""
+    out, start = [], None
+    for cp in range(0x10001):
+        m = cp < 0x10000 and not 0xD800 <= cp < 0xE000 and unicodedata.category(chr(cp)).startswith("M")
+        if m and start is None:
+            start = cp
+        elif not m and start is not None:
+            out.append(re.escape(chr(start)) + ("-" + re.escape(chr(cp - 1)) if cp - 1 > start else ""))
+            start = None
+    return "[" + "".join(out) + "]"
+
+
+@functools.lru_cache(maxsize=1)
+def _mark_edges() -> tuple[re.Pattern, re.Pattern]:
+    """``(right, left)``: a mark's end followed by a combining mark and the rest of its word, and
+    a word's letters and marks ending in a combining mark right before a mark's start."""
+    m = _marks_class()
+    wm = rf"(?:[^\W_]|{m})"
+    return (re.compile(rf"{HIT_OFF}({m}{wm}*)"), re.compile(rf"(?<![^\W_\x02\x03])((?:[^\W_]|{m})*{m}){HIT_ON}"))
+
+
+@functools.lru_cache(maxsize=1)
+def _script_marks() -> tuple[re.Pattern, re.Pattern]:
+    """``(mark, word)``: a combining mark other than the diacritics of U+0300–U+036F (a Devanagari
+    vowel sign or virama, a Thai vowel), and a query word (:data:`_WORD`) whose combining marks stay
+    in it."""
+    m = _marks_class()
+    return re.compile(m.replace("\u0300-\u036f", "").replace("\\\u0300-\\\u036f", "")), re.compile(rf"[^\W_](?:[^\W_]|{m})*(?:\*)?|\*")
+
+
+def _pg_word_rx(query: str) -> re.Pattern:
+    """What a word of ``query`` is on Postgres: :data:`_WORD`, or, when ``query`` holds a combining
+    mark of a script (``हिन्दी``), a word with its marks: Postgres' parser reads ``हिन्दी`` as one
+    word, where unicode61 and Python's ``\w`` split it at its vowel signs (``ह न द``, as SQLite indexes it)."""
+    if query.isascii():
+        return _WORD
+    mark, word = _script_marks()
+    return word if mark.search(query) else _WORD
+
+
+@functools.lru_cache(maxsize=64)
+def _apostrophe_words(query: str) -> re.Pattern | None:
+    """A pattern of ``query``'s words written with an apostrophe (``don't``, ``O'Brien``, either
+    ``'`` or ``’``) in a marked text, its marks anywhere in it; None when it has none."""
+    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)+", query or "")
+    if not words:
+        return None
+    opt = f"{HIT_ON}?{HIT_OFF}?"
+    alts = [opt + opt.join(r"['’]" if c in "'’" else re.escape(c) for c in w) + opt for w in sorted(set(words), key=len, reverse=True)]
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])", re.I)
+
+
+
+
+def _mark_at_edge(marked: str) -> bool:
+    """Whether a mark of ``marked`` begins right after a combining mark or ends right before one
+    (a look at each mark's edges, not a scan of the text)."""
+    for sym, off in ((HIT_ON, -1), (HIT_OFF, 1)):
+        i = marked.find(sym)
+        while i >= 0:
+            j = i + off
+            if 0 <= j < len(marked) and unicodedata.category(marked[j])[0] == "M":
+                return True
+            i = marked.find(sym, i + 1)
+    return False
+
+
+def _whole_marks(marked: str, query: str, glued: bool = True) -> str:
+    """``marked`` (text with :data:`HIT_ON`/:data:`HIT_OFF` marks, the engine's or
+    :func:`_mark_words`') with each mark over whole written words: a word of ``query`` written
+    with an apostrophe marked whole (``don't``: the tokenizer reads ``don`` and ``t``, a stop word);
+    a mark ending or beginning inside a word at a combining mark (a Devanagari vowel sign or
+    virama: Python's ``\w`` and unicode61 read them as separators, so ``हिन्दी`` is found as ``ह न द``)
+    widened to the word, marks meeting there one; and, ``glued`` and a query with no CJK text, a
+    mark over a Latin word glued to CJK text (``GoogleでSEOを追跡``: one token for the engines)
+    narrowed to the query's words in it (:func:`_mark_words`: the glued word the index holds).
+    ASCII text without an apostrophe word costs one call."""
+    rx = _apostrophe_words(query)
+    if rx is not None:
+        marked = rx.sub(lambda m: m.group() if HIT_ON not in m.group() and HIT_OFF not in m.group() or m.group().count(HIT_ON) != m.group().count(HIT_OFF)
+                        else HIT_ON + m.group().replace(HIT_ON, "").replace(HIT_OFF, "") + HIT_OFF, marked)
+    if marked.isascii():
+        return marked
+    if _mark_at_edge(marked):
+        right, left = _mark_edges()
+        marked = left.sub(HIT_ON + r"\1", right.sub(r"\1" + HIT_OFF, marked))
+        marked = marked.replace(HIT_OFF + HIT_ON, "")
+    if glued and not _CJK_CHAR.search(query or "") and _GLUED_MARK.search(marked):
+        marked = _GLUED_MARK.sub(lambda m: _mark_words(m.group(1), query, around=0) or m.group(1), marked)
+    return marked
+
+
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
@@ -773,7 +868,9 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
     # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
     prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
+    # (a Latin prefix stops where glued CJK text begins: ``goo*`` marks ``Google`` of ``GoogleでSEO``,
+    # the glued word the index holds, _glued_runs)
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + _PREFIX_REST if w in prefixes else re.escape(w)
                    for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
@@ -812,7 +909,7 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
         parts += [_NOT_SHOWN.sub("", text[pos:x]), HIT_ON, _NOT_SHOWN.sub("", text[x:y]), HIT_OFF]
         pos = y
     parts.append(_NOT_SHOWN.sub("", text[pos:b]))
-    region = "".join(parts)
+    region = _whole_marks("".join(parts), query, glued=False)
     if text.count("%%", 0, a) % 2:
         region = "%%" + region
     if text.count("<!--", 0, a) > text.count("-->", 0, a):
@@ -872,23 +969,24 @@ def fts_query(text: str, typed: "str | Sequence[str] | None" = None) -> str:
     return " OR ".join(fts_parts(text, typed))
 
 
-def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str]:
+def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Pattern = _WORD) -> list[str]:
     """The terms :func:`fts_query` joins with ``OR``, in order, each once (FTS5 strings: a
     quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words.
     ``typed``: the query ``text`` is the :func:`search_form` of, NFKC (:func:`typed_form`), or
     several such spellings of it (:func:`phrase_spellings`: the typed one and those the index
     holds): a quoted phrase its fold changed is searched in each, one term ``("елочные игрушки"
     OR "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase
-    is found by the spellings searched only)."""
+    is found by the spellings searched only). ``rx``: what a word is (:data:`_WORD`; Postgres' parser
+    keeps a word's combining marks in it: :func:`_pg_word_rx`)."""
     parts: list[str] = []
     pos = 0
     spellings = [typed] if isinstance(typed, str) else list(typed or ())
     spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
-        parts += _terms(text[pos : m.start()])
+        parts += _terms(text[pos : m.start()], rx)
         # (a star after the closing quote makes the phrase's last word a prefix, as FTS5 reads it)
         after = text.startswith("*", m.end())
-        raw = _phrase_words(m.group(1), after)
+        raw = _phrase_words(m.group(1), after, rx)
         words = [w.rstrip("*") for w in raw]
         if len(words) > 1 and all(_CJK_RUN.fullmatch(w) for w in words):
             parts.append(_cjk_phrase(words))
@@ -899,7 +997,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
         elif words:
             forms = [raw]
             for sp in spelled:
-                as_typed = _phrase_words(sp[k], after) if k < len(sp) else raw
+                as_typed = _phrase_words(sp[k], after, rx) if k < len(sp) else raw
                 if len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
                     forms.append(as_typed)
             if len(forms) > 1:
@@ -907,7 +1005,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
             else:
                 parts.append(_phrase_term(raw))
         pos = m.end() + after
-    parts += _terms(text[pos:].replace('"', " "))
+    parts += _terms(text[pos:].replace('"', " "), rx)
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
     seen: list[str] = []
@@ -919,10 +1017,10 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
     return seen
 
 
-def _phrase_words(inside: str, after: bool = False) -> list[str]:
+def _phrase_words(inside: str, after: bool = False, rx: re.Pattern = _WORD) -> list[str]:
     """The words of a quoted phrase's text ``inside``, a prefix word with its ``*`` (``"lodz*
     fabryczna"``); ``after``: a ``*`` follows the closing quote, so the last word is a prefix."""
-    words = [w for w in _WORD.findall(inside) if w.strip("*")]
+    words = [w for w in rx.findall(inside) if w.strip("*")]
     if after and words and not words[-1].endswith("*"):
         words[-1] += "*"
     return words
@@ -1017,9 +1115,9 @@ def _is_stop(term: str) -> bool:
     return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
-def _terms(text: str) -> list[str]:
+def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
     out = []
-    for w in _WORD.findall(text):
+    for w in rx.findall(text):
         prefix = w.endswith("*")
         w = w.rstrip("*")
         if not w:
@@ -1053,6 +1151,10 @@ _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 #: the search for one character skips ahead by its character set (3× faster than for the run)
 _CJK_CHAR = re.compile(f"[{_CJK_CHARS}]")
 _CJK_SPLIT = re.compile(f"([{_CJK_CHARS}]+)")
+#: a mark holding CJK text (:func:`_whole_marks`)
+_GLUED_MARK = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*[{_CJK_CHARS}][^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
+#: the rest of a Latin prefix's word: letters and digits, not CJK text glued to it
+_PREFIX_REST = f"[^\W_{_CJK_CHARS}]*"
 
 
 def _cjk_tokens(run: str) -> list[str]:
@@ -1404,12 +1506,12 @@ def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
         len(w) > 3 and w.endswith("s") and (w[:-1] in words or (w.endswith("es") and w[:-2] in words)))
 
 
-def query_words(query: str) -> list[str]:
+def query_words(query: str, rx: re.Pattern = _WORD) -> list[str]:
     """The distinct casefolded words of ``query`` that carry meaning: its words minus
     :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`.
     A word glued to CJK text gives its CJK and other runs (``重跑gen`` → ``重跑``, ``gen``), as
     :func:`fts_parts` reads it."""
-    words = list(dict.fromkeys(x.casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.rstrip("*")
+    words = list(dict.fromkeys(x.casefold() for w in rx.findall((query or "").replace('"', " ")) if w.rstrip("*")
                                for x in _glued_runs(w.rstrip("*"))))
     return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
 
@@ -2737,7 +2839,7 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
     # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
-    for p in fts_parts(query or "", typed):
+    for p in fts_parts(query or "", typed, _pg_word_rx(query or "")):
         if p.startswith("("):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
             folded, *as_typed = _phrase_alternatives(p)
             split += [(f'"{folded}"', False)] + [(f'"{x}"', True) for x in as_typed]
@@ -3015,7 +3117,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     covers' harmonic-mean weight each), the ranked candidates held to the phrases word for word
     (:func:`_pg_phrase_check`); name evidence and its IDF stay per query word, as on SQLite.
     ``facts``: given ``"canvas"`` (:func:`rank`), read by the counts statement."""
-    words = query_words(query)
+    words = query_words(query, _pg_word_rx(query))
     if not words:
         return []
     parts = pg_parts(query, spelled)  # (``spelled``: the query as typed, NFKC: typed_form)
@@ -3633,7 +3735,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
         parts = pg_parts(query, spelled)
-        tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
+        tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query, _pg_word_rx(query)), merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS) if not cjk else -1} THEN "
                f"ts_headline('english', {_PG_HEAD_TEXT}, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
@@ -3643,7 +3745,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
             # (a text holding a letter fold_letters spells in ASCII is marked in Python: the
             # engine's marks miss `Łukasz` found as `lukasz`)
             if r["head"] is not None and HIT_ON in r["head"] and not cjk and not _LETTERS.search(r["head"]):
-                snip[int(r["id"])] = snippet_of(r["head"])
+                snip[int(r["id"])] = snippet_of(_whole_marks(r["head"], query))
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
@@ -3669,8 +3771,8 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         body_of = body or (_body_only(q), math.inf, 1)
         for i, text in _body_rows(conn, body_of, small, marked=True):
             found.add(i)
-            if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above)
-                snip[i] = snippet_of(text)
+            if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above; each mark over whole words: _whole_marks)
+                snip[i] = snippet_of(_whole_marks(text, query))
     if body is not None:
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
@@ -3947,7 +4049,7 @@ def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = N
     in one statement. ``query``: in :func:`search_form`; ``spelled``: as :func:`pg_parts` takes it."""
     parts = pg_parts(query, spelled)
     syntax = _pg_syntax(parts)
-    tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query))
+    tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query, _pg_word_rx(query)))
     if not targs:
         return []
     ones = [_pg_parts_tsquery([p]) for p in parts]
