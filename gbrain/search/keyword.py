@@ -750,13 +750,15 @@ def _starts_word(text: str, m: "re.Match[str]") -> bool:
             or _UNSPACED.match(text, at - 1) is not None or _CJK_CHAR.match(text, at - 1) is not None)
 
 
-@functools.lru_cache(maxsize=1)
-def _marks_class() -> str:
+@functools.lru_cache(maxsize=2)
+def _marks_class(scripts_only: bool = False) -> str:
     """A regular-expression class of the combining marks (categories Mn, Mc, Me) of the BMP: a
-    Devanagari vowel sign or virama, a decomposed accent (made once, ~20 ms)."""
+    Devanagari vowel sign or virama, a decomposed accent (made once, ~20 ms); ``scripts_only``:
+    but the diacritics of U+0300–U+036F (Latin, Greek and Cyrillic accents)."""
     out, start = [], None
     for cp in range(0x10001):
-        m = cp < 0x10000 and not 0xD800 <= cp < 0xE000 and unicodedata.category(chr(cp)).startswith("M")
+        m = (cp < 0x10000 and not 0xD800 <= cp < 0xE000 and not (scripts_only and 0x300 <= cp <= 0x36F)
+             and unicodedata.category(chr(cp)).startswith("M"))
         if m and start is None:
             start = cp
         elif not m and start is not None:
@@ -779,14 +781,13 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
     """``(mark, word)``: a combining mark other than the diacritics of U+0300–U+036F (a Devanagari
     vowel sign or virama, a Thai vowel), and a query word (:data:`_WORD`) whose combining marks stay
     in it."""
-    m = _marks_class()
-    return re.compile(m.replace("\u0300-\u036f", "").replace("\\\u0300-\\\u036f", "")), re.compile(rf"[^\W_](?:[^\W_]|{m})*(?:\*)?|\*")
+    return re.compile(_marks_class(True)), re.compile(rf"[^\W_](?:[^\W_]|{_marks_class()})*(?:\*)?|\*")
 
 
 def _pg_word_rx(query: str) -> re.Pattern:
     """What a word of ``query`` is on Postgres: :data:`_WORD`, or, when ``query`` holds a combining
     mark of a script (``हिन्दी``), a word with its marks: Postgres' parser reads ``हिन्दी`` as one
-    word, where unicode61 and Python's ``\w`` split it at its vowel signs (``ह न द``, as SQLite indexes it)."""
+    word, where unicode61 and Python's ``\\w`` split it at its vowel signs (``ह न द``, as SQLite indexes it)."""
     if query.isascii():
         return _WORD
     mark, word = _script_marks()
@@ -803,8 +804,6 @@ def _apostrophe_words(query: str) -> re.Pattern | None:
     opt = f"{HIT_ON}?{HIT_OFF}?"
     alts = [opt + opt.join(r"['’]" if c in "'’" else re.escape(c) for c in w) + opt for w in sorted(set(words), key=len, reverse=True)]
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])", re.I)
-
-
 
 
 def _mark_at_edge(marked: str) -> bool:
@@ -825,7 +824,7 @@ def _whole_marks(marked: str, query: str, glued: bool = True) -> str:
     :func:`_mark_words`') with each mark over whole written words: a word of ``query`` written
     with an apostrophe marked whole (``don't``: the tokenizer reads ``don`` and ``t``, a stop word);
     a mark ending or beginning inside a word at a combining mark (a Devanagari vowel sign or
-    virama: Python's ``\w`` and unicode61 read them as separators, so ``हिन्दी`` is found as ``ह न द``)
+    virama: Python's ``\\w`` and unicode61 read them as separators, so ``हिन्दी`` is found as ``ह न द``)
     widened to the word, marks meeting there one; and, ``glued`` and a query with no CJK text, a
     mark over a Latin word glued to CJK text (``GoogleでSEOを追跡``: one token for the engines)
     narrowed to the query's words in it (:func:`_mark_words`: the glued word the index holds).
@@ -1154,7 +1153,7 @@ _CJK_SPLIT = re.compile(f"([{_CJK_CHARS}]+)")
 #: a mark holding CJK text (:func:`_whole_marks`)
 _GLUED_MARK = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*[{_CJK_CHARS}][^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
 #: the rest of a Latin prefix's word: letters and digits, not CJK text glued to it
-_PREFIX_REST = f"[^\W_{_CJK_CHARS}]*"
+_PREFIX_REST = rf"[^\W_{_CJK_CHARS}]*"
 
 
 def _cjk_tokens(run: str) -> list[str]:
