@@ -281,17 +281,90 @@ _LATIN_UNFOLD = (("ss", "ß"), ("ae", "æ"), ("oe", "œ"), ("th", "þ"), ("l", "
 LATIN_SPELLINGS = 8
 
 
-def _latin_spellings(word: str) -> list[str]:
-    """The spellings of lower-case ASCII ``word`` with one of its letters (or ``ss``, ``ae``…)
-    written as a letter of :data:`_LATIN_UNFOLD` (``lodz`` → ``łodz``, ``strasse`` → ``straße``),
-    at most :data:`LATIN_SPELLINGS`."""
+def _dj_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ASCII ``word`` with each ``dj`` it holds written ``đ`` or left
+    (``djordje`` → ``đorđe``, ``đordje``, ``djorđe``: every mix but the word itself, the word with
+    all of them first), at most :data:`LATIN_SPELLINGS`; ``[]`` for a word without ``dj``. ``dj``
+    is the usual ASCII spelling of South Slavic ``đ`` (*Đorđe* → *Djordje*), which search folds
+    to ``d`` (:data:`~gbrain.page.slugs.LETTER_FOLD`): the fold alone never meets it."""
+    at = [i for i in range(len(word) - 1) if word.startswith("dj", i)]
+    if not at:
+        return []
+    import itertools
+
     out: list[str] = []
+    for pick in itertools.islice(itertools.product(("đ", "dj"), repeat=len(at)), LATIN_SPELLINGS + 1):
+        if "đ" not in pick:
+            continue
+        pieces, pos = [], 0
+        for i, x in zip(at, pick):
+            pieces += [word[pos:i], x]
+            pos = i + 2
+        out.append("".join(pieces) + word[pos:])
+    return out[:LATIN_SPELLINGS]
+
+
+def _latin_spellings(word: str) -> list[str]:
+    """The spellings of lower-case ASCII ``word`` with its ``dj`` written ``đ``
+    (:func:`_dj_spellings`), then with one of its letters (or ``ss``, ``ae``…) written as a
+    letter of :data:`_LATIN_UNFOLD` (``lodz`` → ``łodz``, ``strasse`` → ``straße``), at most
+    :data:`LATIN_SPELLINGS`."""
+    out: list[str] = _dj_spellings(word)
     for a, bs in _LATIN_UNFOLD:
         i = word.find(a)
         while i >= 0:
             out += [word[:i] + x + word[i + len(a):] for x in bs]
             i = word.find(a, i + 1)
     return out[:LATIN_SPELLINGS]
+
+
+_DJ = re.compile("[Dd][Jj]")
+#: an ASCII word of a query (no prefix ``*`` after it)
+_ASCII_WORD = re.compile(r"(?<![^\W_])[A-Za-z0-9]+(?![^\W_]|\*)")
+
+
+def _like_case(typed: str, spelling: str) -> str:
+    """``spelling`` in the case ``typed`` is written in: all capitals, a capital first, or as it is."""
+    if len(typed) > 1 and typed.isupper():
+        return spelling.upper()
+    return spelling[:1].upper() + spelling[1:] if typed[:1].isupper() else spelling
+
+
+def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
+    """``query`` with each word it writes in ASCII with ``dj`` (outside a quoted phrase of
+    several words, and not a prefix ``w*``) that no page or canvas card holds, but some holds in
+    a spelling with ``đ`` (:func:`_dj_spellings`, looked up in one statement: :func:`_held_terms`),
+    written in that spelling, as if typed so (``djordje`` → ``đorđe``: *Đorđe* is found, its
+    snippet marked; ``đ`` folds to ``d``, so ``dorde`` found it and ``djordje`` not); a word some
+    page holds as typed too is followed by that spelling (``djordje đorđe``: a brain writing the
+    name both ways). A phrase of several words is spelled by :func:`phrase_spellings`. A query
+    without ``dj`` is returned at once (one regular-expression search); ``memo``: as in
+    :func:`phrase_spellings`."""
+    if not _DJ.search(query or ""):
+        return query
+    key = ("dj_spelled", query)
+    if memo is not None and key in memo:
+        return memo[key]
+    spans = [m.span(1) for m in _PHRASE.finditer(query) if len(_WORD.findall(m.group(1))) > 1]
+    found = [m for m in _ASCII_WORD.finditer(query) if _DJ.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
+    options = {m.group().lower(): _dj_spellings(m.group().lower()) for m in found}
+    held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
+    out, pos = [], 0
+    for m in found:
+        w = m.group().lower()
+        spelling = next((x for x in options[w] if x in held), None)
+        if spelling is None:
+            continue
+        spelling = _like_case(m.group(), spelling)
+        quoted = m.start() > 0 and query[m.start() - 1] == '"' and query[m.end():m.end() + 1] == '"'
+        both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
+        out += [query[pos:m.start()], both if w in held else spelling]
+        pos = m.end()
+    out.append(query[pos:])
+    answer = "".join(out)
+    if memo is not None:
+        memo[key] = answer
+    return answer
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -350,33 +423,40 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
 
     options: list[list[list[str]]] = []
     probe: dict[str, None] = {}
+    stars: list[list[str]] = []
     for m in phrases:
-        words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        raw = [w for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        words = [w.rstrip("*") for w in raw]
+        stars.append(["*" if w.endswith("*") else "" for w in raw])
         many = len(words) > 1 and not any(map(_CJK_RUN.search, words))
         # (the first NAME_WORDS words only: the others' spellings are never looked up)
         opts = [[w] + (_word_spellings(w.lower()) if many and i < NAME_WORDS else []) for i, w in enumerate(words)]
         options.append(opts)
     # (a spelling some page or card holds: its folded word is held too, so those are looked up
-    # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words)
-    folded = list(dict.fromkeys(o[0].lower() for opts in options for o in opts[:NAME_WORDS] if len(o) > 1))[:NAME_WORDS]
+    # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words.
+    # An ASCII word's spelling folds back to it but for ``dj``: ``đorđe`` is held as ``dorde``)
+    def base(word: str, spelling: str) -> str:
+        return fold_letters(spelling) if word.isascii() else word
+
+    folded = list(dict.fromkeys(x for opts in options for o in opts[:NAME_WORDS] if len(o) > 1
+                                for x in (o[0].lower(), *(base(o[0], y) for y in o[1:]))))[:2 * NAME_WORDS]
     known = _held_terms(conn, folded) if folded else set()
     for opts in options:
         for o in opts[:NAME_WORDS]:
-            if o[0].lower() in known:
-                probe.update(dict.fromkeys(o[1:]))
+            probe.update(dict.fromkeys(y for y in o[1:] if base(o[0].lower(), y) in known))
     if not probe:
         return typed
     held = _held_terms(conn, list(probe))
     if not held:
         return typed
     alts: list[list[str]] = []
-    for opts in options:
+    for opts, star in zip(options, stars):
         # (each word's held spellings before its folded one: the first spelling of the phrase has
         # every word as the index holds it, as polytonic Greek changes every word: ``ὁ λόγος``;
-        # the phrase all folded, searched anyway, is left out)
+        # the phrase all folded, searched anyway, is left out; a prefix word keeps its ``*``)
         kept = [[x for x in o[1:] if x in held] + [o[0]] for o in opts]
         spelt = (f for f in itertools.product(*kept) if any(x is not o[0] for x, o in zip(f, opts)))
-        alts.append([" ".join(f) for f in itertools.islice(spelt, PHRASE_SPELLINGS)])
+        alts.append([" ".join(x + st for x, st in zip(f, star)) for f in itertools.islice(spelt, PHRASE_SPELLINGS)])
     out = [typed if typed else text]
     for j in range(max(map(len, alts))):
         pieces, pos = [], 0
@@ -389,12 +469,14 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
 
 def _held_terms(conn, terms: list[str]) -> set[str]:
     """The words of ``terms`` (lower case) some page or canvas card holds: SQLite a ``MATCH`` of
-    each in ``page_fts`` and ``canvas_fts`` (a term lookup each, one statement a 200), Postgres a
-    ``search_tsv`` / ``tsv`` match of each (GIN; one statement)."""
+    each in ``page_fts`` and ``canvas_fts`` (a term lookup each, one statement a 200; porter reads
+    the term's stem), Postgres a ``search_tsv`` / ``tsv`` match of each in its 'english' and
+    'simple' forms (GIN; one statement: a title's word may be indexed by its 'english' stem only,
+    ``đorđe`` as ``đorđ``)."""
     if not terms:
         return set()
     if is_postgres(conn):
-        one = "plainto_tsquery('simple', gb_fold(v))"
+        one = "(plainto_tsquery('english', gb_fold(v)) || plainto_tsquery('simple', gb_fold(v)))"
         rows = conn.execute(f"SELECT v FROM unnest(?::text[]) AS v WHERE EXISTS (SELECT 1 FROM pages WHERE search_tsv @@ {one}) "
                             f"OR EXISTS (SELECT 1 FROM canvas_cards WHERE tsv @@ {one})", (terms,)).fetchall()
         return {r[0] for r in rows}
@@ -668,6 +750,100 @@ def _starts_word(text: str, m: "re.Match[str]") -> bool:
             or _UNSPACED.match(text, at - 1) is not None or _CJK_CHAR.match(text, at - 1) is not None)
 
 
+@functools.lru_cache(maxsize=2)
+def _marks_class(scripts_only: bool = False) -> str:
+    """A regular-expression class of the combining marks (categories Mn, Mc, Me) of the BMP: a
+    Devanagari vowel sign or virama, a decomposed accent (made once, ~20 ms); ``scripts_only``:
+    but the diacritics of U+0300–U+036F (Latin, Greek and Cyrillic accents)."""
+    out, start = [], None
+    for cp in range(0x10001):
+        m = (cp < 0x10000 and not 0xD800 <= cp < 0xE000 and not (scripts_only and 0x300 <= cp <= 0x36F)
+             and unicodedata.category(chr(cp)).startswith("M"))
+        if m and start is None:
+            start = cp
+        elif not m and start is not None:
+            out.append(re.escape(chr(start)) + ("-" + re.escape(chr(cp - 1)) if cp - 1 > start else ""))
+            start = None
+    return "[" + "".join(out) + "]"
+
+
+@functools.lru_cache(maxsize=1)
+def _mark_edges() -> tuple[re.Pattern, re.Pattern]:
+    """``(right, left)``: a mark's end followed by a combining mark and the rest of its word, and
+    a word's letters and marks ending in a combining mark right before a mark's start."""
+    m = _marks_class()
+    wm = rf"(?:[^\W_]|{m})"
+    return (re.compile(rf"{HIT_OFF}({m}{wm}*)"), re.compile(rf"(?<![^\W_\x02\x03])((?:[^\W_]|{m})*{m}){HIT_ON}"))
+
+
+@functools.lru_cache(maxsize=1)
+def _script_marks() -> tuple[re.Pattern, re.Pattern]:
+    """``(mark, word)``: a combining mark other than the diacritics of U+0300–U+036F (a Devanagari
+    vowel sign or virama, a Thai vowel), and a query word (:data:`_WORD`) whose combining marks stay
+    in it."""
+    return re.compile(_marks_class(True)), re.compile(rf"[^\W_](?:[^\W_]|{_marks_class()})*(?:\*)?|\*")
+
+
+def _pg_word_rx(query: str) -> re.Pattern:
+    """What a word of ``query`` is on Postgres: :data:`_WORD`, or, when ``query`` holds a combining
+    mark of a script (``हिन्दी``), a word with its marks: Postgres' parser reads ``हिन्दी`` as one
+    word, where unicode61 and Python's ``\\w`` split it at its vowel signs (``ह न द``, as SQLite indexes it)."""
+    if query.isascii():
+        return _WORD
+    mark, word = _script_marks()
+    return word if mark.search(query) else _WORD
+
+
+@functools.lru_cache(maxsize=64)
+def _apostrophe_words(query: str) -> re.Pattern | None:
+    """A pattern of ``query``'s words written with an apostrophe (``don't``, ``O'Brien``, either
+    ``'`` or ``’``) in a marked text, its marks anywhere in it; None when it has none."""
+    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)+", query or "")
+    if not words:
+        return None
+    opt = f"{HIT_ON}?{HIT_OFF}?"
+    alts = [opt + opt.join(r"['’]" if c in "'’" else re.escape(c) for c in w) + opt for w in sorted(set(words), key=len, reverse=True)]
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])", re.I)
+
+
+def _mark_at_edge(marked: str) -> bool:
+    """Whether a mark of ``marked`` begins right after a combining mark or ends right before one
+    (a look at each mark's edges, not a scan of the text)."""
+    for sym, off in ((HIT_ON, -1), (HIT_OFF, 1)):
+        i = marked.find(sym)
+        while i >= 0:
+            j = i + off
+            if 0 <= j < len(marked) and unicodedata.category(marked[j])[0] == "M":
+                return True
+            i = marked.find(sym, i + 1)
+    return False
+
+
+def _whole_marks(marked: str, query: str, glued: bool = True) -> str:
+    """``marked`` (text with :data:`HIT_ON`/:data:`HIT_OFF` marks, the engine's or
+    :func:`_mark_words`') with each mark over whole written words: a word of ``query`` written
+    with an apostrophe marked whole (``don't``: the tokenizer reads ``don`` and ``t``, a stop word);
+    a mark ending or beginning inside a word at a combining mark (a Devanagari vowel sign or
+    virama: Python's ``\\w`` and unicode61 read them as separators, so ``हिन्दी`` is found as ``ह न द``)
+    widened to the word, marks meeting there one; and, ``glued`` and a query with no CJK text, a
+    mark over a Latin word glued to CJK text (``GoogleでSEOを追跡``: one token for the engines)
+    narrowed to the query's words in it (:func:`_mark_words`: the glued word the index holds).
+    ASCII text without an apostrophe word costs one call."""
+    rx = _apostrophe_words(query)
+    if rx is not None:
+        marked = rx.sub(lambda m: m.group() if HIT_ON not in m.group() and HIT_OFF not in m.group() or m.group().count(HIT_ON) != m.group().count(HIT_OFF)
+                        else HIT_ON + m.group().replace(HIT_ON, "").replace(HIT_OFF, "") + HIT_OFF, marked)
+    if marked.isascii():
+        return marked
+    if _mark_at_edge(marked):
+        right, left = _mark_edges()
+        marked = left.sub(HIT_ON + r"\1", right.sub(r"\1" + HIT_OFF, marked))
+        marked = marked.replace(HIT_OFF + HIT_ON, "")
+    if glued and not _CJK_CHAR.search(query or "") and _GLUED_MARK.search(marked):
+        marked = _GLUED_MARK.sub(lambda m: _mark_words(m.group(1), query, around=0) or m.group(1), marked)
+    return marked
+
+
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
@@ -691,7 +867,9 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
                 for x in _glued_runs(fold_accents(w.rstrip("*").casefold()))}
     # (to the word's end as the tokenizer reads one: ``_`` ends it; a CJK run is bigrams, no word)
     prefixes -= {w for w in prefixes if _CJK_RUN.search(w)}
-    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + r"[^\W_]*" if w in prefixes else re.escape(w)
+    # (a Latin prefix stops where glued CJK text begins: ``goo*`` marks ``Google`` of ``GoogleでSEO``,
+    # the glued word the index holds, _glued_runs)
+    alt = "|".join(re.escape(stems[w]) + r"\w*" if w in stems else re.escape(w) + _PREFIX_REST if w in prefixes else re.escape(w)
                    for w in sorted(words, key=len, reverse=True))
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
@@ -730,7 +908,7 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
         parts += [_NOT_SHOWN.sub("", text[pos:x]), HIT_ON, _NOT_SHOWN.sub("", text[x:y]), HIT_OFF]
         pos = y
     parts.append(_NOT_SHOWN.sub("", text[pos:b]))
-    region = "".join(parts)
+    region = _whole_marks("".join(parts), query, glued=False)
     if text.count("%%", 0, a) % 2:
         region = "%%" + region
     if text.count("<!--", 0, a) > text.count("-->", 0, a):
@@ -790,37 +968,43 @@ def fts_query(text: str, typed: "str | Sequence[str] | None" = None) -> str:
     return " OR ".join(fts_parts(text, typed))
 
 
-def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str]:
+def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Pattern = _WORD) -> list[str]:
     """The terms :func:`fts_query` joins with ``OR``, in order, each once (FTS5 strings: a
     quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words.
     ``typed``: the query ``text`` is the :func:`search_form` of, NFKC (:func:`typed_form`), or
     several such spellings of it (:func:`phrase_spellings`: the typed one and those the index
     holds): a quoted phrase its fold changed is searched in each, one term ``("елочные игрушки"
     OR "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase
-    is found by the spellings searched only)."""
+    is found by the spellings searched only). ``rx``: what a word is (:data:`_WORD`; Postgres' parser
+    keeps a word's combining marks in it: :func:`_pg_word_rx`)."""
     parts: list[str] = []
     pos = 0
     spellings = [typed] if isinstance(typed, str) else list(typed or ())
     spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
-        parts += _terms(text[pos : m.start()])
-        words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
+        parts += _terms(text[pos : m.start()], rx)
+        # (a star after the closing quote makes the phrase's last word a prefix, as FTS5 reads it)
+        after = text.startswith("*", m.end())
+        raw = _phrase_words(m.group(1), after, rx)
+        words = [w.rstrip("*") for w in raw]
         if len(words) > 1 and all(_CJK_RUN.fullmatch(w) for w in words):
             parts.append(_cjk_phrase(words))
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
+        elif len(words) == 1:
+            parts.append(_quote(words[0]) + ("*" if raw[0].endswith("*") else ""))
         elif words:
-            forms = [words]
+            forms = [raw]
             for sp in spelled:
-                as_typed = [w.rstrip("*") for w in _WORD.findall(sp[k]) if w.strip("*")] if k < len(sp) else words
-                if len(words) > 1 and len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
+                as_typed = _phrase_words(sp[k], after, rx) if k < len(sp) else raw
+                if len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
                     forms.append(as_typed)
             if len(forms) > 1:
-                parts.append("(" + " OR ".join(_quote(" ".join(f)) for f in forms) + ")")
+                parts.append("(" + " OR ".join(map(_phrase_term, forms)) + ")")
             else:
-                parts.append(_quote(" ".join(words)))
-        pos = m.end()
-    parts += _terms(text[pos:].replace('"', " "))
+                parts.append(_phrase_term(raw))
+        pos = m.end() + after
+    parts += _terms(text[pos:].replace('"', " "), rx)
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
     seen: list[str] = []
@@ -830,6 +1014,41 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None) -> list[str
     if any(not _is_stop(p) for p in seen):
         seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
     return seen
+
+
+def _phrase_words(inside: str, after: bool = False, rx: re.Pattern = _WORD) -> list[str]:
+    """The words of a quoted phrase's text ``inside``, a prefix word with its ``*`` (``"lodz*
+    fabryczna"``); ``after``: a ``*`` follows the closing quote, so the last word is a prefix."""
+    words = [w for w in rx.findall(inside) if w.strip("*")]
+    if after and words and not words[-1].endswith("*"):
+        words[-1] += "*"
+    return words
+
+
+def _phrase_term(words: list[str]) -> str:
+    """The FTS5 term of a phrase of ``words`` (a prefix word ends with ``*``): ``"w1 w2"``, or,
+    with a prefix word, its words' strings joined into one phrase by ``+``, each prefix one
+    followed by ``*`` (``("lodz"* + "fabryczna")``: FTS5 reads a ``*`` inside a string as no
+    syntax, and marks the last token of a string followed by ``*`` a prefix)."""
+    if not any(w.endswith("*") for w in words):
+        return _quote(" ".join(words))
+    return "(" + " + ".join(_quote(w.rstrip("*")) + ("*" if w.endswith("*") else "") for w in words) + ")"
+
+
+_FTS_STRING = re.compile(r'"((?:[^"]|"")*)"(\*?)|( OR )')
+
+
+def _phrase_alternatives(term: str) -> list[str]:
+    """The phrases of an FTS5 term :func:`fts_parts` made of phrases (``("a b" OR "c d")``,
+    ``("lodz"* + "fabryczna")``, ``(("a"* + "b") OR ("c"* + "b"))``), each as its words joined
+    by spaces, a prefix word with its ``*`` (``lodz* fabryczna``), in order."""
+    out: list[list[str]] = [[]]
+    for m in _FTS_STRING.finditer(term):
+        if m.group(3):
+            out.append([])
+        else:
+            out[-1].append(m.group(1).replace('""', '"') + m.group(2))
+    return [" ".join(x) for x in out if x]
 
 
 #: month names and their usual abbreviations (English), as a date written in words names them
@@ -895,9 +1114,9 @@ def _is_stop(term: str) -> bool:
     return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
-def _terms(text: str) -> list[str]:
+def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
     out = []
-    for w in _WORD.findall(text):
+    for w in rx.findall(text):
         prefix = w.endswith("*")
         w = w.rstrip("*")
         if not w:
@@ -931,6 +1150,10 @@ _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 #: the search for one character skips ahead by its character set (3× faster than for the run)
 _CJK_CHAR = re.compile(f"[{_CJK_CHARS}]")
 _CJK_SPLIT = re.compile(f"([{_CJK_CHARS}]+)")
+#: a mark holding CJK text (:func:`_whole_marks`)
+_GLUED_MARK = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*[{_CJK_CHARS}][^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
+#: the rest of a Latin prefix's word: letters and digits, not CJK text glued to it
+_PREFIX_REST = rf"[^\W_{_CJK_CHARS}]*"
 
 
 def _cjk_tokens(run: str) -> list[str]:
@@ -1282,12 +1505,12 @@ def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
         len(w) > 3 and w.endswith("s") and (w[:-1] in words or (w.endswith("es") and w[:-2] in words)))
 
 
-def query_words(query: str) -> list[str]:
+def query_words(query: str, rx: re.Pattern = _WORD) -> list[str]:
     """The distinct casefolded words of ``query`` that carry meaning: its words minus
     :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`.
     A word glued to CJK text gives its CJK and other runs (``重跑gen`` → ``重跑``, ``gen``), as
     :func:`fts_parts` reads it."""
-    words = list(dict.fromkeys(x.casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.rstrip("*")
+    words = list(dict.fromkeys(x.casefold() for w in rx.findall((query or "").replace('"', " ")) if w.rstrip("*")
                                for x in _glued_runs(w.rstrip("*"))))
     return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
 
@@ -2604,7 +2827,7 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 
 def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
-    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
+    most :data:`NAME_WORDS` and as many of its phrases' other spellings: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")`` (a prefix word with its ``*``: ``"lodz* fabryczna"``)
     or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
     holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
@@ -2615,17 +2838,18 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
     # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     split: list[tuple[str, bool]] = []
-    for p in fts_parts(query or "", typed):
-        if p.startswith('("'):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
-            folded, *as_typed = p[2:-2].split('" OR "')
+    for p in fts_parts(query or "", typed, _pg_word_rx(query or "")):
+        if p.startswith("("):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
+            folded, *as_typed = _phrase_alternatives(p)
             split += [(f'"{folded}"', False)] + [(f'"{x}"', True) for x in as_typed]
         else:
             split.append((p, False))
     for p, spelled in split:
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
-        prefix = p.endswith("*")
-        # (the phrase as typed is lowercased only: casefold folds too, ``ß`` → ``ss``)
+        prefix = p.endswith('"*')
+        # (the phrase as typed is lowercased only: casefold folds too, ``ß`` → ``ss``; a phrase's
+        # prefix word keeps its ``*``: ``lodz* fabryczna``)
         text = p[1 : -2 if prefix else -1].lower() if spelled else p[1 : -2 if prefix else -1].casefold()
         date = text in dates
         if date:
@@ -2698,10 +2922,36 @@ _PG_NOT_WORD = "[^[:alnum:]]"
 
 def _phrase_regex(phrase: str) -> str:
     """A Postgres regular expression (``~*``) for ``phrase``'s words (:func:`pg_parts`: letters and
-    digits) next to each other, in order, as whole words, accents folded (:func:`fold_accents`,
-    against the text through ``gb_fold``: :data:`_PG_ALL_TEXT`)."""
-    words = [re.sub(r"([^\w])", r"\\\1", w) for w in fold_accents(phrase).split()]
+    digits) next to each other, in order, as whole words (a prefix word ``w*`` any word beginning
+    so), accents folded (:func:`fold_accents`, against the text through ``gb_fold``: :data:`_PG_ALL_TEXT`)."""
+    words = [re.sub(r"([^\w])", r"\\\1", w.rstrip("*")) + ("[[:alnum:]]*" if w.endswith("*") else "") for w in fold_accents(phrase).split()]
     return f"(^|{_PG_NOT_WORD})" + f"{_PG_NOT_WORD}+".join(words) + f"({_PG_NOT_WORD}|$)"
+
+
+def _pg_phrase_sql(text: str, cfg: str) -> tuple[str, list[str]]:
+    """Postgres: SQL for phrase ``text``'s tsquery in configuration ``cfg``, and its arguments:
+    ``phraseto_tsquery``, or, when a word is a prefix (``lodz* fabryczna``), its words' tsqueries
+    (a prefix one as :data:`_PG_PREFIX_IN`) joined by ``tsquery_phrase`` (``'lodz':* <-> 'fabryczna'``;
+    a stop word 'english' drops leaves no gap: :func:`_pg_phrase_check` reads the text then)."""
+    if "*" not in text:
+        return f"phraseto_tsquery('{cfg}', gb_fold(?))", [text]
+    sql, args = "", []
+    for w in text.split():
+        one = _PG_PREFIX_IN.format(cfg=cfg) if w.endswith("*") else f"plainto_tsquery('{cfg}', gb_fold(?))"
+        sql = f"tsquery_phrase({sql}, {one})" if sql else one
+        args.append(w.rstrip("*"))
+    return sql, args
+
+
+def _pg_part_sql(kind: str, text: str, merged: bool = True) -> tuple[str, list[str]]:
+    """Postgres: SQL for one part's tsquery (:data:`_PG_PART`; a phrase with a prefix word:
+    :func:`_pg_phrase_sql`), and its arguments; ``merged=False``: a word's two forms both kept."""
+    if kind == "phrase" and "*" in text:
+        e, ea = _pg_phrase_sql(text, "english")
+        s_, sa = _pg_phrase_sql(text, "simple")
+        return f"(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM (SELECT {e} AS e, {s_} AS s) AS w)", [*ea, *sa]
+    one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?)))"
+    return one, [text, text]
 
 
 def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tuple[str, list[str]]:
@@ -2712,16 +2962,21 @@ def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tupl
     ``merged=False``: a word's two forms both kept (for ``ts_headline``)."""
     sql, args = [], []
     for kind, text in parts:
-        one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?)))"
+        one, a = _pg_part_sql(kind, text, merged)
         sql.append(one)
-        args += [text, text]
+        args += a
     return "(" + " || ".join(sql) + ")", args
 
 
 def _pg_all_parts(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
     """SQL for the tsquery of pages with every one of ``parts`` (their 'english' forms, ``&&``),
     and its arguments."""
-    return "(" + " && ".join(_PG_ENGLISH[k] for k, _ in parts) + ")", [t for _, t in parts]
+    sql, args = [], []
+    for k, t in parts:
+        one, a = _pg_phrase_sql(t, "english") if k == "phrase" else (_PG_ENGLISH[k], [t])
+        sql.append(one)
+        args += a
+    return "(" + " && ".join(sql) + ")", args
 
 
 def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
@@ -2739,10 +2994,12 @@ def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
         sql.append(f"p.search_tsv @@ {q}")
         args += a
     for t in phrases:
+        e, ea = _pg_phrase_sql(t, "english")
+        s_, sa = _pg_phrase_sql(t, "simple")
         sql.append("(SELECT CASE WHEN numnode(e) = numnode(s) THEN p.search_tsv @@ (e || s) "
                    f"ELSE p.search_tsv @@ s OR (p.search_tsv @@ e AND {_PG_ALL_TEXT} ~* ?) END "
-                   "FROM (SELECT phraseto_tsquery('english', gb_fold(?)) AS e, phraseto_tsquery('simple', gb_fold(?)) AS s) AS w)")
-        args += [_phrase_regex(t), t, t]
+                   f"FROM (SELECT {e} AS e, {s_} AS s) AS w)")
+        args += [_phrase_regex(t), *ea, *sa]
     return " AND (" + " OR ".join(sql) + ")", args
 
 
@@ -2772,14 +3029,16 @@ def _pg_far_phrases(parts: list[tuple[str, str]], osql: str, oargs: list) -> lis
         if kind not in ("phrase", "date") or _CJK_CHAR.search(text):
             continue
         words = text.replace("-", " ") if kind == "date" else text
-        if all(w in STOP_WORDS for w in words.split()):
+        # (a prefix word of a phrase: the GIN condition holds its other words)
+        whole = " ".join(w for w in words.split() if not w.endswith("*"))
+        if all(w in STOP_WORDS for w in whole.split()):
             continue  # ('english' keeps none of them: the tsquery of its words would be empty)
         cfg = "simple" if kind == "date" else "english"
-        q = _PG_PART[kind]
+        q, qa = _pg_part_sql(kind, text)
         sql = (f"ARRAY(SELECT p.id FROM pages p WHERE p.search_tsv @@ plainto_tsquery('{cfg}', gb_fold(?)) "
                f"AND {_PG_FIELD_BYTES} >= {PG_POSITION_BYTES} AND NOT p.search_tsv @@ {q} AND {_PG_ALL_TEXT} ~* ?{osql} "
                f"LIMIT {PG_RANK_BOUND})")
-        out.append((i, sql, [words, text, text, _phrase_regex(words), *oargs]))
+        out.append((i, sql, [whole, *qa, _phrase_regex(words), *oargs]))
     return out
 
 
@@ -2857,7 +3116,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     covers' harmonic-mean weight each), the ranked candidates held to the phrases word for word
     (:func:`_pg_phrase_check`); name evidence and its IDF stay per query word, as on SQLite.
     ``facts``: given ``"canvas"`` (:func:`rank`), read by the counts statement."""
-    words = query_words(query)
+    words = query_words(query, _pg_word_rx(query))
     if not words:
         return []
     parts = pg_parts(query, spelled)  # (``spelled``: the query as typed, NFKC: typed_form)
@@ -3409,8 +3668,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # precomposed text (unicode61 keeps a combining accent in the token; é and e+◌́ differ), and
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
-    folded = search_form(query)
     facts: dict = {}  # (what the ranking and the canvases read once: whether cards exist, a phrase's spellings)
+    query = dj_spelled(conn, query, facts)  # (``djordje`` as the index spells it: ``đorđe``)
+    folded = search_form(query)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
     only = PageFilter(type, tag, prefix, since)
@@ -3474,7 +3734,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
         parts = pg_parts(query, spelled)
-        tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
+        tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query, _pg_word_rx(query)), merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS) if not cjk else -1} THEN "
                f"ts_headline('english', {_PG_HEAD_TEXT}, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
@@ -3484,7 +3744,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
             # (a text holding a letter fold_letters spells in ASCII is marked in Python: the
             # engine's marks miss `Łukasz` found as `lukasz`)
             if r["head"] is not None and HIT_ON in r["head"] and not cjk and not _LETTERS.search(r["head"]):
-                snip[int(r["id"])] = snippet_of(r["head"])
+                snip[int(r["id"])] = snippet_of(_whole_marks(r["head"], query))
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
@@ -3510,8 +3770,8 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         body_of = body or (_body_only(q), math.inf, 1)
         for i, text in _body_rows(conn, body_of, small, marked=True):
             found.add(i)
-            if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above)
-                snip[i] = snippet_of(text)
+            if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above; each mark over whole words: _whole_marks)
+                snip[i] = snippet_of(_whole_marks(text, query))
     if body is not None:
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
@@ -3663,6 +3923,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
+    query = dj_spelled(conn, query, facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
@@ -3787,7 +4048,7 @@ def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = N
     in one statement. ``query``: in :func:`search_form`; ``spelled``: as :func:`pg_parts` takes it."""
     parts = pg_parts(query, spelled)
     syntax = _pg_syntax(parts)
-    tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query))
+    tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query, _pg_word_rx(query)))
     if not targs:
         return []
     ones = [_pg_parts_tsquery([p]) for p in parts]
