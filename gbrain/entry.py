@@ -611,7 +611,7 @@ def run_pipe() -> None:
                 except UnicodeDecodeError as e:
                     raise BadInput(f"bad JSON line {n} of the input: not UTF-8 (byte {e.start})") from e
                 except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
-                    raise BadInput(f"bad JSON line {n} of the input: {e.msg} at column {e.colno}") from e
+                    raise BadInput(f"bad JSON line {n} of the input: {e.msg.removesuffix(' at')} at column {e.colno}") from e  # (json's "… starting at": one "at")
                 if not isinstance(req, dict):
                     raise BadInput("a request must be a JSON object")
                 rid = req.get("id")

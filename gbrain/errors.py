@@ -8,6 +8,7 @@
     │   └── Ambiguous        a short name that matches several pages → exit 1
     ├── Conflict             a write that would lose data      → exit 1
     ├── Damaged              brain.db fails SQLite's integrity check → exit 1 (writes refused)
+    ├── Busy                 another process held the write lock past the wait → exit 1 (nothing written)
     └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
 
 Each class has a ``kind`` (``not_found``, ``ambiguous``, ``bad_input``, …); :func:`error_fields`
@@ -93,6 +94,14 @@ class Damaged(GBrainError):
     may still get out what is readable (``gbrain export``)."""
 
     kind = "damaged"
+
+
+class Busy(GBrainError):
+    """Another process held the brain's write lock all the while this one waited for it
+    (``storage.db.WRITE_WAIT_S``): nothing was written; running it again later may work (a
+    script's retry). Exit code 1."""
+
+    kind = "busy"
 
 
 class BadInput(GBrainError):

@@ -893,3 +893,24 @@ def test_import_text_report_names_the_skipped_paths_with_their_reasons(tmp_path,
     assert r.returncode == 0 and "Not read in the folder: 12 (12 symlinks)" in out, out
     assert "  link.md: symlink (not followed)" in out and "  s00.md: symlink (not followed)" in out, out
     assert "  s09.md: symlink" not in out and "  … and 2 more (--json lists 12)" in out, out
+
+
+@pytest.mark.engine_free
+def test_import_reports_progress_after_each_commit_not_only_each_window(tmp_path, monkeypatch):
+    """Trial 62 (a cron job's import logging to a file): the plain progress line promised every
+    10 s came first after 27 s on a loaded machine, since progress was reported once per window
+    of ``WINDOW`` (2,000) files read and parsed together. It is now reported after each commit
+    of ``BATCH`` files too, rising, the window's end last."""
+    import gbrain.sync.importer as importer
+
+    monkeypatch.setattr(importer, "BATCH", 5)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(20):
+        (tree / f"note-{i}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    seen = []
+    with Brain.open(tmp_path / "p.db") as b:
+        rep = import_tree(b, tree, on_progress=lambda done, total: seen.append((done, total)))
+    assert rep["ok"], rep["problems"]
+    assert seen[-1] == (20, 20) and all(t == 20 for _, t in seen), seen
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and len({d for d, _ in seen if d < 20}) >= 3, seen

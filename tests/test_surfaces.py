@@ -209,6 +209,17 @@ def test_pipe_names_the_line_a_bad_json_request_is_on(fixture_db):
     assert out[2]["error"].startswith("bad JSON line 4 of the input: not UTF-8"), out[2]
 
 
+def test_pipe_bad_json_message_says_at_once(fixture_db):
+    """Trial 62: a request cut inside a string was answered `Unterminated string starting at at
+    column 16`: json's own message ends with "at" for the errors that name where a thing
+    starts (an unterminated string, a control character), and `at column N` was added again."""
+    data = b'{"id": 1, "tool": "brain_st\n{"id": 2, "tool": "brain_stats", "x": "a\tb"}\n'
+    r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert [o["error"] for o in out] == ["bad JSON line 1 of the input: Unterminated string starting at column 19",
+                                         "bad JSON line 2 of the input: Invalid control character at column 41"], out
+
+
 def test_pipe_errors_carry_what_call_prints(fixture_db):
     """Trial of agents writing through the CLI: ``pipe`` said ``did you mean`` only inside the
     message; its error objects now hold the fields ``call`` prints (``suggestions`` too), for an

@@ -1568,6 +1568,40 @@ def test_a_write_through_gbrain_that_lands_during_a_sync_is_no_mismatch(tmp_path
     brain.close()
 
 
+def test_a_page_made_through_gbrain_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
+    """Trial 62 (a cron job's `put`s while another cron job ran `gbrain sync DIR`): a page the
+    round had not written to the folder, created or changed by another writer after the round
+    read the brain, made the sync's check say "1 path(s) in the DB are not on disk", exit 1,
+    `written_during` empty; only a file that differed was excused (README: such a write is no
+    mismatch). It is now named in `written_during`, not in `missing_on_disk`, and the next round
+    writes it."""
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    assert eng.sync()["ok"]
+    real = SyncEngine._run
+
+    def with_a_new_page_meanwhile(self, *a, **k):
+        out = real(self, *a, **k)
+        other = Brain.open(db_path)  # another process's connection: the cron job's
+        try:
+            other.put("notes/cron", "# Cron\n\nmade during the sync\n")
+        finally:
+            other.close()
+        return out
+
+    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
+    monkeypatch.setattr(SyncEngine, "_run", with_a_new_page_meanwhile)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    assert rep["written_during"] == ["notes/cron.md"] and "notes/cron.md" not in rep["missing_on_disk"], rep
+    monkeypatch.setattr(SyncEngine, "_run", real)
+    rep = eng.sync()  # the next round writes it
+    assert rep["ok"] and rep["written_during"] == [] and (brain_tree / "notes/cron.md").read_text() == "# Cron\n\nmade during the sync\n"
+    eng.close()
+    brain.close()
+
+
 def test_a_note_deleted_while_the_sync_reads_it_is_no_failure(tmp_path, brain_tree, db_path, monkeypatch):
     # trial7, N1: a note the user deleted (or moved away) between sync's listing and its read
     # made the report say "1 path(s) could not be read … vanished while being read" and sync

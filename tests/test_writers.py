@@ -56,3 +56,30 @@ def test_four_writer_processes_outwait_a_write_lock_held_past_the_busy_timeout(t
     tags = json.loads(gbrain("tags", "people/ana", "--json", "--db", str(db)).stdout)
     tags = tags["items"] if isinstance(tags, dict) else tags
     assert {f"w{w}-{i}" for w in range(4) for i in range(5)} <= set(tags)
+
+
+def test_a_write_that_outwaits_the_wait_says_the_brain_is_busy(tmp_path, monkeypatch):
+    """Trial 62 (a cron job's `put` while another process held the write lock past
+    ``db.WRITE_WAIT_S``): it failed, after the wait, with ``database error on …: database is
+    locked``, kind ``error``. It now says the brain is busy, that nothing was written and to run
+    it again, with kind ``busy`` (exit 1) for a script to retry on."""
+    from conftest import gbrain_in_process
+
+    db = tmp_path / "brain.db"
+    r = gbrain("put", "people/ana", "--db", str(db), input="# Ana\n\nA person.\n")
+    assert r.returncode == 0, r.stderr
+    monkeypatch.setattr(dbmod, "WRITE_WAIT_S", 0.2)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "600"], env=env, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        r = gbrain_in_process("--db", str(db), "put", "people/ana", "--json", input="# Ana\n\nChanged.\n")
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    assert out["kind"] == "busy" and out["exit_code"] == 1, out
+    assert "is busy" in out["error"] and "nothing was written" in out["error"] and "locked" not in out["error"].split(";")[0], out
+    assert r.stderr.decode().startswith("error: ") and r.stderr.decode().count("\n") == 1, r.stderr
+    assert gbrain("get", "people/ana", "--db", str(db)).stdout == b"# Ana\n\nA person.\n"

@@ -2869,6 +2869,14 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
         problem = _file_quick_check(p)
         if problem:
             return Damaged(f"{p} is damaged (SQLite: {msg}; {problem}); writes are refused; {recovery_advice(p)}")
+    if ("database is locked" in low or "database is busy" in low) and not is_url(str(p)) and not disk_full(p):
+        from ..errors import Busy
+
+        # begin_write waited WRITE_WAIT_S for another process's write transaction (trial 62: it
+        # said only "database error on …: database is locked", kind error)
+        return Busy(f"the brain {p} is busy: another process holds its write lock and kept it all the while this one waited "
+                    f"(up to {WRITE_WAIT_S:.0f} s: a long import, sync or copy, or a stuck process; `fuser -v {cmd_arg(p)}` lists "
+                    f"the processes that have it open); nothing was written (SQLite: {msg}); run it again when that one is done")
     if "disk is full" in low or "database or disk is full" in low:
         return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
     if ("readonly" in low or "read-only" in low or "disk i/o error" in low) and not is_url(str(p)) and disk_full(p):
