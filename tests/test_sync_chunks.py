@@ -96,8 +96,11 @@ def _spy(eng: SyncEngine, other: Brain, seen: list, monkeypatch, fail_at: int | 
 
 
 def _same(rep: dict) -> dict:
-    """What a chunked and an unchunked sync of one storm must report alike."""
+    """What a chunked and an unchunked sync of one storm must report alike: ``changed.imported``
+    in the same order too (the chunks' paths were listed first, then the full sync's: the report's
+    shape told a chunked sync apart)."""
     return {
+        "imported_order": rep["changed"]["imported"],
         "counts": rep["counts"], "exit_code": rep["exit_code"], "ok": rep["ok"], "files_seen": rep["files_seen"],
         "comparison": rep["comparison"], "warning_count": rep["warning_count"],
         "moved": sorted((m["from"], m["to"]) for m in rep["moved"]),

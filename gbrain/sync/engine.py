@@ -312,6 +312,14 @@ class Outcome:
     #: commit between the round's read and its write transaction), both ends of such a move: not
     #: a mismatch (:meth:`SyncEngine.verify_paths`); watch runs them again
     deferred: list[str] = field(default_factory=list)
+    #: where each path of ``imported`` stands in a round's order, so the rounds of one sync (a
+    #: pre-pass's chunks, then the full sync) list them as one round over all their paths does
+    #: (:func:`_one_round_order`): ``(0, i)`` before the round's plain imports (moves, revived
+    #: pages: the i-th), ``(1, sidecar, path)`` a plain import (pages before ``.raw`` sidecars, each
+    #: by path), ``(2, kept, both, path)`` a merge (written before kept in the brain only, a stale
+    #: save's before a both-changed one's, each by path), ``(3, i)`` a round run after it
+    #: (:meth:`SyncEngine._then_both`); a path missing is ``(0, i)``
+    import_rank: dict[str, tuple] = field(default_factory=dict)
 
     def own_moves(self) -> list[tuple[str, str]]:
         """``moved`` but the moves that only followed another folder's rename (``followed``)."""
@@ -587,6 +595,20 @@ def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outc
     out.moved.append((p, tp))
     out.followed.append((p, tp))
     out.both_moved.append(tp)
+
+
+def _one_round_order(outs: list[Outcome]) -> list[str]:
+    """The paths the rounds ``outs`` imported (in the order they ran: a pre-pass's chunks, then
+    the full sync), each once, in the order one round over all their paths lists them
+    (:attr:`Outcome.import_rank`): a chunked sync's ``changed.imported`` is a one-transaction
+    sync's, not the chunks' paths first."""
+    keys: dict[str, tuple] = {}
+    for n, o in enumerate(outs):
+        for i, p in enumerate(o.imported):
+            if p not in keys:
+                r = o.import_rank.get(p, (0, i))
+                keys[p] = r if r[0] in (1, 2) else (r[0], n, *r[1:])
+    return sorted(keys, key=keys.__getitem__)
 
 
 def _add_outcome(out: Outcome, more: Outcome) -> None:
@@ -1752,6 +1774,7 @@ class SyncEngine:
             total = Outcome()
             for o in [*chunked, out]:
                 _add_outcome(total, o)
+            total.imported = _one_round_order([*chunked, out])  # (not the chunks' paths first)
             out = total
         if first:
             self._tool_copies_found(out, [t[0] for t in stats])
@@ -1921,7 +1944,9 @@ class SyncEngine:
         conflict), its outcome added to ``out``."""
         if not out.both_moved:
             return out
-        _add_outcome(out, self.reconcile(paths=out.both_moved))
+        more = self.reconcile(paths=out.both_moved)
+        more.import_rank = {p: (3, i) for i, p in enumerate(more.imported)}  # (after the first round's, as it ran)
+        _add_outcome(out, more)
         return out
 
     # ---- the core -----------------------------------------------------------------
@@ -2389,6 +2414,9 @@ class SyncEngine:
                 out.exported.append(dst)
                 out.disk_hashes[dst] = f.hash
                 self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
+            for i, q in enumerate(out.imported):  # (a chunked sync's report lists them as one round: _one_round_order)
+                out.import_rank.setdefault(q, (0, i))
+            to_merge_first = set(to_merge)
             # a page before its .raw sidecar (people/.raw/x.json sorts before people/x.md): the
             # sidecar's rows need the page, which would be imported after it with a warning
             for p in sorted(to_import, key=lambda q: page_slug_for_sidecar(q) is not None) + [p for p, k in conflicts if k not in ("deleted-on-disk",) + _KEEP_BRAIN]:
@@ -2399,6 +2427,7 @@ class SyncEngine:
                         continue
                 if p in to_import:
                     out.imported.append(p)
+                    out.import_rank[p] = (1, page_slug_for_sidecar(p) is not None, p)
                     self._log(("~ " if p in S else "+ ") + f"{p} → db")
                     if p not in S and p not in B and db.get(p) is None and not moves_only:
                         self._note_created(p, disk[p])
@@ -2413,6 +2442,7 @@ class SyncEngine:
                 if not self._save_then_merge(p, disk[p], merges[p][0], f, p in stale, out):
                     continue
                 out.imported.append(p)
+                out.import_rank[p] = (2, False, p not in to_merge_first, p)
                 out.exported.append(p)
                 out.merged.append(p)
                 out.disk_hashes[p] = f.hash
@@ -2425,6 +2455,7 @@ class SyncEngine:
                     continue
                 self._record(p, disk[p], disk[p].hash)  # the file's bytes stay its base: the merge is written later
                 out.imported.append(p)
+                out.import_rank[p] = (2, True, p not in to_merge_first, p)
                 out.merged.append(p)
                 self._log(f"~ merged {p} in the brain: changed in the folder and in the brain; the edits do not overlap "
                           f"(the folder refuses writes: the file keeps your version until it can be written)")
