@@ -522,3 +522,53 @@ def test_a_ctrl_c_whose_files_left_cannot_be_counted_is_still_the_interrupt(db_p
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("where", ["python", "sql_function"])
+def test_a_ctrl_c_in_the_full_sync_after_chunks_says_the_chunks_kept_and_the_files_left(db_path, tmp_path, monkeypatch, where):
+    """A Ctrl-C in the full sync that follows the pre-pass's chunks (the first chunk's edits, left
+    to it, not yet committed) said only ``interrupted``: the chunks committed are kept all the
+    same, so it says what a Ctrl-C between chunks says (exit 130, one line, the files left: the
+    full sync's transaction rolled back); also when it lands inside a gbrain SQL function (SQLite
+    makes it an error). The next sync completes."""
+    from gbrain.storage import origin
+
+    if where == "sql_function" and str(db_path).startswith("postgres"):
+        pytest.skip("a Ctrl-C landing inside one of gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    full = [False]
+    real_run, real_field = SyncEngine._run, origin.sql_field
+
+    def run(self, *a, **kw):
+        if kw.get("full"):
+            full[0] = True
+            if where == "python":
+                raise KeyboardInterrupt()
+        return real_run(self, *a, **kw)
+
+    def field(i):
+        if full[0]:  # the full sync's transaction: Ctrl-C lands inside the SQL function
+            full[0] = False
+            raise KeyboardInterrupt()
+        return real_field(i)
+
+    monkeypatch.setattr(SyncEngine, "_run", run)
+    monkeypatch.setattr(origin, "sql_field", field)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    kept = -(-(NOTES - CHUNK) // CHUNK)  # the edits past the first chunk, CHUNK a chunk
+    assert r.returncode == 130 and lines == [f"interrupted: the {kept} chunk(s) this sync committed are kept; "
+                                              f"{CHUNK} files left for the next sync (run it again to go on)"], (r.returncode, lines)
+    monkeypatch.setattr(SyncEngine, "_run", real_run)
+    monkeypatch.setattr(origin, "sql_field", real_field)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["imported"] == CHUNK, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

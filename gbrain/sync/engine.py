@@ -1633,24 +1633,53 @@ class SyncEngine:
         after the pre-pass (:meth:`chunk_prepass`) when :attr:`chunk` is set: the tree's renames
         and plain in-place edits committed in chunks, so other writers wait about a chunk, not the
         whole sync. The report is the one a single transaction gives (the chunks' outcomes
-        counted in). A Ctrl-C (KeyboardInterrupt) in the pre-pass after a chunk committed says
-        how many files are left for the next sync (``said``) and is raised again. A sync stopped
-        (interrupted, failed) after chunks that found conflicts names them (:meth:`_say_chunk_conflicts`):
-        committed, the next sync reports them no more."""
+        counted in). A Ctrl-C (KeyboardInterrupt) after a chunk committed, in the pre-pass or in
+        the full sync after it, says the chunks are kept and how many files are left for the next
+        sync (:meth:`_say_interrupted`; ``said``) and is raised again; so is one that landed
+        inside a gbrain SQL function (SQLite made it an error: ``db.raise_interrupt``). A sync
+        stopped (interrupted, failed) after chunks that found conflicts names them
+        (:meth:`_say_chunk_conflicts`): committed, the next sync reports them no more."""
+        import sqlite3
+
+        from ..storage.db import raise_interrupt
+
         with blobs.confined(self.root):
             done: list[Outcome] = []
             try:
-                if self.chunk > 0 and self.chunk_outs is None:
-                    try:
-                        self._sync_chunks()
-                    finally:
-                        done = list(self.chunk_outs or ())
-                return self._sync()
+                try:
+                    if self.chunk > 0 and self.chunk_outs is None:
+                        try:
+                            self._sync_chunks()
+                        finally:
+                            done = list(self.chunk_outs or ())
+                    return self._sync()
+                except sqlite3.Error as e:
+                    raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
+                    raise
+            except KeyboardInterrupt as e:
+                if done:
+                    self._say_interrupted(e, len(done))
+                self._say_chunk_conflicts(done)
+                raise
             except BaseException:
                 self._say_chunk_conflicts(done)
                 raise
             finally:
                 self.chunk_outs = None
+
+    def _say_interrupted(self, e: KeyboardInterrupt, chunks: int) -> None:
+        """Say (``say_now``) that a sync interrupted (``e``: Ctrl-C, SIGTERM's ``Terminated``) after
+        ``chunks`` committed chunks keeps them, and how many files the next sync takes
+        (:meth:`files_left`; ``the rest`` when that cannot be counted); mark ``e`` said (the
+        command line's own ``interrupted`` would say it again: entry.py)."""
+        try:
+            left = self.files_left()
+        except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
+            left = None
+        count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
+        self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {chunks:,} chunk(s) this sync committed are kept; "
+                     f"{count} left for the next sync (run it again to go on)")
+        e.said = True
 
     def _say_chunk_conflicts(self, outs: list[Outcome]) -> None:
         """Say (``say_now``) the conflicts the committed chunks ``outs`` of a sync that then stopped
@@ -1671,27 +1700,7 @@ class SyncEngine:
             self.reconcile(part)
             return True
 
-        import sqlite3
-
-        from ..storage.db import raise_interrupt
-
-        try:
-            try:
-                self.chunk_prepass(self.chunk, run, whole_on_mass=True)
-            except sqlite3.Error as e:
-                raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
-                raise
-        except KeyboardInterrupt as e:
-            if self.chunk_outs:
-                try:
-                    left = self.files_left()
-                except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
-                    left = None
-                count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
-                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
-                           f"{count} left for the next sync (run it again to go on)")
-                e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
-            raise
+        self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
 
     def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
