@@ -572,3 +572,39 @@ def test_a_ctrl_c_in_the_full_sync_after_chunks_says_the_chunks_kept_and_the_fil
         assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("error", ["database or disk is full", "disk I/O error", "database is locked"])
+def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_are_kept(db_path, tmp_path, monkeypatch, error):
+    """A full disk or an I/O error in the full sync that follows the pre-pass's chunks (raised as
+    the brain's connection raises it, as the stopped-sync test does) said only that the unfinished
+    write was rolled back: the chunks committed before it are kept, and the next sync goes on from
+    them; the one line says so, as the busy brain's does (which said it with no count), exit 1 as before."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    real_run = SyncEngine._run
+
+    def run(self, *a, **kw):
+        if kw.get("full"):
+            raise sqlite3.OperationalError(error)
+        return real_run(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_run", run)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    kept = -(-(NOTES - CHUNK) // CHUNK)
+    assert r.returncode == 1 and len(lines) == 1, (r.returncode, lines)
+    assert "rolled back" in lines[0] and f"the {kept} chunk(s) this sync committed before it are kept and the next sync goes on from them" in lines[0], lines
+    assert {"database or disk is full": "is full (SQLite: database or disk is full); the unfinished write was rolled back",
+            "disk I/O error": "disk I/O error on ", "database is locked": "the brain is busy (database is locked)"}[error] in lines[0], lines
+    monkeypatch.setattr(SyncEngine, "_run", real_run)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["imported"] == CHUNK, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+

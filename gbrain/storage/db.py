@@ -2768,12 +2768,13 @@ def cut_short(p: Path | str) -> str:
     return f" (cut short: {size:,} of the {want:,} bytes its header counts)" if 0 < size < want else ""
 
 
-def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False) -> GBrainError:
+def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False, kept: str = "") -> GBrainError:
     """One clear line (a :class:`GBrainError`) for a SQLite error on database ``p``: damaged
     file (with how to recover), full disk, read-only file or mount, I/O error; the rest as is.
     ``wrote`` says whether the failing call was a write (its transaction was rolled back);
     ``opening`` that it came while opening the brain (a damaged file then has nothing readable:
-    the advice is a rebuild or a backup, not an export)."""
+    the advice is a rebuild or a backup, not an export); ``kept``: what the command committed
+    before the write rolled back, said after it (a chunked sync's chunks: ``operations/sync.py``)."""
     from ..errors import Damaged
 
     msg = one_line(e)
@@ -2786,7 +2787,7 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
     low = msg.lower()
     if "newer than this gbrain" in low:  # the v28 guard: a process older than the brain's schema
         return GBrainError(f"{p}: {one_line(str(e).split('CONTEXT:')[0], 400)}")  # (Postgres' CONTEXT: the trigger's name)
-    rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
+    rolled = "; the unfinished write was rolled back (nothing half-written)" + (f"; {kept}" if kept else "") if wrote else ""
     # gbrain writes only valid UTF-8 as TEXT (other bytes are blobs): text that does not decode is damage
     if "malformed" in low or "not a database" in low or "corrupt" in low or "could not decode to utf-8" in low:
         if opening:

@@ -717,6 +717,8 @@ class SyncEngine:
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
         #: a whole-tree scan the next :meth:`sync` may take instead of its own (:meth:`hand_scan`)
         self.prescan: tuple | None = None
+        #: the chunks :meth:`sync`'s pre-pass committed before the sync stopped (failed, interrupted): kept
+        self.chunks_kept = 0
         #: paths per transaction of the pre-pass :meth:`sync` runs (:meth:`chunk_prepass`; 0: none,
         #: one transaction; ``gbrain sync`` sets :func:`chunk_size` of ``GBRAIN_SYNC_CHUNK``)
         self.chunk = 0
@@ -1643,6 +1645,7 @@ class SyncEngine:
 
         from ..storage.db import raise_interrupt
 
+        self.chunks_kept = 0
         with blobs.confined(self.root):
             done: list[Outcome] = []
             try:
@@ -1657,11 +1660,13 @@ class SyncEngine:
                     raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
                     raise
             except KeyboardInterrupt as e:
+                self.chunks_kept = len(done)
                 if done:
                     self._say_interrupted(e, len(done))
                 self._say_chunk_conflicts(done)
                 raise
             except BaseException:
+                self.chunks_kept = len(done)  # (the caller's line on the failure says them: operations/sync.py)
                 self._say_chunk_conflicts(done)
                 raise
             finally:
