@@ -608,3 +608,51 @@ def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_a
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
 
+
+@pytest.mark.sqlite_only("gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
+@pytest.mark.parametrize("left_by", ["handler", "swallowed"])
+def test_an_interrupt_remembered_and_handled_elsewhere_is_not_a_later_sql_functions_failure(db_path, tmp_path, monkeypatch, left_by):
+    """The interrupt remembered for ``db.raise_interrupt`` (entry's SIGINT handler notes every
+    Ctrl-C, ``db.note_interrupt``; a SQL function's wrapper one raised inside it) stayed
+    remembered when the KeyboardInterrupt went elsewhere: raised in plain Python code and handled
+    there (``handler``), or turned by SQLite into an error some code caught and dropped
+    (``swallowed``). A later genuine failure of a gbrain SQL function in the same process then
+    came out as that interrupt: exit 130, ``interrupted``, the error lost. Each call of a SQL
+    function forgets an older one: exit 1, the database error."""
+    import signal
+
+    from gbrain import entry
+    from gbrain.storage import db as dbmod, origin
+
+    real_field = origin.sql_field
+    with Brain.open(db_path) as b:
+        b.put("a", "# A\n")
+        if left_by == "handler":
+            old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            try:
+                entry._terminate_as_interrupt()
+                with pytest.raises(KeyboardInterrupt):  # a Ctrl-C in plain Python code, handled by its caller
+                    signal.raise_signal(signal.SIGINT)
+            finally:
+                for s, h in old.items():
+                    signal.signal(s, h)
+        else:
+            def field(i):
+                raise KeyboardInterrupt()
+
+            monkeypatch.setattr(origin, "sql_field", field)  # (a connection takes the function when it opens)
+            with Brain.open(db_path) as b2, pytest.raises(sqlite3.Error):  # caught and dropped by its caller
+                b2.put("a", "# A\n\nagain\n")
+            monkeypatch.setattr(origin, "sql_field", real_field)
+
+    def broken(i):
+        raise ValueError("a genuine failure")
+
+    monkeypatch.setattr(origin, "sql_field", broken)
+    try:
+        r = gbrain_in_process("put", "a", "--db", str(db_path), input=b"# A\n\nthird\n")
+    finally:
+        dbmod._sql_interrupt.clear()
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "user-defined function raised exception" in err and "interrupted" not in err, (r.returncode, err)

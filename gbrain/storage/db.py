@@ -2996,10 +2996,16 @@ _UDF_RAISED = "user-defined function raised exception"
 
 
 def _interruptible(fn: Callable) -> Callable:
-    """``fn`` as a SQL function that remembers a KeyboardInterrupt raised inside it (:data:`_sql_interrupt`)."""
+    """``fn`` as a SQL function that remembers a KeyboardInterrupt raised inside it (:data:`_sql_interrupt`),
+    and forgets an older one as it begins: that one's statement ended (a function that raises ends
+    it), so it went elsewhere, raised in plain Python code and handled there or its error caught
+    and dropped, and would turn this call's genuine failure into an interrupt (one taken at this
+    call's first instruction, before the ``try``, stays: :func:`note_interrupt`)."""
 
     def call(*a):
         try:
+            if _sql_interrupt:
+                _sql_interrupt.clear()
             return fn(*a)
         except KeyboardInterrupt as e:
             _sql_interrupt[:] = [e]
