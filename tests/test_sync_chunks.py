@@ -656,3 +656,43 @@ def test_an_interrupt_remembered_and_handled_elsewhere_is_not_a_later_sql_functi
         dbmod._sql_interrupt.clear()
     err = r.stderr.decode()
     assert r.returncode == 1 and "user-defined function raised exception" in err and "interrupted" not in err, (r.returncode, err)
+
+
+def test_a_ctrl_c_after_a_chunks_commit_before_its_round_returned_counts_that_chunk(db_path, tmp_path, monkeypatch):
+    """The killed-sync test's SIGINT case on Postgres under load: the signal sent once a chunk's
+    commit was visible landed in that chunk's round after its commit, before the round returned
+    (its end, ``_finish``), so the chunk was not counted: the first chunk gave the resumable line
+    with no count, a later one a count one short. A round that committed is a chunk kept."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds = [0]
+    real_rec, real_finish = SyncEngine.reconcile, SyncEngine._finish
+
+    def rec(self, *a, **kw):
+        rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def finish(self, *a, **kw):
+        if rounds[0] == 2:  # the second chunk committed: Ctrl-C before its round returns
+            rounds[0] += 100
+            raise KeyboardInterrupt()
+        return real_finish(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(SyncEngine, "_finish", finish)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    left = NOTES - 2 * CHUNK
+    assert r.returncode == 130 and lines == [f"interrupted: the 2 chunk(s) this sync committed are kept; {left} files left for the next sync (run it again to go on)"], \
+        (r.returncode, lines)
+    monkeypatch.setattr(SyncEngine, "reconcile", real_rec)
+    monkeypatch.setattr(SyncEngine, "_finish", real_finish)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["imported"] == left, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

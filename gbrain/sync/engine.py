@@ -719,6 +719,8 @@ class SyncEngine:
         self.prescan: tuple | None = None
         #: the chunks :meth:`sync`'s pre-pass committed before the sync stopped (failed, interrupted): kept
         self.chunks_kept = 0
+        #: the outcome of the round :meth:`_run` is running (or ran last): :meth:`reconcile`'s
+        self._round_out: Outcome | None = None
         #: paths per transaction of the pre-pass :meth:`sync` runs (:meth:`chunk_prepass`; 0: none,
         #: one transaction; ``gbrain sync`` sets :func:`chunk_size` of ``GBRAIN_SYNC_CHUNK``)
         self.chunk = 0
@@ -1860,12 +1862,19 @@ class SyncEngine:
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
                   maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
-        """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
+        """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``).
+        A pre-pass's chunk (:attr:`chunk_outs`) stopped after its transaction committed (a Ctrl-C
+        before the round returned) is a chunk kept all the same: its outcome is listed."""
         outs, self.chunk_outs = self.chunk_outs, None  # (a round's own reconcile, _then_both's, is no chunk of its own)
+        self._round_out, commits = None, self.brain.commits
         try:
             with blobs.confined(self.root):
                 out = self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                                       maybe_moved=maybe_moved, moves_only=moves_only)
+        except BaseException:
+            if outs is not None and self._round_out is not None and self.brain.commits != commits:
+                outs.append(self._round_out)  # (committed: the interrupted line counts it, its conflicts are said)
+            raise
         finally:
             self.chunk_outs = outs
         if outs is not None:
@@ -1993,6 +2002,7 @@ class SyncEngine:
         acts on only as the old path of a move (``maybe_moved`` of :meth:`reconcile`);
         ``moves_only``: see :meth:`reconcile`."""
         out = Outcome()
+        self._round_out = out  # (a chunk stopped after its commit: reconcile lists it)
         if settled_hashes:
             out.disk_hashes.update(settled_hashes)
         if db is None:
