@@ -182,10 +182,19 @@ def _sync(b, a, ctx):
             if rl["links"]:
                 r["renamed_links"] = rl
         return r
-    except sqlite3.OperationalError as e:
-        if "locked" not in str(e) and "busy" not in str(e):
-            raise
-        raise GBrainError(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back (chunks committed before it are kept) and the files written are complete; run the sync again") from e
+    except sqlite3.Error as e:
+        # the pre-pass's chunks (SyncEngine.chunk_prepass) committed before the failing write stay: said, as the next sync goes on from them
+        kept = f"the {eng.chunks_kept:,} chunk(s) this sync committed before it are kept and the next sync goes on from them" if eng.chunks_kept else ""
+        if isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+            raise GBrainError(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
+                              "and the files written are complete; run the sync again") from e
+        if kept:
+            from ..storage.db import db_error
+
+            err = db_error(e, b.path, kept=kept)  # (a full disk, an I/O error: the line registry's would be, the chunks said)
+            if kept in str(err) and err.kind != "damaged":
+                raise err from e
+        raise
     finally:
         eng.close()
 

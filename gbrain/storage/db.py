@@ -2838,12 +2838,13 @@ def cut_short(p: Path | str) -> str:
     return f" (cut short: {size:,} of the {want:,} bytes its header counts)" if 0 < size < want else ""
 
 
-def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False) -> GBrainError:
+def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False, kept: str = "") -> GBrainError:
     """One clear line (a :class:`GBrainError`) for a SQLite error on database ``p``: damaged
     file (with how to recover), full disk, read-only file or mount, I/O error; the rest as is.
     ``wrote`` says whether the failing call was a write (its transaction was rolled back);
     ``opening`` that it came while opening the brain (a damaged file then has nothing readable:
-    the advice is a rebuild or a backup, not an export)."""
+    the advice is a rebuild or a backup, not an export); ``kept``: what the command committed
+    before the write rolled back, said after it (a chunked sync's chunks: ``operations/sync.py``)."""
     from ..errors import Damaged
 
     msg = one_line(e)
@@ -2856,7 +2857,7 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
     low = msg.lower()
     if "newer than this gbrain" in low:  # the v28 guard: a process older than the brain's schema
         return GBrainError(f"{p}: {one_line(str(e).split('CONTEXT:')[0], 400)}")  # (Postgres' CONTEXT: the trigger's name)
-    rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
+    rolled = "; the unfinished write was rolled back (nothing half-written)" + (f"; {kept}" if kept else "") if wrote else ""
     # gbrain writes only valid UTF-8 as TEXT (other bytes are blobs): text that does not decode is damage
     if "malformed" in low or "not a database" in low or "corrupt" in low or "could not decode to utf-8" in low:
         if opening:
@@ -3073,10 +3074,16 @@ _UDF_RAISED = "user-defined function raised exception"
 
 
 def _interruptible(fn: Callable) -> Callable:
-    """``fn`` as a SQL function that remembers a KeyboardInterrupt raised inside it (:data:`_sql_interrupt`)."""
+    """``fn`` as a SQL function that remembers a KeyboardInterrupt raised inside it (:data:`_sql_interrupt`),
+    and forgets an older one as it begins: that one's statement ended (a function that raises ends
+    it), so it went elsewhere, raised in plain Python code and handled there or its error caught
+    and dropped, and would turn this call's genuine failure into an interrupt (one taken at this
+    call's first instruction, before the ``try``, stays: :func:`note_interrupt`)."""
 
     def call(*a):
         try:
+            if _sql_interrupt:
+                _sql_interrupt.clear()
             return fn(*a)
         except KeyboardInterrupt as e:
             _sql_interrupt[:] = [e]

@@ -322,6 +322,14 @@ class Outcome:
     #: commit between the round's read and its write transaction), both ends of such a move: not
     #: a mismatch (:meth:`SyncEngine.verify_paths`); watch runs them again
     deferred: list[str] = field(default_factory=list)
+    #: where each path of ``imported`` stands in a round's order, so the rounds of one sync (a
+    #: pre-pass's chunks, then the full sync) list them as one round over all their paths does
+    #: (:func:`_one_round_order`): ``(0, i)`` before the round's plain imports (moves, revived
+    #: pages: the i-th), ``(1, sidecar, path)`` a plain import (pages before ``.raw`` sidecars, each
+    #: by path), ``(2, kept, both, path)`` a merge (written before kept in the brain only, a stale
+    #: save's before a both-changed one's, each by path), ``(3, i)`` a round run after it
+    #: (:meth:`SyncEngine._then_both`); a path missing is ``(0, i)``
+    import_rank: dict[str, tuple] = field(default_factory=dict)
 
     def own_moves(self) -> list[tuple[str, str]]:
         """``moved`` but the moves that only followed another folder's rename (``followed``)."""
@@ -599,6 +607,20 @@ def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outc
     out.both_moved.append(tp)
 
 
+def _one_round_order(outs: list[Outcome]) -> list[str]:
+    """The paths the rounds ``outs`` imported (in the order they ran: a pre-pass's chunks, then
+    the full sync), each once, in the order one round over all their paths lists them
+    (:attr:`Outcome.import_rank`): a chunked sync's ``changed.imported`` is a one-transaction
+    sync's, not the chunks' paths first."""
+    keys: dict[str, tuple] = {}
+    for n, o in enumerate(outs):
+        for i, p in enumerate(o.imported):
+            if p not in keys:
+                r = o.import_rank.get(p, (0, i))
+                keys[p] = r if r[0] in (1, 2) else (r[0], n, *r[1:])
+    return sorted(keys, key=keys.__getitem__)
+
+
 def _add_outcome(out: Outcome, more: Outcome) -> None:
     """Add ``more`` (a later round's outcome) to ``out``, in place: each list's new items after
     its own (an item both hold once), each dict updated."""
@@ -705,6 +727,10 @@ class SyncEngine:
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
         #: a whole-tree scan the next :meth:`sync` may take instead of its own (:meth:`hand_scan`)
         self.prescan: tuple | None = None
+        #: the chunks :meth:`sync`'s pre-pass committed before the sync stopped (failed, interrupted): kept
+        self.chunks_kept = 0
+        #: the outcome of the round :meth:`_run` is running (or ran last): :meth:`reconcile`'s
+        self._round_out: Outcome | None = None
         #: paths per transaction of the pre-pass :meth:`sync` runs (:meth:`chunk_prepass`; 0: none,
         #: one transaction; ``gbrain sync`` sets :func:`chunk_size` of ``GBRAIN_SYNC_CHUNK``)
         self.chunk = 0
@@ -1621,24 +1647,56 @@ class SyncEngine:
         after the pre-pass (:meth:`chunk_prepass`) when :attr:`chunk` is set: the tree's renames
         and plain in-place edits committed in chunks, so other writers wait about a chunk, not the
         whole sync. The report is the one a single transaction gives (the chunks' outcomes
-        counted in). A Ctrl-C (KeyboardInterrupt) in the pre-pass after a chunk committed says
-        how many files are left for the next sync (``said``) and is raised again. A sync stopped
-        (interrupted, failed) after chunks that found conflicts names them (:meth:`_say_chunk_conflicts`):
-        committed, the next sync reports them no more."""
+        counted in). A Ctrl-C (KeyboardInterrupt) after a chunk committed, in the pre-pass or in
+        the full sync after it, says the chunks are kept and how many files are left for the next
+        sync (:meth:`_say_interrupted`; ``said``) and is raised again; so is one that landed
+        inside a gbrain SQL function (SQLite made it an error: ``db.raise_interrupt``). A sync
+        stopped (interrupted, failed) after chunks that found conflicts names them
+        (:meth:`_say_chunk_conflicts`): committed, the next sync reports them no more."""
+        import sqlite3
+
+        from ..storage.db import raise_interrupt
+
+        self.chunks_kept = 0
         with blobs.confined(self.root):
             done: list[Outcome] = []
             try:
-                if self.chunk > 0 and self.chunk_outs is None:
-                    try:
-                        self._sync_chunks()
-                    finally:
-                        done = list(self.chunk_outs or ())
-                return self._sync()
+                try:
+                    if self.chunk > 0 and self.chunk_outs is None:
+                        try:
+                            self._sync_chunks()
+                        finally:
+                            done = list(self.chunk_outs or ())
+                    return self._sync()
+                except sqlite3.Error as e:
+                    raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
+                    raise
+            except KeyboardInterrupt as e:
+                self.chunks_kept = len(done)
+                if done:
+                    self._say_interrupted(e, len(done))
+                self._say_chunk_conflicts(done)
+                raise
             except BaseException:
+                self.chunks_kept = len(done)  # (the caller's line on the failure says them: operations/sync.py)
                 self._say_chunk_conflicts(done)
                 raise
             finally:
                 self.chunk_outs = None
+
+    def _say_interrupted(self, e: KeyboardInterrupt, chunks: int) -> None:
+        """Say (``say_now``) that a sync interrupted (``e``: Ctrl-C, SIGTERM's ``Terminated``) after
+        ``chunks`` committed chunks keeps them, and how many files the next sync takes
+        (:meth:`files_left`; ``the rest`` when that cannot be counted); mark ``e`` said (the
+        command line's own ``interrupted`` would say it again: entry.py)."""
+        try:
+            left = self.files_left()
+        except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
+            left = None
+        count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
+        self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {chunks:,} chunk(s) this sync committed are kept; "
+                     f"{count} left for the next sync (run it again to go on)")
+        e.said = True
 
     def _say_chunk_conflicts(self, outs: list[Outcome]) -> None:
         """Say (``say_now``) the conflicts the committed chunks ``outs`` of a sync that then stopped
@@ -1659,27 +1717,7 @@ class SyncEngine:
             self.reconcile(part)
             return True
 
-        import sqlite3
-
-        from ..storage.db import raise_interrupt
-
-        try:
-            try:
-                self.chunk_prepass(self.chunk, run, whole_on_mass=True)
-            except sqlite3.Error as e:
-                raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
-                raise
-        except KeyboardInterrupt as e:
-            if self.chunk_outs:
-                try:
-                    left = self.files_left()
-                except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
-                    left = None
-                count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
-                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
-                           f"{count} left for the next sync (run it again to go on)")
-                e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
-            raise
+        self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
 
     def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
@@ -1762,6 +1800,7 @@ class SyncEngine:
             total = Outcome()
             for o in [*chunked, out]:
                 _add_outcome(total, o)
+            total.imported = _one_round_order([*chunked, out])  # (not the chunks' paths first)
             out = total
         if first:
             self._tool_copies_found(out, [t[0] for t in stats])
@@ -1833,12 +1872,19 @@ class SyncEngine:
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
                   maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
-        """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
+        """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``).
+        A pre-pass's chunk (:attr:`chunk_outs`) stopped after its transaction committed (a Ctrl-C
+        before the round returned) is a chunk kept all the same: its outcome is listed."""
         outs, self.chunk_outs = self.chunk_outs, None  # (a round's own reconcile, _then_both's, is no chunk of its own)
+        self._round_out, commits = None, self.brain.commits
         try:
             with blobs.confined(self.root):
                 out = self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                                       maybe_moved=maybe_moved, moves_only=moves_only)
+        except BaseException:
+            if outs is not None and self._round_out is not None and self.brain.commits != commits:
+                outs.append(self._round_out)  # (committed: the interrupted line counts it, its conflicts are said)
+            raise
         finally:
             self.chunk_outs = outs
         if outs is not None:
@@ -1931,7 +1977,9 @@ class SyncEngine:
         conflict), its outcome added to ``out``."""
         if not out.both_moved:
             return out
-        _add_outcome(out, self.reconcile(paths=out.both_moved))
+        more = self.reconcile(paths=out.both_moved)
+        more.import_rank = {p: (3, i) for i, p in enumerate(more.imported)}  # (after the first round's, as it ran)
+        _add_outcome(out, more)
         return out
 
     # ---- the core -----------------------------------------------------------------
@@ -1964,6 +2012,7 @@ class SyncEngine:
         acts on only as the old path of a move (``maybe_moved`` of :meth:`reconcile`);
         ``moves_only``: see :meth:`reconcile`."""
         out = Outcome()
+        self._round_out = out  # (a chunk stopped after its commit: reconcile lists it)
         if settled_hashes:
             out.disk_hashes.update(settled_hashes)
         if db is None:
@@ -2399,6 +2448,9 @@ class SyncEngine:
                 out.exported.append(dst)
                 out.disk_hashes[dst] = f.hash
                 self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
+            for i, q in enumerate(out.imported):  # (a chunked sync's report lists them as one round: _one_round_order)
+                out.import_rank.setdefault(q, (0, i))
+            to_merge_first = set(to_merge)
             # a page before its .raw sidecar (people/.raw/x.json sorts before people/x.md): the
             # sidecar's rows need the page, which would be imported after it with a warning
             for p in sorted(to_import, key=lambda q: page_slug_for_sidecar(q) is not None) + [p for p, k in conflicts if k not in ("deleted-on-disk",) + _KEEP_BRAIN]:
@@ -2409,6 +2461,7 @@ class SyncEngine:
                         continue
                 if p in to_import:
                     out.imported.append(p)
+                    out.import_rank[p] = (1, page_slug_for_sidecar(p) is not None, p)
                     self._log(("~ " if p in S else "+ ") + f"{p} → db")
                     if p not in S and p not in B and db.get(p) is None and not moves_only:
                         self._note_created(p, disk[p])
@@ -2423,6 +2476,7 @@ class SyncEngine:
                 if not self._save_then_merge(p, disk[p], merges[p][0], f, p in stale, out):
                     continue
                 out.imported.append(p)
+                out.import_rank[p] = (2, False, p not in to_merge_first, p)
                 out.exported.append(p)
                 out.merged.append(p)
                 out.disk_hashes[p] = f.hash
@@ -2435,6 +2489,7 @@ class SyncEngine:
                     continue
                 self._record(p, disk[p], disk[p].hash)  # the file's bytes stay its base: the merge is written later
                 out.imported.append(p)
+                out.import_rank[p] = (2, True, p not in to_merge_first, p)
                 out.merged.append(p)
                 self._log(f"~ merged {p} in the brain: changed in the folder and in the brain; the edits do not overlap "
                           f"(the folder refuses writes: the file keeps your version until it can be written)")
