@@ -210,3 +210,74 @@ def test_an_upgraded_brain_gets_file_names_and_edn_journal_formats(tmp_path, db_
         # (the journal keeps the title Logseq's default format gives: titles follow the defaults)
         assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
         assert fresh_import_differences(b) == {}
+
+
+# ---- review (session 51): reader forms, a journal's H1, the upgrade under property_syntax logseq --
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text", [
+    r'{:x \u0041 :file/name-format :triple-lowbar}',  # a character literal is one token: \u0041, \o101
+    r'{:x \o101 :file/name-format :triple-lowbar}',
+    r'{:x [\a \newline \space] :file/name-format :triple-lowbar}',
+    '#_{:file/name-format :legacy}\n{:file/name-format :triple-lowbar}',  # a discarded map is not the config's
+    '#_ #_ {:a 1} {:b 2} {:file/name-format :triple-lowbar',  # (unclosed: the text ends it)
+])
+def test_odd_reader_forms_keep_the_settings(text):
+    assert name_format(text) == "triple-lowbar"
+
+
+@pytest.mark.engine_free
+def test_a_journal_is_named_by_its_day_before_an_opening_h1():
+    """Logseq names ``journals/2026_11_28.md`` by its file (``get-page-name``: ``title::``, then
+    the file name, then the first heading), which it reads as the day (``convert-page-if-journal``,
+    logseq/logseq deps/graph-parser/src/logseq/graph_parser/block.cljs): an opening H1 is no title."""
+    text = "# Meeting notes\n\n- agenda\n"
+    assert parse_page(text, "journals/2026_11_28.md", property_syntax="logseq").title == "Nov 28th, 2026"
+    assert parse_page(text, "g/journals/2026_11_28.md", property_syntax="logseq").title == "Nov 28th, 2026"
+    assert parse_page("title:: Kickoff\n\n" + text, "journals/2026_11_28.md", property_syntax="logseq").title == "Kickoff"
+    assert parse_page(text, "journals/2026_11_28.md", property_syntax="dataview").title == "Meeting notes"  # a vault's
+    assert parse_page(text, "journals/notes.md", property_syntax="logseq").title == "Meeting notes"  # no day: as before
+
+
+def test_a_graphs_journal_with_an_h1_is_found_by_its_day(tmp_path, db_path):
+    graph = {**GRAPH, "journals/2026_11_27.md": "# Meeting notes\n\n- agenda\n",
+             "pages/Plan.md": "- see [[Nov 27th, 2026]] and [[Meeting notes]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        assert _titles(b)["journals/2026_11_27"] == "Nov 27th, 2026"
+        assert _to(b, "pages/Plan") == {"Nov 27th, 2026": "journals/2026_11_27", "Meeting notes": None}
+        b.save_page("journals/2026_11_26.md", "# Other meeting\n")
+        assert _titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("setting", ["logseq", "auto"])
+def test_an_upgraded_brain_gets_journal_days_and_edn_formats(tmp_path, db_path, monkeypatch, setting):
+    """A brain made before v73 / pg_v78: a journal titled by its opening H1 is titled by its day on
+    open; under config ``property_syntax logseq`` too (every ``journals/`` page is a graph's
+    there), and there the journal links of a graph whose formats the EDN reading changes are
+    resolved again as well: equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.page import markdown
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    graph = {"logseq/config.edn": '{:hidden [";; x"] :journal/page-title-format "dd.MM.yyyy"}\n',
+             "journals/2026_11_28.md": "# Meeting notes\n\n- agenda\n",
+             "journals/2026_11_30.md": "- [[28.11.2026]] and [[Meeting notes]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        if setting == "logseq":
+            b.set_config("property_syntax", "logseq")
+        monkeypatch.setattr(journals, "formats", dbmod._line_formats)  # the old reading: a ';' in a string hid the setting
+        monkeypatch.setattr(markdown, "journal_name", lambda path: None)  # the old page model: the H1 titled a journal
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        with b.transaction():
+            _rewind(b.conn, pg._logseq_file_names, dbmod._m73_logseq_file_names)
+        assert _titles(b)["journals/2026_11_28"] == "Meeting notes"
+        assert _to(b, "journals/2026_11_30") == {"28.11.2026": None, "Meeting notes": "journals/2026_11_28"}
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:
+        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Meeting notes": None}
+        assert fresh_import_differences(b) == {}

@@ -234,7 +234,7 @@ def _targets(b, slug):
 @pytest.mark.parametrize("path, text, title", [
     ("journals/2026_11_28.md", "- standup\n", "Nov 28th, 2026"),
     ("notes/graph/journals/2026_01_02.md", "- a\n", "Jan 2nd, 2026"),
-    ("journals/2026_11_28.md", "# Big day\n- a\n", "Big day"),  # a title the page gives wins
+    ("journals/2026_11_28.md", "# Big day\n- a\n", "Nov 28th, 2026"),  # Logseq names it by its file, never an H1
     ("journals/2026_11_28.md", "title:: Launch\n- a\n", "Launch"),
     ("pages/2026_11_28.md", "- a\n", "2026_11_28"),  # not in a journals folder
     ("journals/2026_02_30.md", "- a\n", "2026_02_30"),  # no day
@@ -243,7 +243,8 @@ def _targets(b, slug):
 def test_a_journal_is_titled_as_logseq_shows_it(path, text, title):
     """A Logseq journal was titled by its file name (``2026_11_28``: ``list``, search hits) where
     Logseq shows ``Nov 28th, 2026``: a page in a ``journals`` folder whose name is a day in Logseq's
-    default file-name format, with no title of its own, gets the title Logseq's default format gives."""
+    default file-name format, with no ``title::`` of its own, gets the title Logseq's default format
+    gives (an opening H1 is none: Logseq's ``get-page-name`` takes the file name before a heading)."""
     p = parse_page(text, path)
     assert p.render() == text
     assert p.title == title

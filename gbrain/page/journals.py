@@ -45,10 +45,11 @@ def formats(config_text: str) -> tuple[str, str]:
 
 
 #: EDN's tokens as :func:`_top_map` reads them: a string (an unclosed one runs to the end), a
-#: regex literal ``#"…"`` (Clojure's, one form), a comment, a character literal, ``#_`` (discard
+#: regex literal ``#"…"`` (Clojure's, one form), a comment, a character literal (its character
+#: and the token after it, to a delimiter: ``\a``, ``\newline``, ``\u0041``, ``\o101``), ``#_`` (discard
 #: the next form), ``#{`` / a delimiter, blanks and commas, any other atom (a keyword, symbol,
 #: number, a ``#tag`` or ``#?`` reader conditional prefixing the next form)
-_EDN_TOKEN_RE = re.compile(r'#?"(?:[^"\\]|\\.)*"?|;[^\n]*|\\(?:[A-Za-z]+|.)|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
+_EDN_TOKEN_RE = re.compile(r'#?"(?:[^"\\]|\\.)*"?|;[^\n]*|\\.[^\s,;"{}\[\]()\\]*|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
 
 
 def _top_map(config_text: str) -> list:
@@ -58,13 +59,14 @@ def _top_map(config_text: str) -> list:
     text, an unmatched closer is skipped). An explicit stack: no recursion on deep nesting."""
     stack: list[tuple[str, list, list]] = [("", [], [])]  # (opener, items, pending prefixes)
 
-    def emit(form) -> None:
+    def emit(form) -> bool:
         items, prefixes = stack[-1][1], stack[-1][2]
         while prefixes:
             if prefixes.pop() == "#_":
-                return  # a discarded form
+                return False  # a discarded form (a discarded top map is not the config's)
             # (a #tag prefix: the tagged form stands for the pair)
         items.append(form)
+        return True
 
     for m in _EDN_TOKEN_RE.finditer(config_text):
         tok = m.group(0)
@@ -75,8 +77,7 @@ def _top_map(config_text: str) -> list:
         elif tok in ("}", "]", ")"):
             if len(stack) > 1:
                 opener, items, _ = stack.pop()
-                emit((opener, items))
-                if opener == "{" and len(stack) == 1:
+                if emit((opener, items)) and opener == "{" and len(stack) == 1:
                     return items
         elif tok == "#_" or (tok[0] == "#" and len(tok) > 1 and tok[1] != '"'):
             stack[-1][2].append(tok)
@@ -84,9 +85,8 @@ def _top_map(config_text: str) -> list:
             emit(tok)
     while len(stack) > 1:  # unclosed: the text ends them
         opener, items, _ = stack.pop()
-        if opener == "{" and len(stack) == 1:
+        if emit((opener, items)) and opener == "{" and len(stack) == 1:
             return items
-        emit((opener, items))
     return []
 
 

@@ -2134,10 +2134,11 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
                property_syntax: str = "auto") -> Page:
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
-    Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
-    H1 that opens the body (:func:`opening_h1`), else a Logseq journal's day as Logseq shows it
-    (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``, in a page read as a
-    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else, for a
+    Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else a
+    Logseq journal's day as Logseq shows it (:func:`journal_name`: ``journals/2026_11_28.md`` is
+    ``Nov 28th, 2026``, in a page read as a Logseq graph's, :func:`reads_logseq_properties`: an
+    Obsidian vault's ``journals/`` has none; before an opening H1, as Logseq names a journal by its
+    file), else an H1 that opens the body (:func:`opening_h1`), else, for a
     page of a Logseq graph's ``pages/`` folder (``property_syntax`` ``logseq:FORMAT``, :func:`page_property_syntax`),
     the name Logseq reads from its file name (:func:`logseq_page_name`: ``Project___Alpha.md`` is
     ``Project/Alpha``; before the opening H1, which never titles such a page: Logseq names a page
@@ -2210,11 +2211,13 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         # is Project/Alpha), never an opening H1: Logseq names a page by title::, else its file,
         # and only a page with no file name by its first heading (get-page-name, logseq/logseq
         # deps/graph-parser/src/logseq/graph_parser/extract.cljc)
+        # and a graph's journal by its file too, which Logseq reads as its day (convert-page-if-journal,
+        # deps/graph-parser/src/logseq/graph_parser/block.cljs): the day before an opening H1
         named = logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
-        title = (next((t for t in ((props.get("title"), named) if named is not None else (props.get("title"), opening_h1(tokens)))
+        day = journal_name(path) if reads_logseq_properties(path, property_syntax) else None
+        title = (next((t for t in (props.get("title"), named if named is not None else day or opening_h1(tokens))
                        if t and not has_placeholder(t)), "")
-                 or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None)
-                 or named or notion_name(path))
+                 or day or named or notion_name(path))
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

@@ -2426,30 +2426,39 @@ def _line_formats(config_text: str) -> tuple[str, str]:
 
 
 def rederive_logseq_file_names(conn) -> int:
-    """Re-derive, from their stored text, the pages of a Logseq graph's ``pages`` folder (beside
-    its stored ``logseq/config.edn``, config ``property_syntax auto``) whose stored title is not
-    the name Logseq reads from their file (:func:`gbrain.page.markdown.logseq_page_name`): an
-    opening H1 titled them (``pages/Reading List.md`` was *Books I want*), Logseq names them by
+    """Re-derive, from their stored text, the pages a Logseq graph names by their file whose stored
+    title is not that name: a page of a graph's ``pages`` folder (beside its stored
+    ``logseq/config.edn``, config ``property_syntax auto``) whose title is not the name Logseq reads
+    from its file (:func:`gbrain.page.markdown.logseq_page_name`), and a journal read as a graph's
+    (config ``auto`` beside a stored config, or ``logseq``) whose title is not its day
+    (:func:`gbrain.page.markdown.journal_name`): an opening H1 titled them (``pages/Reading
+    List.md`` was *Books I want*, ``journals/2026_11_28.md`` *Meeting notes*), Logseq names them by
     their file; the links named by either title resolved again. Then, where a graph's journal
     formats read as EDN (:func:`gbrain.page.journals.formats`) differ from the line regex's
     (:func:`_line_formats`), its dangling links and links to journal pages resolved again, as
-    ``Brain.graph_config_changed`` does. One query of the configs first: a brain with no graph
-    reads no page. For SQLite v73 / Postgres v78, in the caller's transaction. Returns how many
-    pages were parsed."""
+    ``Brain.graph_config_changed`` does (config ``auto`` or ``logseq``: ``dataview`` reads no
+    journal). One query of the configs first: a brain with no graph (and config ``auto``) reads no
+    page. For SQLite v73 / Postgres v78, in the caller's transaction. Returns how many pages were
+    parsed."""
     from ..page import journals
     from ..page.links import _config_text, graph_roots, is_graph_config
-    from ..page.markdown import logseq_page_name, page_property_syntax, stem
+    from ..page.markdown import journal_name, logseq_page_name, page_property_syntax, stem
     from .derive import parse_settings, relink_updates, update_links
 
+    setting = parse_settings(conn)[2]
     configs = [(p, _config_text(d)) for p, d in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall()
                if is_graph_config(p)]
-    if not configs or parse_settings(conn)[2] != "auto":
+    if setting == "dataview" or (not configs and setting != "logseq"):
         return 0
     graphs = graph_roots(conn)
     ids = []
-    for pid, path, title in conn.execute("SELECT id, path, title FROM pages WHERE path LIKE ? ORDER BY id", ("%pages/%",)).fetchall():
-        syntax = page_property_syntax(path, "auto", graphs)
-        if syntax.startswith("logseq:") and title != logseq_page_name(stem(path), syntax[7:]):
+    for pid, path, title in conn.execute("SELECT id, path, title FROM pages WHERE path LIKE ? OR path LIKE ? ORDER BY id",
+                                         ("%pages/%", "%journals/%")).fetchall():
+        syntax = page_property_syntax(path, setting, graphs)
+        if syntax.startswith("logseq:"):
+            if title != logseq_page_name(stem(path), syntax[7:]):
+                ids.append(pid)
+        elif syntax == "logseq" and title != (journal_name(path) or title):
             ids.append(pid)
     _rederive_and_relink_titles(conn, ids)
     if any(_line_formats(text) != journals.formats(text) for _, text in configs):
@@ -2464,8 +2473,9 @@ def rederive_logseq_file_names(conn) -> int:
 def _m73_logseq_file_names(conn: sqlite3.Connection) -> None:
     """(SQLite v73 / Postgres v78) a page of a Logseq graph's ``pages/`` folder is named by its
     file before an opening H1, as Logseq names it (``pages/Reading List.md`` opening with ``# Books
-    I want`` is *Reading List*), and a graph's journal formats are read from ``config.edn`` as
-    EDN: those pages derived again and those links resolved again
+    I want`` is *Reading List*), a graph's journal by its day (``journals/2026_11_28.md`` opening
+    with ``# Meeting notes`` is *Nov 28th, 2026*), and a graph's journal formats are read from
+    ``config.edn`` as EDN: those pages derived again and those links resolved again
     (:func:`rederive_logseq_file_names`)."""
     rederive_logseq_file_names(conn)
 

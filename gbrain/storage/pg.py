@@ -1176,7 +1176,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              75: _canvas_folds,  # v75: ѐ ѝ fold to е и; canvas cards get their folded words (SQLite v70)
              76: _logseq_names,  # v76: a Logseq graph's pages/Project___Alpha.md is titled Project/Alpha (SQLite v71)
              77: _escaped_hashes,  # v77: an escaped \# is no tag (SQLite v72)
-             78: _logseq_file_names}  # v78: a Logseq graph's page named by its file before an H1, journal formats read as EDN (SQLite v73)
+             78: _logseq_file_names}  # v78: a Logseq graph's page named by its file, a journal by its day, before an H1; journal formats read as EDN (SQLite v73)
 
 
 def migrate(conn: PgConnection) -> int:
