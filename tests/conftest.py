@@ -242,10 +242,27 @@ def run():
     return gbrain
 
 
+#: trees make_brain.py wrote in this process, by (pages, seed): its output is a function of them
+_MADE: dict[tuple[int, int], Path] = {}
+
+
 def make_brain(out: Path, pages: int, seed: int = 1) -> Path:
+    """``../shared/tools/make_brain.py OUT --pages N --seed S`` into ``out``. The tool is run
+    once per process and ``(pages, seed)`` (its output depends on nothing else: ~0.45 CPU-s a
+    run), later calls copy that tree's bytes into ``out`` (files written now, as the tool writes
+    them: new mtimes); the kept trees go when the process exits."""
     if not MAKE_BRAIN.exists():
         pytest.skip("../shared/tools/make_brain.py not available")
-    subprocess.run([sys.executable, str(MAKE_BRAIN), str(out), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
+    made = _MADE.get((pages, seed))
+    if made is None:
+        import atexit
+
+        keep = Path(tempfile.mkdtemp(prefix="gbrain-make-brain-", dir=SYSTEM_TMP))
+        atexit.register(shutil.rmtree, keep, True)
+        made = keep / "tree"
+        subprocess.run([sys.executable, str(MAKE_BRAIN), str(made), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
+        _MADE[(pages, seed)] = made
+    shutil.copytree(made, out, copy_function=shutil.copyfile, dirs_exist_ok=True)
     return out
 
 
