@@ -140,7 +140,8 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
     process keeps once (the one database check per process, imported modules) is shared by the
     calls of a test; the writer's identity (``origin.identity``, once per process) is forgotten
     before and after each call, so ``env={"GBRAIN_USER": …}`` names the writer of that call as
-    it would a process's. ``tests/test_cli.py`` and the other CLI tests run real processes."""
+    it would a process's. Tests about the process itself (its locale, a closed stdout, signals,
+    serve's stdin, the console script) run real processes (:func:`gbrain`)."""
     import io
     import traceback
 
