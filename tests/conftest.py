@@ -140,7 +140,8 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
     process keeps once (the one database check per process, imported modules) is shared by the
     calls of a test; the writer's identity (``origin.identity``, once per process) is forgotten
     before and after each call, so ``env={"GBRAIN_USER": …}`` names the writer of that call as
-    it would a process's. ``tests/test_cli.py`` and the other CLI tests run real processes."""
+    it would a process's. Tests about the process itself (its locale, a closed stdout, signals,
+    serve's stdin, the console script) run real processes (:func:`gbrain`)."""
     import io
     import traceback
 
@@ -242,10 +243,27 @@ def run():
     return gbrain
 
 
+#: trees make_brain.py wrote in this process, by (pages, seed): its output is a function of them
+_MADE: dict[tuple[int, int], Path] = {}
+
+
 def make_brain(out: Path, pages: int, seed: int = 1) -> Path:
+    """``../shared/tools/make_brain.py OUT --pages N --seed S`` into ``out``. The tool is run
+    once per process and ``(pages, seed)`` (its output depends on nothing else: ~0.45 CPU-s a
+    run), later calls copy that tree's bytes into ``out`` (files written now, as the tool writes
+    them: new mtimes); the kept trees go when the process exits."""
     if not MAKE_BRAIN.exists():
         pytest.skip("../shared/tools/make_brain.py not available")
-    subprocess.run([sys.executable, str(MAKE_BRAIN), str(out), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
+    made = _MADE.get((pages, seed))
+    if made is None:
+        import atexit
+
+        keep = Path(tempfile.mkdtemp(prefix="gbrain-make-brain-", dir=SYSTEM_TMP))
+        atexit.register(shutil.rmtree, keep, True)
+        made = keep / "tree"
+        subprocess.run([sys.executable, str(MAKE_BRAIN), str(made), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
+        _MADE[(pages, seed)] = made
+    shutil.copytree(made, out, copy_function=shutil.copyfile, dirs_exist_ok=True)
     return out
 
 

@@ -1,6 +1,9 @@
-"""The everyday CLI, run as a real subprocess against a real brain.db."""
+"""The everyday CLI against a real brain.db: in this process (`gbrain` below, the same exit codes
+and streams) where a test is about what a command does, a real subprocess where it is about the
+process (`gbrain_process`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -10,7 +13,8 @@ import sys
 
 import pytest
 
-from conftest import FIXTURE_BRAIN, gbrain, gbrain_in_process
+from conftest import FIXTURE_BRAIN, gbrain_in_process
+from conftest import gbrain as gbrain_process
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
@@ -34,6 +38,47 @@ def marks(hit):
 def js(r):
     assert r.returncode == 0, (r.returncode, r.stderr.decode())
     return json.loads(r.stdout)
+
+
+def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
+    """The CLI in this process (conftest.gbrain_in_process: the same exit code and stdout/stderr
+    bytes as a process, ~0.25 CPU-s less a command), ``cwd`` the working folder for the call: the
+    tests here are about what the commands do. Those about the process itself (the locale it
+    starts in, a closed stdout, processes writing at once, serve's stdin) run real processes
+    (``gbrain_process``, ``subprocess``)."""
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return gbrain_in_process(*args, input=input, env=env)
+    finally:
+        os.chdir(old)
+
+
+@contextlib.contextmanager
+def exact_env(env: dict):
+    """``os.environ`` is exactly ``env`` inside (as a process's ``env=``), restored after."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def runner(db: str, env: dict):
+    """``run(*args, input=None, check=False)``: ``gbrain --db DB ARGS`` in this process with the
+    environment exactly ``env`` as it is at the call (the dict may change between calls);
+    ``check`` raises CalledProcessError on a non-zero exit, as ``subprocess.run`` does."""
+    def run(*args: str, input: bytes | None = None, check: bool = False) -> subprocess.CompletedProcess:
+        with exact_env(env):
+            r = gbrain_in_process("--db", db, *args, input=input)
+        if check and r.returncode:
+            raise subprocess.CalledProcessError(r.returncode, r.args, r.stdout, r.stderr)
+        return r
+    return run
 
 
 def test_get_prints_exact_bytes_and_finds_unique_suffix(imported):
@@ -312,7 +357,7 @@ def test_call_and_raw(imported):
 
 def test_stdout_is_utf8_under_c_locale(imported):
     gbrain("put", "people/zoë", input="# Zoë 🧠\n")
-    r = gbrain("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})
+    r = gbrain_process("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})  # the locale a process starts in
     assert r.returncode == 0 and r.stdout == "# Zoë 🧠\n".encode()
     assert os.environ.get("GBRAIN_DB")
 
@@ -813,25 +858,26 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     `config get embedding_model` prints the configured value and says on stderr what is in use."""
     db = str(tmp_path / "b.db")
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True, env=env)
-    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    run = runner(db, env)
+    run("init", check=True)
+    r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
     # nobody chose the default: a note says what is in effect and why, no warning (trial: a new
     # user was told their setting was overruled, though they had set nothing)
     assert b"warning" not in r.stderr and b"note: embedding_model text-embedding-3-small is the default (never set)" in r.stderr and b"is in effect" in r.stderr, r.stderr
     assert b"no OPENAI_API_KEY" in r.stderr, r.stderr
     env["OPENAI_API_KEY"] = "sk-test"
-    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and b"in effect" not in r.stderr and b"in use" not in r.stderr, r.stderr
     # a model the person chose that is not in effect warns
-    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "set", "embedding_model", "text-embedding-3-small"], check=True, capture_output=True, env=env)
+    run("config", "set", "embedding_model", "text-embedding-3-small", check=True)
     del env["OPENAI_API_KEY"]
-    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
     assert b"warning: embedding_model text-embedding-3-small is stored but not in effect" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
     # unset withdraws the choice: the default is nobody's choice again (the marker went with it)
-    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "unset", "embedding_model"], check=True, capture_output=True, env=env)
-    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get"], capture_output=True, env=env)
+    run("config", "unset", "embedding_model", check=True)
+    r = run("config", "get")
     assert r.returncode == 0 and b"warning" not in r.stderr and b"not in effect" not in r.stdout + r.stderr, r.stdout + r.stderr
 
 
@@ -843,7 +889,7 @@ def test_config_get_embedding_model_says_the_model_in_use_on_a_brain_embedded_of
     on stderr which model is in use and why, and stdout still holds the stored setting."""
     db = str(tmp_path / "b.db")
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
-    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run = runner(db, env)
     run("init", check=True)
     run("put", "a", input=b"# A\n\nhello world\n", check=True)
     r = run("embed", check=True)
@@ -868,7 +914,7 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     stored values. Both engines."""
     db = str(db_path)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
-    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run = runner(db, env)
     run("init", check=True)
     r = run("config", "get", "embedding_dimensions")
     assert r.returncode == 0 and r.stdout == b"1536\n", r
@@ -936,7 +982,7 @@ def test_config_get_shows_what_is_stored_when_no_model_can_be_made_from_it(db_pa
 
     db = str(db_path)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
-    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run = runner(db, env)
     run("init", check=True)
     run("config", "set", "embedding_base_url", "http://127.0.0.1:9", check=True)
     with Brain.open(db) as b, b.transaction():
@@ -953,13 +999,14 @@ def test_config_get_of_an_unknown_key_says_it_as_config_set_does(tmp_path):
     naming the nearest known key and all of them: a key gbrain does not know is a usage error
     either way; a known key that is not set says its default applies (exit 1)."""
     db = str(tmp_path / "b.db")
-    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True)
+    run = runner(db, dict(os.environ))
+    run("init", check=True)
     for verb in (["get", "timeline_splt"], ["set", "timeline_splt", "rule"]):
-        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", *verb], capture_output=True)
+        r = run("config", *verb)
         err = r.stderr.decode()
         assert r.returncode == 2 and "unknown config key 'timeline_splt'" in err and "did you mean 'timeline_split'" in err, (verb, err)
         assert r.stdout == b""
-    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_base_url"], capture_output=True)
+    r = run("config", "get", "embedding_base_url")
     assert r.returncode == 1 and b"is not set (its default applies)" in r.stderr, r.stderr
 
 
@@ -1048,7 +1095,7 @@ def test_json_is_accepted_by_serve_and_tools_json(tmp_path, fast):
     ]
     data = "".join(json.dumps(m) + "\n" for m in lines)
     for argv in (["--json", "serve"], ["serve", "--json"], ["serve", "--read-only", "--json"]):
-        r = gbrain(*argv, input=data, env=env)
+        r = gbrain_process(*argv, input=data, env=env)  # serve reads the process's stdin
         assert r.returncode == 0, (argv, r.stderr)
         assert [json.loads(x)["id"] for x in r.stdout.splitlines()] == [1, 2], (argv, r.stdout)
 
@@ -1189,7 +1236,7 @@ def test_config_get_says_the_init_size_as_a_note_for_a_server_model(db_path):
     model's own size" to every other: `embeddings._openai`), so it is a note, as the README says."""
     db = str(db_path)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
-    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run = runner(db, env)
     run("init", check=True)
     run("config", "set", "embedding_base_url", "http://127.0.0.1:9/v1", check=True)
     run("config", "set", "embedding_model", "hashbow", check=True)
