@@ -38,15 +38,18 @@ MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
 @pytest.fixture(autouse=True)
 def _clean_env(tmp_path, monkeypatch, request):
     """Every test gets its own brain.db path (``--engine postgres``: its own new Postgres
-    database), its own cache folder and no API keys."""
-    if request.node.get_closest_marker("engine_free") is not None:
-        # no brain can be made here: a test marked engine-free that opens the brain the engine
-        # chooses ($GBRAIN_DB, through the CLI or Brain.open()) fails instead of passing on
-        # SQLite alone (pytest_collection_modifyitems leaves it out of the Postgres run)
-        guard = tmp_path.parent / f"{tmp_path.name}-engine-free"  # beside tmp_path: a test may list it
-        guard.write_text("a regular file: $GBRAIN_DB below it cannot be created\n")
-        monkeypatch.setenv("GBRAIN_DB", str(guard / "brain.db"))
-    elif request.config.getoption("--engine") == "postgres":
+    database), its own cache folder and no API keys. After the test, what it made at that path
+    (:class:`BrainTraces`) is noted: a test marked ``engine_free`` that made anything there fails."""
+    free = request.node.get_closest_marker("engine_free") is not None
+    db = None
+    if free:
+        # a folder of its own (beside tmp_path: a test may list that): a test marked engine-free
+        # that opens the brain the engine chooses ($GBRAIN_DB, through the CLI or Brain.open()),
+        # even only to be told there is none, leaves a file here, and fails below
+        db = tmp_path.parent / f"{tmp_path.name}-engine-free" / "brain.db"
+        db.parent.mkdir(exist_ok=True)
+        monkeypatch.setenv("GBRAIN_DB", str(db))
+    elif request.config.option.engine == "postgres":
         # a clone of the session's migrated brain (pg_brain_template), as the first open of an
         # empty database would leave it; @pytest.mark.pg_empty: the empty database itself
         admin = request.getfixturevalue("pg_server")
@@ -63,7 +66,9 @@ def _clean_env(tmp_path, monkeypatch, request):
 
         monkeypatch.setattr(verify, "FRESH_STORE", fresh_store(admin, template))
     else:
-        monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
+        db = tmp_path / "brain.db"
+        monkeypatch.setenv("GBRAIN_DB", str(db))
+    traces = BrainTraces(db) if db is not None else None
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GBRAIN_EMBEDDING_API_KEY", "GBRAIN_EMBEDDING_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS", "OPENAI_ADMIN_KEY"):
         monkeypatch.delenv(k, raising=False)
     # records of passing database checks (storage/db.py: record_sound) stay out of ~/.cache
@@ -78,13 +83,91 @@ def _clean_env(tmp_path, monkeypatch, request):
     tmp.mkdir(exist_ok=True)
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield
+    try:
+        yield
+    finally:
+        # (this autouse fixture is torn down after the test's own: the servers and processes
+        # they stop have done their writes)
+        made = traces.close() if traces is not None else []
+        request.node.stash[BRAIN_MADE] = made
     pg = sys.modules.get("gbrain.storage.pg")
     if pg is not None:
         # each test's database has its own pool; its idle connections would stay open for the
         # pool's max_idle (10 min), and a Postgres run of ~870 tests outgrew the server's 100
         pg.close_pools()
     drop_test_databases()
+    if free and made:
+        pytest.fail(f"marked engine_free, but it made {', '.join(made)} at $GBRAIN_DB ({db.parent}): it opens the "
+                    "brain the engine chooses (the CLI, or Brain.open() with no path), so its outcome can depend on "
+                    "--engine, and the --engine postgres run leaves it out. Remove the mark (or give the brain a path "
+                    "of the test's own)", pytrace=False)
+
+
+#: what a test made at its $GBRAIN_DB path (:class:`BrainTraces`), kept on the item for the report
+BRAIN_MADE = pytest.StashKey[list]()
+
+
+class BrainTraces:
+    """The files made at a SQLite brain path ``db`` while a test runs: the database and what
+    SQLite and gbrain put beside it (``-wal``, ``-shm``, ``-journal``, the open lock
+    ``-gbrain.lock``), by this process or any other (a CLI subprocess, a server).
+
+    On Linux an inotify watch on the folder also sees names made and removed again: the open
+    lock a failed open takes and drops (``gbrain get`` where there is no brain: "no brain at …"
+    on SQLite, an answer on Postgres). Elsewhere only the names left at the end count."""
+
+    _IN_CREATE, _IN_MOVED_TO, _IN_Q_OVERFLOW = 0x100, 0x80, 0x4000
+
+    def __init__(self, db: Path):
+        self.db = Path(db)
+        self.fd = -1
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+                if fd >= 0:
+                    if libc.inotify_add_watch(fd, os.fsencode(self.db.parent), self._IN_CREATE | self._IN_MOVED_TO) >= 0:
+                        self.fd = fd
+                    else:
+                        os.close(fd)
+            except (OSError, AttributeError):
+                self.fd = -1
+
+    def _ours(self, name: str) -> bool:
+        return name.startswith(self.db.name)
+
+    def close(self) -> list[str]:
+        """The names (sorted) made at the path since the start; ``["(too many files to tell)"]``
+        when the watch's queue overflowed. Ends the watch."""
+        try:
+            names = {n for n in os.listdir(self.db.parent) if self._ours(n)}
+        except OSError:
+            names = set()
+        if self.fd < 0:
+            return sorted(names)
+        import struct
+
+        try:
+            while True:
+                try:
+                    buf = os.read(self.fd, 1 << 16)
+                except BlockingIOError:
+                    break
+                at = 0
+                while at + 16 <= len(buf):
+                    _wd, mask, _cookie, size = struct.unpack_from("iIII", buf, at)
+                    name = buf[at + 16:at + 16 + size].rstrip(b"\0").decode("utf-8", "surrogateescape")
+                    at += 16 + size
+                    if mask & self._IN_Q_OVERFLOW:
+                        return ["(too many files to tell)"]
+                    if self._ours(name):
+                        names.add(name)
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+        return sorted(names)
 
 
 @pytest.fixture
@@ -336,6 +419,10 @@ def installed_gbrain(tmp_path_factory) -> dict:
 def pytest_addoption(parser):
     parser.addoption("--engine", choices=("sqlite", "postgres"), default="sqlite",
                      help="run the brain fixtures (db_path, fixture_db) on this engine; postgres starts a private server (pgserver)")
+    parser.addoption("--engine-free-report", metavar="FILE", default=None,
+                     help="SQLite run: append a JSON line per test to FILE (its seconds, whether it made a brain at "
+                          "$GBRAIN_DB, used an engine fixture or asked for --engine, and 'candidate': it could be "
+                          "marked engine_free)")
 
 
 def pytest_configure(config):
@@ -347,7 +434,69 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "engine_free: the test's outcome does not depend on --engine: it opens no "
                             "brain through $GBRAIN_DB or the db_path/fixture_db/engine fixtures (a pure function, or "
                             "a brain it names itself: a file path or pg_url). It runs in the SQLite run only, with "
-                            "$GBRAIN_DB where no brain can be made, and is left out of the --engine postgres run")
+                            "$GBRAIN_DB in a folder of its own, where making anything fails it, and is left out of the "
+                            "--engine postgres run")
+    # an engine-free test (or a fixture of it) that asks which engine runs depends on it: it fails
+    # at once (the tests' own ask is noted for --engine-free-report)
+    asked = config.getoption
+
+    def getoption(name, *args, **kwargs):
+        item = _RUNNING.get("item")
+        if item is not None and name in ("--engine", "engine"):
+            item.stash[ASKED_ENGINE] = True
+            if item.get_closest_marker("engine_free") is not None:
+                pytest.fail("marked engine_free, but it (or a fixture of it) asks which engine runs "
+                            "(config.getoption('--engine')): the --engine postgres run leaves it out. Remove the mark",
+                            pytrace=False)
+        return asked(name, *args, **kwargs)
+
+    config.getoption = getoption
+
+
+#: the test running in this process (set by pytest_runtest_protocol), for config.getoption's check
+_RUNNING: dict = {}
+#: whether a test (or a fixture of it) asked config.getoption("--engine")
+ASKED_ENGINE = pytest.StashKey[bool]()
+_PHASES = pytest.StashKey[dict]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _RUNNING["item"] = item
+    try:
+        yield
+    finally:
+        _RUNNING.pop("item", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """``--engine-free-report FILE`` (SQLite run): after a test's teardown, one JSON line of what
+    it did: ``candidate`` when it passed, is not marked, used no engine fixture, never asked for
+    --engine and made nothing at its $GBRAIN_DB (:class:`BrainTraces`, subprocesses included):
+    such a test may take ``@pytest.mark.engine_free`` (look at it first: a test whose outcome
+    turns on the engine some other way may not)."""
+    outcome = yield
+    path = item.config.option.engine_free_report
+    if not path or item.config.option.engine == "postgres":
+        return
+    rep = outcome.get_result()
+    phases = item.stash.setdefault(_PHASES, {})
+    phases[rep.when] = (rep.outcome, rep.duration)
+    if rep.when != "teardown":
+        return
+    import json
+
+    made = item.stash.get(BRAIN_MADE, None)
+    fixtures = sorted(ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())))
+    marks = sorted({m.name for m in item.iter_markers()} & {"engine_free", "sqlite_only", "pg_empty"})
+    asked = item.stash.get(ASKED_ENGINE, False)
+    passed = all(phases.get(w, ("", 0))[0] == "passed" for w in ("setup", "call", "teardown"))
+    line = {"nodeid": item.nodeid, "seconds": round(sum(d for _, d in phases.values()), 3), "passed": passed,
+            "made": made, "engine_fixtures": fixtures, "asked_engine": asked, "marks": marks,
+            "candidate": passed and made == [] and not fixtures and not asked and not marks}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
 
 
 #: the fixtures through which a test's brain follows --engine (an engine-free test may not use them)

@@ -1149,6 +1149,7 @@ def make_notes(root: Path, n: int) -> Path:
     return root
 
 
+@pytest.mark.engine_free
 def test_check_names_stored_files_whose_bytes_fail_their_hash(tmp_path, brain_tree):
     """Since v35 an attachment's current version is held once, in its ``files`` row (the history
     refers to it): bytes changed in place there lose that version, yet `check` hashed only the

@@ -119,6 +119,7 @@ def test_arguments_a_model_sends_in_another_json_shape_are_taken_or_refused_sayi
     assert summary.is_error and "must be a string, got an array" in err and "one string" in err, err
 
 
+@pytest.mark.engine_free
 def test_a_page_of_results_cut_by_its_size_says_so(tmp_path):
     """`brain_list {"limit": 1000}` on a 2,000-page brain answered 326 items and a next_cursor,
     with nothing saying the page was cut to ~40,000 characters rather than ending at the limit:
@@ -146,6 +147,7 @@ def test_a_page_of_results_cut_by_its_size_says_so(tmp_path):
     assert len(small["items"]) == 5 and "note" not in small
 
 
+@pytest.mark.engine_free
 def test_a_put_whose_page_was_deleted_or_renamed_since_the_read_says_which_and_what_to_do(tmp_path):
     """The person deleted (or renamed) the note in their editor while the agent worked; the
     agent's put with the if_hash of its read said "there is no such page (it was deleted or

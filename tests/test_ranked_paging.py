@@ -15,8 +15,6 @@ from gbrain.core.brain import Brain
 from gbrain.operations.registry import RANK_DEPTH
 from gbrain.sync.importer import import_tree
 
-pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
-
 QUERIES = ["robotics sync", "meeting", "climate health"]
 
 

@@ -533,6 +533,7 @@ def test_a_slow_model_is_timed_once(fixture_db, monkeypatch):
     assert sizes == [1, 4] and n == 4
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("name", ["minilm", "local"])
 def test_a_long_local_estimate_says_how_to_start_sooner(tmp_path, monkeypatch, capsys, name):
     """Trial 24: on a busy machine `gbrain embed` of a 1,780-note vault announced "roughly 111 min"
@@ -1209,6 +1210,7 @@ def test_embed_estimate_times_the_model_after_its_warm_up(fixture_db, monkeypatc
     assert fewest / 0.01 <= rate <= most / 0.01, (rate, fewest, most)  # 10 ms a chunk: the 100 s load is not in it
 
 
+@pytest.mark.engine_free
 def test_vector_index_loads_in_blocks_as_row_by_row(tmp_path, monkeypatch):
     """The index reads its rows a block at a time (`vectors.LOAD_BLOCK`, one join per block: a cold
     `query` loaded 58,000 vectors with one numpy call each). Across block edges, and with a row of
