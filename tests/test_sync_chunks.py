@@ -255,7 +255,7 @@ def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_
         p = subprocess.Popen([sys.executable, "-m", "gbrain", "sync", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
             end = time.monotonic() + 120
-            while sum(done()) == 0 and p.poll() is None and time.monotonic() < end:
+            while sum(at := done()) == 0 and p.poll() is None and time.monotonic() < end:
                 time.sleep(0.005)
             p.send_signal(sig)
             _, err = p.communicate(timeout=60)
@@ -263,7 +263,7 @@ def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_
             if p.poll() is None:
                 p.kill()
         moved, edited = done()
-        assert 0 < moved + edited < 40 + 160, (moved, edited)  # killed between chunks, each committed whole
+        assert 0 < moved + edited < 40 + 160, (moved, edited, at, p.returncode, err)  # killed between chunks, each committed whole
         if sig == signal.SIGINT:
             lines = err.decode().splitlines()
             left = 40 + 160 - moved - edited  # (a rename counted once)
