@@ -1645,8 +1645,12 @@ class SyncEngine:
         """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
         :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's)."""
 
+        running: list[int] = []  # the brain's commits when the chunk under way began
+
         def run(part: set[str]) -> bool:
+            running[:] = [self.brain.commits]
             self.reconcile(part)
+            running.clear()
             return True
 
         import sqlite3
@@ -1660,13 +1664,15 @@ class SyncEngine:
                 raise_interrupt(e)  # (a Ctrl-C that landed inside a gbrain SQL function: SQLite made it an error)
                 raise
         except KeyboardInterrupt as e:
-            if self.chunk_outs:
+            # (a Ctrl-C right after a chunk's commit, before its outcome was counted: committed too)
+            chunks = len(self.chunk_outs or ()) + (1 if running and self.brain.commits > running[0] else 0)
+            if chunks:
                 try:
                     left = self.files_left()
                 except Exception:  # (Postgres: the interrupted query still holds the connection, "another command is already in progress")
                     left = None
                 count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
-                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {len(self.chunk_outs):,} chunk(s) this sync committed are kept; "
+                self.say_now(f"{getattr(e, 'word', 'interrupted')}: the {chunks:,} chunk(s) this sync committed are kept; "
                            f"{count} left for the next sync (run it again to go on)")
                 e.said = True  # (the command line's own "interrupted" would say it again: entry.py)
             raise
