@@ -54,7 +54,8 @@ class Watch:
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
         try:
-            wait_for(lambda: any(line.startswith("watching ") for line in self.lines) or self.p.poll() is not None, "watch to start")
+            wait_for(lambda: any(line.startswith("watching ") for line in self.lines) or self.p.poll() is not None, "watch to start",
+                     timeout=3 * TIMEOUT)  # (its first sync: a killed watch's 79 renames left, chunk by chunk, said 37 in 60 s at load 20-27)
         except pytest.fail.Exception as e:
             self.kill()  # (no caller holds it yet to kill it)
             raise pytest.fail.Exception(f"{e}; it said:\n" + "\n".join(self.lines[-50:])) from None
