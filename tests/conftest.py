@@ -27,6 +27,13 @@ SYSTEM_TMP = tempfile.gettempdir()
 import multiprocessing.util  # noqa: E402
 
 multiprocessing.util.get_temp_dir()
+# a test run started in the background (`cmd &` in a script, nohup) ignores SIGINT, and so does
+# every process it starts: the tests that press Ctrl-C on a real `gbrain` (a sync between chunks)
+# saw it ignored, the command run to its end (exit 0). Their processes get Ctrl-C as a terminal's.
+import signal  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 FIXTURE_BRAIN = ROOT / "fixtures" / "brain"
 # the shared inputs sit beside the repository (../shared); a worktree one level deeper finds
 # them further up

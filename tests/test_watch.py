@@ -23,7 +23,10 @@ from gbrain.core.history import trash_list, version_bytes
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
 
-TIMEOUT = 20.0
+#: generous: only a failing wait takes it whole. A watch's start runs its first sync (a
+#: killed watch's 79 renames left, chunk by chunk, took 14–28 s on Postgres at load 16–18, so
+#: 20 s failed 7 in 9 runs of test_watch_chunks' kill test there)
+TIMEOUT = 60.0
 
 
 def wait_for(cond, what: str, timeout: float = TIMEOUT):
@@ -50,7 +53,12 @@ class Watch:
         self.lines: list[str] = []
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
-        wait_for(lambda: any(line.startswith("watching ") for line in self.lines) or self.p.poll() is not None, "watch to start")
+        try:
+            wait_for(lambda: any(line.startswith("watching ") for line in self.lines) or self.p.poll() is not None, "watch to start",
+                     timeout=3 * TIMEOUT)  # (its first sync: a killed watch's 79 renames left, chunk by chunk, said 37 in 60 s at load 20-27)
+        except pytest.fail.Exception as e:
+            self.kill()  # (no caller holds it yet to kill it)
+            raise pytest.fail.Exception(f"{e}; it said:\n" + "\n".join(self.lines[-50:])) from None
         if self.p.poll() is not None:
             pytest.fail("watch exited early: " + "\n".join(self.lines))
 

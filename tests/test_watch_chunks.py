@@ -454,6 +454,24 @@ if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):
 """
 
 
+def _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch):
+    """A ``gbrain watch`` whose every chunk's commit is followed by a pause (a sitecustomize hook),
+    so a stop or kill sent once the test sees the first chunk lands between chunks however loaded
+    the machine (under load 18 all 60 chunks were seen to commit before the test's poll saw the
+    first). A watch started after it does not pause."""
+    from test_watch import Watch
+
+    hook = brain_tree.parent / "chunk_pause_hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(CHUNK_PAUSE_HOOK)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(x for x in (str(hook), os.environ.get("PYTHONPATH")) if x))
+    monkeypatch.setenv("GBRAIN_TEST_CHUNK_PAUSE", "0.3")
+    try:
+        return Watch(brain_tree, db_path)
+    finally:
+        monkeypatch.delenv("GBRAIN_TEST_CHUNK_PAUSE")
+
+
 def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_takes_them(brain_tree, db_path, monkeypatch):
     """A real ``gbrain watch`` stopped (SIGINT) while a big round's chunks run: it says on stderr
     how many notes it left for the next start, and the next start's first sync takes each of
@@ -470,16 +488,7 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
     d.mkdir()
     for i in range(60):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
-    # each chunk's commit is followed by a pause in the watch process (a sitecustomize hook), so the
-    # stop lands between chunks however loaded the machine (under load 18 all 60 chunks were seen to
-    # commit before the test's poll saw the first)
-    hook = brain_tree.parent / "chunk_pause_hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(CHUNK_PAUSE_HOOK)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(x for x in (str(hook), os.environ.get("PYTHONPATH")) if x))
-    monkeypatch.setenv("GBRAIN_TEST_CHUNK_PAUSE", "0.3")
-    w = Watch(brain_tree, db_path)
-    monkeypatch.delenv("GBRAIN_TEST_CHUNK_PAUSE")
+    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
     try:
         with Brain.open(db_path) as b:
             wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 60, "60 pages")
@@ -740,8 +749,9 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
     """A real ``gbrain watch`` killed (SIGKILL: no stop, no cleanup) once the first rename chunk
     of a folder renamed committed: the next start's first sync takes every rename left as a
     move (page ids kept, nothing trashed, no page left at an old name), the files equal the
-    brain and a fresh import equals it. Chunks of one pair over 80 notes leave time for the
-    kill to land between chunks."""
+    brain and a fresh import equals it. Chunks of one pair over 80 notes, each followed by a
+    pause in the killed watch (``_watch_pausing_after_chunks``), leave time for the kill to land
+    between chunks."""
     import signal
 
     from test_watch import Watch, trash
@@ -751,7 +761,7 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
     d.mkdir()
     for i in range(80):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody, see [[s{(i + 1) % 80:02d}]]\n")
-    w = Watch(brain_tree, db_path)
+    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
     try:
         with Brain.open(db_path) as b:
             def count(prefix: str) -> int:

@@ -3962,6 +3962,23 @@ def newer_schema(version: int, code: int, name: object = None, engine: str = "")
     return f"database schema v{version}{engine}{of} is newer than this gbrain (v{code}); upgrade gbrain"
 
 
+def refuse_newer_schema(conn, name: object = None) -> None:
+    """Raise :class:`GBrainError` (:func:`newer_schema`, naming the brain ``name``) when the
+    brain on ``conn`` was upgraded past the gbrain that opened the connection (SQLite: its
+    ``gb_schema()`` against ``user_version``; Postgres: ``code_schema`` against
+    ``gbrain_schema``). A write is refused so by the guard anyway; this is for a long-running
+    process that may write nothing for a long time (watch's rescan of a folder in sync)."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        from . import pg
+
+        have, code, engine = pg.schema_version(conn), conn.code_schema, " (Postgres)"
+    else:
+        have, code = conn.execute("SELECT user_version, gb_schema() FROM pragma_user_version").fetchone()
+        engine = ""
+    if have > code:
+        raise GBrainError(newer_schema(have, code, name, engine) + " (a newer one upgraded the brain while this process ran; nothing was written)")
+
+
 def migrate(conn: sqlite3.Connection, name: object = None) -> int:
     """Apply pending migrations, each in its own transaction (a new brain's, v0, all in one: a
     full disk leaves no half-made brain, and 41 steps' write-ahead log outgrew a 1 MB disk);

@@ -540,6 +540,20 @@ class PgConnection:
         idle = c.info.transaction_status == 0  # IDLE
         try:
             return fn(c)
+        except (KeyboardInterrupt, SystemExit):
+            # a Ctrl-C that landed after psycopg sent a query but before it waited for the answer
+            # (its own cancel did not run) leaves the connection busy: every statement after it,
+            # the rollback and the clean-up too, would fail with "another command is already in
+            # progress" and replace the interrupt. Let go of it (the server rolls back what it
+            # ran); a transaction it cut is refused until rolled back, as a lost one's
+            if c.info.transaction_status == 1:  # ACTIVE
+                try:
+                    c.close()
+                except Exception:
+                    pass
+                self._drop()
+                self._lost = not idle
+            raise
         except self._psycopg.Error as e:
             if not _broken(c):
                 raise _mapped(e, self.url) from None

@@ -78,7 +78,7 @@ from ..core.brain import Brain
 from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
-from ..storage.db import OPEN_LOCK_SUFFIX
+from ..storage.db import OPEN_LOCK_SUFFIX, refuse_newer_schema
 from .engine import TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
@@ -1051,6 +1051,9 @@ class Watcher:
             if (expired or rules_changed or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
+                    # a brain upgraded past this gbrain stops the watch here, though the rescan
+                    # may write nothing (a folder in sync: the write guard never asked)
+                    refuse_newer_schema(self.brain.conn, self.brain.path)
                     rep = self._sync()
                 except Disconnected as e:
                     self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
