@@ -609,6 +609,52 @@ def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_a
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.parametrize("chunked", [True, False])
+def test_a_busy_brain_in_sync_is_kind_busy_with_the_chunks_kept(db_path, tmp_path, monkeypatch, chunked):
+    """Review of two branches of one session: trial 62 made a write that outwaits the lock wait
+    ``errors.Busy`` (kind ``busy``, for a script to retry on), but ``sync`` catches the busy
+    brain's ``database is locked`` itself (to say the chunks kept and the files complete) and
+    raised a plain error: ``sync --json`` said kind ``error``. Kind ``busy`` now, exit 1, the
+    line still saying the chunks kept (or none when the sync had no chunks)."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    real_run = SyncEngine._run
+
+    def run(self, *a, **kw):
+        if kw.get("full"):
+            raise sqlite3.OperationalError("database is locked")
+        return real_run(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_run", run)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json", env={"GBRAIN_SYNC_CHUNK": str(CHUNK if chunked else 0)})
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "busy" and out["exit_code"] == 1, (r.returncode, out)
+    assert out["error"].startswith("the brain is busy (database is locked)"), out
+    assert ("chunk(s) this sync committed before it are kept" in out["error"]) == chunked, out
+    assert r.stderr.decode().count("\n") == 1 and r.stderr.decode().startswith("error: the brain is busy"), r.stderr
+
+
+def test_a_busy_brain_at_watch_start_is_kind_busy(db_path, tmp_path, monkeypatch):
+    """``watch`` whose start finds the brain busy said kind ``error``; a busy brain is kind
+    ``busy`` (exit 1) on every surface since trial 62."""
+    from gbrain.sync import watch
+
+    root = tmp_path / "vault"
+    make_tree(root)
+
+    def busy(self, *a, **kw):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(watch.Watcher, "run", busy)
+    r = gbrain_in_process("watch", str(root), "--db", str(db_path), "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "busy" and "watch stopped" in out["error"], (r.returncode, out, r.stderr)
+
+
 @pytest.mark.sqlite_only("gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
 @pytest.mark.parametrize("left_by", ["handler", "swallowed"])
 def test_an_interrupt_remembered_and_handled_elsewhere_is_not_a_later_sql_functions_failure(db_path, tmp_path, monkeypatch, left_by):
