@@ -742,3 +742,81 @@ def test_a_ctrl_c_after_a_chunks_commit_before_its_round_returned_counts_that_ch
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+def test_a_ctrl_c_before_a_chunks_own_commit_is_no_chunk_kept_after_a_side_commit(db_path, tmp_path, monkeypatch):
+    """Review of f7a3009 (a chunk whose round committed is kept, told by ``Brain.commits``): a
+    round commits side transactions before its own (a file that followed a move made in the brain:
+    ``_follow_brain_moves``' sync_state rows), so a Ctrl-C landing after such a one but before
+    the round's own write transaction committed counted that chunk as kept: "the 2 chunk(s) …
+    are kept" when 1 was. Only the round's write transaction counts."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds = [0]
+    real_rec, real_follow, real_side = SyncEngine.reconcile, SyncEngine._follow_late_saves, SyncEngine._db_side_in_tx
+
+    def rec(self, *a, **kw):
+        rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def follow(self, *a, **kw):
+        with self.brain.transaction():  # a side transaction of the round, before its own
+            self.conn.execute("UPDATE sync_state SET size = size WHERE client = ? AND path = ?", (self.client, "n00.md"))
+        return real_follow(self, *a, **kw)
+
+    def side(self, *a, **kw):
+        if rounds[0] == 2:  # the second chunk's own transaction began: Ctrl-C before it commits
+            rounds[0] += 100
+            raise KeyboardInterrupt()
+        return real_side(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(SyncEngine, "_follow_late_saves", follow)
+    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 130 and lines == [f"interrupted: the 1 chunk(s) this sync committed are kept; {NOTES - CHUNK} files left for the next sync "
+                                              "(run it again to go on)"], (r.returncode, lines)
+
+
+def test_a_ctrl_c_in_a_chunks_both_moved_round_still_counts_the_chunk(db_path, tmp_path, monkeypatch):
+    """Review of f7a3009: a chunk's round that committed runs the both-moved round after it
+    (``_then_both``: a reconcile of its own), which reset the round being told; a Ctrl-C in that
+    inner round, before its commit, lost the committed chunk: "the 1 chunk(s) … kept" when 2 were."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds, inner = [0], [False]
+    real_rec, real_then, real_side = SyncEngine.reconcile, SyncEngine._then_both, SyncEngine._db_side_in_tx
+
+    def rec(self, *a, **kw):
+        if not inner[0]:
+            rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def then_both(self, out):
+        if rounds[0] == 2:  # the second chunk committed: its both-moved round, stopped in its transaction
+            rounds[0] += 100
+            inner[0] = True
+            self.reconcile(paths=[f"n{i:02d}.md" for i in range(NOTES)])
+        return real_then(self, out)
+
+    def side(self, *a, **kw):
+        if inner[0]:
+            raise KeyboardInterrupt()
+        return real_side(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(SyncEngine, "_then_both", then_both)
+    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 130 and lines == [f"interrupted: the 2 chunk(s) this sync committed are kept; {NOTES - 2 * CHUNK} files left for the next sync "
+                                              "(run it again to go on)"], (r.returncode, lines)
