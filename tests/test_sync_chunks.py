@@ -609,6 +609,52 @@ def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_a
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.parametrize("chunked", [True, False])
+def test_a_busy_brain_in_sync_is_kind_busy_with_the_chunks_kept(db_path, tmp_path, monkeypatch, chunked):
+    """Review of two branches of one session: trial 62 made a write that outwaits the lock wait
+    ``errors.Busy`` (kind ``busy``, for a script to retry on), but ``sync`` catches the busy
+    brain's ``database is locked`` itself (to say the chunks kept and the files complete) and
+    raised a plain error: ``sync --json`` said kind ``error``. Kind ``busy`` now, exit 1, the
+    line still saying the chunks kept (or none when the sync had no chunks)."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    real_run = SyncEngine._run
+
+    def run(self, *a, **kw):
+        if kw.get("full"):
+            raise sqlite3.OperationalError("database is locked")
+        return real_run(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_run", run)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json", env={"GBRAIN_SYNC_CHUNK": str(CHUNK if chunked else 0)})
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "busy" and out["exit_code"] == 1, (r.returncode, out)
+    assert out["error"].startswith("the brain is busy (database is locked)"), out
+    assert ("chunk(s) this sync committed before it are kept" in out["error"]) == chunked, out
+    assert r.stderr.decode().count("\n") == 1 and r.stderr.decode().startswith("error: the brain is busy"), r.stderr
+
+
+def test_a_busy_brain_at_watch_start_is_kind_busy(db_path, tmp_path, monkeypatch):
+    """``watch`` whose start finds the brain busy said kind ``error``; a busy brain is kind
+    ``busy`` (exit 1) on every surface since trial 62."""
+    from gbrain.sync import watch
+
+    root = tmp_path / "vault"
+    make_tree(root)
+
+    def busy(self, *a, **kw):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(watch.Watcher, "run", busy)
+    r = gbrain_in_process("watch", str(root), "--db", str(db_path), "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "busy" and "watch stopped" in out["error"], (r.returncode, out, r.stderr)
+
+
 @pytest.mark.sqlite_only("gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
 @pytest.mark.parametrize("left_by", ["handler", "swallowed"])
 def test_an_interrupt_remembered_and_handled_elsewhere_is_not_a_later_sql_functions_failure(db_path, tmp_path, monkeypatch, left_by):
@@ -696,6 +742,84 @@ def test_a_ctrl_c_after_a_chunks_commit_before_its_round_returned_counts_that_ch
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+def test_a_ctrl_c_before_a_chunks_own_commit_is_no_chunk_kept_after_a_side_commit(db_path, tmp_path, monkeypatch):
+    """Review of f7a3009 (a chunk whose round committed is kept, told by ``Brain.commits``): a
+    round commits side transactions before its own (a file that followed a move made in the brain:
+    ``_follow_brain_moves``' sync_state rows), so a Ctrl-C landing after such a one but before
+    the round's own write transaction committed counted that chunk as kept: "the 2 chunk(s) …
+    are kept" when 1 was. Only the round's write transaction counts."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds = [0]
+    real_rec, real_follow, real_side = SyncEngine.reconcile, SyncEngine._follow_late_saves, SyncEngine._db_side_in_tx
+
+    def rec(self, *a, **kw):
+        rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def follow(self, *a, **kw):
+        with self.brain.transaction():  # a side transaction of the round, before its own
+            self.conn.execute("UPDATE sync_state SET size = size WHERE client = ? AND path = ?", (self.client, "n00.md"))
+        return real_follow(self, *a, **kw)
+
+    def side(self, *a, **kw):
+        if rounds[0] == 2:  # the second chunk's own transaction began: Ctrl-C before it commits
+            rounds[0] += 100
+            raise KeyboardInterrupt()
+        return real_side(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(SyncEngine, "_follow_late_saves", follow)
+    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 130 and lines == [f"interrupted: the 1 chunk(s) this sync committed are kept; {NOTES - CHUNK} files left for the next sync "
+                                              "(run it again to go on)"], (r.returncode, lines)
+
+
+def test_a_ctrl_c_in_a_chunks_both_moved_round_still_counts_the_chunk(db_path, tmp_path, monkeypatch):
+    """Review of f7a3009: a chunk's round that committed runs the both-moved round after it
+    (``_then_both``: a reconcile of its own), which reset the round being told; a Ctrl-C in that
+    inner round, before its commit, lost the committed chunk: "the 1 chunk(s) … kept" when 2 were."""
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    rounds, inner = [0], [False]
+    real_rec, real_then, real_side = SyncEngine.reconcile, SyncEngine._then_both, SyncEngine._db_side_in_tx
+
+    def rec(self, *a, **kw):
+        if not inner[0]:
+            rounds[0] += 1
+        return real_rec(self, *a, **kw)
+
+    def then_both(self, out):
+        if rounds[0] == 2:  # the second chunk committed: its both-moved round, stopped in its transaction
+            rounds[0] += 100
+            inner[0] = True
+            self.reconcile(paths=[f"n{i:02d}.md" for i in range(NOTES)])
+        return real_then(self, out)
+
+    def side(self, *a, **kw):
+        if inner[0]:
+            raise KeyboardInterrupt()
+        return real_side(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "reconcile", rec)
+    monkeypatch.setattr(SyncEngine, "_then_both", then_both)
+    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 130 and lines == [f"interrupted: the 2 chunk(s) this sync committed are kept; {NOTES - 2 * CHUNK} files left for the next sync "
+                                              "(run it again to go on)"], (r.returncode, lines)
 
 
 def test_a_ctrl_c_right_after_a_chunk_committed_still_says_the_files_left(db_path, tmp_path, monkeypatch):

@@ -83,3 +83,32 @@ def test_a_write_that_outwaits_the_wait_says_the_brain_is_busy(tmp_path, monkeyp
     assert "is busy" in out["error"] and "nothing was written" in out["error"] and "locked" not in out["error"].split(";")[0], out
     assert r.stderr.decode().startswith("error: ") and r.stderr.decode().count("\n") == 1, r.stderr
     assert gbrain("get", "people/ana", "--db", str(db)).stdout == b"# Ana\n\nA person.\n"
+
+
+@pytest.mark.parametrize("surface", ["cli", "pipe"])
+def test_a_postgres_write_stopped_by_lock_timeout_says_the_brain_is_busy(pg_url, surface):
+    """Review of trial 62's ``errors.Busy``: it covered SQLite only. On Postgres a server or role
+    with a ``lock_timeout`` ends the wait for the writers' advisory lock (``BEGIN IMMEDIATE``)
+    with "canceling statement due to lock timeout", which said ``database error on …``, kind
+    ``error``. Kind ``busy`` now (exit 1), the password hidden, nothing written."""
+    import psycopg
+
+    from conftest import gbrain_in_process
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-c%20lock_timeout%3D200"
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))  # (held until the block's end)
+        if surface == "cli":
+            r = gbrain_in_process("--db", url, "put", "people/ana", "--json", input="# Ana\n\nChanged.\n")
+            assert r.returncode == 1, r.stderr
+            out = json.loads(r.stdout)
+        else:
+            r = gbrain_in_process("--db", url, "pipe", input=json.dumps({"id": 1, "tool": "brain_put", "params": {"slug": "people/ana", "content": "# Ana\n\nChanged.\n"}}) + "\n")
+            out = json.loads(r.stdout.splitlines()[0])
+            assert out.get("ok") is False and r.returncode == 1, (out, r.returncode)
+            assert r.stderr == b"", r.stderr  # (the answer says it: nothing on stderr)
+    assert out["kind"] == "busy" and out["exit_code"] == 1 and "is busy" in out["error"] and "nothing was written" in out["error"], out
+    assert "lock timeout" in out["error"], out
+    assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nA person.\n"

@@ -2880,6 +2880,13 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
         problem = _file_quick_check(p)
         if problem:
             return Damaged(f"{p} is damaged (SQLite: {msg}; {problem}); writes are refused; {recovery_advice(p)}")
+    if ("database is locked" in low or "database is busy" in low) and is_url(str(p)):
+        from ..errors import Busy
+
+        # pg._mapped: the server's lock_timeout ended the wait for the writers' advisory lock, or
+        # it rolled the transaction back (a deadlock, a serialization failure)
+        return Busy(f"the brain {p} is busy: another process holds its write lock past this connection's lock_timeout, or the server "
+                    f"rolled the transaction back to be run again; nothing was written ({msg}); run it again")
     if ("database is locked" in low or "database is busy" in low) and not is_url(str(p)) and not disk_full(p):
         from ..errors import Busy
 

@@ -273,6 +273,11 @@ def _mapped(e: Exception, url: str) -> sqlite3.Error:
         return sqlite3.OperationalError(f"attempt to write a readonly database (Postgres: {msg})")
     if isinstance(e, pe.DiskFull):
         return sqlite3.OperationalError(f"database or disk is full (Postgres: {msg})")
+    if isinstance(e, (pe.LockNotAvailable, pe.DeadlockDetected, pe.SerializationFailure)):
+        # a wait for a lock the server's ``lock_timeout`` ended (the writers' advisory lock:
+        # BEGIN IMMEDIATE), or a transaction the server rolled back to be run again: SQLite's
+        # busy brain, as sync/watch and db_error read it (errors.Busy, kind busy)
+        return sqlite3.OperationalError(f"database is locked (Postgres: {msg})")
     if isinstance(e, psycopg.IntegrityError):
         return sqlite3.IntegrityError(msg)
     if isinstance(e, (psycopg.ProgrammingError, psycopg.DataError)):

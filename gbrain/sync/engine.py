@@ -731,6 +731,8 @@ class SyncEngine:
         self.chunks_kept = 0
         #: the outcome of the round :meth:`_run` is running (or ran last): :meth:`reconcile`'s
         self._round_out: Outcome | None = None
+        #: ``brain.commits`` as that round's own write transaction began (None before): a commit past it is the round's
+        self._round_base: int | None = None
         #: paths per transaction of the pre-pass :meth:`sync` runs (:meth:`chunk_prepass`; 0: none,
         #: one transaction; ``gbrain sync`` sets :func:`chunk_size` of ``GBRAIN_SYNC_CHUNK``)
         self.chunk = 0
@@ -1876,17 +1878,20 @@ class SyncEngine:
         A pre-pass's chunk (:attr:`chunk_outs`) stopped after its transaction committed (a Ctrl-C
         before the round returned) is a chunk kept all the same: its outcome is listed."""
         outs, self.chunk_outs = self.chunk_outs, None  # (a round's own reconcile, _then_both's, is no chunk of its own)
-        self._round_out, commits = None, self.brain.commits
+        told = self._round_out, self._round_base  # (a chunk's round running this one inside it, _then_both: its own, told again after)
+        self._round_out, self._round_base = None, None
         try:
             with blobs.confined(self.root):
                 out = self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                                       maybe_moved=maybe_moved, moves_only=moves_only)
         except BaseException:
-            if outs is not None and self._round_out is not None and self.brain.commits != commits:
+            if outs is not None and self._round_out is not None and self._round_base is not None and self.brain.commits != self._round_base:
                 outs.append(self._round_out)  # (committed: the interrupted line counts it, its conflicts are said)
             raise
         finally:
             self.chunk_outs = outs
+            if outs is None:
+                self._round_out, self._round_base = told
         if outs is not None:
             outs.append(out)
         return out
@@ -2382,6 +2387,9 @@ class SyncEngine:
         if not (acting or written or move_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
             self._finish(out, paths, disk, removed.keys() | old_removed.keys(), copies)
             return out
+        # (the round's own write transaction: a commit counted from here is the chunk's, not a side
+        # transaction's before it, as _follow_brain_moves' rows: reconcile)
+        self._round_base = self.brain.commits
         with self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
             changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
