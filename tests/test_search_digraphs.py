@@ -78,6 +78,15 @@ def test_the_snippet_marks_the_word_written_with_the_letter(brain):
     assert "Međugorje" in [h["snippet"][a:z] for a, z in h["highlights"]], h
 
 
+def test_the_snippet_of_a_quoted_dj_phrase_marks_its_letter_word(brain):
+    """A quoted phrase found through a word's ``đ`` spelling (``"djordje balasevic"``, searched as
+    ``"đorđe balasevic"``: :func:`keyword.phrase_spellings`) marks that word too; it marked
+    ``Balašević`` alone (review of session 51)."""
+    for query, word in (('"djordje balasevic"', "Đorđe"), ('"djordje* balasevic"', "Đorđe"), ('"pesma djurdjevdan"', "Đurđevdan")):
+        h = keyword.search(brain.conn, query, limit=1)[0]
+        assert word in [h["snippet"][a:z] for a, z in h["highlights"]], (query, h)
+
+
 @pytest.mark.engine_free
 def test_dj_spellings_of_a_word():
     """Each ``dj`` of a word may stand for ``đ``: every mix, the word with all of them first."""

@@ -3729,6 +3729,9 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
+    # (the words marked in Python: a phrase found in a spelling the index holds marks that
+    # spelling's words too, ``"djordje balasevic"`` → ``Đorđe``: _spelled_words)
+    marks = _spelled_words(query, spelled)
     cjk = not query.isascii() and _CJK_RUN.search(query) is not None
     if is_postgres(conn):
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
@@ -3777,9 +3780,9 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     big = [i for i in ids if i not in snip]
     if big:
         pg = is_postgres(conn)
-        words = _meaning_words(query) if pg else query  # (Postgres: meaningful words only, no stop words)
+        words = _meaning_words(marks) if pg else marks  # (Postgres: meaningful words only, no stop words)
         for r in conn.execute(f"SELECT id, title, size, frontmatter_raw, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
-            marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query) else None
+            marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], marks) else None
             if marked is not None:
                 snip[r["id"]] = snippet_of(marked)
             else:  # found by a property's words alone (search_words): that property
@@ -3790,6 +3793,19 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": score_value(h["score"]), **snip.get(h["id"], none), "signals": h["signals"]}
         for h in ranked
     ]
+
+
+def _spelled_words(query: str, spelled: "str | Sequence[str] | None") -> str:
+    """``query`` (a :func:`search_form`) followed by the words of its other spellings the index
+    holds (:func:`phrase_spellings`' ``(typed, *others)``) that it does not write: the words a
+    snippet marks in Python (``"djordje balasevic"`` found as ``"đorđe balasevic"``: ``đorđe``,
+    which folds to ``dorde``, as *Đorđe* does; ``djordje`` never meets it). ``query`` itself when
+    ``spelled`` is one spelling (a string or ``None``): no cost for a query without such a phrase."""
+    if isinstance(spelled, str) or not spelled or len(spelled) < 2:
+        return query
+    have = {w.casefold() for w in _WORD.findall(query)}
+    extra = [w for s in spelled[1:] for w in _WORD.findall(search_form(s)) if w.rstrip("*") and w.casefold() not in have]
+    return query + " " + " ".join(dict.fromkeys(extra)) if extra else query
 
 
 def _matches_text(text: str, query: str) -> bool:
