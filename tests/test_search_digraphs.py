@@ -107,3 +107,14 @@ def test_a_query_of_many_dj_words_looks_up_a_bounded_number_of_terms(brain, monk
     assert keyword.dj_spelled(brain.conn, query).startswith("đorđe ")
     assert len(seen) == 1 and len(seen[0]) <= 16 * (1 + keyword.LATIN_SPELLINGS), len(seen[0])  # (DJ_WORDS)
     assert slugs(brain, query)[:1] == ["people/Đorđe Balašević"]
+
+
+def test_a_dj_word_written_with_another_letter_of_its_language(tmp_path, db_path):
+    """``Djordjević``: ``dj`` typed for ``đ``, ``ć`` written as it is (a keyboard with ``ć`` but no
+    ``đ``), finds *Đorđević*, alone and in a quoted phrase; it found nothing, as a word with a
+    letter outside ASCII was never spelled (review of session 51)."""
+    notes = {"p.md": "# Đorđević\n\nMilan Đorđević iz Beograda.\n", **{f"f{i}.md": f"# Note {i}\n\nOther text {i}.\n" for i in range(6)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        for query in ("Djordjević", "djordjević", '"milan djordjević"', "djordjevic"):
+            assert slugs(b, query)[:1] == ["p"], query

@@ -322,8 +322,8 @@ _DJ = re.compile("[Dd][Jj]")
 #: the distinct ``dj`` words of a query :func:`dj_spelled` looks up, at most (each with up to
 #: :data:`LATIN_SPELLINGS` spellings: one statement of at most 144 terms)
 DJ_WORDS = 16
-#: an ASCII word of a query (no prefix ``*`` after it)
-_ASCII_WORD = re.compile(r"(?<![^\W_])[A-Za-z0-9]+(?![^\W_]|\*)")
+#: a word of a query (no prefix ``*`` after it): ASCII, or with other letters (``Djordjević``)
+_DJ_WORD = re.compile(r"(?<![^\W_])[^\W_]+(?![^\W_]|\*)")
 
 
 def _like_case(typed: str, spelling: str) -> str:
@@ -334,7 +334,7 @@ def _like_case(typed: str, spelling: str) -> str:
 
 
 def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
-    """``query`` with each word it writes in ASCII with ``dj`` (outside a quoted phrase of
+    """``query`` with each word it writes with ``dj`` (ASCII, or with other letters: ``Djordjević``; outside a quoted phrase of
     several words, and not a prefix ``w*``) that no page or canvas card holds, but some holds in
     a spelling with ``đ`` (:func:`_dj_spellings`, looked up in one statement: :func:`_held_terms`),
     written in that spelling, as if typed so (``djordje`` → ``đorđe``: *Đorđe* is found, its
@@ -350,7 +350,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     if memo is not None and key in memo:
         return memo[key]
     spans = [m.span(1) for m in _PHRASE.finditer(query) if len(_WORD.findall(m.group(1))) > 1]
-    found = [m for m in _ASCII_WORD.finditer(query) if _DJ.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
+    found = [m for m in _DJ_WORD.finditer(query) if _DJ.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
     options = {m.group().lower(): _dj_spellings(m.group().lower()) for m in found}
     # (the first DJ_WORDS words with a spelling are looked up, the rest stay as typed: a pasted text
     # of 1,000 such words looked up 9,000 terms, ~0.6 CPU-s on SQLite, ~1.2 s of Postgres' time)
@@ -382,7 +382,8 @@ def _word_spellings(word: str) -> list[str]:
     Latin letter of its own (:func:`_latin_spellings`)."""
     if word.isascii():
         return _latin_spellings(word)
-    return _unfolded_spellings(word) + _polytonic_spellings(word)
+    # (a word with ``dj`` and another letter, ``djordjević``: its ``đ`` spellings first)
+    return _dj_spellings(word) + _unfolded_spellings(word) + _polytonic_spellings(word)
 
 
 def _unfolded_spellings(word: str) -> list[str]:
@@ -444,7 +445,7 @@ def _phrase_spellings(conn, text: str, typed: str | None, phrases: list) -> "str
     # first; the first NAME_WORDS of the query's phrases, as the ranking reads NAME_WORDS words.
     # An ASCII word's spelling folds back to it but for ``dj``: ``đorđe`` is held as ``dorde``)
     def base(word: str, spelling: str) -> str:
-        return fold_letters(spelling) if word.isascii() else word
+        return fold_letters(spelling) if word.isascii() or "đ" in spelling else word
 
     folded = list(dict.fromkeys(x for opts in options for o in opts[:NAME_WORDS] if len(o) > 1
                                 for x in (o[0].lower(), *(base(o[0], y) for y in o[1:]))))[:2 * NAME_WORDS]
