@@ -806,12 +806,16 @@ def _pg_word_rx(query: str) -> re.Pattern:
 @functools.lru_cache(maxsize=64)
 def _apostrophe_words(query: str) -> re.Pattern | None:
     """A pattern of ``query``'s words written with an apostrophe (``don't``, ``O'Brien``, either
-    ``'`` or ``’``) in a marked text, its marks anywhere in it; None when it has none."""
-    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)+", query or "")
+    ``'`` or ``’``; a prefix ``l’hom*`` to its word's end) in a marked text, its marks anywhere in
+    it; None when it has none."""
+    words = re.findall(r"([^\W_]+(?:['’][^\W_]+)+)(\*?)", query or "")
     if not words:
         return None
     opt = f"{HIT_ON}?{HIT_OFF}?"
-    alts = [opt + opt.join(r"['’]" if c in "'’" else re.escape(c) for c in w) + opt for w in sorted(set(words), key=len, reverse=True)]
+    # (a prefix, ``l’hom*``, to its word's end: ``l’homme``)
+    rest = f"(?:[^\\W_]|{HIT_ON}|{HIT_OFF})*"
+    alts = [opt + opt.join(r"['’]" if c in "'’" else re.escape(c) for c in w) + opt + (rest if star else "")
+            for w, star in sorted(set(words), key=lambda x: (len(x[0]), x[1]), reverse=True)]
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])", re.I)
 
 
