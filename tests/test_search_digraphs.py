@@ -78,6 +78,15 @@ def test_the_snippet_marks_the_word_written_with_the_letter(brain):
     assert "Međugorje" in [h["snippet"][a:z] for a, z in h["highlights"]], h
 
 
+def test_the_snippet_of_a_quoted_dj_phrase_marks_its_letter_word(brain):
+    """A quoted phrase found through a word's ``đ`` spelling (``"djordje balasevic"``, searched as
+    ``"đorđe balasevic"``: :func:`keyword.phrase_spellings`) marks that word too; it marked
+    ``Balašević`` alone (review of session 51)."""
+    for query, word in (('"djordje balasevic"', "Đorđe"), ('"djordje* balasevic"', "Đorđe"), ('"pesma djurdjevdan"', "Đurđevdan")):
+        h = keyword.search(brain.conn, query, limit=1)[0]
+        assert word in [h["snippet"][a:z] for a, z in h["highlights"]], (query, h)
+
+
 @pytest.mark.engine_free
 def test_dj_spellings_of_a_word():
     """Each ``dj`` of a word may stand for ``đ``: every mix, the word with all of them first."""
@@ -85,3 +94,27 @@ def test_dj_spellings_of_a_word():
     assert keyword._dj_spellings("medjugorje") == ["međugorje"]
     assert keyword._dj_spellings("word") == []
     assert len(keyword._dj_spellings("djdjdjdjdj")) <= keyword.LATIN_SPELLINGS
+
+
+def test_a_query_of_many_dj_words_looks_up_a_bounded_number_of_terms(brain, monkeypatch):
+    """A pasted text of many ``dj`` words looks up the first ``DJ_WORDS`` of them (each with its
+    spellings, one statement): 300 words looked up 2,700 terms (review of session 51). The first
+    words are still spelled as the index holds them."""
+    seen: list[list[str]] = []
+    real = keyword._held_terms
+    monkeypatch.setattr(keyword, "_held_terms", lambda conn, terms: seen.append(terms) or real(conn, terms))
+    query = "djordje " + " ".join(f"djadjbdjcdjddj{i}" for i in range(300))
+    assert keyword.dj_spelled(brain.conn, query).startswith("đorđe ")
+    assert len(seen) == 1 and len(seen[0]) <= 16 * (1 + keyword.LATIN_SPELLINGS), len(seen[0])  # (DJ_WORDS)
+    assert slugs(brain, query)[:1] == ["people/Đorđe Balašević"]
+
+
+def test_a_dj_word_written_with_another_letter_of_its_language(tmp_path, db_path):
+    """``Djordjević``: ``dj`` typed for ``đ``, ``ć`` written as it is (a keyboard with ``ć`` but no
+    ``đ``), finds *Đorđević*, alone and in a quoted phrase; it found nothing, as a word with a
+    letter outside ASCII was never spelled (review of session 51)."""
+    notes = {"p.md": "# Đorđević\n\nMilan Đorđević iz Beograda.\n", **{f"f{i}.md": f"# Note {i}\n\nOther text {i}.\n" for i in range(6)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        for query in ("Djordjević", "djordjević", '"milan djordjević"', "djordjevic"):
+            assert slugs(b, query)[:1] == ["p"], query

@@ -62,6 +62,8 @@ def test_a_search_marks_a_word_with_an_apostrophe_whole(brain):
     got = marks(brain, "won't", "en/contractions")
     assert "won't" in got and "won’t" in got, got
     assert "l'homme" in marks(brain, "l'homme", "fr/homme")
+    # (a prefix written with an apostrophe marks its word whole too: ``l’hom*`` marked ``homme``)
+    assert "l'homme" in marks(brain, "l’hom*", "fr/homme"), marks(brain, "l’hom*", "fr/homme")
 
 
 def test_a_search_marks_hindi_words_whole(brain):
