@@ -230,12 +230,15 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
     process keeps once (the one database check per process, imported modules) is shared by the
     calls of a test; the writer's identity (``origin.identity``, once per process) is forgotten
     before and after each call, so ``env={"GBRAIN_USER": …}`` names the writer of that call as
-    it would a process's. Tests about the process itself (its locale, a closed stdout, signals,
+    it would a process's, and so are the notes a process says once (``operations.search._NOTED``:
+    an earlier test's ``embed`` said "using the offline minilm model" and a later one's never
+    did). Tests about the process itself (its locale, a closed stdout, signals,
     serve's stdin, the console script) run real processes (:func:`gbrain`)."""
     import io
     import traceback
 
     from gbrain import entry
+    from gbrain.operations import search as _ops_search
     from gbrain.storage import origin
 
     data = input.encode("utf-8") if isinstance(input, str) else (input or b"")
@@ -253,6 +256,7 @@ def gbrain_in_process(*args: str, input: str | bytes | None = None, env: dict | 
         try:
             os.environ.update(env or {})
             origin.identity.cache_clear()
+            _ops_search._NOTED.clear()  # (the embedding model notes a process says once: a process starts with none said)
             for fd, f in ((1, fout), (2, ferr)):  # what writes to the descriptors themselves
                 saved_fds.append((fd, os.dup(fd)))
                 os.dup2(f.fileno(), fd)

@@ -749,6 +749,19 @@ def test_cli_offline_default_uses_minilm_without_key(brain_tree, run, db_path, m
     assert r.returncode == 2
 
 
+@pytest.mark.engine_free
+def test_each_in_process_run_says_the_offline_note_as_a_new_process_would(brain_tree, run, tmp_path, minilm):
+    """The final CI of session 51: test_cli's commands moved into the test process, and one of
+    them, run earlier on the same worker, said the once-per-process embedding note, so
+    test_cli_offline_default_uses_minilm_without_key's ``embed`` said nothing. The in-process
+    runner starts each call as a process starts: no note said yet."""
+    for i in range(2):
+        db = str(tmp_path / f"b{i}.db")
+        assert run("--db", db, "import", str(brain_tree)).returncode == 0
+        r = run("--db", db, "embed")
+        assert r.returncode == 0 and "using the offline minilm model" in r.stderr.decode(), (i, r.stderr)
+
+
 def test_offline_fallback_keeps_the_offline_model_a_brain_already_has(brain_tree, run, db_path, minilm):
     """A brain embedded with wordllama keeps using it after minilm is installed: switching
     silently would leave `query` without vectors until a full re-embed."""
