@@ -1602,6 +1602,57 @@ def test_a_page_made_through_gbrain_during_a_sync_is_no_mismatch(tmp_path, brain
     brain.close()
 
 
+def test_more_pages_written_during_a_sync_than_a_report_lists_are_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
+    """More than ``verify.MAX_LISTED`` pages made, and more than it changed, through gbrain while
+    one `gbrain sync DIR` ran: the excuse worked from the report's listed paths (the first 50 of
+    each kind; the made ones' count parsed back out of the problem's text), so the 51st of each
+    was still a mismatch, exit 1. Now every one is named `written_during` (its count whole, the
+    first 50 listed), exit 0, and the next sync writes them all."""
+    from gbrain.sync.verify import MAX_LISTED
+
+    n = MAX_LISTED + 1
+    for i in range(n):
+        (brain_tree / f"notes/old-{i}.md").parent.mkdir(exist_ok=True)
+        (brain_tree / f"notes/old-{i}.md").write_text(f"# Old {i}\n\nfrom the folder\n")
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    assert eng.sync()["ok"]
+    eng.close()
+    brain.close()
+    real = SyncEngine._run
+
+    def with_puts_meanwhile(self, *a, **k):
+        out = real(self, *a, **k)
+        other = Brain.open(db_path)  # another process's connection: a cron job's
+        try:
+            for i in range(n):
+                other.put(f"notes/new-{i}", f"# New {i}\n\nmade during the sync\n")
+                other.put(f"notes/old-{i}", f"# Old {i}\n\nchanged during the sync\n")
+        finally:
+            other.close()
+        return out
+
+    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
+    monkeypatch.setattr(SyncEngine, "_run", with_puts_meanwhile)
+    r = gbrain_in_process("sync", str(brain_tree), "--db", str(db_path), "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"] and rep["problems"] == [] and rep["written_during_count"] == 2 * n, rep["problems"]
+    assert len(rep["written_during"]) == MAX_LISTED and set(rep["written_during"]) <= {f"notes/{k}-{i}.md" for k in ("new", "old") for i in range(n)}
+    assert rep["hash_mismatches"] == [] and rep["missing_on_disk"] == [], rep
+    from gbrain.operations.sync import _sync_text
+
+    assert f"not in the folder yet (the next sync or the running watch writes them): notes/" in _sync_text(rep, {})
+    assert f"and {2 * n - 5:,} more" in _sync_text(rep, {})
+    monkeypatch.setattr(SyncEngine, "_run", real)
+    r = gbrain_in_process("sync", str(brain_tree), "--db", str(db_path), "--json")  # the next round writes them
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"] and rep["written_during"] == [] and rep["written_during_count"] == 0, rep
+    for i in range(n):
+        assert (brain_tree / f"notes/new-{i}.md").read_text() == f"# New {i}\n\nmade during the sync\n"
+        assert (brain_tree / f"notes/old-{i}.md").read_text() == f"# Old {i}\n\nchanged during the sync\n"
+
+
 def test_a_note_deleted_while_the_sync_reads_it_is_no_failure(tmp_path, brain_tree, db_path, monkeypatch):
     # trial7, N1: a note the user deleted (or moved away) between sync's listing and its read
     # made the report say "1 path(s) could not be read … vanished while being read" and sync

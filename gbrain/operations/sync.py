@@ -88,9 +88,10 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"Deleted or moved in the folder while this sync read them, kept in the brain as they were (the next sync or the running watch takes the change): "
                      f"{', '.join(gone[:5])}{f' and {len(gone) - 5:,} more' if len(gone) > 5 else ''}")
     if r.get("written_during"):
-        late = r["written_during"]
+        late = r["written_during"]  # (the first verify.MAX_LISTED; written_during_count all)
+        n = max(r.get("written_during_count", 0), len(late))
         lines.append(f"Written through gbrain while this sync ran, not in the folder yet (the next sync or the running watch writes them): "
-                     f"{', '.join(late[:5])}{f' and {len(late) - 5:,} more' if len(late) > 5 else ''}")
+                     f"{', '.join(late[:5])}{f' and {n - 5:,} more' if n > 5 else ''}")
     if r.get("renamed_links"):
         rl = r["renamed_links"]
         other = f" ({rl['elsewhere']:,} now open another page with that file name)" if rl.get("elsewhere") else ""

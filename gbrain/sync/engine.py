@@ -4527,6 +4527,11 @@ class SyncEngine:
             extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
             raw_check=bool(out.changed() or out.parsed_counts or out.unreadable),
             left_alone={p: kind_of(w) for p, w in out.unreadable},
+            # a file that differs, or a page not in the folder yet, because another writer changed
+            # or made it after this round read the brain (an agent's put while the sync ran, a cron
+            # job's new page: trial 62): no mismatch, the change log holds it for this folder and
+            # the next round writes it (the rule of verify_paths, watch's batch check)
+            written_since=self._written_since,
             # a round that found every path as recorded and wrote nothing: the stored hashes are
             # those _unchanged read (every page and file, each equal to its base), not read again
             stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
@@ -4578,32 +4583,6 @@ class SyncEngine:
             if missing > held:
                 rep["problems"].append(f"{missing - held} path(s) in the DB are not on disk")
             rep["held_back_count"] = held
-        # a file that differs because another writer changed its page after this round read the
-        # brain (an agent's put while the sync ran) is no mismatch: the change log holds it for
-        # this folder and the next round writes it (the rule of verify_paths, watch's batch check)
-        late = self._written_since(rep["hash_mismatches"])
-        if late:  # (the comparison still counts them as different: they are, until that round)
-            diff = rep["comparison"]["different"] - len(late)
-            rep["hash_mismatches"] = [p for p in rep["hash_mismatches"] if p not in late]
-            rep["problems"] = [x for x in rep["problems"] if "differ from what the DB renders" not in x]
-            if diff:
-                rep["problems"].append(f"{diff} file(s) differ from what the DB renders")
-        # likewise a page the round had not written to the folder yet, made or changed by another
-        # writer after the round read the brain (trial 62: a cron job's puts beside a sync's)
-        new_late = self._written_since(rep.get("missing_on_disk") or [])
-        if new_late:
-            rep["missing_on_disk"] = [p for p in rep["missing_on_disk"] if p not in new_late]
-            problems = []
-            for x in rep["problems"]:
-                m = re.match(r"(\d+)( path\(s\) in the DB are not on disk.*)", x)
-                if m:
-                    left = int(m.group(1)) - len(new_late)
-                    if left > 0:
-                        problems.append(f"{left}{m.group(2)}")
-                    continue
-                problems.append(x)
-            rep["problems"] = problems
-        rep["written_during"] = late + new_late
         rep["ok"] = not rep["problems"]
         rep["conflicts"] = out.conflicts
         if out.collapsed:
@@ -4629,13 +4608,17 @@ class SyncEngine:
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
 
-    def _written_since(self, paths: list[str]) -> list[str]:
-        """Those of ``paths`` that a writer changed in the brain after this folder's last applied
-        change (a change-log row past its cursor): the next round brings them to the folder."""
+    def _written_since(self, paths: list[str]) -> set[str]:
+        """The set of ``paths`` that a writer changed in the brain after this folder's last applied
+        change (a change-log row past its cursor): the next round brings them to the folder.
+        ``db.in_parts`` statements (500 paths each). Both engines."""
         if not paths:
-            return []
+            return set()
         cur = self.cursor
-        return [p for p in paths if self.conn.execute("SELECT 1 FROM change_log WHERE seq > ? AND path = ? LIMIT 1", (cur, p)).fetchone()]
+        found: set[str] = set()
+        for part, marks in in_parts(sorted(set(paths))):
+            found.update(r[0] for r in self.conn.execute(f"SELECT DISTINCT path FROM change_log WHERE seq > ? AND path IN ({marks})", (cur, *part)))
+        return found
 
     def verify_paths(self, out: Outcome) -> list[str]:
         """Cheap check after a watch batch: each touched path's file hash (as the round left it)
