@@ -638,6 +638,37 @@ def test_a_busy_brain_in_sync_is_kind_busy_with_the_chunks_kept(db_path, tmp_pat
     assert r.stderr.decode().count("\n") == 1 and r.stderr.decode().startswith("error: the brain is busy"), r.stderr
 
 
+@pytest.mark.parametrize("error", ["table", "named"])
+def test_an_error_that_only_mentions_locked_or_busy_in_sync_is_not_kind_busy(db_path, tmp_path, monkeypatch, error):
+    """``sync`` (and watch) read any SQL error whose text held ``locked`` or ``busy`` as a busy
+    brain (kind ``busy``: "run the sync again"), where ``db_error`` (every other command) reads
+    only SQLite's busy brain (``database is locked``, as ``pg._mapped`` words Postgres' lock
+    timeout): SQLITE_LOCKED (``database table is locked``: this connection's own statements
+    clash, not another process; running again does not help) and a lost Postgres connection to
+    a database whose name holds ``busy`` were kind ``busy``. One classifier now
+    (``db.is_busy``): kind ``error``, exit 1, the error's own line."""
+    from gbrain.storage.pg import Disconnected
+
+    root = tmp_path / "vault"
+    make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    real_run = SyncEngine._run
+    exc = (sqlite3.OperationalError("database table is locked") if error == "table" else
+           Disconnected("lost the connection to the brain database postgresql://gb:***@db.example/busy_brain (server closed the connection "
+                        "unexpectedly); the transaction in progress was not committed"))
+
+    def run(self, *a, **kw):
+        if kw.get("full"):
+            raise exc
+        return real_run(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_run", run)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "error" and "the brain is busy" not in out["error"], (r.returncode, out)
+    assert ("database table is locked" if error == "table" else "lost the connection to the brain database") in out["error"], out
+
+
 def test_a_busy_brain_at_watch_start_is_kind_busy(db_path, tmp_path, monkeypatch):
     """``watch`` whose start finds the brain busy said kind ``error``; a busy brain is kind
     ``busy`` (exit 1) on every surface since trial 62."""

@@ -186,7 +186,9 @@ def _sync(b, a, ctx):
     except sqlite3.Error as e:
         # the pre-pass's chunks (SyncEngine.chunk_prepass) committed before the failing write stay: said, as the next sync goes on from them
         kept = f"the {eng.chunks_kept:,} chunk(s) this sync committed before it are kept and the next sync goes on from them" if eng.chunks_kept else ""
-        if isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+        from ..storage.db import is_busy
+
+        if is_busy(e, b.path):
             raise Busy(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
                               "and the files written are complete; run the sync again") from e
         if kept:
@@ -264,7 +266,9 @@ def _watch(b, a, ctx):
         w.engine.confirm_delete = bool(a.get("confirm_delete"))
         return w.run()
     except sqlite3.OperationalError as e:
-        if "locked" not in str(e) and "busy" not in str(e):
+        from ..storage.db import is_busy
+
+        if not is_busy(e, b.path):
             raise
         raise Busy(f"the brain is busy ({e}); watch stopped; run it again") from e
 

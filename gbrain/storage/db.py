@@ -2848,6 +2848,24 @@ def cut_short(p: Path | str) -> str:
     return f" (cut short: {size:,} of the {want:,} bytes its header counts)" if 0 < size < want else ""
 
 
+def is_busy(e: BaseException, p: Path | str | None = None) -> bool:
+    """Whether ``e`` is a busy brain: another connection holds the write lock past this one's wait
+    (SQLite's SQLITE_BUSY, "database is locked": :func:`begin_write`'s wait ran out; Postgres'
+    lock_timeout, deadlock or serialization failure, which ``pg._mapped`` words the same), so
+    running the command again later may work (``errors.Busy``, kind ``busy``). Only a
+    ``sqlite3.OperationalError`` saying that: not SQLITE_LOCKED ("database table is locked":
+    this connection's own statements clash) nor another error whose text merely holds "locked"
+    or "busy" (a lost connection to a database named so). With ``p`` (the brain): a SQLite
+    brain whose disk is full is not busy (a full disk's reader holds the file exclusively,
+    ``_connect_on_full_disk``). THE rule of :func:`db_error`, sync and watch."""
+    if not isinstance(e, sqlite3.OperationalError):
+        return False
+    low = str(e).lower()
+    if "database is locked" not in low and "database is busy" not in low:
+        return False
+    return p is None or is_url(str(p)) or not disk_full(p)
+
+
 def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False, kept: str = "") -> GBrainError:
     """One clear line (a :class:`GBrainError`) for a SQLite error on database ``p``: damaged
     file (with how to recover), full disk, read-only file or mount, I/O error; the rest as is.
@@ -2880,14 +2898,15 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
         problem = _file_quick_check(p)
         if problem:
             return Damaged(f"{p} is damaged (SQLite: {msg}; {problem}); writes are refused; {recovery_advice(p)}")
-    if ("database is locked" in low or "database is busy" in low) and is_url(str(p)):
+    busy = is_busy(e, p)
+    if busy and is_url(str(p)):
         from ..errors import Busy
 
         # pg._mapped: the server's lock_timeout ended the wait for the writers' advisory lock, or
         # it rolled the transaction back (a deadlock, a serialization failure)
         return Busy(f"the brain {p} is busy: another process holds its write lock past this connection's lock_timeout, or the server "
                     f"rolled the transaction back to be run again; nothing was written ({msg}); run it again")
-    if ("database is locked" in low or "database is busy" in low) and not is_url(str(p)) and not disk_full(p):
+    if busy:
         from ..errors import Busy
 
         # begin_write waited WRITE_WAIT_S for another process's write transaction (trial 62: it
@@ -3284,7 +3303,7 @@ def begin_write(conn) -> None:
                 _began[id(conn)] = conn.total_changes
                 return
             except sqlite3.OperationalError as e:
-                if "locked" not in str(e) and "busy" not in str(e):
+                if not is_busy(e):
                     raise
                 if deadline is None:
                     deadline = time.monotonic() + WRITE_WAIT_S
@@ -3551,7 +3570,7 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
         finally:
             conn.execute(f"PRAGMA cache_size = {int(old)}")
     except sqlite3.DatabaseError as e:
-        if isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+        if is_busy(e):
             raise  # another connection holds the file (a full disk's exclusive reader): no answer, no damage
         return str(e)
     if rows == ["ok"]:

@@ -78,7 +78,7 @@ from ..core.brain import Brain
 from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
-from ..storage.db import OPEN_LOCK_SUFFIX, refuse_newer_schema
+from ..storage.db import OPEN_LOCK_SUFFIX, is_busy, refuse_newer_schema
 from .engine import TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
@@ -1067,7 +1067,7 @@ class Watcher:
                 except (sqlite3.Error, OSError, GBrainError) as e:
                     if self._no_space(e):
                         self._disk_full(e)  # the full sync runs again once there is space
-                    elif isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+                    elif is_busy(e):
                         # (as a batch's: any other error, a brain upgraded past this gbrain, stops the watch)
                         self._warn(f"the brain is busy ({e}); rescan skipped")
                     elif isinstance(e, FileNotFoundError):
@@ -1456,7 +1456,7 @@ class Watcher:
                 if self._no_space(e):
                     self._disk_full(e)
                     return False
-                if "locked" not in str(e) and "busy" not in str(e):
+                if not is_busy(e):
                     raise
                 self._warn(f"the brain is busy ({e}); will retry")
                 return False
