@@ -3498,8 +3498,9 @@ class SyncEngine:
         # pages may share a name): a name's first page says it is a page's; of a name more pages
         # share, the pages read decide whether it is a person's (all of them, where fewer share it)
         lim = FIRST_WORD_ROWS + 1
-        q = (f"SELECT max(f), sum(CASE WHEN n = 0 THEN 1 ELSE 0 END), sum(CASE WHEN n = 1 THEN 1 ELSE 0 END), "
-             f"sum(CASE WHEN n = 2 THEN 1 ELSE 0 END), sum(CASE WHEN n = 3 THEN 1 ELSE 0 END) FROM ("
+        # (per lookup n, 0 the first-word range: its rows read and the most telling kind; one
+        # GROUP BY over the ≤ 4 × (FIRST_WORD_ROWS + 1) rows read, no CASE sum per lookup)
+        q = (f"SELECT n, max(f), count(*) FROM ("
              f"SELECT f, 1 AS n FROM (SELECT {kind('pages')} AS f FROM pages WHERE loose_key = ? LIMIT {lim}) e1 "
              f"UNION ALL SELECT f, 2 FROM (SELECT {kind('pages')} AS f FROM pages WHERE title_key = ? LIMIT {lim}) e2 "
              f"UNION ALL SELECT f, 3 FROM (SELECT {kind('pages')} AS f FROM (SELECT page_id FROM aliases WHERE loose_key = ? "
@@ -3512,12 +3513,14 @@ class SyncEngine:
             q += (f" UNION ALL SELECT ({kind('w')} - 1) * 2, 0 FROM (SELECT type, slug_key FROM pages "
                   f"WHERE title_key >= ? AND title_key < ? LIMIT {lim}) w")
             args += (k + "-", k + ".")
-        got, first, *exact = self.conn.execute(q + ") t", args).fetchone()
-        if max(n or 0 for n in exact) > FIRST_WORD_ROWS:
+        read = {n: (f, c) for n, f, c in self.conn.execute(q + ") t GROUP BY n", args).fetchall()}
+        got = max((f for f, _ in read.values()), default=None)
+        first = read[0][1] if 0 in read else 0
+        if max((c for n, (_, c) in read.items() if n), default=0) > FIRST_WORD_ROWS:
             # (a name more pages share than a lookup reads: which rows it read depends on the
             # engine's row order, so the answer must not: a person's, the safe side)
             return PERSON_NAME
-        if (first or 0) > FIRST_WORD_ROWS and got != 1:
+        if first > FIRST_WORD_ROWS and got != 1:
             # (a page's own name, no person's, and no title read a person's: a topic many titles
             # start with, `Postgres tuning`, is that page's name, never a person's)
             return PERSON_NAME
