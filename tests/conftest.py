@@ -721,6 +721,37 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def search_brain(notes: dict[str, str]):
+    """A ``brain`` fixture for a search test file: ``brain = search_brain(NOTES)`` at module level
+    gives each test a Brain (the test's ``db_path``, either engine) holding ``notes`` (relative path
+    → text, :func:`write_tree` under ``tmp_path/vault``) imported by ``import_tree``, closed after
+    the test (the search tests' fixture, once: test_search_digraphs, _fold_letters, _fold_names,
+    _phrase_prefix, _script_fold, _snippet_marks, _typed_spellings)."""
+
+    @pytest.fixture
+    def brain(tmp_path, db_path):
+        from gbrain.core.brain import Brain
+        from gbrain.sync.importer import import_tree
+
+        with Brain.open(db_path) as b:
+            import_tree(b, write_tree(tmp_path / "vault", notes))
+            yield b
+
+    return brain
+
+
+def search_hits(b, query: str, limit: int = 5) -> list[dict]:
+    """``keyword.search`` of ``query`` in brain ``b``: its hits (dicts), at most ``limit``."""
+    from gbrain.search import keyword
+
+    return keyword.search(b.conn, query, limit=limit)
+
+
+def search_slugs(b, query: str, limit: int = 5) -> list[str]:
+    """The slugs of :func:`search_hits`, in rank order."""
+    return [h["slug"] for h in search_hits(b, query, limit)]
+
+
 def editor_save(f: Path, data: bytes) -> None:
     """Save like vim: a temp file in the same folder, then a rename over the file (the stale
     saves' editor: tests/test_stale_save.py, test_both_changed.py, test_team_saves.py)."""

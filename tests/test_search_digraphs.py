@@ -13,7 +13,7 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, search_slugs as slugs, write_tree
 
 NOTES = {
     "people/Đorđe Balašević.md": "# Đorđe Balašević\n\nKantautor iz Novog Sada, rođen 1953. Pesma Đurđevdan je narodna.\n",
@@ -24,15 +24,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
-
-
-def slugs(b, query: str, limit: int = 5) -> list[str]:
-    return [h["slug"] for h in keyword.search(b.conn, query, limit=limit)]
+brain = search_brain(NOTES)
 
 
 def test_dj_typed_for_the_letter_d_with_stroke(brain):

@@ -5,13 +5,11 @@ index, the query's words and the name evidence (trial 40: "Lukasz Novak" ranked 
 both engines (``--engine postgres``)."""
 from __future__ import annotations
 
-import pytest
-
 from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, search_hits as hits, search_slugs as slugs, write_tree
 
 NOTES = {
     "people/łukasz-novak.md": "# Łukasz Novak\n\nPartner at Northwind Ventures; Łukasz leads the seed extension.\n",
@@ -26,19 +24,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
-
-
-def hits(b, query: str, limit: int = 5) -> list[dict]:
-    return keyword.search(b.conn, query, limit=limit)
-
-
-def slugs(b, query: str, limit: int = 5) -> list[str]:
-    return [h["slug"] for h in hits(b, query, limit)]
+brain = search_brain(NOTES)
 
 
 def test_a_name_typed_without_its_own_letters_finds_the_page_first(brain):

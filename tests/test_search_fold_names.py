@@ -15,7 +15,7 @@ from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import write_tree
+from conftest import search_brain, search_hits as hits, search_slugs as slugs, write_tree
 
 NOTES = {
     "people/zoë-kim.md": "# Zoë Kim\n\nEngineer at Chip Pay.\n",
@@ -36,19 +36,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
-
-
-def hits(b, query: str, limit: int = 5) -> list[dict]:
-    return keyword.search(b.conn, query, limit=limit)
-
-
-def slugs(b, query: str, limit: int = 5) -> list[str]:
-    return [h["slug"] for h in hits(b, query, limit)]
+brain = search_brain(NOTES)
 
 
 def score(b, query: str, slug: str) -> float:

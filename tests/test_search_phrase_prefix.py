@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from gbrain.core.brain import Brain
 from gbrain.search import keyword
-from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, search_slugs
 
 NOTES = {
     "places/Łódź.md": "# Łódź\n\nMiasto w Polsce, dworzec Łódź Fabryczna.\n",
@@ -26,15 +24,11 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
+brain = search_brain(NOTES)
 
 
 def slugs(b, query: str, limit: int = 10) -> set[str]:
-    return {h["slug"] for h in keyword.search(b.conn, query, limit=limit)}
+    return set(search_slugs(b, query, limit))
 
 
 def test_a_star_inside_a_quoted_phrase_makes_that_word_a_prefix(brain):

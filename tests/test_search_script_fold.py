@@ -17,7 +17,7 @@ from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import write_tree
+from conftest import search_brain, search_slugs as slugs, write_tree
 
 # the pages, written before any search; each query below names the page it must find
 NOTES = {
@@ -33,15 +33,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
-
-
-def slugs(b, query: str, limit: int = 5) -> list[str]:
-    return [h["slug"] for h in keyword.search(b.conn, query, limit=limit)]
+brain = search_brain(NOTES)
 
 
 def test_russian_typed_with_e_finds_the_page_written_with_yo(brain):

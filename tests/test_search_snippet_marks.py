@@ -11,11 +11,9 @@ import unicodedata
 
 import pytest
 
-from gbrain.core.brain import Brain
 from gbrain.search import keyword
-from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain
 
 NOTES = {
     "en/contractions.md": "# Build notes\n\nI don't know why the build fails; we won't ship it, we won’t.\n",
@@ -30,11 +28,7 @@ def shown(marked: str) -> str:
     return marked.replace(keyword.HIT_ON, "[").replace(keyword.HIT_OFF, "]")
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
+brain = search_brain(NOTES)
 
 
 def marks(b, query: str, slug: str) -> list[str]:

@@ -12,7 +12,7 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, search_slugs as slugs, write_tree
 
 NOTES = {
     "places/Hauptstraße.md": "# Hauptstraße\n\nDie Hauptstraße ist die längste Straße in Köln.\n",
@@ -30,15 +30,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
-
-
-def slugs(b, query: str, limit: int = 5) -> list[str]:
-    return [h["slug"] for h in keyword.search(b.conn, query, limit=limit)]
+brain = search_brain(NOTES)
 
 
 def test_letters_with_no_decomposition_typed_in_ascii(brain):

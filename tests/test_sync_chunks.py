@@ -63,6 +63,35 @@ def storm(root: Path, b: Brain) -> None:
     in_place(root / "zboth.md", b"# Both\n\nfirst line\n\nmiddle\n\nlast line DISK\n")
 
 
+def _edited_tree(tmp_path: Path, db_path, plain: bool = False) -> Path:
+    """The Ctrl-C tests' start: a tree at ``tmp_path/vault`` (:func:`make_tree`'s, or ``plain``:
+    NOTES notes ``# N{i}`` / ``body {i}`` alone) synced into the brain ``db_path`` (exit 0), then
+    every root note edited in place (:data:`EDIT` appended): a chunked sync has NOTES edits to
+    commit, CHUNK a chunk. Returns the tree's root."""
+    root = tmp_path / "vault"
+    if plain:
+        root.mkdir()
+        for i in range(NOTES):
+            (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    else:
+        make_tree(root)
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    return root
+
+
+def _chunked_sync(root: Path, db_path, monkeypatch=None, *patches: tuple) -> tuple:
+    """``gbrain sync ROOT`` in this process with ``GBRAIN_SYNC_CHUNK`` = CHUNK, after setting each
+    of ``patches`` (``(owner, name, stand-in)``, through ``monkeypatch``): the CompletedProcess
+    and its stderr's lines."""
+    for owner, name, fn in patches:
+        monkeypatch.setattr(owner, name, fn)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    return r, r.stderr.decode().splitlines()
+
+
 def _engine(b: Brain, root: Path, chunk: int) -> SyncEngine:
     eng = SyncEngine(b, root)
     eng.chunk = chunk
@@ -349,12 +378,7 @@ def test_a_ctrl_c_landing_inside_a_sql_function_of_a_chunk_still_says_the_files_
     sync completes."""
     from gbrain.storage import origin
 
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds = [0]
     real_rec, real_field = SyncEngine.reconcile, origin.sql_field
 
@@ -368,10 +392,7 @@ def test_a_ctrl_c_landing_inside_a_sql_function_of_a_chunk_still_says_the_files_
             raise KeyboardInterrupt()
         return real_field(i)
 
-    monkeypatch.setattr(SyncEngine, "reconcile", rec)
-    monkeypatch.setattr(origin, "sql_field", field)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "reconcile", rec), (origin, "sql_field", field))
     left = NOTES - 2 * CHUNK
     assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; ") \
         and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (r.returncode, lines)
@@ -439,12 +460,7 @@ def test_a_ctrl_c_taken_at_a_sql_functions_first_instruction_is_still_the_interr
     from gbrain import entry
     from gbrain.storage import db as dbmod, origin
 
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds = [0]
     real_rec, real_field = SyncEngine.reconcile, origin.sql_field
 
@@ -465,11 +481,10 @@ def test_a_ctrl_c_taken_at_a_sql_functions_first_instruction_is_still_the_interr
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         entry._terminate_as_interrupt()
-        r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+        r, lines = _chunked_sync(root, db_path)
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-    lines = r.stderr.decode().splitlines()
     left = NOTES - 2 * CHUNK
     assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; ") \
         and lines[0].endswith(f" {left} files left for the next sync (run it again to go on)"), (r.returncode, lines)
@@ -488,12 +503,7 @@ def test_a_ctrl_c_whose_files_left_cannot_be_counted_is_still_the_interrupt(db_p
     count's read of ``sync_state`` failing inside :meth:`SyncEngine._tree_changes` made it "0 files
     left". The count is best-effort: exit 130, one line saying the chunks are kept and the rest is
     left; the next sync completes."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds = [0]
     real_rec = SyncEngine.reconcile
 
@@ -510,10 +520,7 @@ def test_a_ctrl_c_whose_files_left_cannot_be_counted_is_still_the_interrupt(db_p
             raise sqlite3.OperationalError("sending query failed: another command is already in progress")
         return real_state(self, *a, **kw)
 
-    monkeypatch.setattr(SyncEngine, "reconcile", rec)
-    monkeypatch.setattr(SyncEngine, "_state", busy)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "reconcile", rec), (SyncEngine, "_state", busy))
     assert r.returncode == 130 and lines == ["interrupted: the 2 chunk(s) this sync committed are kept; the rest left for the next sync (run it again to go on)"], (r.returncode, lines)
     monkeypatch.setattr(SyncEngine, "reconcile", real_rec)
     monkeypatch.setattr(SyncEngine, "_state", real_state)
@@ -535,12 +542,7 @@ def test_a_ctrl_c_in_the_full_sync_after_chunks_says_the_chunks_kept_and_the_fil
 
     if where == "sql_function" and str(db_path).startswith("postgres"):
         pytest.skip("a Ctrl-C landing inside one of gbrain's Python SQL functions (SQLite's create_function): Postgres runs its own")
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     full = [False]
     real_run, real_field = SyncEngine._run, origin.sql_field
 
@@ -557,10 +559,7 @@ def test_a_ctrl_c_in_the_full_sync_after_chunks_says_the_chunks_kept_and_the_fil
             raise KeyboardInterrupt()
         return real_field(i)
 
-    monkeypatch.setattr(SyncEngine, "_run", run)
-    monkeypatch.setattr(origin, "sql_field", field)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "_run", run), (origin, "sql_field", field))
     kept = -(-(NOTES - CHUNK) // CHUNK)  # the edits past the first chunk, CHUNK a chunk
     assert r.returncode == 130 and lines == [f"interrupted: the {kept} chunk(s) this sync committed are kept; "
                                               f"{CHUNK} files left for the next sync (run it again to go on)"], (r.returncode, lines)
@@ -580,12 +579,7 @@ def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_a
     the brain's connection raises it, as the stopped-sync test does) said only that the unfinished
     write was rolled back: the chunks committed before it are kept, and the next sync goes on from
     them; the one line says so, as the busy brain's does (which said it with no count), exit 1 as before."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     real_run = SyncEngine._run
 
     def run(self, *a, **kw):
@@ -593,9 +587,7 @@ def test_a_full_disk_or_io_error_in_the_full_sync_after_chunks_says_the_chunks_a
             raise sqlite3.OperationalError(error)
         return real_run(self, *a, **kw)
 
-    monkeypatch.setattr(SyncEngine, "_run", run)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "_run", run))
     kept = -(-(NOTES - CHUNK) // CHUNK)
     assert r.returncode == 1 and len(lines) == 1, (r.returncode, lines)
     assert "rolled back" in lines[0] and f"the {kept} chunk(s) this sync committed before it are kept and the next sync goes on from them" in lines[0], lines
@@ -616,12 +608,7 @@ def test_a_busy_brain_in_sync_is_kind_busy_with_the_chunks_kept(db_path, tmp_pat
     brain's ``database is locked`` itself (to say the chunks kept and the files complete) and
     raised a plain error: ``sync --json`` said kind ``error``. Kind ``busy`` now, exit 1, the
     line still saying the chunks kept (or none when the sync had no chunks)."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     real_run = SyncEngine._run
 
     def run(self, *a, **kw):
@@ -740,12 +727,7 @@ def test_a_ctrl_c_after_a_chunks_commit_before_its_round_returned_counts_that_ch
     commit was visible landed in that chunk's round after its commit, before the round returned
     (its end, ``_finish``), so the chunk was not counted: the first chunk gave the resumable line
     with no count, a later one a count one short. A round that committed is a chunk kept."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds = [0]
     real_rec, real_finish = SyncEngine.reconcile, SyncEngine._finish
 
@@ -759,10 +741,7 @@ def test_a_ctrl_c_after_a_chunks_commit_before_its_round_returned_counts_that_ch
             raise KeyboardInterrupt()
         return real_finish(self, *a, **kw)
 
-    monkeypatch.setattr(SyncEngine, "reconcile", rec)
-    monkeypatch.setattr(SyncEngine, "_finish", finish)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "reconcile", rec), (SyncEngine, "_finish", finish))
     left = NOTES - 2 * CHUNK
     assert r.returncode == 130 and lines == [f"interrupted: the 2 chunk(s) this sync committed are kept; {left} files left for the next sync (run it again to go on)"], \
         (r.returncode, lines)
@@ -781,12 +760,7 @@ def test_a_ctrl_c_before_a_chunks_own_commit_is_no_chunk_kept_after_a_side_commi
     ``_follow_brain_moves``' sync_state rows), so a Ctrl-C landing after such a one but before
     the round's own write transaction committed counted that chunk as kept: "the 2 chunk(s) …
     are kept" when 1 was. Only the round's write transaction counts."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds = [0]
     real_rec, real_follow, real_side = SyncEngine.reconcile, SyncEngine._follow_late_saves, SyncEngine._db_side_in_tx
 
@@ -805,11 +779,7 @@ def test_a_ctrl_c_before_a_chunks_own_commit_is_no_chunk_kept_after_a_side_commi
             raise KeyboardInterrupt()
         return real_side(self, *a, **kw)
 
-    monkeypatch.setattr(SyncEngine, "reconcile", rec)
-    monkeypatch.setattr(SyncEngine, "_follow_late_saves", follow)
-    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "reconcile", rec), (SyncEngine, "_follow_late_saves", follow), (SyncEngine, "_db_side_in_tx", side))
     assert r.returncode == 130 and lines == [f"interrupted: the 1 chunk(s) this sync committed are kept; {NOTES - CHUNK} files left for the next sync "
                                               "(run it again to go on)"], (r.returncode, lines)
 
@@ -818,12 +788,7 @@ def test_a_ctrl_c_in_a_chunks_both_moved_round_still_counts_the_chunk(db_path, t
     """Review of f7a3009: a chunk's round that committed runs the both-moved round after it
     (``_then_both``: a reconcile of its own), which reset the round being told; a Ctrl-C in that
     inner round, before its commit, lost the committed chunk: "the 1 chunk(s) … kept" when 2 were."""
-    root = tmp_path / "vault"
-    make_tree(root)
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path)
     rounds, inner = [0], [False]
     real_rec, real_then, real_side = SyncEngine.reconcile, SyncEngine._then_both, SyncEngine._db_side_in_tx
 
@@ -844,11 +809,7 @@ def test_a_ctrl_c_in_a_chunks_both_moved_round_still_counts_the_chunk(db_path, t
             raise KeyboardInterrupt()
         return real_side(self, *a, **kw)
 
-    monkeypatch.setattr(SyncEngine, "reconcile", rec)
-    monkeypatch.setattr(SyncEngine, "_then_both", then_both)
-    monkeypatch.setattr(SyncEngine, "_db_side_in_tx", side)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "reconcile", rec), (SyncEngine, "_then_both", then_both), (SyncEngine, "_db_side_in_tx", side))
     assert r.returncode == 130 and lines == [f"interrupted: the 2 chunk(s) this sync committed are kept; {NOTES - 2 * CHUNK} files left for the next sync "
                                               "(run it again to go on)"], (r.returncode, lines)
 
@@ -859,23 +820,14 @@ def test_a_ctrl_c_right_after_a_chunk_committed_still_says_the_files_left(db_pat
     first chunk's commit, before its outcome was counted, so the sync believed no chunk had
     committed. A chunk that committed is counted by the brain's commits: the line says the files
     left."""
-    root = tmp_path / "vault"
-    root.mkdir()
-    for i in range(NOTES):
-        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path, plain=True)
     real = SyncEngine._finish
 
     def finish(self, *a, **kw):  # right after the first chunk's commit
         real(self, *a, **kw)
         raise KeyboardInterrupt()
 
-    monkeypatch.setattr(SyncEngine, "_finish", finish)
-    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    lines = r.stderr.decode().splitlines()
+    r, lines = _chunked_sync(root, db_path, monkeypatch, (SyncEngine, "_finish", finish))
     assert r.returncode == 130 and lines == [f"interrupted: the 1 chunk(s) this sync committed are kept; {NOTES - CHUNK} files left for the next sync (run it again to go on)"], (r.returncode, lines)
     monkeypatch.setattr(SyncEngine, "_finish", real)
     assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
