@@ -907,6 +907,7 @@ def _main(argv: list[str] | None) -> None:
 
     storage_db.on_upgrade = lambda line: _err(f"note: {line}")  # (a big brain's schema upgrade)
     storage_db.on_warning = lambda line: _err(f"warning: {line}")  # (a misfit write-ahead log set aside)
+    storage_db.on_wait = lambda line: _err(f"note: {line}")  # (a write waiting for another process's; serve says none)
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
     _STATE["db"] = db or None
     if _STATE["db"] or os.environ.get("GBRAIN_DB"):

@@ -11,6 +11,7 @@ import sys
 
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, Busy, GBrainError
+from ..storage.db import busy_cause
 from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
 from .registry import Nothing, Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
@@ -186,7 +187,7 @@ def _sync(b, a, ctx):
         # the pre-pass's chunks (SyncEngine.chunk_prepass) committed before the failing write stay: said, as the next sync goes on from them
         kept = f"the {eng.chunks_kept:,} chunk(s) this sync committed before it are kept and the next sync goes on from them" if eng.chunks_kept else ""
         if isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
-            raise Busy(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
+            raise Busy(f"the brain is busy ({busy_cause(e)}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
                               "and the files written are complete; run the sync again") from e
         if kept:
             from ..storage.db import db_error
@@ -265,7 +266,7 @@ def _watch(b, a, ctx):
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
             raise
-        raise Busy(f"the brain is busy ({e}); watch stopped; run it again") from e
+        raise Busy(f"the brain is busy ({busy_cause(e)}); watch stopped; run it again") from e
 
 
 def _side_of(orig: str | None) -> str:
