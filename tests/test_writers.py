@@ -270,3 +270,44 @@ def test_a_postgres_sync_stopped_by_lock_timeout_says_busy_in_one_clean_sentence
     assert r.returncode == 1 and out["kind"] == "busy", (r.returncode, out, r.stderr)
     assert out["error"].startswith("the brain is busy (Postgres: canceling statement due to lock timeout); "), out
     assert "((" not in out["error"] and "))" not in out["error"] and "database is locked" not in out["error"], out
+
+
+def test_serve_says_nothing_of_a_write_waiting_for_another_process(pg_url):
+    """``serve``'s stdout is JSON-RPC and its stderr the MCP client's log of the server (or, for
+    the SDK's stdio client, the client's own stderr): a tool call waiting for another process's
+    write lock says nothing there, however long it waits; its answer comes when the lock is let
+    go. (Postgres: the server shows the wait, ``pg_stat_activity``, so the test sees it pass
+    ``db.WAIT_NOTE_S`` without a sleep of its own.)"""
+    import psycopg
+
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", pg_url, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        def send(msg: dict) -> None:
+            p.stdin.write((json.dumps(msg) + "\n").encode())
+            p.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert json.loads(p.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as look:
+            holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "brain_put", "arguments": {"slug": "people/ana", "content": "# Ana\n\nChanged.\n"}}})
+            waited = f"{dbmod.WAIT_NOTE_S + 1} seconds"
+            while not look.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory' "
+                                   "AND now() - query_start > %s::interval", (waited,)).fetchone()[0]:
+                assert p.poll() is None, p.stderr.read()
+                look.execute("SELECT pg_sleep(0.05)")
+        answer = json.loads(p.stdout.readline())  # (the holder's transaction ended with the block)
+        assert answer["id"] == 2 and not answer["result"].get("isError"), answer
+    finally:
+        p.stdin.close()
+        p.wait(timeout=120)
+    err = p.stderr.read().decode()
+    assert "waiting for another" not in err, err
+    assert gbrain("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nChanged.\n"
