@@ -125,7 +125,8 @@ def call_cmd(
 def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on every command (pipe answers in JSON anyway)")) -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
-    input; "warnings": what the operation warned of, when it did). A bad line gets an error object and the stream goes on.
+    input; "warnings": what the operation warned of, when it did). A bad line (not JSON, no object, a key other than
+    id/tool/params) gets an error object naming its line and the stream goes on.
     Exit status: 0 when every answer was ok, else 2 when a line was bad input, 1 when one failed, 3 when a sync found conflicts."""
     run_pipe()
 

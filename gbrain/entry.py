@@ -613,8 +613,9 @@ def run_pipe() -> None:
                 except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
                     raise BadInput(f"bad JSON line {n} of the input: {e.msg.removesuffix(' at')} at column {e.colno}") from e  # (json's "… starting at": one "at")
                 if not isinstance(req, dict):
-                    raise BadInput("a request must be a JSON object")
+                    raise BadInput(f"bad request line {n} of the input: a request must be a JSON object, not {_json_kind(req)}")
                 rid = req.get("id")
+                _check_request_keys(req, n)
                 tool = req.get("tool") or req.get("name")
                 if not isinstance(tool, str):
                     raise BadInput("request needs a 'tool' name")
@@ -644,6 +645,35 @@ def run_pipe() -> None:
     code = pipe_status(codes)
     if code:
         raise SystemExit(code)
+
+
+#: the keys of a ``pipe`` request (``name``/``arguments``: MCP's tools/call spelling of ``tool``/``params``)
+PIPE_KEYS = ("id", "tool", "params", "name", "arguments")
+
+
+def _json_kind(v: Any) -> str:
+    """What a JSON value that is not an object is, for a message: "an array", "a string", …"""
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    return "a number"
+
+
+def _check_request_keys(req: dict, n: int) -> None:
+    """Refuse (:class:`BadInput`, naming line ``n`` and the near key) a ``pipe`` request with a
+    key it does not take: ``"parmas"`` ran the tool with no parameters, unsaid."""
+    from .operations.registry import ascii_name, did_you_mean, near_names
+
+    unknown = [k for k in req if k not in PIPE_KEYS]
+    if unknown:
+        near = list(dict.fromkeys(m for k in unknown for m in near_names(k, [x for x in PIPE_KEYS if x not in req], 1)))
+        raise BadInput(f"bad request line {n} of the input: unknown key(s) {', '.join(repr(ascii_name(k)) for k in unknown)}; {did_you_mean(near)}"
+                       "a request takes id, tool, params (or MCP's name, arguments)", suggestions=near)
 
 
 def pipe_status(codes: set[int]) -> int:
@@ -907,6 +937,7 @@ def _main(argv: list[str] | None) -> None:
 
     storage_db.on_upgrade = lambda line: _err(f"note: {line}")  # (a big brain's schema upgrade)
     storage_db.on_warning = lambda line: _err(f"warning: {line}")  # (a misfit write-ahead log set aside)
+    storage_db.on_wait = lambda line: _err(f"note: {line}")  # (a write waiting for another process's; serve says none)
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
     _STATE["db"] = db or None
     if _STATE["db"] or os.environ.get("GBRAIN_DB"):

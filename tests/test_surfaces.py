@@ -164,7 +164,7 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
     assert [o["ok"] for o in out] == [True, False, False, False, False, False, False, True]
     assert out[0]["result"]["slug"] == "people/ana-lima"
     assert "bad JSON line" in out[1]["error"]
-    assert "must be a JSON object" in out[2]["error"]
+    assert "line 3 of the input: a request must be a JSON object" in out[2]["error"]
     assert "unknown tool 'brain_nope'" in out[3]["error"]
     assert "no page 'nobody'" in out[4]["error"]
     assert "must be a string" in out[5]["error"]
@@ -207,6 +207,28 @@ def test_pipe_names_the_line_a_bad_json_request_is_on(fixture_db):
     assert [o["id"] for o in out] == [1, None, None, 5]
     assert out[1]["error"] == "bad JSON line 3 of the input: Expecting value at column 51", out[1]
     assert out[2]["error"].startswith("bad JSON line 4 of the input: not UTF-8"), out[2]
+
+
+def test_pipe_names_the_line_of_a_request_that_is_no_object_and_refuses_unknown_keys(fixture_db):
+    """Busy-wait review, item 4: a line that is JSON but no object (``[1]``, ``"x"``, ``3``) was
+    answered "a request must be a JSON object", without the line number a bad JSON line gets; and a
+    request key pipe does not take was ignored: ``"parmas"`` (a typo of ``params``) ran the tool
+    with no parameters, unsaid (a put with no content, a search for nothing). Each names its line
+    now, and an unknown key is bad input (exit 2) naming it and the near key, the tool not run, as
+    an unknown tool parameter is."""
+    data = b"\n".join([b"[1]", b'"x"', b"", b"3", json.dumps({"id": 5, "tool": "brain_get", "parmas": {"slug": "ana-lima"}}).encode(),
+                        json.dumps({"id": 6, "tool": "brain_stats", "params": {}, "note": "x"}).encode(),
+                        json.dumps({"id": 7, "name": "brain_get", "arguments": {"slug": "ana-lima"}}).encode()]) + b"\n"
+    r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert r.returncode == 2, r.stderr
+    assert [o["id"] for o in out] == [None, None, None, 5, 6, 7], out
+    assert [o["error"] for o in out[:3]] == [f"bad request line {n} of the input: a request must be a JSON object, not {k}"
+                                             for n, k in ((1, "an array"), (2, "a string"), (4, "a number"))], out
+    assert out[3]["error"].startswith("bad request line 5 of the input: unknown key(s) 'parmas'; did you mean: params; "), out[3]
+    assert out[3]["exit_code"] == 2 and out[3]["kind"] == "bad_input" and out[3]["suggestions"] == ["params"], out[3]
+    assert out[4]["error"].startswith("bad request line 6 of the input: unknown key(s) 'note'; ") and "suggestions" not in out[4], out[4]
+    assert out[5]["ok"] and out[5]["result"]["slug"] == "people/ana-lima", out[5]  # (MCP's spelling is taken)
 
 
 def test_pipe_bad_json_message_says_at_once(fixture_db):

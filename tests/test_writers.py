@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, gbrain
+from conftest import ROOT, gbrain, gbrain_in_process
 from gbrain.storage import db as dbmod
 import pytest
 
@@ -112,3 +112,202 @@ def test_a_postgres_write_stopped_by_lock_timeout_says_the_brain_is_busy(pg_url,
     assert out["kind"] == "busy" and out["exit_code"] == 1 and "is busy" in out["error"] and "nothing was written" in out["error"], out
     assert "lock timeout" in out["error"], out
     assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nA person.\n"
+
+
+GATED_HOLDER = (  # holds the write lock until a line comes on its stdin
+    "import sqlite3, sys\n"
+    "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    "c.execute('BEGIN IMMEDIATE')\n"
+    "c.execute(\"INSERT INTO config(key, value) VALUES ('held', '1')\")\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.readline()\n"
+    "c.execute('COMMIT')\n"
+)
+
+
+def _first_stderr_line(proc: subprocess.Popen, guard_s: float = 120.0) -> str:
+    """The first line ``proc`` writes on stderr (``guard_s``: a hang guard, not a threshold)."""
+    import select
+
+    ready, _, _ = select.select([proc.stderr], [], [], guard_s)
+    assert ready, "the waiting write said nothing on stderr"
+    return proc.stderr.readline().decode()
+
+
+def _writer(db: str, surface: str) -> subprocess.Popen:
+    """A gbrain process writing people/ana (``put --json`` or a ``pipe`` request) on ``db``."""
+    args = ["put", "people/ana", "--json"] if surface == "cli" else ["pipe"]
+    data = "# Ana\n\nChanged.\n" if surface == "cli" else json.dumps(
+        {"id": 1, "tool": "brain_put", "params": {"slug": "people/ana", "content": "# Ana\n\nChanged.\n"}}) + "\n"
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", db, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    p.stdin.write(data.encode())
+    p.stdin.close()
+    p.stdin = None  # (said all: communicate() writes nothing more)
+    return p
+
+
+def _ends_ok(p: subprocess.Popen, surface: str) -> None:
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert err == b"", err  # (the note was the only line)
+    answer = json.loads(out.decode().splitlines()[0])  # stdout: the JSON answer alone
+    assert (answer["ok"] if surface == "pipe" else answer.get("slug")) and len(out.decode().splitlines()) == 1, out
+
+
+@pytest.mark.parametrize("surface", ["pipe"])  # (the CLI's --json on Postgres below: each waits 2 s of CI's time)
+def test_a_write_waiting_for_another_process_says_so_on_stderr(tmp_path, surface):
+    """Busy-wait review: a write waiting for another process's write lock said nothing for up to
+    the 5 minutes it waits, and a person at a terminal took it for hung. After ``db.WAIT_NOTE_S``
+    it says once, on stderr (stdout keeps the JSON answer alone), that it waits for another
+    gbrain process's write and for how long; the write then lands when the lock is let go."""
+    db = tmp_path / "brain.db"
+    assert gbrain_in_process("put", "people/ana", "--db", str(db), input="# Ana\n\nA person.\n").returncode == 0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    holder = subprocess.Popen([sys.executable, "-c", GATED_HOLDER, str(db)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        w = _writer(str(db), surface)
+        line = _first_stderr_line(w)
+        assert line.startswith("note: waiting for another gbrain process's write") and "up to 5 minutes" in line, line
+        holder.stdin.write(b"go\n")
+        holder.stdin.close()
+        _ends_ok(w, surface)
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    assert gbrain_in_process("get", "people/ana", "--db", str(db)).stdout == b"# Ana\n\nChanged.\n"
+
+
+@pytest.mark.parametrize("surface", ["cli"])  # (pipe on SQLite above)
+def test_a_postgres_write_waiting_for_another_process_says_so_on_stderr(pg_url, surface):
+    """The same on Postgres: the writers' advisory lock another connection holds is waited for
+    (as long as the server lets it: no lock_timeout here), said once after ``db.WAIT_NOTE_S``."""
+    import psycopg
+
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        w = _writer(pg_url, surface)
+        try:
+            line = _first_stderr_line(w)
+            assert line.startswith("note: waiting for another gbrain process's write") and "as long as it takes" in line, line
+        except BaseException:
+            w.kill()
+            raise
+    _ends_ok(w, surface)  # (the holder's transaction ended with the block)
+    assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nChanged.\n"
+
+
+def test_a_postgres_write_waiting_says_what_is_left_of_the_lock_timeout(pg_url):
+    """With a ``lock_timeout`` (the URL's), the note says how long the wait goes on, and the whole
+    wait keeps to it: it ends busy (kind busy, exit 1), not after the note's step plus the
+    timeout again."""
+    import psycopg
+
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-c%20lock_timeout%3D3000"
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        w = _writer(url, "cli")
+        out, err = w.communicate(timeout=300)
+    lines = err.decode().splitlines()
+    assert lines[0].startswith("note: waiting for another gbrain process's write") and "the server's lock_timeout" in lines[0], lines
+    assert "s more" in lines[0] and "then this one gives up" in lines[0], lines
+    assert w.returncode == 1 and json.loads(out)["kind"] == "busy", (out, err)
+
+
+@pytest.mark.parametrize("surface", ["cli", "pipe"])
+def test_a_postgres_write_stopped_by_statement_timeout_says_the_brain_is_busy(pg_url, surface):
+    """Busy-wait review, item 2: a ``statement_timeout`` that ends the wait for the writers'
+    advisory lock (``BEGIN IMMEDIATE``'s statement, which only waits) said "database error on …:
+    canceling statement due to statement timeout", kind ``error``. It is a busy brain: kind
+    ``busy``, exit 1, nothing written."""
+    import psycopg
+
+    from conftest import gbrain_in_process
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-c%20statement_timeout%3D300"
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        if surface == "cli":
+            r = gbrain_in_process("--db", url, "put", "people/ana", "--json", input="# Ana\n\nChanged.\n")
+            out = json.loads(r.stdout)
+        else:
+            r = gbrain_in_process("--db", url, "pipe", input=json.dumps({"id": 1, "tool": "brain_put", "params": {"slug": "people/ana", "content": "# Ana\n\nChanged.\n"}}) + "\n")
+            out = json.loads(r.stdout.splitlines()[0])
+    assert r.returncode == 1, r.stderr
+    assert out["kind"] == "busy" and out["exit_code"] == 1 and "is busy" in out["error"] and "statement timeout" in out["error"], out
+    assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nA person.\n"
+
+
+def test_a_postgres_sync_stopped_by_lock_timeout_says_busy_in_one_clean_sentence(pg_url, tmp_path):
+    """Busy-wait review, item 3: ``gbrain sync`` on Postgres whose wait for the writers' lock the
+    server's lock_timeout ended said "the brain is busy (database is locked (Postgres: …))":
+    SQLite's words wrapped around Postgres' own. One parenthesis now, the cause as Postgres said
+    it, as SQLite's line gives its own ("the brain is busy (database is locked); …")."""
+    import psycopg
+
+    from conftest import gbrain_in_process
+    from gbrain.storage.pg import WRITE_LOCK
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nOne.\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    (root / "a.md").write_text("# A\n\nTwo.\n")
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-c%20lock_timeout%3D200"
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        r = gbrain_in_process("sync", str(root), "--db", url, "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["kind"] == "busy", (r.returncode, out, r.stderr)
+    assert out["error"].startswith("the brain is busy (Postgres: canceling statement due to lock timeout); "), out
+    assert "((" not in out["error"] and "))" not in out["error"] and "database is locked" not in out["error"], out
+
+
+def test_serve_says_nothing_of_a_write_waiting_for_another_process(pg_url):
+    """``serve``'s stdout is JSON-RPC and its stderr the MCP client's log of the server (or, for
+    the SDK's stdio client, the client's own stderr): a tool call waiting for another process's
+    write lock says nothing there, however long it waits; its answer comes when the lock is let
+    go. (Postgres: the server shows the wait, ``pg_stat_activity``, so the test sees it pass
+    ``db.WAIT_NOTE_S`` without a sleep of its own.)"""
+    import psycopg
+
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", pg_url, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        def send(msg: dict) -> None:
+            p.stdin.write((json.dumps(msg) + "\n").encode())
+            p.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert json.loads(p.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as look:
+            holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "brain_put", "arguments": {"slug": "people/ana", "content": "# Ana\n\nChanged.\n"}}})
+            waited = f"{dbmod.WAIT_NOTE_S + 1} seconds"
+            while not look.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory' "
+                                   "AND now() - query_start > %s::interval", (waited,)).fetchone()[0]:
+                assert p.poll() is None, p.stderr.read()
+                look.execute("SELECT pg_sleep(0.05)")
+        answer = json.loads(p.stdout.readline())  # (the holder's transaction ended with the block)
+        assert answer["id"] == 2 and not answer["result"].get("isError"), answer
+    finally:
+        p.stdin.close()
+        p.wait(timeout=120)
+    err = p.stderr.read().decode()
+    assert "waiting for another" not in err, err
+    assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nChanged.\n"

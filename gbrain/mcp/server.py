@@ -910,8 +910,13 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     server and host :func:`build_server` made for these arguments meanwhile (used when its ``read_only`` is the one served)."""
     import os
 
+    from ..storage import db as storage_db
     from ..storage.db import resolve_db_path
 
+    # a write waiting for another process's says nothing here: no one reads serve's stderr at a
+    # terminal (an MCP client keeps it as the server's log, or passes it to its own stderr: the SDK's
+    # stdio client), and the tool's answer comes when the wait ends (kind busy after it)
+    storage_db.on_wait = None
     path = resolve_db_path(db_path)
     refuse_missing(path, create)
     try:

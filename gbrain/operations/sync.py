@@ -11,6 +11,7 @@ import sys
 
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, Busy, GBrainError
+from ..storage.db import busy_cause
 from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
 from .registry import Nothing, Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
@@ -189,7 +190,7 @@ def _sync(b, a, ctx):
         from ..storage.db import is_busy
 
         if is_busy(e, b.path):
-            raise Busy(f"the brain is busy ({e}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
+            raise Busy(f"the brain is busy ({busy_cause(e)}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
                               "and the files written are complete; run the sync again") from e
         if kept:
             from ..storage.db import db_error
@@ -270,7 +271,7 @@ def _watch(b, a, ctx):
 
         if not is_busy(e, b.path):
             raise
-        raise Busy(f"the brain is busy ({e}); watch stopped; run it again") from e
+        raise Busy(f"the brain is busy ({busy_cause(e)}); watch stopped; run it again") from e
 
 
 def _side_of(orig: str | None) -> str:

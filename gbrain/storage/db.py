@@ -35,6 +35,14 @@ BUSY_TIMEOUT_MS = 10_000
 #: how long a write transaction waits for another process's (seconds) before it gives up with
 #: "database is locked" (:func:`begin_write`); SQLite's busy timeout alone refused writes under load
 WRITE_WAIT_S = 300.0
+#: after how long a write still waiting for another process's write lock says so, once
+#: (:data:`on_wait`): a terminal silent for up to :data:`WRITE_WAIT_S` looked hung
+WAIT_NOTE_S = 2.0
+#: called with one line when a write has waited :data:`WAIT_NOTE_S` for another process's write
+#: lock and waits on (:func:`begin_write`; Postgres: ``pg.PgConnection``'s ``BEGIN IMMEDIATE``);
+#: the command line sets it (a note on stderr); ``serve`` sets None (nobody watches its stderr at
+#: a terminal; an MCP client logs it as the server's log)
+on_wait: Callable[[str], None] | None = None
 
 #: config key gbrain writes when a person sets ``embedding_model`` (read-only to `config set`)
 EMBEDDING_MODEL_CHOSEN = "embedding_model_chosen"
@@ -2904,8 +2912,8 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
 
         # pg._mapped: the server's lock_timeout ended the wait for the writers' advisory lock, or
         # it rolled the transaction back (a deadlock, a serialization failure)
-        return Busy(f"the brain {p} is busy: another process holds its write lock past this connection's lock_timeout, or the server "
-                    f"rolled the transaction back to be run again; nothing was written ({msg}); run it again")
+        return Busy(f"the brain {p} is busy: another process holds its write lock past this connection's lock_timeout (or statement_timeout), "
+                    f"or the server rolled the transaction back to be run again; nothing was written ({busy_cause(msg)}); run it again")
     if busy:
         from ..errors import Busy
 
@@ -3276,6 +3284,22 @@ def wal_has_frames(p: Path) -> bool:
     return head[32 + 8 : 32 + 16] == head[16:24]
 
 
+def wait_note(limit: str, gives_up: bool = True) -> str:
+    """The line :data:`on_wait` is called with: the write waits for another process's, for ``limit``
+    (e.g. "up to 5 minutes"), then gives up (``gives_up``) or not (Postgres with no lock_timeout)."""
+    after = "; then this one gives up, nothing written" if gives_up else ""
+    return f"waiting for another gbrain process's write to the brain to finish ({limit}{after}); Ctrl-C stops it"
+
+
+def busy_cause(e: BaseException) -> str:
+    """The cause of a busy brain for a line that says "the brain is busy (CAUSE)": SQLite's
+    "database is locked", or Postgres' own words ("Postgres: canceling statement due to lock
+    timeout") without the "database is locked (…)" wrapping ``pg._mapped`` gives them."""
+    s = str(e)
+    m = re.fullmatch(r"database is (?:locked|busy) \((Postgres: .*)\)", s, re.S)
+    return m.group(1) if m else s
+
+
 def begin_write(conn) -> None:
     """``BEGIN IMMEDIATE``: start a write transaction, waiting for other writers as long as it takes,
     up to :data:`WRITE_WAIT_S` (then ``sqlite3.OperationalError`` "database is locked", as before).
@@ -3287,7 +3311,9 @@ def begin_write(conn) -> None:
     asked for and every waiter asks again after a short random pause (1–8 ms, jitter so waiters
     do not ask in step), so a free lock goes to a waiter within milliseconds, and a long
     transaction of another process (an import, a sync) is waited for instead of failing. On
-    Postgres ``BEGIN IMMEDIATE`` takes the brain's advisory lock, whose waiters queue in order."""
+    Postgres ``BEGIN IMMEDIATE`` takes the brain's advisory lock, whose waiters queue in order.
+    A wait longer than :data:`WAIT_NOTE_S` says so once (:data:`on_wait`, :func:`wait_note`), on
+    both engines."""
     if is_postgres(conn):
         conn.execute("BEGIN IMMEDIATE")
         return
@@ -3295,6 +3321,7 @@ def begin_write(conn) -> None:
     import time
 
     deadline = None
+    note_at = 0.0
     conn.execute("PRAGMA busy_timeout = 0")
     try:
         while True:
@@ -3305,10 +3332,16 @@ def begin_write(conn) -> None:
             except sqlite3.OperationalError as e:
                 if not is_busy(e):
                     raise
+                now = time.monotonic()
                 if deadline is None:
-                    deadline = time.monotonic() + WRITE_WAIT_S
-                elif time.monotonic() >= deadline:
+                    deadline = now + WRITE_WAIT_S
+                    note_at = now + WAIT_NOTE_S
+                elif now >= deadline:
                     raise
+                elif note_at and now >= note_at:
+                    note_at = 0.0
+                    if on_wait is not None:
+                        on_wait(wait_note(f"up to {WRITE_WAIT_S / 60:g} minutes" if WRITE_WAIT_S >= 60 else f"up to {WRITE_WAIT_S:g} s"))
             time.sleep(random.uniform(0.001, 0.008))
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -634,14 +634,12 @@ class PgConnection:
 
             def begin(c):
                 c.execute("BEGIN")
-                if lock and not self.schema_known:
-                    c.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                elif lock:
+                if lock:
                     # the brain's schema read with the lock (one round trip): a process older than
                     # it is refused here, before its first statement, which a schema change may
                     # have broken (a prepared ``SELECT *`` of pages after v40 added columns:
                     # "cached plan must not change result type"), as pg_v28's guard refuses a write
-                    v = c.execute("SELECT pg_advisory_xact_lock(%s), (SELECT max(version) FROM gbrain_schema)", (WRITE_LOCK,)).fetchone()[1]
+                    v = self._write_lock(c)
                     if v is not None and int(v) > self.code_schema:
                         c.execute("ROLLBACK")
                         raise sqlite3.OperationalError(
@@ -665,6 +663,67 @@ class PgConnection:
         if write and cur.rowcount > 0:
             self.total_changes += cur.rowcount
         return PgCursor(cur)
+
+    def _write_lock(self, c) -> Any:
+        """Take the brain's writers' advisory lock (``BEGIN IMMEDIATE``) in the transaction ``c``
+        just began; returns the brain's schema version read with it (None when
+        :attr:`schema_known` is false: not read).
+
+        When the command line listens (``db.on_wait``), the lock is first tried without waiting,
+        in the same round trip as before; only a brain another process is writing waits, first
+        for ``db.WAIT_NOTE_S`` (``SET LOCAL lock_timeout``; not when the server's own
+        ``lock_timeout`` or ``statement_timeout`` is as short), then, the wait said once, for
+        what is left of the server's ``lock_timeout`` (none by default: as long as it takes), in a
+        transaction begun again (the step's timeout cut the first, which had done nothing); the
+        server's ``lock_timeout`` is back for the rest of the transaction. A ``statement_timeout``
+        that ends the wait is a busy brain (``database is locked (Postgres: …)``), as a
+        ``lock_timeout`` is: the statement only waits for the lock."""
+        from psycopg import errors as pe
+
+        from . import db as dbmod
+
+        schema = ", (SELECT max(version) FROM gbrain_schema)" if self.schema_known else ""
+
+        def take(sql: str = "pg_advisory_xact_lock(%s)", args: tuple = ()) -> Any:
+            row = c.execute(f"SELECT {sql}{schema}", (WRITE_LOCK, *args)).fetchone()
+            return row[-1] if schema else None
+
+        try:
+            if dbmod.on_wait is None:
+                return take()
+            import time
+
+            start = time.monotonic()
+            row = c.execute(f"SELECT pg_try_advisory_xact_lock(%s){schema}", (WRITE_LOCK,)).fetchone()
+            if row[0]:
+                return row[-1] if schema else None
+            lock_ms, statement_ms = c.execute(
+                "SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'),"
+                " (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout')").fetchone()
+            step = max(1, int((dbmod.WAIT_NOTE_S - (time.monotonic() - start)) * 1000))
+            if (lock_ms and lock_ms <= step) or (statement_ms and statement_ms <= step):
+                return take()  # (the server's timeout ends the wait before the note would be due)
+            try:
+                c.execute(f"SET LOCAL lock_timeout = {step}")
+                return take("pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)", (str(lock_ms),))
+            except pe.LockNotAvailable:
+                c.execute("ROLLBACK")  # (cut by the step's timeout: it had done nothing)
+                c.execute("BEGIN")
+            waited = int((time.monotonic() - start) * 1000)
+            left = ((max(1, lock_ms - waited), "lock_timeout") if lock_ms else None, (statement_ms, "statement_timeout") if statement_ms else None)
+            ms, name = min((x for x in left if x), default=(0, ""))  # (the wait's statement has a statement_timeout of its own)
+            dbmod.on_wait(dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
+                                          "as long as it takes: the server sets no lock_timeout", gives_up=bool(ms)))
+            if not lock_ms:
+                return take()
+            c.execute(f"SET LOCAL lock_timeout = {max(1, lock_ms - waited)}")
+            return take("pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)", (str(lock_ms),))
+        except pe.QueryCanceled as e:
+            if "statement timeout" not in str(e):
+                raise  # (a cancel: Ctrl-C)
+            c.execute("ROLLBACK")
+            raise sqlite3.OperationalError(f"database is locked (Postgres: {redact(str(e).strip(), self.url)} "
+                                           "while waiting for another process's write)") from None
 
     def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> PgCursor:
         rows = [[_param(p) for p in r] for r in seq]

@@ -48,6 +48,7 @@ BATCH = 500  # files per commit
 #: as its link resolution at the end: a later import that finds it resolves every link again
 RESOLVE_PENDING = "import_links_pending"
 WINDOW = 2000  # files read, then parsed together
+PROGRESS_STEP = 20  # files written between two progress reports (on_progress: the caller throttles what it shows)
 MAX_PAGE_BYTES = 16 * 1024 * 1024
 COMMIT_BYTES = 256 * 1024 * 1024  # non-page files: commit at least every this many bytes stored
 
@@ -650,6 +651,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     vouch = brain.vouch_base()
     brain._tx_depth = 1
     try:
+        if on_progress:
+            on_progress(0, n)  # (a terminal's bar shows from the start, not at the first commit)
         for w0 in range(0, n, WINDOW):
             # 1. read and hash a window of files; keep the changed ones
             changed: list[tuple[str, str | None, bytes | None, str, str | None]] = []  # path, text, data, kind, old kind
@@ -738,12 +741,23 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             # 3. write them, committing every BATCH files
             for c0 in range(0, len(changed), BATCH):
                 chunk = changed[c0 : c0 + BATCH]
-                pages = [next(parsed) if k == "page" else None for _, _, _, k, _ in chunk]  # parsing goes on meanwhile
+                # the window's share done so far is said every PROGRESS_STEP files (the first
+                # commit of BATCH files came 19-27 s into a big import on a loaded machine, past
+                # the 10 s a plain progress line is promised at): a file counts half once parsed,
+                # half once written (its chunk committed, or its own save)
+                span, twice = min(n, w0 + WINDOW) - w0, 2 * len(changed)
+                pages = []
+                for k, (_, _, _, kind, _) in enumerate(chunk, 1):
+                    pages.append(next(parsed) if kind == "page" else None)  # parsing goes on meanwhile
+                    if on_progress and k % PROGRESS_STEP == 0:
+                        on_progress(w0 + span * (2 * c0 + k) // twice, n)
                 # pages at a path and slug the brain does not hold (read inside the write
                 # transaction: another process may have written since the scan) are stored
                 # together, with one statement per table (Brain.save_new_pages)
                 fresh = _absent(brain, [(p, slug_for_path(p)) for p, _, _, k, ok in chunk if k == "page" and ok is None])
-                for (path, text, abspath, kind, old_kind), page in zip(chunk, pages):
+                for j, ((path, text, abspath, kind, old_kind), page) in enumerate(zip(chunk, pages)):
+                    if on_progress and j % PROGRESS_STEP == 0 and j:
+                        on_progress(w0 + span * (2 * c0 + len(chunk) + j) // twice, n)
                     if kind == "page" and path in fresh:
                         new_pages.append((path, text, page))
                         continue

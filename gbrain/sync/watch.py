@@ -78,7 +78,7 @@ from ..core.brain import Brain
 from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
-from ..storage.db import OPEN_LOCK_SUFFIX, is_busy, refuse_newer_schema
+from ..storage.db import OPEN_LOCK_SUFFIX, busy_cause, is_busy, refuse_newer_schema
 from .engine import TOUCH_S, chunk_size, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, synced_by, undecodable
 
@@ -1069,7 +1069,7 @@ class Watcher:
                         self._disk_full(e)  # the full sync runs again once there is space
                     elif is_busy(e):
                         # (as a batch's: any other error, a brain upgraded past this gbrain, stops the watch)
-                        self._warn(f"the brain is busy ({e}); rescan skipped")
+                        self._warn(f"the brain is busy ({busy_cause(e)}); rescan skipped")
                     elif isinstance(e, FileNotFoundError):
                         self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
                     else:
@@ -1090,7 +1090,7 @@ class Watcher:
                     if self._no_space(e):
                         self._disk_full(e)
                     else:
-                        self._warn(f"the brain is busy ({e}); will retry")
+                        self._warn(f"the brain is busy ({busy_cause(e)}); will retry")
             # 5. file → brain, once the events settled
             self._file_round(now, retry)
             if self._hint_at and now >= self._hint_at and not pending.paths and not pending.dirs:
@@ -1458,7 +1458,7 @@ class Watcher:
                     return False
                 if not is_busy(e):
                     raise
-                self._warn(f"the brain is busy ({e}); will retry")
+                self._warn(f"the brain is busy ({busy_cause(e)}); will retry")
                 return False
             except FileNotFoundError as e:
                 # a file or folder went away while the round worked on it (deleted or renamed the
