@@ -972,6 +972,12 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _term(word: str, prefixes: "set[str] | frozenset[str]" = frozenset()) -> str:
+    """``word`` as one FTS5 term: quoted, and with FTS5's prefix ``*`` when the query wrote it
+    as a prefix (``word`` in ``prefixes``, casefolded)."""
+    return _quote(word) + ("*" if word in prefixes else "")
+
+
 def fts_query(text: str, typed: "str | Sequence[str] | None" = None) -> str:
     """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words.
 
@@ -1599,13 +1605,15 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     n_pages = _fts_rows(conn, facts)
     # each word's pages (its IDF); words in no page are no evidence for or against any page
     word_idf: dict[str, float] = {}
+    # (a word the query writes as a prefix, ``invadop*``, counts and names the pages of its words)
+    prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
     for word in words:
-        df = _match_count(conn, _quote(word), counts)
+        df = _match_count(conn, _term(word, prefixes), counts)
         if df:
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
     cover: dict[int, float] = {}
-    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover if coordinate else None)
+    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [_term(x, prefixes) for x in word_idf], cover=cover if coordinate else None)
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
@@ -1648,7 +1656,6 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             written[key] = name_words(texts[pid][_NAME_SIGNALS.index(sig)])
         return written[key]
 
-    prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
     # (the pages whose path holds a word: FTS5's path column, porter stems as BM25 reads it)
     folder_name = _folder_names(lambda word: _match_count(conn, "{path} : " + _quote(word), counts))
 
@@ -1664,10 +1671,10 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         named: set[int] = set()
         matched[word] = named
         if index is not None:
-            hits = index.execute(f"SELECT rowid, {_NAMES_COLS} FROM names WHERE names MATCH ?", [_quote(word)])
+            hits = index.execute(f"SELECT rowid, {_NAMES_COLS} FROM names WHERE names MATCH ?", [_term(word, prefixes)])
         else:
             sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-            hits = conn.execute(sql, [_NAME_FILTER + " : " + _quote(word), ids_json])
+            hits = conn.execute(sql, [_NAME_FILTER + " : " + _term(word, prefixes), ids_json])
         for r in hits:
             pid = int(r[0])
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
