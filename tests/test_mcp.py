@@ -15,9 +15,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
@@ -42,6 +39,11 @@ def server_env(**extra: str) -> dict[str, str]:
 @contextlib.asynccontextmanager
 async def connect(db: Path, errlog=None, extra: list[str] | None = None, env: dict | None = None):
     """A real MCP client session with `python -m gbrain serve --db DB` (stderr to ``errlog``)."""
+    # the SDK imported here, not at module level: a test process that collects this module (and
+    # those importing from it) but runs no MCP session does not load it (~2 CPU-s)
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db), *(extra or [])], env={**server_env(), **(env or {})}, cwd=str(ROOT))
     transport = stdio_client(params, errlog=errlog or sys.stderr)
     async with Client(transport, read_timeout_seconds=120) as client:
@@ -173,6 +175,7 @@ def test_call_every_tool(fixture_db):
 
 def test_resources_and_prompts(fixture_db):
     async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
         async with connect(fixture_db) as c:
             page = await c.read_resource("brain://pages/people/ana-lima")
             index = await c.read_resource("brain://index")
