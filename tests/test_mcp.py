@@ -793,15 +793,15 @@ def _serve_answers(db: Path, first: object, fast: str, middle: tuple, ids: list,
     return out[:1] + sorted(out[1:])
 
 
-def _sdk_run(db: Path, first: object, middle: tuple, want: list) -> list[bytes]:
+def _sdk_run(db: Path, first: object, middle: tuple, want: list, read_only: bool = False) -> list[bytes]:
     """The stdout lines `gbrain serve` with ``GBRAIN_FAST_INIT=0`` writes given ``first``,
     `initialized`, ``middle`` and a ping (id 99), run in this process (a process of its own costs
     ~2 CPU-s, loading the SDK): the server `serve` builds, under the SDK's own stdio transport
     (``_run_stdio`` with no first line, as `serve` runs it then), reading a pipe in place of fd 0
     and writing a byte stream in place of fd 1 (the SDK serves a stream not backed by a descriptor
     in place). Stdin stays open until the answers of ids ``want`` came (its end would cancel the
-    requests under way), 60 s at most. :func:`test_the_sdk_side_run_in_process_is_a_real_process`
-    checks this against a real process."""
+    requests under way), 60 s at most. ``read_only``: as `serve --read-only`.
+    :func:`test_the_sdk_side_run_in_process_is_a_real_process` checks this against a real process."""
     import threading
     from types import SimpleNamespace
 
@@ -831,7 +831,7 @@ def _sdk_run(db: Path, first: object, middle: tuple, want: list) -> list[bytes]:
     out = Out()
     timer = threading.Timer(60, end_stdin)
     timer.start()
-    server, host = mcp_server.build_server(str(db))
+    server, host = mcp_server.build_server(str(db), read_only=read_only)
     try:
         with open(r, "rb") as stdin, pytest.MonkeyPatch.context() as mp:
             mp.setattr(sys, "stdin", SimpleNamespace(buffer=stdin))
@@ -844,10 +844,11 @@ def _sdk_run(db: Path, first: object, middle: tuple, want: list) -> list[bytes]:
     return out.getvalue().splitlines(keepends=True)
 
 
-def _sdk_answers(db: Path, first: object, middle: tuple, ids: list) -> list[bytes]:
-    """What :func:`_serve_answers` reads from `gbrain serve` with ``GBRAIN_FAST_INIT=0`` for the
-    same input, run in this process (:func:`_sdk_run`): the initialize answer first, the rest sorted."""
-    lines = _sdk_run(db, first, middle, [1, *ids, 99])
+def _sdk_answers(db: Path, first: object, middle: tuple, ids: list, read_only: bool = False) -> list[bytes]:
+    """What :func:`_serve_answers` reads from `gbrain serve` (``--read-only`` with ``read_only``)
+    with ``GBRAIN_FAST_INIT=0`` for the same input, run in this process (:func:`_sdk_run`): the
+    initialize answer first, the rest sorted."""
+    lines = _sdk_run(db, first, middle, [1, *ids, 99], read_only)
     return lines[:1] + sorted(lines[1:])
 
 
@@ -888,7 +889,7 @@ def test_tools_list_answered_early_on_a_read_only_server_lists_the_read_only_too
     """`serve --read-only`, and a brain file this process cannot write, list the read-only tools
     early as the SDK lists them."""
     fast = _serve_answers(own_brain, FIRST_LINES[0], "1", *EARLY_MIDDLES[0], args=("--read-only",))
-    assert fast == _serve_answers(own_brain, FIRST_LINES[0], "0", *EARLY_MIDDLES[0], args=("--read-only",))
+    assert fast == _sdk_answers(own_brain, FIRST_LINES[0], *EARLY_MIDDLES[0], read_only=True)
     names = [t["name"] for t in json.loads(fast[1])["result"]["tools"]]
     assert "brain_get" in names and "brain_put" not in names
     os.chmod(own_brain, 0o444)
