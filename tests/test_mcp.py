@@ -15,9 +15,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
@@ -42,6 +39,11 @@ def server_env(**extra: str) -> dict[str, str]:
 @contextlib.asynccontextmanager
 async def connect(db: Path, errlog=None, extra: list[str] | None = None, env: dict | None = None):
     """A real MCP client session with `python -m gbrain serve --db DB` (stderr to ``errlog``)."""
+    # the SDK imported here, not at module level: a test process that collects this module (and
+    # those importing from it) but runs no MCP session does not load it (~2 CPU-s)
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db), *(extra or [])], env={**server_env(), **(env or {})}, cwd=str(ROOT))
     transport = stdio_client(params, errlog=errlog or sys.stderr)
     async with Client(transport, read_timeout_seconds=120) as client:
@@ -173,6 +175,7 @@ def test_call_every_tool(fixture_db):
 
 def test_resources_and_prompts(fixture_db):
     async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
         async with connect(fixture_db) as c:
             page = await c.read_resource("brain://pages/people/ana-lima")
             index = await c.read_resource("brain://index")
@@ -681,7 +684,8 @@ def _up_to_ping(lines: list[bytes]) -> list[bytes]:
 
 def _serve_transcript(db: Path, first: object, fast: str, middle: tuple = ()) -> list[bytes]:
     """Stdout lines of a real `gbrain serve` process given ``first`` (then `initialized` and a
-    ping, id 99) up to the ping's answer."""
+    ping, id 99) up to the ping's answer. The process is killed then (what it does after is not
+    what is compared): one that answered early is spared loading the SDK (~2 of its ~2.3 CPU-s)."""
     p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
     try:
         p.stdin.write(_transcript_input(first, middle))
@@ -694,30 +698,16 @@ def _serve_transcript(db: Path, first: object, fast: str, middle: tuple = ()) ->
             if json.loads(got).get("id") == 99:
                 break
     finally:
+        p.kill()
         p.stdin.close()
         p.wait(timeout=60)
     return out
 
 
-def _sdk_transcript(db: Path, first: object, monkeypatch, middle: tuple = ()) -> list[bytes]:
-    """What `gbrain serve` with ``GBRAIN_FAST_INIT=0`` writes for the same input, run in this
-    process: the server `serve` builds, under the SDK's own stdio transport (``_run_stdio`` with
-    no first line, as `serve` runs it then), reading and writing byte streams in place of fd 0/1
-    (the SDK serves a stream not backed by a descriptor in place)."""
-    from types import SimpleNamespace
-
-    from gbrain.mcp import server as mcp_server
-
-    out = io.BytesIO()
-    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(_transcript_input(first, middle))))
-    monkeypatch.setattr(sys, "stdout", SimpleNamespace(buffer=out))
-    server, host = mcp_server.build_server(str(db))
-    try:
-        anyio.run(mcp_server._run_stdio, server)
-    finally:
-        host.shutdown()
-        monkeypatch.undo()
-    return _up_to_ping(out.getvalue().splitlines(keepends=True))
+def _sdk_transcript(db: Path, first: object) -> list[bytes]:
+    """What :func:`_serve_transcript` reads from `gbrain serve` with ``GBRAIN_FAST_INIT=0`` for
+    the same input, run in this process (:func:`_sdk_run`), in the order written."""
+    return _up_to_ping(_sdk_run(db, first, (), [99]))
 
 
 @pytest.fixture
@@ -729,18 +719,16 @@ def own_brain(tmp_path) -> Path:
 
 
 @pytest.mark.engine_free
-def test_initialize_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_brain, monkeypatch):
+def test_initialize_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_brain):
     """`serve` answers `initialize` before importing the SDK (gbrain/mcp/handshake.py): for
     every kind of first line, what the host reads from a real `gbrain serve` is byte for byte
     what the SDK alone writes (GBRAIN_FAST_INIT=0; that side runs in this process, its server
-    and transport as `serve` runs them: the first line's answer below checks it against a real
-    process too), and the session goes on (a ping after it is answered)."""
+    and transport as `serve` runs them: test_the_sdk_side_run_in_process_is_a_real_process
+    checks it against a real process), and the session goes on (a ping after it is answered)."""
     for first in FIRST_LINES:
-        fast, sdk = _serve_transcript(own_brain, first, "1"), _sdk_transcript(own_brain, first, monkeypatch)
+        fast, sdk = _serve_transcript(own_brain, first, "1"), _sdk_transcript(own_brain, first)
         assert fast == sdk, first
         assert json.loads(fast[-1]) == {"jsonrpc": "2.0", "id": 99, "result": {}}
-    # the in-process SDK side is what a real process with GBRAIN_FAST_INIT=0 writes
-    assert _serve_transcript(own_brain, FIRST_LINES[0], "0") == _sdk_transcript(own_brain, FIRST_LINES[0], monkeypatch)
 
 
 @pytest.mark.engine_free
@@ -785,7 +773,8 @@ def _serve_answers(db: Path, first: object, fast: str, middle: tuple, ids: list,
     """Stdout lines of a real `gbrain serve` process given ``first``, `initialized`, ``middle``
     and a ping (id 99), read until the answers to ``ids`` and the ping came (stdin open until
     then: its end would cancel the requests under way); the initialize answer first, the rest
-    sorted (the SDK answers requests concurrently)."""
+    sorted (the SDK answers requests concurrently). The process is killed then, as in
+    :func:`_serve_transcript`."""
     p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
     want = [1, *ids, 99]
     try:
@@ -798,9 +787,78 @@ def _serve_answers(db: Path, first: object, fast: str, middle: tuple, ids: list,
             out.append(got)
             want.remove(json.loads(got).get("id"))
     finally:
+        p.kill()
         p.stdin.close()
         p.wait(timeout=60)
     return out[:1] + sorted(out[1:])
+
+
+def _sdk_run(db: Path, first: object, middle: tuple, want: list, read_only: bool = False) -> list[bytes]:
+    """The stdout lines `gbrain serve` with ``GBRAIN_FAST_INIT=0`` writes given ``first``,
+    `initialized`, ``middle`` and a ping (id 99), run in this process (a process of its own costs
+    ~2 CPU-s, loading the SDK): the server `serve` builds, under the SDK's own stdio transport
+    (``_run_stdio`` with no first line, as `serve` runs it then), reading a pipe in place of fd 0
+    and writing a byte stream in place of fd 1 (the SDK serves a stream not backed by a descriptor
+    in place). Stdin stays open until the answers of ids ``want`` came (its end would cancel the
+    requests under way), 60 s at most. ``read_only``: as `serve --read-only`.
+    :func:`test_the_sdk_side_run_in_process_is_a_real_process` checks this against a real process."""
+    import threading
+    from types import SimpleNamespace
+
+    from gbrain.mcp import server as mcp_server
+
+    r, w = os.pipe()
+    os.write(w, _transcript_input(first, middle))  # a few hundred bytes: the pipe holds them
+    open_w = [w]
+    lock = threading.Lock()
+
+    def end_stdin() -> None:
+        with lock:
+            if open_w:
+                os.close(open_w.pop())
+
+    class Out(io.BytesIO):
+        def write(self, b) -> int:
+            n = super().write(b)
+            left = list(want)
+            for x in self.getvalue().splitlines(keepends=True):
+                if x.endswith(b"\n") and json.loads(x).get("id") in left:
+                    left.remove(json.loads(x).get("id"))
+            if not left:
+                end_stdin()
+            return n
+
+    out = Out()
+    timer = threading.Timer(60, end_stdin)
+    timer.start()
+    server, host = mcp_server.build_server(str(db), read_only=read_only)
+    try:
+        with open(r, "rb") as stdin, pytest.MonkeyPatch.context() as mp:
+            mp.setattr(sys, "stdin", SimpleNamespace(buffer=stdin))
+            mp.setattr(sys, "stdout", SimpleNamespace(buffer=out))
+            anyio.run(mcp_server._run_stdio, server)
+    finally:
+        timer.cancel()
+        host.shutdown()
+        end_stdin()
+    return out.getvalue().splitlines(keepends=True)
+
+
+def _sdk_answers(db: Path, first: object, middle: tuple, ids: list, read_only: bool = False) -> list[bytes]:
+    """What :func:`_serve_answers` reads from `gbrain serve` (``--read-only`` with ``read_only``)
+    with ``GBRAIN_FAST_INIT=0`` for the same input, run in this process (:func:`_sdk_run`): the
+    initialize answer first, the rest sorted."""
+    lines = _sdk_run(db, first, middle, [1, *ids, 99], read_only)
+    return lines[:1] + sorted(lines[1:])
+
+
+@pytest.mark.engine_free
+def test_the_sdk_side_run_in_process_is_a_real_process(own_brain):
+    """The handshake tests run the SDK's side (``GBRAIN_FAST_INIT=0``) in this process
+    (:func:`_sdk_run`): it writes what a real `gbrain serve` process with ``GBRAIN_FAST_INIT=0``
+    writes (the initialize answer, the lists, the ping's), byte for byte."""
+    lists = next(m for m in EARLY_MIDDLES if len(m[1]) == 4)
+    assert _serve_answers(own_brain, FIRST_LINES[0], "0", *lists) == _sdk_answers(own_brain, FIRST_LINES[0], *lists)
 
 
 @pytest.mark.engine_free
@@ -808,19 +866,22 @@ def test_tools_list_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_bra
     """`serve` answers a plain `tools/list` (and `ping`) after the handshake before the SDK is
     loaded (issue 14 item 5: a host waits for the tool list): what a real `gbrain serve` writes is
     byte for byte what the SDK alone writes (GBRAIN_FAST_INIT=0), for every protocol version the
-    handshake negotiates, and for what follows messages it does not answer early."""
+    handshake negotiates, and for what follows messages it does not answer early. The SDK's side
+    runs in this process (:func:`_sdk_answers`; test_the_sdk_side_run_in_process_is_a_real_process)."""
     from gbrain.mcp.handshake import HANDSHAKE_VERSIONS
 
     init = FIRST_LINES[0]
     lists = next(m for m in EARLY_MIDDLES if len(m[1]) == 4)
+    assert init["params"]["protocolVersion"] in HANDSHAKE_VERSIONS  # init's lists come in the loop
     for version in HANDSHAKE_VERSIONS:
         first = {**init, "params": {**init["params"], "protocolVersion": version}}
         fast = _serve_answers(own_brain, first, "1", *EARLY_MIDDLES[0])
-        assert fast == _serve_answers(own_brain, first, "0", *EARLY_MIDDLES[0]), version
+        assert fast == _sdk_answers(own_brain, first, *EARLY_MIDDLES[0]), version
         assert [t["name"] for t in json.loads(fast[1])["result"]["tools"]] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
-        assert _serve_answers(own_brain, first, "1", *lists) == _serve_answers(own_brain, first, "0", *lists), version
+        assert _serve_answers(own_brain, first, "1", *lists) == _sdk_answers(own_brain, first, *lists), version
     for middle, ids in EARLY_MIDDLES[1:]:
-        assert _serve_answers(own_brain, init, "1", middle, ids) == _serve_answers(own_brain, init, "0", middle, ids), middle
+        if (middle, ids) is not lists:  # compared above
+            assert _serve_answers(own_brain, init, "1", middle, ids) == _sdk_answers(own_brain, init, middle, ids), middle
 
 
 @pytest.mark.engine_free
@@ -828,7 +889,7 @@ def test_tools_list_answered_early_on_a_read_only_server_lists_the_read_only_too
     """`serve --read-only`, and a brain file this process cannot write, list the read-only tools
     early as the SDK lists them."""
     fast = _serve_answers(own_brain, FIRST_LINES[0], "1", *EARLY_MIDDLES[0], args=("--read-only",))
-    assert fast == _serve_answers(own_brain, FIRST_LINES[0], "0", *EARLY_MIDDLES[0], args=("--read-only",))
+    assert fast == _sdk_answers(own_brain, FIRST_LINES[0], *EARLY_MIDDLES[0], read_only=True)
     names = [t["name"] for t in json.loads(fast[1])["result"]["tools"]]
     assert "brain_get" in names and "brain_put" not in names
     os.chmod(own_brain, 0o444)

@@ -16,7 +16,6 @@ import time
 import anyio
 import jsonschema
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.search.vectors import GROUP_FIRST
@@ -465,6 +464,7 @@ def test_graph_and_path(fixture_db):
 
 def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
     async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
         errs = []
         async with connect(fixture_db) as c:
             for coro in (c.get_prompt("nope", {}), c.read_resource("brain://index?cursor=garbage"), c.get_prompt("brain_briefing", {"since": "someday"})):

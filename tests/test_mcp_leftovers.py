@@ -8,7 +8,6 @@ from urllib.parse import quote
 
 import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 
@@ -31,6 +30,7 @@ def test_a_page_resource_of_a_long_page_comes_in_parts_saying_how_to_read_on(db_
         b.put("notes/short", "# Short\n\nOne line.\n")
 
     async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
         async with connect(db_path) as c:
             uri = "brain://pages/" + quote("notes/Long notes")
             reads = []
@@ -82,6 +82,7 @@ def test_a_later_part_of_the_page_resource_says_the_page_changed_since_the_first
         b.put("notes/long", v1)
 
     async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
         async with connect(db_path) as c:
             first = await c.read_resource("brain://pages/notes/long")
             same = await c.read_resource(first.contents[1].meta["next"])
