@@ -333,6 +333,20 @@ def fixture_db(tmp_path, brain_tree, db_path) -> Path:
 
 
 @pytest.fixture
+def own_fixture_db(tmp_path, brain_tree) -> Path:
+    """:func:`fixture_db` in a SQLite file of the test's own (never ``$GBRAIN_DB``), for an
+    ``engine_free`` test that names its brain (``--db``): one about what the surfaces make of
+    their input (bad JSON lines, a byte order mark, error shapes), which no engine changes."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.importer import import_tree
+
+    db = tmp_path / "own.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+    return db
+
+
+@pytest.fixture
 def run():
     return gbrain
 

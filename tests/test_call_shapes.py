@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 
 from gbrain import operations as ops
 
@@ -77,7 +78,8 @@ def test_call_and_pipe_answer_every_read_only_tool_in_its_mcp_shape(fixture_db):
     assert not wrong, wrong
 
 
-def test_call_and_pipe_refuse_what_runs_until_stopped(tmp_path, db_path):
+@pytest.mark.engine_free
+def test_call_and_pipe_refuse_what_runs_until_stopped(tmp_path):
     """Trial 32: a `watch` line in `pipe` never ended and the lines after it waited for ever (and
     `call watch` likewise); `serve` was an "unknown tool". Each is refused as bad input (exit 2;
     in `pipe` that line's answer, the stream going on), saying to run the command itself;
@@ -85,6 +87,7 @@ def test_call_and_pipe_refuse_what_runs_until_stopped(tmp_path, db_path):
     import subprocess
     import sys
 
+    db_path = tmp_path / "own.db"  # a SQLite brain of its own: the refusals are the surfaces', the same on either engine
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "a.md").write_text("# A\n")

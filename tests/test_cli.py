@@ -30,6 +30,19 @@ def imported(db_path):
     return db_path
 
 
+@pytest.fixture
+def own_imported(tmp_path, monkeypatch):
+    """:func:`imported` into a SQLite brain of the test's own (``$GBRAIN_DB`` set to it), for an
+    ``engine_free`` test: one about the command line itself (usage errors, refused names, where a
+    folder or ``--json`` is taken, the process's locale and stdout), whose outcome the engine
+    cannot change; the Postgres run leaves it out."""
+    db = tmp_path / "own.db"
+    monkeypatch.setenv("GBRAIN_DB", str(db))
+    r = ops.run("import", {"dir": str(FIXTURE_BRAIN)}, ops.Context(db=str(db), surface="cli"))
+    assert r.get("ok") is not False and not r.get("exit_code"), r
+    return db
+
+
 def marks(hit):
     """The words a search hit marks (its ``highlights`` in its ``snippet``)."""
     return [hit["snippet"][a:b] for a, b in hit["highlights"]]
@@ -114,15 +127,17 @@ def test_put_creates_and_updates_from_stdin_and_file(imported, tmp_path):
     assert gbrain("get", "people/new-person").stdout == b"# Changed\r\n"
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("slug", ["../etc/passwd", "/abs/path", "a/../b", "a\x01b", "", "a//b", "./..", "people\\x"])
-def test_unsafe_slugs_exit_2(imported, slug):
+def test_unsafe_slugs_exit_2(own_imported, slug):
     r = gbrain("put", slug, input="x")
     assert r.returncode == 2, (slug, r.stderr)
     assert b"error:" in r.stderr
     assert gbrain("get", slug).returncode == 2
 
 
-def test_put_invalid_utf8_is_refused_with_exit_2(imported):
+@pytest.mark.engine_free
+def test_put_invalid_utf8_is_refused_with_exit_2(own_imported):
     r = gbrain("put", "people/bad", input=b"\xff\xfe bad")
     assert r.returncode == 2 and b"UTF-8" in r.stderr
 
@@ -254,7 +269,8 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     assert r.returncode == 2 and b"not a usable brain database" in r.stderr  # not a brain file: bad input
 
 
-def test_usage_errors_exit_2(imported):
+@pytest.mark.engine_free
+def test_usage_errors_exit_2(own_imported):
     assert gbrain("nosuchcommand").returncode == 2
     assert gbrain("search").returncode == 2
     assert gbrain("list", "--limit", "abc").returncode == 2
@@ -337,7 +353,8 @@ def test_schema_pragmas(imported):
     assert "porter unicode61" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'page_fts'").fetchone()[0]
 
 
-def test_tools_json_lists_registry(imported):
+@pytest.mark.engine_free
+def test_tools_json_lists_registry(own_imported):
     tools = json.loads(gbrain("--tools-json").stdout)
     names = {t["name"] for t in tools}
     assert {"brain_search", "brain_get", "brain_put", "brain_link", "brain_timeline", "brain_timeline_add", "brain_tags", "brain_tag", "brain_list", "brain_backlinks", "brain_stats", "brain_raw"} <= names
@@ -415,7 +432,8 @@ def test_put_with_a_short_slug_updates_the_page_it_names(imported):
     assert gbrain("put", "newname", input="# new\n").stdout.startswith(b"created newname")
 
 
-def test_db_that_is_a_folder_is_a_clear_error(imported, tmp_path):
+@pytest.mark.engine_free
+def test_db_that_is_a_folder_is_a_clear_error(own_imported, tmp_path):
     for args, env in ((["stats", "--db", str(tmp_path)], None), (["stats"], {"GBRAIN_DB": str(tmp_path)})):
         r = gbrain(*args, env=env)
         assert r.returncode == 2 and b"is a folder" in r.stderr and b"Traceback" not in r.stderr
@@ -465,7 +483,8 @@ def test_linking_pages_already_linked_says_so_and_that_the_context_was_not_writt
     assert gbrain("get", "people/ana-lima").stdout == before
 
 
-def test_json_flag_before_the_command(imported):
+@pytest.mark.engine_free
+def test_json_flag_before_the_command(own_imported):
     assert json.loads(gbrain("--json", "stats").stdout)["pages"] == 6
     assert json.loads(gbrain("--json", "config", "get", "timeline_split").stdout) == "rule"
     assert json.loads(gbrain("--json", "--db", os.environ["GBRAIN_DB"], "tags", "ana-lima").stdout) == ["founder", "yc-alum"]
@@ -640,8 +659,9 @@ def test_get_reads_the_roots_index_and_log_files(imported):
     assert gbrain("get", "nosuchthing").returncode == 1
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("slug", [".git/hooks/pre-commit", "people/.raw/note", "a/.hg/x", "x" * 250, "notes/.gbrain-tmp-1-x"])
-def test_slugs_that_cannot_round_trip_are_refused(imported, slug):
+def test_slugs_that_cannot_round_trip_are_refused(own_imported, slug):
     r = gbrain("put", slug, input="# x\n")
     assert r.returncode == 2, (slug, r.stderr)
 
@@ -679,8 +699,9 @@ def test_export_of_a_long_name_and_an_unwritable_path_reports_and_goes_on(tmp_pa
     assert (out / long).read_text() == "long\n"
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("fast", ["1", "0"], ids=["fast-path", "typer"])
-def test_export_takes_its_folder_as_an_argument_too(imported, tmp_path, fast):
+def test_export_takes_its_folder_as_an_argument_too(own_imported, tmp_path, fast):
     """Trial 25: `gbrain export out/` was refused (missing option '--dir') while import, sync,
     watch and verify take the folder as an argument. Both spellings mean the same; both given
     with two folders is bad input (nothing written), neither is a missing DIR."""
@@ -707,8 +728,9 @@ def test_export_takes_its_folder_as_an_argument_too(imported, tmp_path, fast):
     assert "DIR" in help_text and "--dir" in help_text
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("fast", ["1", "0"], ids=["fast-path", "typer"])
-def test_export_folder_given_both_ways_is_compared_as_a_path(imported, tmp_path, fast):
+def test_export_folder_given_both_ways_is_compared_as_a_path(own_imported, tmp_path, fast):
     """Trial 29: `gbrain export out --dir out/` was refused as two values for one thing (the
     strings differ, the folder is one). A folder parameter compares normalised paths: a trailing
     slash, `./out` and the absolute path agree; two different folders are still refused (exit 2)."""
@@ -807,13 +829,15 @@ def test_snippets_do_not_double_the_pages_own_bold(imported):
     assert marks(hit) == ["Passwords", "password"]
 
 
-def test_search_limit_must_be_positive_like_query(imported):
+@pytest.mark.engine_free
+def test_search_limit_must_be_positive_like_query(own_imported):
     r = gbrain("search", "River", "--limit", "0")
     assert r.returncode == 2 and b"limit must be a positive number" in r.stderr
     assert len(js(gbrain("search", "River", "--limit", "1", "--json"))) == 1
 
 
-def test_limit_errors_are_the_ones_the_readme_quotes(imported):
+@pytest.mark.engine_free
+def test_limit_errors_are_the_ones_the_readme_quotes(own_imported):
     """The README quotes each limit rule with the command that breaks it (a trial found it saying
     every limit takes 0 while search refused -1 as "not a positive number")."""
     from conftest import ROOT

@@ -1,7 +1,9 @@
 """An OpenAI-compatible embeddings server that misbehaves, through the real ``openai`` client
 against a real HTTP server on 127.0.0.1 and the CLI's commands, run in-process (a trial user's reports): whose key goes
 where, a server that changes its vector size, one input it refuses, a server down or hung
-during `query`, answers that are not embeddings. Runs on both engines (``--engine postgres``)."""
+during `query`, answers that are not embeddings. What is stored (vectors kept, pages left to embed, the
+cache) is tested on both engines (``--engine postgres``); what reaches the server and what the user is told,
+with a SQLite brain of the test's own, in the SQLite run only (``engine_free``: the ``run`` fixture)."""
 from __future__ import annotations
 
 import base64
@@ -142,12 +144,24 @@ class ModeServer:
 
 
 @pytest.fixture
-def run():
+def run(request, tmp_path):
     """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what
     embed, query, check and config do with a provider's answers, through the command line's
     parsing, exit codes and streams; a process adds only its start-up to each of their ~10
-    commands (the process itself: tests/test_cli.py, tests/test_semantic.py)."""
-    return gbrain_in_process
+    commands (the process itself: tests/test_cli.py, tests/test_semantic.py).
+
+    A test marked ``engine_free`` (what reaches the server and what the user is told: keys,
+    timeouts, retries, refusals, settings) runs every command with ``--db`` a SQLite brain of its
+    own in ``tmp_path``, and only in the SQLite run; the others (what is stored: vectors kept,
+    pages left to embed, the cache) use ``$GBRAIN_DB`` and run on both engines."""
+    if request.node.get_closest_marker("engine_free") is None:
+        return gbrain_in_process
+    own = str(tmp_path / "own.db")
+
+    def run_own(*args, **kwargs):
+        return gbrain_in_process("--db", own, *args, **kwargs)
+
+    return run_own
 
 
 @pytest.fixture
@@ -183,6 +197,7 @@ def setup_brain(run, url):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_env_openai_key_never_goes_to_a_base_url_from_the_brain(srv, run):
     setup_brain(run, srv.url)
     r = run("embed", env={"OPENAI_API_KEY": "sk-real-secret", "OPENAI_ORG_ID": "org-mine", "OPENAI_CUSTOM_HEADERS": "X-Team-Token: tok-secret"})
@@ -208,6 +223,7 @@ def test_env_openai_key_never_goes_to_a_base_url_from_the_brain(srv, run):
     assert "OPENAI_API_KEY not sent" in r.stderr.decode()
 
 
+@pytest.mark.engine_free
 def test_env_openai_key_goes_to_a_base_url_the_user_chose(srv, run):
     assert run("init").returncode == 0
     assert run("config", "set", "embedding_model", "local-embed").returncode == 0
@@ -362,7 +378,7 @@ def test_bisection_finds_each_refused_input(srv):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("how", ["down", "hung"])
+@pytest.mark.parametrize("how", [pytest.param("down", marks=pytest.mark.engine_free), "hung"])
 def test_query_falls_back_to_keywords_when_the_server_is_down_or_hung(srv, run, how):
     setup_brain(run, srv.url)
     assert run("embed").returncode == 0
@@ -408,6 +424,7 @@ def test_a_hung_server_fails_after_two_short_first_attempts_not_seven_full_ones(
     assert len(srv.requests) == 4 and m.request_timeout() == 60
 
 
+@pytest.mark.engine_free
 def test_the_first_answer_timeout_is_a_setting_the_hung_error_names(srv, run):
     """A server that loads a big model on its first request (Ollama, llama.cpp from a slow disk)
     may need longer than the 15 s first-answer timeout: `config set embedding_first_timeout`
@@ -449,6 +466,7 @@ def test_once_the_server_answered_its_batches_have_the_normal_timeout_and_retrie
     assert (m2.embed_multi(["a", "b", "c"]) == v).all()
 
 
+@pytest.mark.engine_free
 def test_query_embed_timeout_must_be_a_positive_number(srv, run):
     setup_brain(run, srv.url)
     assert run("embed").returncode == 0
@@ -468,6 +486,7 @@ def test_query_embed_timeout_must_be_a_positive_number(srv, run):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("mode,words", [("garbage", "not an embeddings response"), ("ragged", "sizes in one batch")])
 def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, words):
     setup_brain(run, srv.url)
@@ -497,6 +516,7 @@ def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, 
         assert any(words in n for n in json.loads(r.stdout)["notes"])
 
 
+@pytest.mark.engine_free
 def test_a_password_in_the_base_url_is_never_printed(srv, run):
     """A base URL may carry credentials (``http://bob:PASSWORD@host/v1``: a proxy's basic auth).
     The errors and notes of embed and query quoted the URL whole, password included, on stderr,
@@ -549,6 +569,7 @@ def test_a_500_storm_shows_the_server_text_and_a_long_retry_after_stops_at_once(
     assert len(srv.requests) == 1
 
 
+@pytest.mark.engine_free
 def test_embedding_dimensions_not_taken_is_said_and_config_unset_drops_it(srv, run):
     setup_brain(run, srv.url)
     r = run("config", "set", "embedding_dimensions", "256")
@@ -591,6 +612,7 @@ def test_the_time_sample_of_a_long_local_run_survives_a_refused_chunk(srv, run, 
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_embed_says_when_it_waits_to_retry_a_busy_server(srv, run):
     """Trial 28: a 429 storm or a server gone away held `embed` silent for its whole retry budget
     (24 s, up to 6 × 120 s with Retry-After), no line between the estimate and the error."""
@@ -606,6 +628,7 @@ def test_embed_says_when_it_waits_to_retry_a_busy_server(srv, run):
     assert "failed after 2 attempts" in err
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("sent", ["OPENAI_API_KEY", "GBRAIN_EMBEDDING_API_KEY", None])
 def test_a_401_names_the_key_that_was_sent_and_where_it_came_from(srv, run, monkeypatch, sent):
     """Trial 28: a wrong key's 401 told to `run gbrain embed --stale` (no fix for a key) and not
@@ -828,6 +851,7 @@ def test_a_run_over_many_pages_names_those_written_meanwhile_and_plans_none_agai
     assert _stale(db_path) == ["notes/p1"]
 
 
+@pytest.mark.engine_free
 def test_a_batch_refused_for_its_size_is_halved_for_the_run_and_said_once(srv, run):
     """trial 28: a gateway taking at most K inputs per request made embed bisect every group, silently."""
     setup_brain(run, srv.url)
@@ -862,7 +886,7 @@ def long_pages(run, n=3):
         put(run, f"notes/long{i}", f"# Long {i}\n\n{LONG} Sentence {i} ends it.\n\n## Other\n\nshort other section {i}\n")
 
 
-@pytest.mark.parametrize("flavor", ["llama", "llama-old", "tei", "tei-native", "openai", "ollama"])
+@pytest.mark.parametrize("flavor", ["llama", *(pytest.param(f, marks=pytest.mark.engine_free) for f in ("llama-old", "tei", "tei-native", "openai", "ollama"))])
 def test_a_server_refusing_long_inputs_is_said_once_naming_the_setting_and_the_setting_fixes_it(srv, run, flavor):
     """A local server with a 512-token window (llama.cpp's physical batch, TEI's bge-small, ...)
     refused gbrain's ~500-token chunks: llama.cpp's HTTP 500 was retried as a busy server and then
@@ -937,6 +961,7 @@ def test_the_chunk_budget_changes_which_chunks_are_embedded_and_only_the_changed
     assert r.returncode == 0 and out["pages"] == 3 and out["chunks"] == 5 and out["embedded"] == 0 and not srv.requests, out
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("value", ["abc", "12.5", "-300", "63", "8193", "", "1e3"])
 def test_embedding_chunk_tokens_takes_a_whole_number_in_range(run, value):
     assert run("init").returncode == 0
@@ -1131,6 +1156,7 @@ def test_config_get_says_the_budget_the_servers_window_gives_and_where_it_came_f
     assert r.returncode == 0 and r.stdout.decode().strip() == "500" and "not set" in r.stderr.decode() and not srv.gets, r
 
 
+@pytest.mark.engine_free
 def test_config_get_says_the_models_own_chunk_size_when_nothing_sets_one(run):
     """`config get embedding_chunk_tokens` said "not set (its default applies)" (exit 1) on a brain
     with no server window (the local minilm model; OpenAI's): it prints the budget in effect, exit 0,
@@ -1288,6 +1314,7 @@ def test_a_failed_batch_stops_the_other_batches_retries(srv):
         srv.release.set()
 
 
+@pytest.mark.engine_free
 def test_the_time_samples_retries_are_said_too(srv, run, monkeypatch):
     """Trial 39: a server answering 500 or 429 from the start held `embed` silent for its whole
     retry budget (35 s, 7 attempts; a hung one 7 minutes): the notes were switched on only after

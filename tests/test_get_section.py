@@ -31,15 +31,33 @@ GUIDE = (
 )
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
+def _guide_brain(tmp_path, path):
     write_tree(tmp_path / "v", {
         "docs/Guide.md": GUIDE,
         "links.md": "See [[Guide#Install]], [[Guide#Install#Linux]] and [[Guide#^li]].\n",
         "crlf.md": GUIDE.replace("Handbook", "Windows").replace("title: Guide", "title: CRLF").replace("\n", "\r\n"),
     })
-    with Brain.open(db_path) as b:
+    b = Brain.open(path)
+    try:
         import_tree(b, tmp_path / "v")
+    except BaseException:
+        b.close()
+        raise
+    return b
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    with _guide_brain(tmp_path, db_path) as b:
+        yield b
+
+
+@pytest.fixture
+def own_brain(tmp_path):
+    """:func:`brain` in a SQLite file of the test's own, for an ``engine_free`` test of where a
+    section starts and ends in the page's text (the reads of a name, stored bytes, versions and
+    writes use :func:`brain`: both engines)."""
+    with _guide_brain(tmp_path, tmp_path / "own.db") as b:
         yield b
 
 
@@ -52,6 +70,7 @@ def section_of(heading_line: str, upto: str | None) -> str:
     return GUIDE[start: GUIDE.index(upto, start + 1) if upto else len(GUIDE)]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("want, first, upto", [
     ("Install", "## Install\n", "## Use: links"),  # to the next heading of its level, its ### included
     ("install", "## Install\n", "## Use: links"),  # by case
@@ -61,8 +80,8 @@ def section_of(heading_line: str, upto: str | None) -> str:
     ("Guide", "# Guide", None),  # the H1: all of the body
     ("Setext Heading", "Setext Heading\n", None),
 ])
-def test_a_heading_reads_its_section(brain, want, first, upto):
-    r = get(brain, slug="Guide", section=want)
+def test_a_heading_reads_its_section(own_brain, want, first, upto):
+    r = get(own_brain, slug="Guide", section=want)
     assert r["content"] == section_of(first, upto)
     assert r["slug"] == "docs/Guide" and r["section"]["heading"] == first.strip()
     lines = r["section"]["lines"]
@@ -70,14 +89,15 @@ def test_a_heading_reads_its_section(brain, want, first, upto):
     assert r["offset"] == GUIDE.index(first) and r["total_chars"] == len(GUIDE) and r["truncated"] is False
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("want, text", [
     ("^intro", "Intro ^intro\n"),  # a paragraph
     ("^li", "- one ^li\n  - under one\n"),  # a list item with the items under it
     ("^LI", "- one ^li\n  - under one\n"),
     ("^tbl", "| a | b |\n|---|---|\n| 1 | 2 |\n\n^tbl\n"),  # alone on its line: the block above
 ])
-def test_a_block_id_reads_its_block(brain, want, text):
-    r = get(brain, slug="Guide", section=want)
+def test_a_block_id_reads_its_block(own_brain, want, text):
+    r = get(own_brain, slug="Guide", section=want)
     assert r["content"] == text and r["section"]["block"] == "^" + want[1:].lower()
 
 
@@ -107,17 +127,18 @@ def test_a_bare_cr_page_reads_its_sections(brain):
     assert get(brain, slug="mac", section="^li")["content"] == "- one ^li\r  - under one\r"
 
 
-def test_a_missing_heading_or_block_is_bad_input_naming_them(brain):
+@pytest.mark.engine_free
+def test_a_missing_heading_or_block_is_bad_input_naming_them(own_brain):
     with pytest.raises(BadInput) as e:
-        get(brain, slug="Guide", section="Uninstall")
+        get(own_brain, slug="Guide", section="Uninstall")
     assert "docs/Guide has no heading 'Uninstall'; its headings: # Guide, ## Install, ### Linux, ## Use: links, Setext Heading" in str(e.value)
     assert "Hidden" not in str(e.value) and "nor this" not in str(e.value) and e.value.exit_code == 2
     with pytest.raises(BadInput, match=r"no block '\^nope'; its block ids: \^intro, \^li, \^tbl"):
-        get(brain, slug="Guide", section="^nope")
+        get(own_brain, slug="Guide", section="^nope")
     with pytest.raises(BadInput, match="no heading 'Hidden'"):  # in a %% comment
-        get(brain, slug="Guide", section="Hidden")
+        get(own_brain, slug="Guide", section="Hidden")
     with pytest.raises(BadInput, match="no heading 'Linux#Install'"):  # Install is not inside Linux
-        get(brain, slug="Guide", section="Linux#Install")
+        get(own_brain, slug="Guide", section="Linux#Install")
 
 
 def test_a_whole_read_stays_whole_and_says_a_section_read_exists(brain):

@@ -102,43 +102,51 @@ def test_serve_imports_neither_typer_nor_the_heavy_optional_parts():
 # the fast path gives what typer gives, byte for byte
 # ---------------------------------------------------------------------------
 
+def _free(argv):
+    """A command line whose fast-path and typer answers cannot turn on the engine (a usage error,
+    an option's spelling or place, a version or skills listing, a malformed call): engine_free,
+    on a SQLite brain of the test's own (:func:`read_brain`)."""
+    return pytest.param(argv, marks=pytest.mark.engine_free)
+
+
+#: the command lines compared; the reads of the brain itself run on both engines
 READS = [
     ["get", "ana-lima"],
     ["get", "people/ana-lima", "--json"],
     ["get", "people/nobody"],
-    ["get", "--json", "nobody"],
-    ["get"],
-    ["get", "a", "b"],
+    _free(["get", "--json", "nobody"]),
+    _free(["get"]),
+    _free(["get", "a", "b"]),
     ["search", "Series A", "--limit", "2"],
-    ["search", "--limit=2", "Series A", "--json"],
-    ["search", "x", "--limit", "two"],
-    ["search", "x", "--limit", "3", "--limit", "4"],
-    ["search", "x", "--limit", " 3"],
-    ["search", "x", "--limit", "1_0"],
-    ["search", "x", "--limit", "-1"],
+    _free(["search", "--limit=2", "Series A", "--json"]),
+    _free(["search", "x", "--limit", "two"]),
+    _free(["search", "x", "--limit", "3", "--limit", "4"]),
+    _free(["search", "x", "--limit", " 3"]),
+    _free(["search", "x", "--limit", "1_0"]),
+    _free(["search", "x", "--limit", "-1"]),
     ["list", "--type", "person", "--json"],
-    ["list", "--bogus"],
+    _free(["list", "--bogus"]),
     ["stats"],
     ["backlinks", "companies/river-ai"],
     ["timeline", "people/ana-lima", "--limit", "2"],
     ["tags"],
-    ["version", "--json"],
-    ["skills-list"],
+    _free(["version", "--json"]),
+    _free(["skills-list"]),
     ["call", "brain_get", '{"slug": "ana-lima"}'],
-    ["call", "--json", "brain_stats"],
-    ["call", "brain_stats", "{}", "--json"],
-    ["call", "brain_get", "{not json"],
-    ["call", "brain_get", "[1]"],
-    ["call", "brain_get"],
-    ["call", "brain_nope", "{}"],
-    ["call", "brain_get", '{"slug": "x"}', "extra"],
-    ["call", "brain_get", '{"slug": "x"}', "--limit", "3"],
-    ["call", "brain_get", "--json", "--json"],
-    ["call"],
-    ["call", "--help"],
+    _free(["call", "--json", "brain_stats"]),
+    _free(["call", "brain_stats", "{}", "--json"]),
+    _free(["call", "brain_get", "{not json"]),
+    _free(["call", "brain_get", "[1]"]),
+    _free(["call", "brain_get"]),
+    _free(["call", "brain_nope", "{}"]),
+    _free(["call", "brain_get", '{"slug": "x"}', "extra"]),
+    _free(["call", "brain_get", '{"slug": "x"}', "--limit", "3"]),
+    _free(["call", "brain_get", "--json", "--json"]),
+    _free(["call"]),
+    _free(["call", "--help"]),
     ["pipe"],
     ["pipe", "--json"],
-    ["pipe", "--bogus"],
+    _free(["pipe", "--bogus"]),
 ]
 
 WRITES = [
@@ -172,9 +180,17 @@ def _run(argv, fast: bool, monkeypatch, capfdbinary, stdin: bytes | None = None)
     return code, out, err
 
 
+@pytest.fixture
+def read_brain(request):
+    """The brain the comparisons read: :func:`conftest.fixture_db` (both engines), or for an
+    ``engine_free`` case :func:`conftest.own_fixture_db` (a SQLite file of its own)."""
+    free = request.node.get_closest_marker("engine_free") is not None
+    return request.getfixturevalue("own_fixture_db" if free else "fixture_db")
+
+
 @pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a) or "none")
-def test_fast_path_equals_typer_for_reads(argv, fixture_db, monkeypatch, capfdbinary):
-    full = ["--db", str(fixture_db), *argv]
+def test_fast_path_equals_typer_for_reads(argv, read_brain, monkeypatch, capfdbinary):
+    full = ["--db", str(read_brain), *argv]
     taken = entry.fast_parse(argv) is not None
     slow = _run(full, False, monkeypatch, capfdbinary)
     fast = _run(full, True, monkeypatch, capfdbinary)
@@ -182,14 +198,14 @@ def test_fast_path_equals_typer_for_reads(argv, fixture_db, monkeypatch, capfdbi
 
 
 @pytest.mark.parametrize("argv, data", [
-    (["call", "brain_get", "-"], b'\xef\xbb\xbf{"slug": "ana-lima"}'),
-    (["call", "brain_get", "-"], b"\xff"),
+    pytest.param(["call", "brain_get", "-"], b'\xef\xbb\xbf{"slug": "ana-lima"}', marks=pytest.mark.engine_free),
+    pytest.param(["call", "brain_get", "-"], b"\xff", marks=pytest.mark.engine_free),
     (["call", "brain_get"], b'{"slug": "ana-lima"}'),
-    (["pipe"], b'{"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}}\n\nnot json\n{"id": 2, "tool": "stats"}\n{"id": 3, "tool": "get", "params": {"slug": "nobody"}}\n'),
+    pytest.param(["pipe"], b'{"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}}\n\nnot json\n{"id": 2, "tool": "stats"}\n{"id": 3, "tool": "get", "params": {"slug": "nobody"}}\n', marks=pytest.mark.engine_free),
     (["pipe"], b'{"id": 1, "tool": "brain_stats"}\n'),
 ])
-def test_fast_path_equals_typer_for_call_and_pipe_with_input(argv, data, fixture_db, monkeypatch, capfdbinary):
-    full = ["--db", str(fixture_db), *argv]
+def test_fast_path_equals_typer_for_call_and_pipe_with_input(argv, data, read_brain, monkeypatch, capfdbinary):
+    full = ["--db", str(read_brain), *argv]
     slow = _run(full, False, monkeypatch, capfdbinary, stdin=data)
     fast = _run(full, True, monkeypatch, capfdbinary, stdin=data)
     assert fast == slow, (fast, slow)

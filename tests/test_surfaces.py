@@ -148,8 +148,9 @@ def test_writes_are_equal_through_cli_call_and_pipe(fixture_db, tmp_path):
     assert pages["cli"][1].endswith(SOURCE)
 
 
-def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
-    out = pipe(fixture_db, [
+@pytest.mark.engine_free
+def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(own_fixture_db):
+    out = pipe(own_fixture_db, [
         {"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}},
         "this is not json",
         "[1, 2]",
@@ -174,14 +175,15 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
         assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code", "kind"} | ({"suggestions"} if o["id"] == 4 else set()))
 
 
-def test_pipe_and_call_take_json_that_starts_with_a_byte_order_mark(fixture_db):
+@pytest.mark.engine_free
+def test_pipe_and_call_take_json_that_starts_with_a_byte_order_mark(own_fixture_db):
     """Trial 32 (a scripter): a batch file or parameters written by PowerShell 5 (`Out-File
     -Encoding utf8`) or Notepad start with a UTF-8 byte order mark; `pipe` refused the first
     line and `call TOOL -` its parameters ("Unexpected UTF-8 BOM"). JSON (RFC 8259) lets a
     reader ignore it: a mark at the start of a line or of the parameters is skipped, anything
     else in the text stays as sent."""
     cli = gbrain_in_process  # in-process: about how the input is read, not the process
-    db = str(fixture_db)
+    db = str(own_fixture_db)
     bom = b"\xef\xbb\xbf"
     lines = bom + json.dumps({"id": 1, "tool": "brain_stats"}).encode() + b"\r\n" + bom + json.dumps({"id": 2, "tool": "brain_get", "params": {"slug": "ana-lima"}}).encode() + b"\n"
     r = cli("--db", db, "pipe", input=lines)
@@ -194,14 +196,15 @@ def test_pipe_and_call_take_json_that_starts_with_a_byte_order_mark(fixture_db):
     assert r.returncode == 0 and json.loads(r.stdout)["slug"] == "people/ana-lima", r.stderr
 
 
-def test_pipe_names_the_line_a_bad_json_request_is_on(fixture_db):
+@pytest.mark.engine_free
+def test_pipe_names_the_line_a_bad_json_request_is_on(own_fixture_db):
     """Trial 32: a truncated request in a 1,000-line batch was answered `bad JSON line: Expecting
     value: line 2 column 1 (char 53)`, with id null: "line 2" was the line's own newline, and
     nothing said which line of the batch it was. The answer names the line of the input (blank
     lines counted, though they get no answer) and the column in it."""
     data = b"\n".join([json.dumps({"id": 1, "tool": "brain_stats"}).encode(), b"", b'{"id": 3, "tool": "brain_get", "params": {"slug": ',
                         b"\xff{}", json.dumps({"id": 5, "tool": "brain_stats"}).encode()]) + b"\n"
-    r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)  # in-process: about the answers, not the process
+    r = gbrain_in_process("--db", str(own_fixture_db), "pipe", input=data)  # in-process: about the answers, not the process
     out = [json.loads(x) for x in r.stdout.decode().splitlines()]
     assert r.returncode == 2, r.stderr
     assert [o["id"] for o in out] == [1, None, None, 5]
@@ -231,12 +234,13 @@ def test_pipe_names_the_line_of_a_request_that_is_no_object_and_refuses_unknown_
     assert out[5]["ok"] and out[5]["result"]["slug"] == "people/ana-lima", out[5]  # (MCP's spelling is taken)
 
 
-def test_pipe_bad_json_message_says_at_once(fixture_db):
+@pytest.mark.engine_free
+def test_pipe_bad_json_message_says_at_once(own_fixture_db):
     """Trial 62: a request cut inside a string was answered `Unterminated string starting at at
     column 16`: json's own message ends with "at" for the errors that name where a thing
     starts (an unterminated string, a control character), and `at column N` was added again."""
     data = b'{"id": 1, "tool": "brain_st\n{"id": 2, "tool": "brain_stats", "x": "a\tb"}\n'
-    r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)
+    r = gbrain_in_process("--db", str(own_fixture_db), "pipe", input=data)
     out = [json.loads(x) for x in r.stdout.decode().splitlines()]
     assert [o["error"] for o in out] == ["bad JSON line 1 of the input: Unterminated string starting at column 19",
                                          "bad JSON line 2 of the input: Invalid control character at column 41"], out
@@ -393,10 +397,11 @@ def test_ingest_prints_only_the_slug_on_stdout(tmp_path):
     assert b"warning:" in r.stderr
 
 
-def test_json_mode_reports_every_error_as_json_on_stdout(fixture_db):
+@pytest.mark.engine_free
+def test_json_mode_reports_every_error_as_json_on_stdout(own_fixture_db):
     """Under --json (and `call`), a script reads one JSON object on stdout whatever went wrong:
     usage errors (exit 2), bad input (2), not found (1); the human message stays on stderr."""
-    db = str(fixture_db)
+    db = str(own_fixture_db)
     cases = [
         (("search", "--json", "--limit", "abc", "x"), 2, "--limit"),  # typer usage error
         (("search", "--json"), 2, "QUERY"),  # missing argument
@@ -505,7 +510,8 @@ def test_boolean_flags_have_no_metavar_in_help():
     assert r.returncode == 0 and b"<bool>" not in r.stdout
 
 
-def test_an_integer_sent_as_a_whole_float_is_taken_as_the_schema_allows(fixture_db):
+@pytest.mark.engine_free
+def test_an_integer_sent_as_a_whole_float_is_taken_as_the_schema_allows(own_fixture_db):
     """Trial 32: the tool schemas say `"type": "integer"`, which JSON Schema meets with `10.0`
     (a number whose fraction is zero), but `call`, `pipe` and MCP refused it (`must be an
     integer, got a number`): a Python script's `json.dumps(total / 5)` sends `10.0`. A whole
@@ -521,9 +527,9 @@ def test_an_integer_sent_as_a_whole_float_is_taken_as_the_schema_allows(fixture_
     for v in (10.5, float("inf"), float("nan")):
         with pytest.raises(ops.BadInput, match="must be an integer, got a number"):
             ops.check_args(o, {"limit": v})
-    r = gbrain_in_process("--db", str(fixture_db), "call", "brain_list", '{"limit": 2.0}')
+    r = gbrain_in_process("--db", str(own_fixture_db), "call", "brain_list", '{"limit": 2.0}')
     assert r.returncode == 0 and len(json.loads(r.stdout)) == 2, r.stderr
-    r = gbrain_in_process("--db", str(fixture_db), "call", "brain_search", '{"query": "ana", "limit": 1e0}')
+    r = gbrain_in_process("--db", str(own_fixture_db), "call", "brain_search", '{"query": "ana", "limit": 1e0}')
     assert r.returncode == 0 and len(json.loads(r.stdout)) == 1, r.stderr
 
 
