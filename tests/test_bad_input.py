@@ -302,24 +302,25 @@ def test_symbol_signals_name_the_fields_that_matched(symbols_db):
 def test_an_open_task_box_is_searched_as_written_not_bracket_by_bracket(tmp_path, db_path):
     """`search "[ ]"` (a person looking for open tasks) found every page holding a `[` and a `]`
     (each link), the task page second (trial17); `- [ ]` the same. A query of punctuation only is
-    one string, as typed: the pages with an open task box, on both engines, `query` too."""
+    one string, as typed: the pages with an open task box, on both engines, `query` too.
+    (The CLI in-process: a process of its own on Postgres costs ~0.9 CPU-s, psycopg's import.)"""
     v = tmp_path / "v"
     v.mkdir()
     (v / "tasks.md").write_text("# Tasks\n\n- [ ] buy milk\n- [ ] call Ana\n- [x] pay rent\n")
     (v / "done.md").write_text("# Done\n\n- [x] all of it\n")
     (v / "links.md").write_text("# Links\n\nSee [[tasks]], [[done]] and [the list](tasks.md) [a] [b].\n")
-    assert gbrain("import", str(v), "--db", str(db_path)).returncode == 0
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
     for q in ("[ ]", "- [ ]", '"[ ]"'):
-        r = gbrain("search", "--db", str(db_path), "--json", "--", q)
+        r = gbrain_in_process("search", "--db", str(db_path), "--json", "--", q)
         assert r.returncode == 0, r.stderr
         hits = json.loads(r.stdout)
         assert [h["slug"] for h in hits] == ["tasks"], (q, hits)
         assert "[ ] buy milk" in hits[0]["snippet"]
-    r = gbrain("query", "--db", str(db_path), "--json", "--", "[ ]")
+    r = gbrain_in_process("query", "--db", str(db_path), "--json", "--", "[ ]")
     assert r.returncode == 0, r.stderr
     assert [h["slug"] for h in json.loads(r.stdout)["items"]] == ["tasks"]
     # one bracket is still each page holding it
-    r = gbrain("search", "--db", str(db_path), "--json", "--", "[")
+    r = gbrain_in_process("search", "--db", str(db_path), "--json", "--", "[")
     assert sorted(h["slug"] for h in json.loads(r.stdout)) == ["done", "links", "tasks"]
 
 
@@ -334,21 +335,21 @@ def test_a_checked_task_box_is_searched_as_written_in_either_case(tmp_path, db_p
     (v / "done.md").write_text("# Done\n\n- [X] all of it\n")
     (v / "open.md").write_text("# Open\n\n- [ ] nothing yet\n")
     (v / "axis.md").write_text("# Axis\n\nThe x axis and the y axis; x marks the spot. See [tasks x](tasks.md).\n")
-    assert gbrain("import", str(v), "--db", str(db_path)).returncode == 0
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
     for q in ("[x]", "[X]", "- [x]", '"[x]"', " [X] "):
-        r = gbrain("search", "--db", str(db_path), "--json", "--", q)
+        r = gbrain_in_process("search", "--db", str(db_path), "--json", "--", q)
         assert r.returncode == 0, r.stderr
         hits = json.loads(r.stdout)
         assert sorted(h["slug"] for h in hits) == ["done", "tasks"], (q, hits)
         by = {h["slug"]: h for h in hits}
         assert "[x] pay rent" in by["tasks"]["snippet"] and "[X] all of it" in by["done"]["snippet"], (q, hits)
-    r = gbrain("query", "--db", str(db_path), "--json", "--", "[x]")
+    r = gbrain_in_process("query", "--db", str(db_path), "--json", "--", "[x]")
     assert r.returncode == 0, r.stderr
     assert sorted(h["slug"] for h in json.loads(r.stdout)["items"]) == ["done", "tasks"]
     # the letter alone is still the word (the boxes' letters are words too; axis has the most):
     # axis's link calling tasks "tasks x" weighs x's IDF (3 of 4 pages hold it: little), not the
     # whole link-text weight (it put tasks first: keyword.ANCHOR_REF_IDF)
-    r = gbrain("search", "--db", str(db_path), "--json", "--", "x")
+    r = gbrain_in_process("search", "--db", str(db_path), "--json", "--", "x")
     assert [h["slug"] for h in json.loads(r.stdout)][0] == "axis"
 
 

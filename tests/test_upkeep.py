@@ -26,12 +26,14 @@ def test_keyword_index_stays_near_its_compact_size_while_busy_pages_are_rewritte
     now does a bounded step of upkeep, so the index stays within about twice its compact size."""
     rnd = random.Random(7)
     with Brain.open(db_path) as b:
+        # (Brain.put: the write an agent's put ends in, one transaction each, without the put
+        # operation's own look-ups, a third of the test's time)
         for i in range(200):
-            ops.run("put", {"slug": f"notes/p{i}", "content": _text(rnd, i, 300)}, brain=b)
+            b.put(f"notes/p{i}", _text(rnd, i, 300))
         most = 0
         for _ in range(1000):  # each its own write transaction, as agents' writes come; a few busy pages
             i = rnd.randrange(60)
-            ops.run("put", {"slug": f"notes/p{i}", "content": _text(rnd, i, 300)}, brain=b)
+            b.put(f"notes/p{i}", _text(rnd, i, 300))
             most = max(most, sum(dbmod.fts_segments(b.conn)))
         hits = [r["slug"] for r in ops.run("search", {"query": "alpha7 bravo", "limit": 20}, brain=b)]
         b.conn.execute("INSERT INTO page_fts(page_fts) VALUES ('optimize')")
