@@ -281,3 +281,70 @@ def test_an_upgraded_brain_gets_journal_days_and_edn_formats(tmp_path, db_path, 
         assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
         assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Meeting notes": None}
         assert fresh_import_differences(b) == {}
+
+
+# ---- pages/contents.md is "Contents" (session 52) ---------------------------------------------
+
+@pytest.mark.engine_free
+def test_a_graphs_contents_page_is_named_contents():
+    """Logseq names a graph's ``pages/contents.*`` ``Contents`` before reading its ``title::``, file
+    name or heading (``get-page-name``, logseq/logseq deps/graph-parser/src/logseq/graph_parser/
+    extract.cljc, tag 0.10.9: a path starting ``pages/contents.``); only right in the graph's
+    ``pages/`` folder, and only that spelling of the file name."""
+    from gbrain.page.markdown import page_property_syntax
+
+    def title(path, text="# Table\n\n- [[A]]\n", graphs={"": "triple-lowbar", "g": "legacy"}, setting="auto"):
+        return parse_page(text, path, property_syntax=page_property_syntax(path, setting, graphs)).title
+
+    assert title("pages/contents.md") == "Contents"
+    assert title("g/pages/contents.md") == "Contents"  # a graph in a folder, any name format
+    assert title("pages/contents.md", "title:: Index\n\n- x\n") == "Contents"
+    assert title("pages/contents.md", "---\ntitle: Fm\n---\n- x\n") == "Contents"
+    assert title("pages/contents.v2.md") == "Contents"  # (the path starts "pages/contents.")
+    assert title("pages/sub/contents.md") == "contents"  # not right in pages/
+    assert title("pages/Contents.md") == "Contents" and title("pages/CONTENTS.md") == "CONTENTS"  # the file name
+    assert title("x/pages/contents.md") == "Table"  # no graph there: a vault's note, its H1
+    assert title("pages/contents.md", setting="logseq") == "Table"  # property_syntax logseq: no graph known, as before
+    text = "- [[A]]\n"
+    assert parse_page(text, "pages/contents.md", property_syntax="logseq:contents").render() == text
+
+
+def test_a_graphs_contents_page_is_titled_contents_in_the_brain(tmp_path, db_path):
+    graph = {"logseq/config.edn": DEFAULT_CONFIG, "pages/contents.md": "- [[Reading List]]\n",
+             "pages/Reading List.md": "- x\n", "vault/contents.md": "- y\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        t = _titles(b)
+        assert t["pages/contents"] == "Contents" and t["vault/contents"] == "contents"
+        assert fresh_import_differences(b) == {}
+        b.delete_file("logseq/config.edn")  # no graph: a vault's note, named by its file
+        assert _titles(b)["pages/contents"] == "contents"
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":file/name-format :triple-lowbar", "").encode())
+        assert _titles(b)["pages/contents"] == "Contents"
+        b.save_page("pages/contents.md", "title:: Index\n\n- [[Reading List]]\n")
+        assert _titles(b)["pages/contents"] == "Contents"
+        assert fresh_import_differences(b) == {}
+
+
+def test_an_upgraded_brain_names_a_graphs_contents_page_contents(tmp_path, db_path, monkeypatch):
+    """A brain made before SQLite v74 / Postgres v79 titled a graph's ``pages/contents.md``
+    ``contents``: on open it is ``Contents``, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.page import markdown
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    graph = {"logseq/config.edn": DEFAULT_CONFIG, "pages/contents.md": "- [[Reading List]]\n",
+             "pages/Reading List.md": "- x\n"}
+    with Brain.open(db_path, create=True) as b:
+        monkeypatch.setattr(markdown, "LOGSEQ_CONTENTS", "contents")  # the old page model: its file name
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        with b.transaction():
+            _rewind(b.conn, pg._logseq_contents, dbmod._m74_logseq_contents)
+        assert _titles(b)["pages/contents"] == "contents"
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:
+        assert _titles(b)["pages/contents"] == "Contents"
+        assert fresh_import_differences(b) == {}
