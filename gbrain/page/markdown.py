@@ -1035,19 +1035,23 @@ _NOTION_HEAD_RE = re.compile(r"# [^\n]*\n(?:[ \t]*\n)*((?:[^\s#:][^\n:]{0,99}: [
 _NOTION_PROP_RE = re.compile(r"([^\n:]+): ([^\n]*)")
 
 
-def journal_name(path: str) -> str | None:
+def journal_name(path: str, property_syntax: str = "logseq") -> str | None:
     """The title Logseq shows for a journal page at ``path`` (``journals/2026_11_28.md`` →
-    ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth), by Logseq's default formats
-    (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``): a title read from the page's
-    path alone (a graph's ``logseq/config.edn`` formats change how links find journals,
-    :mod:`gbrain.page.links`, not titles; :func:`parse_page` gives it only to a page read as a
-    Logseq graph's). None for any other page."""
+    ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth): its file name read as a day
+    and written in its graph's title format (:func:`gbrain.page.journals.journal_title`), the
+    formats carried by ``property_syntax`` (``logseq\\x1fTITLE\\x1fFILE``,
+    :func:`page_property_syntax` from its graph's ``config.edn``), else Logseq's defaults
+    (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``). :func:`parse_page` gives it
+    only to a page read as a Logseq graph's. None for any other page."""
     if "journals/" not in path or not path.endswith(".md"):
         return None
     from . import journals
 
     slug = path[:-3]
-    return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
+    if journals.graph_root(slug) is None:
+        return None
+    fmt = property_syntax.split("\x1f")[1:3] if "\x1f" in property_syntax else ()
+    return journals.journal_title(slug.rpartition("/")[2], *fmt)
 
 
 _PCT_BYTE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -1998,10 +2002,17 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     parts = path.split("/")
     for i, part in enumerate(parts[:-1]):
         if part in LOGSEQ_FOLDERS and "/".join(parts[:i]) in graphs:
-            fmt = graphs.get("/".join(parts[:i])) if part == "pages" and isinstance(graphs, dict) else None
-            if isinstance(fmt, str) and fmt and i == len(parts) - 2 and parts[-1].startswith("contents."):
+            value = graphs.get("/".join(parts[:i])) if isinstance(graphs, dict) else None
+            if not isinstance(value, str) or not value:
+                return "logseq"
+            from .journals import split_value
+
+            fmt, days = split_value(value)
+            if part == "journals":
+                return "\x1f".join(("logseq", *days)) if days else "logseq"
+            if i == len(parts) - 2 and parts[-1].startswith("contents."):
                 return LOGSEQ_CONTENTS_SYNTAX
-            return f"logseq:{fmt}" if isinstance(fmt, str) and fmt else "logseq"
+            return f"logseq:{fmt}"
     return "dataview"
 
 
@@ -2238,7 +2249,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         # and a graph's journal by its file too, which Logseq reads as its day (convert-page-if-journal,
         # deps/graph-parser/src/logseq/graph_parser/block.cljs): the day before an opening H1
         named = logseq_file_title(path, property_syntax)
-        day = journal_name(path) if reads_logseq_properties(path, property_syntax) else None
+        day = journal_name(path, property_syntax) if reads_logseq_properties(path, property_syntax) else None
         title = (next((t for t in (props.get("title"), named if named is not None else day or opening_h1(tokens))
                        if t and not has_placeholder(t)), "")
                  or day or named or notion_name(path))

@@ -2458,7 +2458,7 @@ def rederive_logseq_file_names(conn) -> int:
         if syntax.startswith("logseq:"):
             if title != logseq_file_title(path, syntax):
                 ids.append(pid)
-        elif syntax == "logseq" and title != (journal_name(path) or title):
+        elif syntax.startswith("logseq") and title != (journal_name(path, syntax) or title):
             ids.append(pid)
     _rederive_and_relink_titles(conn, ids)
     if any(_line_formats(text) != journals.formats(text) for _, text in configs):
@@ -2484,21 +2484,37 @@ def rederive_logseq_contents(conn) -> int:
     """Re-derive, from their stored text, a Logseq graph's ``pages/contents.*`` pages (right in the
     ``pages/`` folder beside a stored ``logseq/config.edn``, config ``property_syntax auto``:
     :data:`gbrain.page.markdown.LOGSEQ_CONTENTS_SYNTAX`) whose stored title is not ``Contents``,
-    the name Logseq gives them; the links named by either title resolved again. One query of the
-    pages whose path holds ``pages/contents.`` (a brain with none reads nothing more). For SQLite
-    v74 / Postgres v79, in the caller's transaction. Returns how many pages were parsed."""
+    the name Logseq gives them, and a graph's journals whose stored title is not their day in
+    the graph's title format (:func:`gbrain.page.markdown.journal_name` of their
+    :func:`~gbrain.page.markdown.page_property_syntax`: a ``:journal/page-title-format`` other than
+    Logseq's default, or a file name only Logseq's fixed day formats read, ``2026-11-28``); then
+    the links named by either title resolved again, and the dangling links holding a digit
+    (:func:`relink_journal_links`: a journal is found by its day in Logseq's day formats too,
+    :func:`gbrain.page.journals.journal_names`). One query of the configs first: a
+    brain with no graph (config ``auto``) reads no page. For SQLite v74 / Postgres v79, in the
+    caller's transaction. Returns how many pages were parsed."""
+    from ..page import journals
     from ..page.links import graph_roots
-    from ..page.markdown import LOGSEQ_CONTENTS, LOGSEQ_CONTENTS_SYNTAX, page_property_syntax
+    from ..page.markdown import LOGSEQ_CONTENTS, LOGSEQ_CONTENTS_SYNTAX, journal_name, page_property_syntax
     from .derive import parse_settings
 
-    rows = conn.execute("SELECT id, path, title FROM pages WHERE path LIKE ? ORDER BY id", ("%pages/contents.%",)).fetchall()
-    setting = parse_settings(conn)[2] if rows else "dataview"
-    if setting != "auto":
+    setting = parse_settings(conn)[2]
+    graphs = graph_roots(conn) if setting == "auto" else {}
+    if not graphs:
         return 0
-    graphs = graph_roots(conn)
-    ids = [pid for pid, path, title in rows
-           if title != LOGSEQ_CONTENTS and page_property_syntax(path, setting, graphs) == LOGSEQ_CONTENTS_SYNTAX]
+    ids = []
+    for pid, path, slug, title in conn.execute("SELECT id, path, slug, title FROM pages WHERE path LIKE ? OR path LIKE ? ORDER BY id",
+                                               ("%pages/contents.%", "%journals/%")).fetchall():
+        syntax = page_property_syntax(path, setting, graphs)
+        if syntax == LOGSEQ_CONTENTS_SYNTAX:
+            if title != LOGSEQ_CONTENTS:
+                ids.append(pid)
+        elif syntax.startswith("logseq") and not syntax.startswith("logseq:") and journals.graph_root(slug) is not None:
+            day = journal_name(path, syntax)
+            if day and title != day:
+                ids.append(pid)
     _rederive_and_relink_titles(conn, ids)
+    relink_journal_links(conn)  # (a link naming a journal's day in one of Logseq's day formats)
     return len(ids)
 
 
