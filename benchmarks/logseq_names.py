@@ -17,9 +17,10 @@ imported under ``property_syntax logseq`` (the H1 titles and file names as writt
 model gave), the setting then dropped and the brain marked as made before v73.
 
 ``--version 74`` measures v74 (Postgres v79, ``db.rederive_logseq_contents``: a graph's
-``pages/contents.md`` titled ``Contents``): the generated graph gets a ``pages/contents.md``, each
-tree is imported as it is and that page's stored title set back to ``contents`` (the older page
-model's) before the brain is marked as made before v74.
+``pages/contents.md`` titled ``Contents``, its journals in the config's title format): the
+generated graph gets a ``pages/contents.md`` and ``:journal/page-title-format "yyyy-MM-dd"``, each
+tree is imported as it is and those pages' stored titles set back to the older page model's
+(``contents``, ``Jan 1st, 2025``) before the brain is marked as made before v74.
 
     python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74]
 """
@@ -71,7 +72,8 @@ def graph(out: Path, n: int, contents: bool = False) -> Path:
     for d in range(max(1, n // 10)):
         (out / "journals" / f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}.md").write_text(
             "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)))
-    if contents:
+    if contents:  # and a title format of its own: its journals titled 2025-01-01
+        (out / "logseq" / "config.edn").write_text('{:meta/version 1\n :file/name-format :triple-lowbar\n :journal/page-title-format "yyyy-MM-dd"}\n')
         (out / "pages" / "contents.md").write_text("".join(f"- [[{names[k]}]]\n" for k in range(min(n, 10))))
     return out
 
@@ -110,6 +112,10 @@ def main() -> int:
         c.execute("DELETE FROM config WHERE key = 'property_syntax'")
         if a.version == 74:  # the older page model's title of a graph's contents page
             c.execute("UPDATE pages SET title = 'contents' WHERE path LIKE '%pages/contents.md'")
+            from gbrain.page.journals import journal_title  # and journals in Logseq's default title format
+            for pid, slug in c.execute("SELECT id, slug FROM pages WHERE slug LIKE 'journals/%'").fetchall():
+                if journal_title(slug[9:]):
+                    c.execute("UPDATE pages SET title = ? WHERE id = ?", (journal_title(slug[9:]), pid))
         c.execute(f"PRAGMA user_version = {a.version - 1}")
         c.commit()
         c.close()
