@@ -16,7 +16,13 @@ journal links resolved again where the EDN reading of a config's journal formats
 imported under ``property_syntax logseq`` (the H1 titles and file names as written the older page
 model gave), the setting then dropped and the brain marked as made before v73.
 
-    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73]
+``--version 74`` measures v74 (Postgres v79, ``db.rederive_logseq_contents``: a graph's
+``pages/contents.md`` titled ``Contents``, its journals in the config's title format): the
+generated graph gets a ``pages/contents.md`` and ``:journal/page-title-format "yyyy-MM-dd"``, each
+tree is imported as it is and those pages' stored titles set back to the older page model's
+(``contents``, ``Jan 1st, 2025``) before the brain is marked as made before v74.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74]
 """
 from __future__ import annotations
 
@@ -50,8 +56,9 @@ print(json.dumps({"open_cpu": first, "again_cpu": time.process_time() - t, "pars
 """
 
 
-def graph(out: Path, n: int) -> Path:
-    """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them."""
+def graph(out: Path, n: int, contents: bool = False) -> Path:
+    """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them;
+    ``contents``: and Logseq's ``pages/contents.md`` linking a few."""
     (out / "logseq").mkdir(parents=True, exist_ok=True)
     (out / "logseq" / "config.edn").write_text("{:meta/version 1\n :file/name-format :triple-lowbar}\n")
     (out / "pages").mkdir(exist_ok=True)
@@ -65,6 +72,9 @@ def graph(out: Path, n: int) -> Path:
     for d in range(max(1, n // 10)):
         (out / "journals" / f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}.md").write_text(
             "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)))
+    if contents:  # and a title format of its own: its journals titled 2025-01-01
+        (out / "logseq" / "config.edn").write_text('{:meta/version 1\n :file/name-format :triple-lowbar\n :journal/page-title-format "yyyy-MM-dd"}\n')
+        (out / "pages" / "contents.md").write_text("".join(f"- [[{names[k]}]]\n" for k in range(min(n, 10))))
     return out
 
 
@@ -72,7 +82,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--work", default="/tmp/logseq_names")
-    ap.add_argument("--version", type=int, choices=(71, 73), default=71)
+    ap.add_argument("--version", type=int, choices=(71, 73, 74), default=71)
     a = ap.parse_args()
     work = Path(a.work) / f"v{a.version}"
     work.mkdir(parents=True, exist_ok=True)
@@ -85,7 +95,7 @@ def main() -> int:
     trees["obsidian-hub as a legacy graph"] = hub
     gen = work / f"graph-{a.pages}"
     if not gen.exists():
-        graph(gen, a.pages)
+        graph(gen, a.pages, contents=a.version == 74)
     trees[f"generated graph, {a.pages} pages"] = gen
     print(f"{'tree':38} {'pages':>6} {'parsed':>6} {f'v{a.version} open CPU s':>15} {'open again':>11} {'step':>7}")
     for name, tree in trees.items():
@@ -100,6 +110,12 @@ def main() -> int:
         c = sqlite3.connect(db)
         pages = c.execute("SELECT count(*) FROM pages").fetchone()[0]
         c.execute("DELETE FROM config WHERE key = 'property_syntax'")
+        if a.version == 74:  # the older page model's title of a graph's contents page
+            c.execute("UPDATE pages SET title = 'contents' WHERE path LIKE '%pages/contents.md'")
+            from gbrain.page.journals import journal_title  # and journals in Logseq's default title format
+            for pid, slug in c.execute("SELECT id, slug FROM pages WHERE slug LIKE 'journals/%'").fetchall():
+                if journal_title(slug[9:]):
+                    c.execute("UPDATE pages SET title = ? WHERE id = ?", (journal_title(slug[9:]), pid))
         c.execute(f"PRAGMA user_version = {a.version - 1}")
         c.commit()
         c.close()

@@ -270,7 +270,7 @@ def test_an_upgraded_brain_gets_journal_days_and_edn_formats(tmp_path, db_path, 
         if setting == "logseq":
             b.set_config("property_syntax", "logseq")
         monkeypatch.setattr(journals, "formats", dbmod._line_formats)  # the old reading: a ';' in a string hid the setting
-        monkeypatch.setattr(markdown, "journal_name", lambda path: None)  # the old page model: the H1 titled a journal
+        monkeypatch.setattr(markdown, "journal_name", lambda path, *a: None)  # the old page model: the H1 titled a journal
         import_tree(b, write_tree(tmp_path / "g", graph))
         with b.transaction():
             _rewind(b.conn, pg._logseq_file_names, dbmod._m73_logseq_file_names)
@@ -278,6 +278,157 @@ def test_an_upgraded_brain_gets_journal_days_and_edn_formats(tmp_path, db_path, 
         assert _to(b, "journals/2026_11_30") == {"28.11.2026": None, "Meeting notes": "journals/2026_11_28"}
     monkeypatch.undo()
     with Brain.open(db_path) as b:
-        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        # (auto: the graph's title format; logseq: no graph known, Logseq's default)
+        assert _titles(b)["journals/2026_11_28"] == ("Nov 28th, 2026" if setting == "logseq" else "28.11.2026")
         assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Meeting notes": None}
+        assert fresh_import_differences(b) == {}
+
+
+# ---- pages/contents.md is "Contents" (session 52) ---------------------------------------------
+
+@pytest.mark.engine_free
+def test_a_graphs_contents_page_is_named_contents():
+    """Logseq names a graph's ``pages/contents.*`` ``Contents`` before reading its ``title::``, file
+    name or heading (``get-page-name``, logseq/logseq deps/graph-parser/src/logseq/graph_parser/
+    extract.cljc, tag 0.10.9: a path starting ``pages/contents.``); only right in the graph's
+    ``pages/`` folder, and only that spelling of the file name."""
+    from gbrain.page.markdown import page_property_syntax
+
+    def title(path, text="# Table\n\n- [[A]]\n", graphs={"": "triple-lowbar", "g": "legacy"}, setting="auto"):
+        return parse_page(text, path, property_syntax=page_property_syntax(path, setting, graphs)).title
+
+    assert title("pages/contents.md") == "Contents"
+    assert title("g/pages/contents.md") == "Contents"  # a graph in a folder, any name format
+    assert title("pages/contents.md", "title:: Index\n\n- x\n") == "Contents"
+    assert title("pages/contents.md", "---\ntitle: Fm\n---\n- x\n") == "Contents"
+    assert title("pages/contents.v2.md") == "Contents"  # (the path starts "pages/contents.")
+    assert title("pages/sub/contents.md") == "contents"  # not right in pages/
+    assert title("pages/Contents.md") == "Contents" and title("pages/CONTENTS.md") == "CONTENTS"  # the file name
+    assert title("x/pages/contents.md") == "Table"  # no graph there: a vault's note, its H1
+    assert title("pages/contents.md", setting="logseq") == "Table"  # property_syntax logseq: no graph known, as before
+    text = "- [[A]]\n"
+    assert parse_page(text, "pages/contents.md", property_syntax="logseq:contents").render() == text
+
+
+def test_a_graphs_contents_page_is_titled_contents_in_the_brain(tmp_path, db_path):
+    graph = {"logseq/config.edn": DEFAULT_CONFIG, "pages/contents.md": "- [[Reading List]]\n",
+             "pages/Reading List.md": "- x\n", "vault/contents.md": "- y\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        t = _titles(b)
+        assert t["pages/contents"] == "Contents" and t["vault/contents"] == "contents"
+        assert fresh_import_differences(b) == {}
+        b.delete_file("logseq/config.edn")  # no graph: a vault's note, named by its file
+        assert _titles(b)["pages/contents"] == "contents"
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":file/name-format :triple-lowbar", "").encode())
+        assert _titles(b)["pages/contents"] == "Contents"
+        b.save_page("pages/contents.md", "title:: Index\n\n- [[Reading List]]\n")
+        assert _titles(b)["pages/contents"] == "Contents"
+        assert fresh_import_differences(b) == {}
+
+
+def test_an_upgraded_brain_names_a_graphs_contents_page_contents(tmp_path, db_path, monkeypatch):
+    """A brain made before SQLite v74 / Postgres v79 titled a graph's ``pages/contents.md``
+    ``contents``: on open it is ``Contents``, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.page import markdown
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    graph = {"logseq/config.edn": DEFAULT_CONFIG, "pages/contents.md": "- [[Reading List]]\n",
+             "pages/Reading List.md": "- x\n"}
+    with Brain.open(db_path, create=True) as b:
+        monkeypatch.setattr(markdown, "LOGSEQ_CONTENTS", "contents")  # the old page model: its file name
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        with b.transaction():
+            _rewind(b.conn, pg._logseq_contents, dbmod._m74_logseq_contents)
+        assert _titles(b)["pages/contents"] == "contents"
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:
+        assert _titles(b)["pages/contents"] == "Contents"
+        assert fresh_import_differences(b) == {}
+
+
+# ---- a journal's title in the config's title format (session 52) ------------------------------
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name, config, want", [
+    ("2026_11_28", "{}", "Nov 28th, 2026"),
+    ("2026_11_28", '{:journal/page-title-format "yyyy-MM-dd"}', "2026-11-28"),
+    ("2026_11_28", '{:journal/page-title-format "EEEE, dd.MM.yyyy"}', "Saturday, 28.11.2026"),
+    # Logseq reads a journal's file name by the title format, then "MMM do, yyyy", "yyyy-MM-dd",
+    # "yyyy_MM_dd" (safe-journal-title-formatters), whatever :journal/file-name-format says
+    ("2026-11-28", "{}", "Nov 28th, 2026"),
+    ("2026-11-28", '{:journal/file-name-format "yyyy-MM-dd"}', "Nov 28th, 2026"),
+    ("2026_11_28", '{:journal/file-name-format "yyyy-MM-dd"}', "Nov 28th, 2026"),
+    ("28.11.2026", '{:journal/page-title-format "dd.MM.yyyy"}', "28.11.2026"),
+    ("20261128", '{:journal/file-name-format "yyyyMMdd"}', "Nov 28th, 2026"),  # (gbrain: its file-name format too)
+    ("notes", '{:journal/page-title-format "yyyy-MM-dd"}', None),
+])
+def test_a_journal_is_titled_in_its_graphs_title_format(name, config, want):
+    """Logseq titles a journal by ``convert-page-if-journal`` (logseq/logseq
+    deps/graph-parser/src/logseq/graph_parser/block.cljs, tag 0.10.9): its file's name read as a
+    day by ``safe-journal-title-formatters`` (date_time_util.cljs), written in the config's
+    ``:journal/page-title-format``."""
+    from gbrain.page.links import _config_text  # noqa: F401 (the reader the brain uses)
+    from gbrain.page.markdown import page_property_syntax
+
+    syntax = page_property_syntax(f"journals/{name}.md", "auto", {"": journals.graph_value(config)})
+    page = parse_page("# Meeting notes\n\n- agenda\n", f"journals/{name}.md", property_syntax=syntax)
+    assert page.title == (want or "Meeting notes")
+    st = journals.settings(config)
+    assert journals.journal_title(name, st.title_format, st.file_format) == want  # what links find
+
+
+def test_a_journals_title_follows_its_configs_title_format(tmp_path, db_path):
+    graph = {"logseq/config.edn": DEFAULT_CONFIG.replace(':hidden []', ':hidden [] :journal/page-title-format "yyyy-MM-dd"'),
+             "journals/2026_11_28.md": "# Meeting notes\n\n- agenda\n",
+             "journals/2026-11-27.md": "- [[2026-11-28]]\n",
+             "pages/Plan.md": "- [[2026-11-27]] and [[Nov 28th, 2026]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        t = _titles(b)
+        assert t["journals/2026_11_28"] == "2026-11-28" and t["journals/2026-11-27"] == "2026-11-27"
+        # (Logseq reads a link's name as a day by the same formats: [[Nov 28th, 2026]] is that journal)
+        assert _to(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert _to(b, "journals/2026-11-27") == {"2026-11-28": "journals/2026_11_28"}
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())  # the default title format again
+        t = _titles(b)
+        assert t["journals/2026_11_28"] == "Nov 28th, 2026" and t["journals/2026-11-27"] == "Nov 27th, 2026"
+        assert _to(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert fresh_import_differences(b) == {}
+        b.save_page("journals/2026_11_26.md", "# Other\n")
+        assert _titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
+        assert fresh_import_differences(b) == {}
+
+
+def test_an_upgraded_brain_titles_journals_in_the_configs_format(tmp_path, db_path, monkeypatch):
+    """A brain made before SQLite v74 / Postgres v79 titled a graph's journals in Logseq's default
+    title format, and a ``journals/2026-11-28.md`` under the default file-name format by its H1:
+    on open they are titled as the config says, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    graph = {"logseq/config.edn": '{:journal/page-title-format "dd.MM.yyyy"}\n',
+             "journals/2026_11_28.md": "- agenda\n", "journals/2026-11-29.md": "# Meeting notes\n",
+             "pages/Plan.md": "- [[28.11.2026]] [[29.11.2026]] [[Meeting notes]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        monkeypatch.setattr(journals, "graph_value", lambda text: journals.name_format(text))  # the old model: defaults only
+        monkeypatch.setattr(journals, "DAY_FORMATS", ())
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        with b.transaction():
+            _rewind(b.conn, pg._logseq_contents, dbmod._m74_logseq_contents)
+        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        assert _titles(b)["journals/2026-11-29"] == "Meeting notes"
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:
+        t = _titles(b)
+        assert t["journals/2026_11_28"] == "28.11.2026" and t["journals/2026-11-29"] == "29.11.2026"
+        assert _to(b, "pages/Plan") == {"28.11.2026": "journals/2026_11_28", "29.11.2026": "journals/2026-11-29",
+                                        "Meeting notes": None}
         assert fresh_import_differences(b) == {}

@@ -204,7 +204,8 @@ def test_a_wiki_link_with_a_slash_finds_the_page_titled_so(tmp_path, db_path):
     ("2026_11_28", "do MMMM yyyy", None, "28th November 2026"),
     ("2026_11_28", "yyyy'年'MM'月'dd'日'", None, "2026年11月28日"),
     ("2026-11-28", None, "yyyy-MM-dd", "Nov 28th, 2026"),
-    ("2026-11-28", None, None, None),  # not the file-name format
+    ("2026-11-28", None, None, "Nov 28th, 2026"),  # not the file-name format: Logseq's fixed yyyy-MM-dd reads it (safe-journal-title-formatters)
+    ("20261128", None, None, None),  # none of them
     ("2026_02_30", None, None, None),  # no such day
     ("2026_11_28 notes", None, None, None),
     ("notes", None, None, None),
@@ -238,12 +239,13 @@ def _targets(b, slug):
     ("journals/2026_11_28.md", "title:: Launch\n- a\n", "Launch"),
     ("pages/2026_11_28.md", "- a\n", "2026_11_28"),  # not in a journals folder
     ("journals/2026_02_30.md", "- a\n", "2026_02_30"),  # no day
-    ("journals/2026-11-28.md", "- a\n", "2026-11-28"),  # not Logseq's default file name
+    ("journals/2026-11-28.md", "- a\n", "Nov 28th, 2026"),  # not Logseq's default file name, one of its day formats
+    ("journals/20261128.md", "- a\n", "20261128"),  # none of them
 ])
 def test_a_journal_is_titled_as_logseq_shows_it(path, text, title):
     """A Logseq journal was titled by its file name (``2026_11_28``: ``list``, search hits) where
-    Logseq shows ``Nov 28th, 2026``: a page in a ``journals`` folder whose name is a day in Logseq's
-    default file-name format, with no ``title::`` of its own, gets the title Logseq's default format
+    Logseq shows ``Nov 28th, 2026``: a page in a ``journals`` folder whose name is a day in one of
+    Logseq's day formats (``yyyy_MM_dd``, ``yyyy-MM-dd``: ``safe-journal-title-formatters``), with no ``title::`` of its own, gets the title Logseq's default format
     gives (an opening H1 is none: Logseq's ``get-page-name`` takes the file name before a heading)."""
     p = parse_page(text, path)
     assert p.render() == text
@@ -293,9 +295,10 @@ def test_a_graphs_config_edn_says_how_journals_are_titled_and_an_edit_of_it_reli
     })
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
-        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": None}
+        # (Logseq reads a link's name as a day by the title format, then "MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd")
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": "journals/2026-11-28", "Saturday, 28.11.2026": None}
         b.save_file("logseq/config.edn", b'{:journal/page-title-format "EEEE, dd.MM.yyyy"\n :journal/file-name-format "yyyy-MM-dd"}\n')
-        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": "journals/2026-11-28"}
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": "journals/2026-11-28", "Saturday, 28.11.2026": "journals/2026-11-28"}
         assert fresh_import_differences(b) == {}
         b.delete_file("logseq/config.edn")  # Logseq's defaults: the file name is no day in yyyy_MM_dd
         assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": None}

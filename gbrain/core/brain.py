@@ -28,7 +28,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_formats, graph_settings, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_formats, graph_settings, graphs_of, is_graph_config, journal_page_names, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import Settings, graph_root
 from ..page.canvas import canvas_nodes, is_canvas
@@ -823,15 +823,17 @@ class Brain:
                 self.rederive_pages()  # back to the page's path deciding
         return True
 
-    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False) -> int:
+    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False, days: bool = False) -> int:
         """Parse again (same bytes) the pages of the ``pages``/``journals`` folders of the graph
         rooted at ``root`` (``''``: the top), but those at a path of ``skip``, and rebuild their
         derived rows, as a fresh import would: after its ``logseq/config.edn`` came or went
         (:meth:`page_syntax`). ``named``: only the ``pages`` folder's pages whose file name a
         ``:file/name-format`` reads otherwise than as written (``%``, ``___`` or ``.`` in it:
-        :func:`~gbrain.page.markdown.logseq_page_name`), after the config was edited. Returns the
+        :func:`~gbrain.page.markdown.logseq_page_name`), after the config was edited; ``days``:
+        only the ``journals`` folder's pages (their titles follow the journal formats). Returns the
         number of pages."""
-        heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in (("pages",) if named else sorted(LOGSEQ_FOLDERS))]
+        folders = ("pages",) if named else ("journals",) if days else sorted(LOGSEQ_FOLDERS)
+        heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in folders]
         sel = "SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
             "substr(path, 1, ?) = ?" for _ in heads)
         rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip
@@ -1322,7 +1324,8 @@ class Brain:
             names = {r["loose_key"]} | title_names(page.title) | {loose_key(a) for a in page.aliases}
             if graph_root(r["slug"]) is not None:
                 formats = graph_formats(self.conn) if formats is None else formats
-                names |= title_names(journal_page_title(r["slug"], formats) or "")
+                for n in journal_page_names(r["slug"], formats):
+                    names |= title_names(n)
             out.append(SaveResult(r["slug"], path, pid, True, True, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names))
         return out
 
@@ -1654,7 +1657,10 @@ class Brain:
         re-resolves them (:meth:`re_resolve`)."""
         if graph_root(slug) is None:
             return set()
-        return title_names(journal_page_title(slug, graph_formats(self.conn)) or "")
+        out: set[str] = set()
+        for n in journal_page_names(slug, graph_formats(self.conn)):  # (its title, its day in Logseq's day formats)
+            out |= title_names(n)
+        return out
 
     def graph_config_changed(self, path: str, existed: bool = True, before: "Settings | None" = None) -> int:
         """After the file at ``path`` was stored, changed, moved or deleted (``existed``: whether
@@ -1676,9 +1682,14 @@ class Brain:
             return 0  # nothing gbrain reads from the config changed: no title, no link
         if present != existed and self.property_syntax == "auto":
             self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed)
-        elif present and self.property_syntax == "auto" and (before is None or now.name_format != before.name_format):
-            # its :file/name-format changed: the titles it gives
-            self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed, named=True)
+        elif present and self.property_syntax == "auto":
+            root = path[: -len(JOURNAL_CONFIG)].rstrip("/")
+            if before is None or now.name_format != before.name_format:
+                # its :file/name-format changed: the titles it gives
+                self.rederive_graph(root, skip=self._graph_parsed, named=True)
+            if before is None or now[1:] != before[1:]:
+                # its journal formats changed: the journals' titles
+                self.rederive_graph(root, skip=self._graph_parsed, days=True)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
         rows = [r for r in self.conn.execute(sel, ("%journals/%",)).fetchall() if r[5] is None or graph_root(r[5]) is not None]

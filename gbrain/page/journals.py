@@ -5,7 +5,8 @@ Logseq names a journal's file by ``:journal/file-name-format`` (default ``yyyy_M
 it, and resolves links to it, by ``:journal/page-title-format`` (default ``MMM do, yyyy``), both in
 the graph's ``logseq/config.edn``. Pure functions here: read those two settings from the text of
 a ``config.edn`` (:func:`formats`), and give a journal file name's day under a title format
-(:func:`journal_title`). The link resolver (:mod:`gbrain.page.links`) finds a journal by that
+(:func:`journal_title`: the file name read as a day as Logseq reads a page's name,
+:func:`journal_day`, written in the title format). The link resolver (:mod:`gbrain.page.links`) finds a journal by that
 title when no page has the name; nothing here reads or changes a page's text.
 
 Patterns are Logseq's (date-fns) letters: ``yyyy``/``yy`` year, ``MMMM`` (January), ``MMM``
@@ -216,12 +217,68 @@ def file_day(name: str, pattern: str = FILE_FORMAT) -> _dt.date | None:
         return None
 
 
+#: the formats Logseq reads a page's name as a day by after the graph's title format
+#: (``safe-journal-title-formatters``, logseq/logseq
+#: deps/graph-parser/src/logseq/graph_parser/date_time_util.cljs, tag 0.10.9), whatever
+#: ``:journal/file-name-format`` says (that one only names the files Logseq writes)
+DAY_FORMATS = (TITLE_FORMAT, "yyyy-MM-dd", "yyyy_MM_dd")
+
+
+def journal_day(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> _dt.date | None:
+    """The day a journal's file name ``name`` (without ``.md``) names as Logseq reads it
+    (``convert-page-if-journal``, deps/graph-parser/src/logseq/graph_parser/block.cljs): by the
+    graph's ``title_format``, then :data:`DAY_FORMATS`, then (gbrain's addition: the names Logseq
+    writes) ``file_format``; formats with month or day names read no file name (:func:`file_day`).
+    None for no day."""
+    for pattern in (title_format, *DAY_FORMATS, file_format):
+        day = file_day(name, pattern)
+        if day:
+            return day
+    return None
+
+
 def journal_title(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> str | None:
     """The title Logseq shows for the journal file ``name`` (its file name without ``.md``):
-    ``2026_11_28`` → ``Nov 28th, 2026`` under the defaults; None when ``name`` is no day in
-    ``file_format``."""
-    day = file_day(name, file_format)
+    ``2026_11_28`` → ``Nov 28th, 2026`` under the defaults, its day (:func:`journal_day`) in
+    ``title_format``; None when ``name`` is no day."""
+    day = journal_day(name, title_format, file_format)
     return format_day(day, title_format) if day else None
+
+
+def journal_names(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> list[str]:
+    """The names a link finds the journal file ``name`` by as Logseq reads a link's name (as a day,
+    by ``title_format`` then :data:`DAY_FORMATS`, ``convert-page-if-journal``): its title
+    (:func:`journal_title`) first, then its day in each of :data:`DAY_FORMATS`; ``[]`` for no day."""
+    day = journal_day(name, title_format, file_format)
+    if not day:
+        return []
+    out = [format_day(day, title_format)]
+    for pattern in DAY_FORMATS:
+        n = format_day(day, pattern)
+        if n not in out:
+            out.append(n)
+    return out
+
+
+#: what parts a graph's journal formats in :func:`graph_value`
+_SEP = "\x1f"
+
+
+def graph_value(config_text: str) -> str:
+    """What :func:`gbrain.page.links.graph_roots` gives for the graph whose ``config.edn`` text is
+    ``config_text``: its :func:`name_format`, followed, where its journal formats are not Logseq's
+    defaults, by ``\\x1f`` title format ``\\x1f`` file-name format (:func:`split_value`). Never raises."""
+    st = settings(config_text)
+    if (st.title_format, st.file_format) == (TITLE_FORMAT, FILE_FORMAT):
+        return st.name_format
+    return _SEP.join(st)
+
+
+def split_value(value: str) -> tuple[str, tuple[str, str] | None]:
+    """``(name format, (title format, file-name format) or None for Logseq's defaults)`` of a
+    :func:`graph_value`."""
+    parts = value.split(_SEP)
+    return parts[0], (parts[1], parts[2]) if len(parts) == 3 else None
 
 
 def graph_root(slug: str) -> str | None:

@@ -92,7 +92,7 @@ def graph_roots(conn) -> dict[str, str]:
     Logseq's (:func:`gbrain.page.markdown.page_property_syntax`), with how each names its pages'
     files (:func:`gbrain.page.journals.name_format`; a config in pieces or not UTF-8: ``legacy``).
     One pass over the configs' rows (a few small files)."""
-    return {path[: -len(journals.CONFIG)].rstrip("/"): journals.name_format(_config_text(data)) for path, data in
+    return {path[: -len(journals.CONFIG)].rstrip("/"): journals.graph_value(_config_text(data)) for path, data in
             conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall() if is_graph_config(path)}
 
 
@@ -107,7 +107,7 @@ def graphs_of(conn, path: str) -> dict[str, str]:
         return {}
     cfgs = {(r + "/" if r else "") + journals.CONFIG: r for r in roots}
     marks = ", ".join("?" * len(cfgs))
-    return {cfgs[p]: journals.name_format(_config_text(d)) for p, d in conn.execute(f"SELECT path, data FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall()}
+    return {cfgs[p]: journals.graph_value(_config_text(d)) for p, d in conn.execute(f"SELECT path, data FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall()}
 
 
 def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | None:
@@ -119,6 +119,18 @@ def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | 
         return None
     fmt = formats.get(root, (journals.TITLE_FORMAT, journals.FILE_FORMAT))
     return journals.journal_title(slug.rpartition("/")[2], *fmt)
+
+
+def journal_page_names(slug: str, formats: dict[str, tuple[str, str]]) -> list[str]:
+    """The names a link finds the page ``slug`` by when it is a graph's journal
+    (:func:`gbrain.page.journals.journal_names`: its title, then its day in Logseq's fixed day
+    formats, as Logseq reads a link's name as a day), by ``formats`` (:func:`graph_formats`);
+    ``[]`` for any other page."""
+    root = journals.graph_root(slug)
+    if root is None:
+        return []
+    fmt = formats.get(root, (journals.TITLE_FORMAT, journals.FILE_FORMAT))
+    return journals.journal_names(slug.rpartition("/")[2], *fmt)
 
 
 def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
@@ -137,9 +149,8 @@ def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
     for pid, slug, path in conn.execute("SELECT id, slug, path FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
         if not page_property_syntax(path, setting, formats).startswith("logseq"):
             continue
-        title = journal_page_title(slug, formats)
-        if title:
-            out[title_key(title)].append((pid, slug))
+        for key in dict.fromkeys(title_key(n) for n in journal_page_names(slug, formats)):
+            out[key].append((pid, slug))
     return out
 
 

@@ -1035,19 +1035,23 @@ _NOTION_HEAD_RE = re.compile(r"# [^\n]*\n(?:[ \t]*\n)*((?:[^\s#:][^\n:]{0,99}: [
 _NOTION_PROP_RE = re.compile(r"([^\n:]+): ([^\n]*)")
 
 
-def journal_name(path: str) -> str | None:
+def journal_name(path: str, property_syntax: str = "logseq") -> str | None:
     """The title Logseq shows for a journal page at ``path`` (``journals/2026_11_28.md`` →
-    ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth), by Logseq's default formats
-    (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``): a title read from the page's
-    path alone (a graph's ``logseq/config.edn`` formats change how links find journals,
-    :mod:`gbrain.page.links`, not titles; :func:`parse_page` gives it only to a page read as a
-    Logseq graph's). None for any other page."""
+    ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth): its file name read as a day
+    and written in its graph's title format (:func:`gbrain.page.journals.journal_title`), the
+    formats carried by ``property_syntax`` (``logseq\\x1fTITLE\\x1fFILE``,
+    :func:`page_property_syntax` from its graph's ``config.edn``), else Logseq's defaults
+    (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``). :func:`parse_page` gives it
+    only to a page read as a Logseq graph's. None for any other page."""
     if "journals/" not in path or not path.endswith(".md"):
         return None
     from . import journals
 
     slug = path[:-3]
-    return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
+    if journals.graph_root(slug) is None:
+        return None
+    fmt = property_syntax.split("\x1f")[1:3] if "\x1f" in property_syntax else ()
+    return journals.journal_title(slug.rpartition("/")[2], *fmt)
 
 
 _PCT_BYTE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -1998,9 +2002,38 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     parts = path.split("/")
     for i, part in enumerate(parts[:-1]):
         if part in LOGSEQ_FOLDERS and "/".join(parts[:i]) in graphs:
-            fmt = graphs.get("/".join(parts[:i])) if part == "pages" and isinstance(graphs, dict) else None
-            return f"logseq:{fmt}" if isinstance(fmt, str) and fmt else "logseq"
+            value = graphs.get("/".join(parts[:i])) if isinstance(graphs, dict) else None
+            if not isinstance(value, str) or not value:
+                return "logseq"
+            from .journals import split_value
+
+            fmt, days = split_value(value)
+            if part == "journals":
+                return "\x1f".join(("logseq", *days)) if days else "logseq"
+            if i == len(parts) - 2 and parts[-1].startswith("contents."):
+                return LOGSEQ_CONTENTS_SYNTAX
+            return f"logseq:{fmt}"
     return "dataview"
+
+
+#: the per-page syntax (:func:`page_property_syntax`) of a graph's ``pages/contents.*`` (right in
+#: its ``pages/`` folder, file name starting ``contents.``, as written): Logseq names that page
+#: ``Contents`` before reading anything else of it (``get-page-name``, logseq/logseq
+#: deps/graph-parser/src/logseq/graph_parser/extract.cljc, tag 0.10.9: a path starting
+#: ``pages/contents.``, the literal folder, not ``:pages-directory``)
+LOGSEQ_CONTENTS_SYNTAX = "logseq:contents"
+#: the name Logseq gives a graph's ``pages/contents.*``
+LOGSEQ_CONTENTS = "Contents"
+
+
+def logseq_file_title(path: str, property_syntax: str) -> str | None:
+    """The name Logseq reads from the file of the page at ``path`` parsed with ``property_syntax``
+    ``logseq:FORMAT`` (a page of a graph's ``pages/`` folder, :func:`page_property_syntax`):
+    :data:`LOGSEQ_CONTENTS` for its ``pages/contents.*`` (:data:`LOGSEQ_CONTENTS_SYNTAX`), else
+    :func:`logseq_page_name` of its file name by ``FORMAT``; None for any other syntax."""
+    if property_syntax == LOGSEQ_CONTENTS_SYNTAX:
+        return LOGSEQ_CONTENTS
+    return logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
 
 
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
@@ -2204,7 +2237,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if "<%" in text or "{{" in text:  # a template's placeholder names no page (the note it makes gets the name)
         aliases = [a for a in aliases if not has_placeholder(a)]
     title = fm.get("title")
-    if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
+    if property_syntax == LOGSEQ_CONTENTS_SYNTAX:  # a graph's pages/contents.md: Logseq's "Contents", whatever it holds
+        title = LOGSEQ_CONTENTS
+    elif isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
         # a page of a Logseq graph's pages/: the name Logseq reads from its file (Project___Alpha.md
@@ -2213,8 +2248,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         # deps/graph-parser/src/logseq/graph_parser/extract.cljc)
         # and a graph's journal by its file too, which Logseq reads as its day (convert-page-if-journal,
         # deps/graph-parser/src/logseq/graph_parser/block.cljs): the day before an opening H1
-        named = logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
-        day = journal_name(path) if reads_logseq_properties(path, property_syntax) else None
+        named = logseq_file_title(path, property_syntax)
+        day = journal_name(path, property_syntax) if reads_logseq_properties(path, property_syntax) else None
         title = (next((t for t in (props.get("title"), named if named is not None else day or opening_h1(tokens))
                        if t and not has_placeholder(t)), "")
                  or day or named or notion_name(path))

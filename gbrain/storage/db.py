@@ -2450,7 +2450,7 @@ def rederive_logseq_file_names(conn) -> int:
     parsed."""
     from ..page import journals
     from ..page.links import _config_text, graph_roots, is_graph_config
-    from ..page.markdown import journal_name, logseq_page_name, page_property_syntax, stem
+    from ..page.markdown import journal_name, logseq_file_title, page_property_syntax
     from .derive import parse_settings, relink_updates, update_links
 
     setting = parse_settings(conn)[2]
@@ -2464,9 +2464,9 @@ def rederive_logseq_file_names(conn) -> int:
                                          ("%pages/%", "%journals/%")).fetchall():
         syntax = page_property_syntax(path, setting, graphs)
         if syntax.startswith("logseq:"):
-            if title != logseq_page_name(stem(path), syntax[7:]):
+            if title != logseq_file_title(path, syntax):
                 ids.append(pid)
-        elif syntax == "logseq" and title != (journal_name(path) or title):
+        elif syntax.startswith("logseq") and title != (journal_name(path, syntax) or title):
             ids.append(pid)
     _rederive_and_relink_titles(conn, ids)
     if any(_line_formats(text) != journals.formats(text) for _, text in configs):
@@ -2486,6 +2486,51 @@ def _m73_logseq_file_names(conn: sqlite3.Connection) -> None:
     ``config.edn`` as EDN: those pages derived again and those links resolved again
     (:func:`rederive_logseq_file_names`)."""
     rederive_logseq_file_names(conn)
+
+
+def rederive_logseq_contents(conn) -> int:
+    """Re-derive, from their stored text, a Logseq graph's ``pages/contents.*`` pages (right in the
+    ``pages/`` folder beside a stored ``logseq/config.edn``, config ``property_syntax auto``:
+    :data:`gbrain.page.markdown.LOGSEQ_CONTENTS_SYNTAX`) whose stored title is not ``Contents``,
+    the name Logseq gives them, and a graph's journals whose stored title is not their day in
+    the graph's title format (:func:`gbrain.page.markdown.journal_name` of their
+    :func:`~gbrain.page.markdown.page_property_syntax`: a ``:journal/page-title-format`` other than
+    Logseq's default, or a file name only Logseq's fixed day formats read, ``2026-11-28``); then
+    the links named by either title resolved again, and the dangling links holding a digit
+    (:func:`relink_journal_links`: a journal is found by its day in Logseq's day formats too,
+    :func:`gbrain.page.journals.journal_names`). One query of the configs first: a
+    brain with no graph (config ``auto``) reads no page. For SQLite v74 / Postgres v79, in the
+    caller's transaction. Returns how many pages were parsed."""
+    from ..page import journals
+    from ..page.links import graph_roots
+    from ..page.markdown import LOGSEQ_CONTENTS, LOGSEQ_CONTENTS_SYNTAX, journal_name, page_property_syntax
+    from .derive import parse_settings
+
+    setting = parse_settings(conn)[2]
+    graphs = graph_roots(conn) if setting == "auto" else {}
+    if not graphs:
+        return 0
+    ids = []
+    for pid, path, slug, title in conn.execute("SELECT id, path, slug, title FROM pages WHERE path LIKE ? OR path LIKE ? ORDER BY id",
+                                               ("%pages/contents.%", "%journals/%")).fetchall():
+        syntax = page_property_syntax(path, setting, graphs)
+        if syntax == LOGSEQ_CONTENTS_SYNTAX:
+            if title != LOGSEQ_CONTENTS:
+                ids.append(pid)
+        elif syntax.startswith("logseq") and not syntax.startswith("logseq:") and journals.graph_root(slug) is not None:
+            day = journal_name(path, syntax)
+            if day and title != day:
+                ids.append(pid)
+    _rederive_and_relink_titles(conn, ids)
+    relink_journal_links(conn)  # (a link naming a journal's day in one of Logseq's day formats)
+    return len(ids)
+
+
+def _m74_logseq_contents(conn: sqlite3.Connection) -> None:
+    """(SQLite v74 / Postgres v79) a Logseq graph's ``pages/contents.md`` is titled ``Contents``,
+    as Logseq names it, not ``contents``: those pages derived again and the links naming them
+    resolved again (:func:`rederive_logseq_contents`)."""
+    rederive_logseq_contents(conn)
 
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
@@ -2708,7 +2753,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

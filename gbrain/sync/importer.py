@@ -340,10 +340,10 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
 
 
 def _tree_name_format(abspath: str) -> str:
-    """The ``:file/name-format`` of the Logseq ``config.edn`` at ``abspath`` in the tree being
-    imported (:func:`gbrain.page.journals.name_format`; ``legacy`` for one unreadable or not UTF-8,
+    """The ``:file/name-format`` (and journal formats) of the Logseq ``config.edn`` at ``abspath`` in the tree being
+    imported (:func:`gbrain.page.journals.graph_value`; ``legacy`` for one unreadable or not UTF-8,
     as a stored one: such a config's own save derives the graph's pages again if it differs)."""
-    from ..page.journals import name_format
+    from ..page.journals import graph_value
 
     from ..storage.blobs import BIG
 
@@ -351,7 +351,7 @@ def _tree_name_format(abspath: str) -> str:
         if os.path.getsize(abspath) > BIG:  # stored in pieces: never read as a config
             return "legacy"
         with open(abspath, "rb") as fh:
-            return name_format(fh.read().decode("utf-8"))
+            return graph_value(fh.read().decode("utf-8"))
     except (OSError, UnicodeDecodeError):
         return "legacy"
 
