@@ -6,9 +6,7 @@ their text, context, count and forms), tags, title, headings, timeline entries, 
 position and FTS fields, and the page still renders to its text."""
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPORA, make_brain, tree_pages
+from corpus_sample import FULL_CORPUS, sample_pages
 from gbrain.page import markdown
 from gbrain.page.markdown import parse_page
 from gbrain.search.keyword import search_fields
@@ -63,65 +62,6 @@ def uses_fast_path(text: str) -> bool:
     body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
     body = body.replace("\r\n", "\n").replace("\r", "\n")
     return parse_blocks(body if body.endswith("\n") else body + "\n") is not None
-
-
-#: GBRAIN_FULL_CORPUS=1: the corpus and make_brain cross-checks compare every page (and every
-#: block text); by default (CI) a deterministic sample, :func:`sample_pages`
-FULL_CORPUS = os.environ.get("GBRAIN_FULL_CORPUS", "") not in ("", "0")
-#: the sample's background: every page whose path hashes to 0 modulo this
-SAMPLE_EVERY = 8
-#: the sample's foreground: up to KEEP_PER_SHAPE pages (in hash order) holding each shape where
-#: the two parsers parted before, or that a past fix is about (the commits of fastparse.py and
-#: the comments of the known-shape tests below), so each stays in the sample whatever its share
-KEEP_PER_SHAPE = 12
-HARD_SHAPES = {name: re.compile(rx, re.M) for name, rx in {
-    "comment %%": r"%%",
-    "math $$": r"\$\$",
-    "comment or math right below an item (obsidian-hub's '%% Hub MOCs')": r"^ *(?:[-*+]|\d+[.)]) .*\n *(?:%%|\$\$)",
-    "a comment holding links (obsidian-hub's 'Uncomment this' templates)": r"%%[^%]*\[\[",
-    "footnote": r"\[\^",
-    "setext underline": r"^\S.*\n {0,3}(?:=+|-+) *$",
-    "'=' and '-' mixed underline": r"^ {0,3}[=-]*(?:=-|-=)[=-]* *$",
-    "HTML in a link label (obsidian-hub's <button id=HH>)": r"\[<[A-Za-z]",
-    "titled link (obsidian-hub's footer)": r"\]\([^)\s]+ +[\"'(]",
-    "fence in an item or quote": r"^(?: +|(?:> *)+|(?: *[-*+] +))(?:```|~~~)",
-    "item continuation opening no block (obsidian-help's **Note:**)": r"^ *[-*+] .*\n +(?:\*\*|`|#|\d)",
-    "lazy continuation line": r"^ *[-*+] \S.*\n\S",
-    "deep nesting": r"^(?:(?: {2}|\t){6,}[-*+] |(?:> *){6,})",
-    "quote holding a list": r"^> *(?:[-*+]|\d+[.)]) ",
-    "callout": r"^> *\[!",
-    "HTML block": r"^ {0,3}<[A-Za-z!/]",
-    "table": r"^ *\|.*\| *$",
-    "code span holding a link": r"`[^`\n]*\[\[",
-    "embed": r"!\[\[",
-    "escaped wiki link": r"\\\[\[",
-    "reference link": r"^ {0,3}\[[^\]^]+\]: ",
-    "inline math holding a tag": r"\$[^$\n]*#",
-    "escaped hash (obsidian-hub's 'From \\#Tag', trial 60)": r"\\#",
-    "CRLF": r"\r\n",
-    "BOM": r"\A\ufeff",
-    "empty task item": r"^ *[-*+] \[[ xX]\] *$",
-}.items()}
-
-
-def sample_pages(pages: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A deterministic sample of a tree's ``[(path, text)]`` (in their order): every page whose
-    path's SHA-1 is 0 modulo ``SAMPLE_EVERY``, and for each of ``HARD_SHAPES`` the first
-    ``KEEP_PER_SHAPE`` pages holding it in hash order. With ``GBRAIN_FULL_CORPUS=1``: every page."""
-    if FULL_CORPUS:
-        return pages
-    keyed = sorted(pages, key=lambda pt: hashlib.sha1(pt[0].encode("utf-8", "surrogateescape")).digest())
-    background = [pt for pt in keyed if int.from_bytes(hashlib.sha1(pt[0].encode("utf-8", "surrogateescape")).digest()[:4], "big") % SAMPLE_EVERY == 0]
-    chosen = {path for path, _ in background}
-    for rx in HARD_SHAPES.values():
-        n = 0
-        for path, text in keyed:
-            if n >= KEEP_PER_SHAPE:
-                break
-            if rx.search(text):
-                chosen.add(path)
-                n += 1
-    return [pt for pt in pages if pt[0] in chosen]
 
 
 def assert_tree_equal(pages: list[tuple[str, str]], min_fast: float) -> None:

@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from conftest import CORPORA, FIXTURE_BRAIN, make_brain
+from conftest import CORPORA, FIXTURE_BRAIN, make_brain, tree_pages
+from corpus_sample import FULL_CORPUS, sample_pages
 from gbrain.core.brain import Brain
 from gbrain.sync import importer, parallel
 from gbrain.sync.verify import derived_snapshot
@@ -28,13 +29,22 @@ EDGE_PAGES = {
 
 
 def tree(tmp_path):
-    """fixtures/brain, a make_brain brain of 300 pages, obsidian-help when present, and the
-    edge pages above (BOM, CRLF, bad and recursive YAML, property links, timeline, CJK, empty)."""
+    """fixtures/brain, a make_brain brain of 300 pages, obsidian-help's pages when present (a
+    deterministic sample of them in CI, corpus_sample.sample_pages: links to the pages left out
+    dangle alike both ways; all of it with GBRAIN_FULL_CORPUS=1),
+    and the edge pages above (BOM, CRLF, bad and recursive YAML, property links, timeline, CJK,
+    empty)."""
     root = tmp_path / "tree"
     shutil.copytree(FIXTURE_BRAIN, root)
     make_brain(root / "made", 300)
-    if (CORPORA / "obsidian-help").is_dir():
-        shutil.copytree(CORPORA / "obsidian-help", root / "help")
+    help_root = CORPORA / "obsidian-help"
+    if help_root.is_dir():
+        if FULL_CORPUS:
+            shutil.copytree(help_root, root / "help")
+        else:
+            for rel, _text in sample_pages(tree_pages(help_root)):
+                (root / "help" / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(help_root / rel, root / "help" / rel)
     for rel, text in EDGE_PAGES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(text.encode("utf-8"))

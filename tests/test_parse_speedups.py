@@ -1,6 +1,7 @@
 """The parse half's pure-Python speed-ups (2026-12-03, parsecut) give exactly what the code they
-replaced gave, on every page of every corpus in ../shared/corpora, on a make_brain brain and on
-generated texts:
+replaced gave, on every page of every corpus in ../shared/corpora and of a make_brain brain (a
+deterministic sample of them in CI, ``corpus_sample.sample_pages``; every page with
+GBRAIN_FULL_CORPUS=1) and on generated texts:
 
 * three regexes with a leading look-ahead (a character set the regex engine skips to) find the
   same matches, groups included, as their plain patterns;
@@ -29,6 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPORA, make_brain, tree_pages
+from corpus_sample import MARKDOWN_SHAPES, sample_pages, shapes
 from gbrain.page import fastparse, markdown
 from gbrain.page.markdown import (
     _TIMELINE_HEADING_RE,
@@ -73,10 +75,12 @@ def ref_find_separator(body: str, fences, *, has_frontmatter: bool, rule: str = 
     return -1
 
 
-def ref_parts(text: str, rule: str) -> tuple[str, str, str]:
-    """The compiled truth, separator and timeline as parse_page cut them by split_lines' lines."""
+def ref_parts(text: str, rule: str, fences: list | None = None) -> tuple[str, str, str]:
+    """The compiled truth, separator and timeline as parse_page cut them by split_lines' lines
+    (``fences``: the body's opaque spans, :func:`markdown._parse_ast`'s, when the caller has them)."""
     fm_raw, body, _w = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)
-    fences = markdown._parse_ast(markdown.to_lf(body))[1]
+    if fences is None:
+        fences = markdown._parse_ast(markdown.to_lf(body))[1]
     i = ref_find_separator(body, fences, has_frontmatter=bool(fm_raw), rule=rule)
     if i < 0:
         return body, "", ""
@@ -206,33 +210,39 @@ def assert_contexts_same(children) -> None:
             assert markdown._context_of_one(text, s, e) == markdown._Sentences(text).around(s, e), (text, s, e)
 
 
-def assert_same(text: str) -> None:
-    """Every speed-up agrees with its reference on ``text`` (as a page, as a body, as a timeline)."""
+def assert_same(text: str) -> tuple:
+    """Every speed-up agrees with its reference on ``text`` (as a page, as a body, as a timeline);
+    returns ``(parse_page(text), whether _flat_json took its frontmatter)``. Each parse is made
+    once (the body's fast-path tokens give the fences too; one ``parse_page`` per split rule)."""
     for fast, plain, flags in REGEXES:
         assert matches(fast, text) == matches(re.compile(plain, flags), text), plain
-    body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
-    fences = markdown._parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))[1]
+    fm_raw, body, _w = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)
+    lf = body.replace("\r\n", "\n").replace("\r", "\n")
+    assert markdown.FAST_PARSE
+    fast_tokens, fences = markdown._parse_ast(lf)
     for rule in SPLIT_RULES:
         for fm in (True, False):
             got = markdown.find_separator(body, fences, has_frontmatter=fm, rule=rule)
             assert got == ref_find_separator(body, fences, has_frontmatter=fm, rule=rule), (rule, fm)
-    for tl in (text, markdown.parse_page(text).timeline):
+    pages = {rule: markdown.parse_page(text, timeline_split=rule) for rule in SPLIT_RULES}
+    page = pages["rule"]  # parse_page(text)'s default
+    for tl in (text, page.timeline):
         assert markdown.parse_timeline_entries(tl) == ref_parse_timeline_entries(tl)
     for rule in SPLIT_RULES:  # the parts parse_page cuts at the separator's offset (no split_lines)
-        page = markdown.parse_page(text, timeline_split=rule)
-        assert (page.compiled_truth, page.separator, page.timeline) == ref_parts(text, rule), rule
-    for fast in (True, False):  # the tokens of both paths (mistune's may nest a link's label)
-        try:
-            markdown.FAST_PARSE = fast
-            tokens = markdown._parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))[0]
-        finally:
-            markdown.FAST_PARSE = True
+        p = pages[rule]
+        assert (p.compiled_truth, p.separator, p.timeline) == ref_parts(text, rule, fences), rule
+    try:  # the tokens of both paths (mistune's may nest a link's label)
+        markdown.FAST_PARSE = False
+        slow_tokens = markdown._parse_ast(lf)[0]
+    finally:
+        markdown.FAST_PARSE = True
+    for tokens in (fast_tokens, slow_tokens):
         for children in inline_containers(tokens):
             assert plain_views(markdown._plain, children) == plain_views(ref_plain, children)
             assert_contexts_same(children)
-    for link in markdown.parse_page(text).links:
+    for link in page.links:
         assert markdown._LinkSet().key(link.kind, link.target) == link.key()
-    assert_flat_json_same(markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[0])
+    return page, assert_flat_json_same(fm_raw)
 
 
 def assert_flat_json_same(fm_raw: str) -> bool:
@@ -264,27 +274,49 @@ def check_flat(data: dict, budget: int) -> bool:
     return flat is not None
 
 
+#: the shapes a speed-up treats apart (besides the block parsers' own, MARKDOWN_SHAPES): each keeps
+#: KEEP_PER_SHAPE pages of a corpus in the sample (corpus_sample.sample_pages)
+SHAPES = MARKDOWN_SHAPES | shapes({
+    "separator line": r"^---\r?$",
+    "separator above a Timeline heading (the heading rule)": r"(?i)^---\r?\n(?:[ \t]*\r?\n)*##\s+(?:timeline|history)\b",
+    "fenced code": r"^ {0,3}(?:```|~~~)",
+    "'---' in a fence": r"^ {0,3}(`{3,}|~{3,}).*\n(?:(?! {0,3}\1).*\n)*?---\r?$",
+    "timeline entry": r"^[-*+][ \t]+\*\*\d{4}-\d{2}-\d{2}\*\*[ \t]*\|",
+    "timeline entry with detail": r"^[-*+][ \t]+\*\*\d{4}-\d{2}-\d{2}\*\*[ \t]*\|.*\r?\n[ \t]+\S",
+    "timeline entry with a source": r"^[-*+][ \t]+\*\*\d{4}-\d{2}-\d{2}\*\*[ \t]*\|[^\n\u2014]*\u2014",
+    "lone CR": r"\r(?!\n)",
+    "other line separators (str.splitlines' own)": r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]",
+    "link label holding markup (mistune nests it)": r"\[[^\]\n]*[*_`<][^\]\n]*\]\(",
+    "hard line break": r"(?:  |\\)\r?\n\S",
+    "inline tag": r"#(?<!\S#)[^\s#]",
+    "frontmatter date": r"^[\w-]+:[ \t]+['\"]?\d{4}-\d{2}-\d{2}",
+    "frontmatter nested map": r"^[\w-]+:[ \t]*\r?\n[ \t]+[\w-]+:",
+    "frontmatter block list": r"^[\w-]+:[ \t]*\r?\n[ \t]*- ",
+    "frontmatter number or boolean": r"^[\w-]+:[ \t]+(?:-?\d+(?:\.\d+)?|true|false|yes|no)[ \t]*\r?$",
+})
+
 CORPUS_NAMES = ["obsidian-help", "obsidian-hub", "llm-wiki-ob-vault", "msdocs-ad-identity", "gbrain-style"]
 
 
 @pytest.mark.parametrize("corpus", CORPUS_NAMES)
 def test_corpus_pages_agree_with_the_references(corpus):
+    """Every page of each corpus (a deterministic sample in CI: corpus_sample)."""
     root = CORPORA / corpus
     if not root.is_dir():
         pytest.skip(f"{root} not available")
     pages = tree_pages(root)
     assert pages
-    for _path, text in pages:
+    for _path, text in sample_pages(pages, SHAPES):
         assert_same(text)
 
 
 def test_make_brain_pages_agree_with_the_references(tmp_path):
-    pages = tree_pages(make_brain(tmp_path / "brain", 1500))
+    pages = sample_pages(tree_pages(make_brain(tmp_path / "brain", 1500)), SHAPES)
     with_entries = flat = 0
     for _path, text in pages:
-        assert_same(text)
-        with_entries += bool(markdown.parse_page(text).timeline_entries)
-        flat += assert_flat_json_same(markdown.split_frontmatter(text)[0])
+        page, took = assert_same(text)
+        with_entries += bool(page.timeline_entries)
+        flat += took
     assert with_entries > len(pages) // 2  # the timelines were exercised
     assert flat > len(pages) // 2  # and the one-loop frontmatter conversion
 

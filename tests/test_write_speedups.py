@@ -1,6 +1,7 @@
 """The write half's pure-Python speed-ups (2026-12-03, writepy) give exactly what the code they
-replaced gave, on every page of every corpus in ../shared/corpora, on a make_brain brain (its
-``.raw`` sidecars too) and on generated inputs:
+replaced gave, on every page of every corpus in ../shared/corpora and of a make_brain brain (a
+deterministic sample of them in CI, ``corpus_sample.sample_pages``; every page with
+GBRAIN_FULL_CORPUS=1), on a make_brain brain's ``.raw`` sidecars and on generated inputs:
 
 * a sidecar is stored (``Brain._store_file``) with its page id in the ``files`` row's own
   ``INSERT`` instead of an ``UPDATE`` after it, and its raw rows' JSON made by one encoder: the
@@ -17,12 +18,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPORA, make_brain, tree_pages
+from corpus_sample import sample_pages, shapes
 from gbrain.core import brain as brain_module
 from gbrain.core.brain import Brain, raw_sources, sha256
 from gbrain.page import markdown
@@ -175,20 +179,46 @@ def assert_page_same(text: str, path: str = "notes/x.md") -> None:
 
 CORPUS_NAMES = sorted(p.name for p in CORPORA.iterdir() if p.is_dir()) if CORPORA.exists() else []
 
+#: what the speed-ups read (tags of both kinds, aliases, CJK and other unspaced scripts, text
+#: NFKC changes, frontmatter values search_words walks, links' forms): each keeps KEEP_PER_SHAPE
+#: pages of a corpus in the sample (corpus_sample.sample_pages; "(?#non-ASCII)": ASCII pages skipped)
+SHAPES = shapes({
+    "frontmatter tags": r"^tags?:",
+    "frontmatter aliases": r"^alias(?:es)?:",
+    "frontmatter title": r"^title:",
+    "inline tag": r"#(?<!\S#)[^\s#]",
+    "inline tag with a capital": r"#(?<!\S#)[^\s#]*[A-Z]",
+    "non-ASCII inline tag": r"(?#non-ASCII)#(?<!\S#)[^\s#]*[^\x00-\x7f]",
+    "CJK": "(?#non-ASCII)[" + keyword._CJK_CHARS + "]",
+    "unspaced script glued to Latin letters": r"(?#non-ASCII)[A-Za-z][\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+                                              r"|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff][A-Za-z]",
+    "Thai": r"(?#non-ASCII)[\u0e00-\u0e7f]",
+    "compatibility characters (NFKC changes them)": r"(?#non-ASCII)[\u00a0\u00aa\u00b2\u00b3\u00b5\u00b9\u00ba\u00bc-\u00be\u0132\u0133\u017f"
+                                                    r"\u2000-\u200a\u2024-\u2026\u2070-\u209f\u2100-\u2183\u2460-\u24ff\u3000"
+                                                    r"\u3200-\u33ff\ufb00-\ufb06\uff01-\uffef]",
+    "combining mark": r"(?#non-ASCII)[\u0300-\u036f]",
+    "non-ASCII frontmatter value": r"(?#non-ASCII)\A(?:\ufeff)?---\r?\n(?:(?!---).*\n)*?[\w-]+:.*[^\x00-\x7f]",
+    "frontmatter date or URL": r"^[\w-]+:[ \t]+['\"]?(?:\d{4}-\d{2}-\d{2}|[a-z]+://)",
+    "timeline entry": r"^[-*+][ \t]+\*\*\d{4}-\d{2}-\d{2}\*\*[ \t]*\|",
+    "wiki link": r"\[\[",
+    "markdown link": r"\]\(",
+})
+
 
 @pytest.mark.engine_free
 @pytest.mark.parametrize("corpus", CORPUS_NAMES)
 def test_corpus_pages_agree_with_the_references(corpus):
+    """Every page of each corpus (a deterministic sample in CI: corpus_sample)."""
     pages = tree_pages(CORPORA / corpus)
     assert pages
-    for path, text in pages:
+    for path, text in sample_pages(pages, SHAPES):
         assert_page_same(text, path)
 
 
 @pytest.mark.engine_free
 def test_make_brain_pages_agree_with_the_references(tmp_path):
     root = make_brain(tmp_path / "b", 1500)
-    for path, text in tree_pages(root):
+    for path, text in sample_pages(tree_pages(root), SHAPES):
         assert_page_same(text, path)
 
 
@@ -253,6 +283,29 @@ def _two_brains(tmp_path, pages: list[tuple[str, str]]):
     return out
 
 
+_TEMPLATES: dict[tuple, Path] = {}
+
+
+def _two_brains_from_template(tmp_factory, pages: list[tuple[str, str]]):
+    """What :func:`_two_brains` gives, as two copies of one brain made once per process and
+    ``pages`` (a new brain's schema takes ~0.2 CPU-s: most of a generated example's time)."""
+    key = tuple(pages)
+    tpl = _TEMPLATES.get(key)
+    if tpl is None or not tpl.exists():
+        tpl = tmp_factory.mktemp("sidecar-template") / "t.db"
+        with Brain.open(tpl) as b:
+            for path, text in pages:
+                b.save_page(path, text)
+        assert not Path(f"{tpl}-wal").exists() or not Path(f"{tpl}-wal").stat().st_size  # all in the file
+        _TEMPLATES[key] = tpl
+    tmp = tmp_factory.mktemp("sc")
+    out = []
+    for name in ("new", "ref"):
+        shutil.copyfile(tpl, tmp / f"{name}.db")
+        out.append(Brain.open(tmp / f"{name}.db"))
+    return out
+
+
 def _store_both(new: Brain, ref: Brain, path: str, data: bytes) -> None:
     h = sha256(data)
     assert new._store_file(path, data, "raw", h) == ref_store_file(ref, path, data, "raw", h), path
@@ -307,8 +360,7 @@ def sidecar_bytes(draw) -> bytes:
 @given(st.lists(st.tuples(st.sampled_from(["people/.raw/ana.json", "people/.raw/nobody.json", "a/b/.raw/c.json"]), sidecar_bytes()),
                 min_size=1, max_size=6))
 def test_generated_sidecars_are_stored_as_before(tmp_path_factory, writes):
-    tmp = tmp_path_factory.mktemp("sc")
-    new, ref = _two_brains(tmp, [("people/ana.md", "# Ana\n"), ("a/b/c.md", "---\ntitle: C\n---\nc\n")])
+    new, ref = _two_brains_from_template(tmp_path_factory, [("people/ana.md", "# Ana\n"), ("a/b/c.md", "---\ntitle: C\n---\nc\n")])
     try:
         for path, data in writes:
             _store_both(new, ref, path, data)
