@@ -240,9 +240,17 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
             prog.stop()
         fail(str(e), 1, as_json, kind="os_error")
     except Exception as e:  # an agent (`call`) reads one JSON object, never a traceback
+        if prog:
+            prog.stop()
         if not ctx.agent:
             raise
         fail(f"internal error: {type(e).__name__}: {e}", 1, as_json, kind="internal")
+    except BaseException:
+        # Ctrl-C, SIGTERM: the bar (rich's live display) stops first, or the terminal keeps its
+        # cursor hidden and the bar is drawn again below "interrupted"
+        if prog:
+            prog.stop()
+        raise
     if prog:
         prog.stop()
     say_new()

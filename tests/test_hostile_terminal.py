@@ -318,3 +318,34 @@ def test_serve_with_its_log_on_a_full_disk_answers(tmp_path):
     p.stdin.close()
     assert p.wait(timeout=60) == 0
     assert json.loads(answer)["id"] == 2 and "result" in json.loads(answer), answer
+
+
+def test_ctrl_c_under_a_progress_bar_gives_the_terminal_its_cursor_back(tmp_path, monkeypatch):
+    """Review of the busy-wait session: `import` shows its bar from the first file now (0 done),
+    not first at its first commit; a Ctrl-C under a bar (rich's live display) left it running:
+    the cursor stayed hidden in the person's terminal (no ``ESC[?25h`` after the ``ESC[?25l``) and
+    the bar was drawn again after "interrupted". run_and_print stopped it only for a gbrain error."""
+    import io
+
+    from gbrain import entry
+    from gbrain.sync import importer
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def interrupted(b, root, on_progress=None, **k):
+        on_progress(0, 10)  # the bar is up
+        raise KeyboardInterrupt
+
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.md").write_text("# A\n")
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(importer, "import_tree", interrupted)
+    with pytest.raises(SystemExit) as e:
+        entry._main(["import", str(tmp_path / "tree"), "--db", str(tmp_path / "b.db")])
+    out = err.getvalue()
+    assert e.value.code == 130 and "interrupted" in out, out
+    assert "\x1b[?25l" in out and out.rfind("\x1b[?25h") > out.rfind("\x1b[?25l"), repr(out[-300:])
+    assert out.rstrip().endswith("run the same command again to go on"), repr(out[-300:])  # (no bar after the line)

@@ -1653,6 +1653,47 @@ def test_more_pages_written_during_a_sync_than_a_report_lists_are_no_mismatch(tm
         assert (brain_tree / f"notes/old-{i}.md").read_text() == f"# Old {i}\n\nchanged during the sync\n"
 
 
+def test_a_page_deleted_or_moved_through_gbrain_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
+    """Review of the busy-wait session: a page deleted, and one moved, through gbrain while one
+    `gbrain sync DIR` ran (after the round read the brain) left their files in the folder, and the
+    report called them "2 file(s) on disk are not in the DB (new in the folder? …)", exit 1, though
+    the next round removes them (the change log holds the deletions past the cursor). Now they are
+    `written_during` as a page made or changed meanwhile is, exit 0; the next sync removes them."""
+    (brain_tree / "notes").mkdir(exist_ok=True)
+    for n in ("gone", "moved"):
+        (brain_tree / f"notes/{n}.md").write_text(f"# {n}\n\nfrom the folder\n")
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    assert eng.sync()["ok"]
+    eng.close()
+    brain.close()
+    real = SyncEngine._run
+
+    def with_writes_meanwhile(self, *a, **k):
+        out = real(self, *a, **k)
+        other = Brain.open(db_path)  # another process's connection: an agent's delete and move
+        try:
+            other.delete_page("notes/gone")
+            other.move_page("notes/moved", "notes/moved-2")
+        finally:
+            other.close()
+        return out
+
+    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
+    monkeypatch.setattr(SyncEngine, "_run", with_writes_meanwhile)
+    r = gbrain_in_process("sync", str(brain_tree), "--db", str(db_path), "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"] and rep["problems"] == [], rep["problems"]
+    assert sorted(rep["written_during"]) == ["notes/gone.md", "notes/moved-2.md", "notes/moved.md"] and rep["written_during_count"] == 3, rep
+    assert rep["missing_in_db"] == [] and rep["missing_on_disk"] == [], rep
+    monkeypatch.setattr(SyncEngine, "_run", real)
+    r = gbrain_in_process("sync", str(brain_tree), "--db", str(db_path), "--json")  # the next round takes them to the folder
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"] and rep["written_during_count"] == 0, rep
+    assert sorted(p.name for p in (brain_tree / "notes").iterdir()) == ["moved-2.md"]
+
+
 def test_a_note_deleted_while_the_sync_reads_it_is_no_failure(tmp_path, brain_tree, db_path, monkeypatch):
     # trial7, N1: a note the user deleted (or moved away) between sync's listing and its read
     # made the report say "1 path(s) could not be read … vanished while being read" and sync

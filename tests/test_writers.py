@@ -311,3 +311,59 @@ def test_serve_says_nothing_of_a_write_waiting_for_another_process(pg_url):
     err = p.stderr.read().decode()
     assert "waiting for another" not in err, err
     assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nChanged.\n"
+
+
+def test_a_postgres_write_that_says_it_waits_keeps_its_place_in_the_queue(pg_url, monkeypatch):
+    """Review of the busy-wait session: to say it waits, a Postgres write waited for the writers'
+    advisory lock in a 2 s ``lock_timeout`` step, then began again and queued anew: at the back,
+    behind every writer that came meanwhile (4 writers holding the lock 0.9 s each: 5.5 s waited
+    instead of 3.5 s). The note now comes while the write keeps its place: a writer that queued
+    after it gets the lock after it."""
+    import threading
+
+    import psycopg
+
+    from gbrain.core.brain import Brain
+    from gbrain.storage.pg import WRITE_LOCK
+
+    Brain.open(pg_url).close()
+    notes: list[str] = []
+    order: list[str] = []
+    monkeypatch.setattr(dbmod, "on_wait", notes.append)
+
+    def first() -> None:  # the write that says it waits
+        b = Brain.open(pg_url)
+        try:
+            dbmod.begin_write(b.conn)
+            order.append("first")
+            b.conn.execute("ROLLBACK")
+        finally:
+            b.close()
+
+    def later() -> None:  # another process's writer, queued after it
+        with psycopg.connect(pg_url, autocommit=True) as c:
+            c.execute("BEGIN")
+            c.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            order.append("later")
+            c.execute("COMMIT")
+
+    def waiters(look) -> int:
+        return look.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory'").fetchone()[0]
+
+    threads = []
+    with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as look:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        for fn, n in ((first, 1), (later, 2)):
+            threads.append(threading.Thread(target=fn, daemon=True))
+            threads[-1].start()
+            while waiters(look) < n:
+                look.execute("SELECT pg_sleep(0.02)")
+        while not notes:  # (the note said: the first write's 2 s are over, the holder still holds)
+            assert threads[0].is_alive()
+            look.execute("SELECT pg_sleep(0.05)")
+        while waiters(look) < 2:  # (both queued again, whatever the first did to say it)
+            look.execute("SELECT pg_sleep(0.02)")
+    for t in threads:
+        t.join(timeout=120)
+    assert order == ["first", "later"], (order, notes)
+    assert len(notes) == 1 and "as long as it takes" in notes[0], notes

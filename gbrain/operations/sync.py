@@ -91,7 +91,7 @@ def _sync_text(r: dict, a: dict) -> str:
     if r.get("written_during"):
         late = r["written_during"]  # (the first verify.MAX_LISTED; written_during_count all)
         n = max(r.get("written_during_count", 0), len(late))
-        lines.append(f"Written through gbrain while this sync ran, not in the folder yet (the next sync or the running watch writes them): "
+        lines.append(f"Written (or deleted, moved) through gbrain while this sync ran, not in the folder yet (the next sync or the running watch writes them): "
                      f"{', '.join(late[:5])}{f' and {n - 5:,} more' if n > 5 else ''}")
     if r.get("renamed_links"):
         rl = r["renamed_links"]

@@ -670,27 +670,28 @@ class PgConnection:
         :attr:`schema_known` is false: not read).
 
         When the command line listens (``db.on_wait``), the lock is first tried without waiting,
-        in the same round trip as before; only a brain another process is writing waits, first
-        for ``db.WAIT_NOTE_S`` (``SET LOCAL lock_timeout``; not when the server's own
-        ``lock_timeout`` or ``statement_timeout`` is as short), then, the wait said once, for
-        what is left of the server's ``lock_timeout`` (none by default: as long as it takes), in a
-        transaction begun again (the step's timeout cut the first, which had done nothing); the
-        server's ``lock_timeout`` is back for the rest of the transaction. A ``statement_timeout``
-        that ends the wait is a busy brain (``database is locked (Postgres: …)``), as a
-        ``lock_timeout`` is: the statement only waits for the lock."""
+        in the same round trip as before; only a brain another process is writing waits, as long
+        as the server's ``lock_timeout``/``statement_timeout`` let it (none by default: as long as
+        it takes), and a timer says so once after ``db.WAIT_NOTE_S`` (from another thread, while
+        this one waits: the write keeps its place in the lock's queue; a 2 s ``lock_timeout`` step
+        and a new transaction put it behind every writer that came meanwhile). A
+        ``statement_timeout`` that ends the wait is a busy brain (``database is locked (Postgres:
+        …)``), as a ``lock_timeout`` is: the statement only waits for the lock."""
         from psycopg import errors as pe
 
         from . import db as dbmod
 
         schema = ", (SELECT max(version) FROM gbrain_schema)" if self.schema_known else ""
 
-        def take(sql: str = "pg_advisory_xact_lock(%s)", args: tuple = ()) -> Any:
-            row = c.execute(f"SELECT {sql}{schema}", (WRITE_LOCK, *args)).fetchone()
+        def take() -> Any:
+            row = c.execute(f"SELECT pg_advisory_xact_lock(%s){schema}", (WRITE_LOCK,)).fetchone()
             return row[-1] if schema else None
 
         try:
-            if dbmod.on_wait is None:
+            say = dbmod.on_wait
+            if say is None:
                 return take()
+            import threading
             import time
 
             start = time.monotonic()
@@ -700,24 +701,21 @@ class PgConnection:
             lock_ms, statement_ms = c.execute(
                 "SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'),"
                 " (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout')").fetchone()
-            step = max(1, int((dbmod.WAIT_NOTE_S - (time.monotonic() - start)) * 1000))
-            if (lock_ms and lock_ms <= step) or (statement_ms and statement_ms <= step):
+            due = max(0.0, dbmod.WAIT_NOTE_S - (time.monotonic() - start))
+            # what is left of the server's timeouts once the note is due (the wait's statement starts now)
+            left = [(t - int(due * 1000), name) for t, name in ((lock_ms, "lock_timeout"), (statement_ms, "statement_timeout")) if t]
+            if left and min(left)[0] <= 0:
                 return take()  # (the server's timeout ends the wait before the note would be due)
+            ms, name = min(left, default=(0, ""))
+            note = dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
+                                   "as long as it takes: the server sets no lock_timeout", gives_up=bool(ms))
+            timer = threading.Timer(due, say, (note,))
+            timer.daemon = True
+            timer.start()
             try:
-                c.execute(f"SET LOCAL lock_timeout = {step}")
-                return take("pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)", (str(lock_ms),))
-            except pe.LockNotAvailable:
-                c.execute("ROLLBACK")  # (cut by the step's timeout: it had done nothing)
-                c.execute("BEGIN")
-            waited = int((time.monotonic() - start) * 1000)
-            left = ((max(1, lock_ms - waited), "lock_timeout") if lock_ms else None, (statement_ms, "statement_timeout") if statement_ms else None)
-            ms, name = min((x for x in left if x), default=(0, ""))  # (the wait's statement has a statement_timeout of its own)
-            dbmod.on_wait(dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
-                                          "as long as it takes: the server sets no lock_timeout", gives_up=bool(ms)))
-            if not lock_ms:
                 return take()
-            c.execute(f"SET LOCAL lock_timeout = {max(1, lock_ms - waited)}")
-            return take("pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)", (str(lock_ms),))
+            finally:
+                timer.cancel()
         except pe.QueryCanceled as e:
             if "statement timeout" not in str(e):
                 raise  # (a cancel: Ctrl-C)

@@ -736,9 +736,9 @@ def report(
     holds are counted, ``comparison.left_alone`` and by kind ``left_alone`` (so seen + left alone
     adds up to what the brain holds). ``written_since``: given paths, the set of those another
     writer changed in the brain after the caller (a sync round) read it (``SyncEngine._written_since``):
-    of every differing or brain-only path (the whole lists, not the listed first
-    :data:`MAX_LISTED`), those are no mismatch and no problem: ``written_during`` (the differing
-    ones first, at most :data:`MAX_LISTED`) and ``written_during_count``; the comparison still
+    of every differing, brain-only or folder-only path (the whole lists, not the listed first
+    :data:`MAX_LISTED`; folder-only: a page deleted or moved away through gbrain meanwhile), those
+    are no mismatch and no problem: ``written_during`` (the differing ones first, at most :data:`MAX_LISTED`) and ``written_during_count``; the comparison still
     counts them (they differ until the next round writes them).
     """
     db = db_hashes(brain) if deep else stored if stored is not None else stored_hashes(brain)
@@ -779,13 +779,16 @@ def report(
     if gone_to_cloud:
         c.missing_on_disk = [p for p in c.missing_on_disk if p not in set(gone_to_cloud)]
     # a write through gbrain after the round read the brain (an agent's put, a cron job's new
-    # page): the next round writes it; decided on the whole lists (trial 62: 51 pages made)
-    late = written_since(c.hash_mismatch + c.missing_on_disk) if written_since and (c.hash_mismatch or c.missing_on_disk) else set()
+    # page): the next round writes it; decided on the whole lists (trial 62: 51 pages made); so is
+    # a file whose page was deleted or moved away through gbrain meanwhile (the next round removes it)
+    paths = c.hash_mismatch + c.missing_on_disk + c.missing_in_db
+    late = written_since(paths) if written_since and paths else set()
     mismatch = [p for p in c.hash_mismatch if p not in late] if late else c.hash_mismatch
     missing = [p for p in c.missing_on_disk if p not in late] if late else c.missing_on_disk
+    only_disk = [p for p in c.missing_in_db if p not in late] if late else c.missing_in_db
     problems = []
-    if c.missing_in_db:
-        problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
+    if only_disk:
+        problems.append(f"{len(only_disk)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
     if missing:
         problems.append(f"{len(missing)} path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? `gbrain sync DIR` reconciles both sides)")
     if mismatch:
@@ -837,7 +840,7 @@ def report(
         "other_files": stats["files"],
         "hashes_checked": len(disk_hashes),
         "hash_mismatches": mismatch[:MAX_LISTED],
-        "missing_in_db": c.missing_in_db[:MAX_LISTED],
+        "missing_in_db": only_disk[:MAX_LISTED],
         "missing_on_disk": missing[:MAX_LISTED],
         "links": {
             "stored": stats["links"],
@@ -881,7 +884,7 @@ def report(
     if left:
         rep["left_alone"] = left
     if written_since:
-        during = [p for p in c.hash_mismatch + c.missing_on_disk if p in late]
+        during = [p for p in paths if p in late]
         rep["written_during"], rep["written_during_count"] = during[:MAX_LISTED], len(during)
     if extra:
         rep.update(extra)
