@@ -432,3 +432,50 @@ def test_an_upgraded_brain_titles_journals_in_the_configs_format(tmp_path, db_pa
         assert _to(b, "pages/Plan") == {"28.11.2026": "journals/2026_11_28", "29.11.2026": "journals/2026-11-29",
                                         "Meeting notes": None}
         assert fresh_import_differences(b) == {}
+
+
+def test_a_vault_without_a_graph_config_keeps_its_journals_titles_and_links(tmp_path, db_path):
+    """(review of session 52) A vault with ``journals/`` or daily notes but no ``logseq/config.edn``
+    is no Logseq graph: its journals keep their H1 / file-name titles, a link by Logseq's day names
+    finds nothing, and saving a journal in any of Logseq's day formats changes neither."""
+    vault = {".obsidian/app.json": "{}", "journals/2026-11-28.md": "# Sat\n", "daily/2026_11_29.md": "x\n",
+             "hub.md": "[[Nov 28th, 2026]] [[2026-11-28]] [[2026_11_29]] [[Nov 29th, 2026]] [[Nov 30th, 2026]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", vault))
+        want = {"Nov 28th, 2026": None, "2026-11-28": "journals/2026-11-28", "2026_11_29": "daily/2026_11_29",
+                "Nov 29th, 2026": None, "Nov 30th, 2026": None}
+        assert _to(b, "hub") == want
+        b.save_page("journals/2026-11-30.md", "y\n")
+        b.save_page("journals/2026_11_29.md", "z\n")
+        t = _titles(b)
+        assert (t["journals/2026-11-28"], t["journals/2026-11-30"], t["journals/2026_11_29"]) == ("Sat", "2026-11-30", "2026_11_29")
+        assert _to(b, "hub") == want
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_title_format_edited_and_back_beside_a_page_named_as_a_day(tmp_path, db_path):
+    """(review of session 52) A graph's title format changed and changed back, with a
+    ``pages/2026-11-28.md`` beside the journal of that day coming and going: each step's titles
+    and links equal a fresh import's."""
+    dated = DEFAULT_CONFIG.replace(':hidden []', ':hidden [] :journal/page-title-format "yyyy-MM-dd"')
+    graph = {"logseq/config.edn": DEFAULT_CONFIG, "journals/2026_11_28.md": "- day\n",
+             "pages/Plan.md": "- [[2026-11-28]] [[Nov 28th, 2026]] [[2026-11-29]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", graph))
+        assert _to(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28", "2026-11-29": None}
+        b.save_page("pages/2026-11-28.md", "- literal\n")
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", dated.encode())
+        assert _titles(b)["journals/2026_11_28"] == "2026-11-28"
+        assert fresh_import_differences(b) == {}
+        b.save_page("journals/2026-11-29.md", "- new\n")
+        assert _to(b, "pages/Plan")["2026-11-29"] == "journals/2026-11-29"
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
+        t = _titles(b)
+        assert (t["journals/2026_11_28"], t["journals/2026-11-29"]) == ("Nov 28th, 2026", "Nov 29th, 2026")
+        assert fresh_import_differences(b) == {}
+        b.delete_page("pages/2026-11-28")
+        assert _to(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28",
+                                        "2026-11-29": "journals/2026-11-29"}
+        assert fresh_import_differences(b) == {}
