@@ -857,6 +857,148 @@ def _whole_marks(marked: str, query: str, glued: bool = True) -> str:
     return marked
 
 
+#: a text at least this long is folded for a Python-marked snippet in windows around its hits
+#: (:func:`_fold_hits`), a shorter one whole (:func:`_fold_hits_whole`)
+FOLD_WINDOW_MIN = 65_536
+#: characters of text a window of :func:`_fold_hits` begins with (cut at a line end); a window
+#: grows by doubling
+FOLD_BLOCK = 16_384
+
+
+def _scan_hits(folded: str, starts: Sequence[int], ends: Sequence[int], shift: int, text: str, alt: re.Pattern,
+               at: int, around: int) -> tuple[list[tuple[int, int]], int, int] | None:
+    """The hits :func:`_mark_words` marks in folded text (:func:`_fold_map` of ``text`` from
+    ``shift`` on): the first query word of ``alt`` from ``folded[at:]`` that begins a word, the whole
+    lines about ``around`` characters either side of it, ``[a, b)`` of ``text``, and the words in
+    them as ``[start, end)`` spans of ``text`` (two in one folded piece one span); None when no word is."""
+    spans: list[tuple[int, int]] = []
+    a = b = -1
+    for h in alt.finditer(folded, at):
+        if not _starts_word(folded, h):
+            continue
+        x, y = shift + starts[h.start()], shift + ends[h.end() - 1]
+        if not spans:
+            a = text.rfind("\n", 0, max(0, x - around)) + 1
+            b = text.find("\n", y + around)
+            b = len(text) if b < 0 else b
+        elif y > b:
+            break
+        if spans and x < spans[-1][1]:  # two hits in one piece: one mark
+            spans[-1] = (spans[-1][0], max(y, spans[-1][1]))
+        else:
+            spans.append((x, y))
+    return (spans, a, b) if spans else None
+
+
+def _fold_hits_whole(text: str, together: re.Pattern | None, alt: re.Pattern, around: int) -> tuple[list[tuple[int, int]], int, int] | None:
+    """:func:`_mark_words`' hits in ``text`` folded whole (:func:`_fold_map`): from the first place
+    ``together`` matches (else the start), as :func:`_scan_hits`; None when no word is found."""
+    folded, starts, ends = _fold_map(text)
+    m = together.search(folded) if together else None
+    return _scan_hits(folded, starts, ends, 0, text, alt, m.start() if m else 0, around)
+
+
+def _safe_cut(text: str, pos: int) -> int:
+    """The first place at or after ``pos`` (> 0) where :func:`_fold_map` of ``text`` is the fold of
+    the text before it followed by the fold of the text after it: after a line end that no combining
+    mark follows (a mark makes one piece with the line end), else ``len(text)``."""
+    n = len(text)
+    while pos < n:
+        i = text.find("\n", max(pos - 1, 0))
+        if i < 0 or i + 1 >= n:
+            return n
+        if not unicodedata.combining(text[i + 1]):
+            return i + 1
+        pos = i + 2
+    return n
+
+
+class _FoldBlocks:
+    """Line-aligned blocks of a long ``text`` and which may hold a query word once folded: the
+    block's exact fold (each character folded as :func:`_fold_map` folds a piece of one character, by
+    ``str.translate``: no per-character Python) searched for the words, ``literals`` (casefolded and
+    folded, case-insensitively); a block holding a combining mark (a piece of several characters) is
+    always taken."""
+
+    def __init__(self, text: str, literals: Sequence[str]):
+        self.text = text
+        chars = set(text)
+        marks = [c for c in chars if unicodedata.combining(c)]
+        self.marks = re.compile("[" + "".join(map(re.escape, marks)) + "]") if marks else None
+        self.table = {ord(c): fold_letters(fold_accents(unicodedata.normalize("NFKC", c))).casefold()
+                      for c in chars if not c.isascii()}
+        self.words = re.compile("|".join(map(re.escape, sorted(set(literals), key=len, reverse=True))), re.I)
+
+    def next_from(self, pos: int) -> int | None:
+        """The start of the first block at or after ``pos`` (a :func:`_safe_cut`) whose fold may
+        hold a word; None when none does: no word begins in the fold of ``text[pos:]`` before it."""
+        text, n = self.text, len(self.text)
+        while pos < n:
+            end = _safe_cut(text, pos + FOLD_BLOCK)
+            block = text[pos:end]
+            if (self.marks is not None and self.marks.search(block)) or self.words.search(block.translate(self.table)):
+                return pos
+            pos = end
+        return None
+
+
+def _fold_hits(text: str, together: re.Pattern | None, alt: re.Pattern, literals: Sequence[str],
+               around: int) -> tuple[list[tuple[int, int]], int, int] | None:
+    """What :func:`_fold_hits_whole` gives, ``(spans, a, b)`` or None, folding only windows of a long
+    ``text`` (:data:`FOLD_WINDOW_MIN`): blocks whose fold holds none of ``literals`` (every word
+    ``alt`` and ``together`` begin with) are skipped (:class:`_FoldBlocks`), a window begins after a
+    line end (:func:`_safe_cut`: its fold is the whole fold's slice there) and grows until the
+    hits' lines end in it and no ``together`` match could run past its end. A snippet's cost goes
+    with the text around its hit, not the page's size."""
+    n = len(text)
+    if n < FOLD_WINDOW_MIN:
+        return _fold_hits_whole(text, together, alt, around)
+    blocks = _FoldBlocks(text, literals)
+
+    def window(s: int, e: int) -> tuple[int, int, str, Sequence[int], Sequence[int]]:
+        return (s, e, *_fold_map(text[s:e]))
+
+    win, at = None, 0
+    if together is not None:
+        # the first match of ``together``: a window with none, nor the start of one running past
+        # its end (its words to a word before the end, then separators only), holds no start of one
+        ws = together.pattern.split(r"[\W_]+")
+        tails = re.compile("(?:" + "|".join(r"[\W_]+".join(ws[:k]) for k in range(1, len(ws))) + r")\Z", re.I)
+        pos = 0
+        while win is None and (s := blocks.next_from(pos)) is not None:
+            w = window(s, _safe_cut(text, s + FOLD_BLOCK))
+            while True:
+                folded = w[2]
+                m = together.search(folded)
+                i = len(folded)
+                while i and _PLAIN_WORD.match(folded, i - 1) is None:
+                    i -= 1
+                if w[1] >= n or not tails.search(folded, 0, i):
+                    break
+                w = window(s, _safe_cut(text, w[1] + (w[1] - s)))
+            if m is not None:
+                win, at = w, m.start()
+            pos = w[1]
+    if win is None:
+        s = blocks.next_from(0)
+        if s is None:
+            return None
+        win = window(s, _safe_cut(text, s + FOLD_BLOCK))
+    while True:
+        s, e, folded, starts, ends = win
+        hits = _scan_hits(folded, starts, ends, s, text, alt, at, around)
+        if hits is None:  # (a word never runs past a line end: none in this window)
+            s = blocks.next_from(e) if e < n else None
+            if s is None:
+                return None
+            win, at = window(s, _safe_cut(text, s + FOLD_BLOCK)), 0
+            continue
+        if hits[2] < e or e >= n:
+            return hits
+        win = window(s, _safe_cut(text, hits[2] + 1))
+
+
+
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
@@ -897,25 +1039,11 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
         b = len(text) if b < 0 else b
         spans = [h.span() for h in rx.finditer(text, a, b) if _starts_word(text, h)]
     else:
-        folded, starts, ends = _fold_map(text)
-        b = -1
-        m = together.search(folded) if together else None
-        for h in re.compile(alt).finditer(folded, m.start() if m else 0):
-            if not _starts_word(folded, h):
-                continue
-            x, y = starts[h.start()], ends[h.end() - 1]
-            if not spans:
-                a = text.rfind("\n", 0, max(0, x - around)) + 1
-                b = text.find("\n", y + around)
-                b = len(text) if b < 0 else b
-            elif y > b:
-                break
-            if spans and x < spans[-1][1]:  # two hits in one piece: one mark
-                spans[-1] = (spans[-1][0], max(y, spans[-1][1]))
-            else:
-                spans.append((x, y))
-        if not spans:
+        lits = [stems.get(w, w) for w in words] + seq[:SNIPPET_WORDS]
+        hits = _fold_hits(text, together, re.compile(alt), lits, around)
+        if hits is None:
             return None
+        spans, a, b = hits
     parts, pos = [], a
     for x, y in spans:
         parts += [_NOT_SHOWN.sub("", text[pos:x]), HIT_ON, _NOT_SHOWN.sub("", text[x:y]), HIT_OFF]
