@@ -110,6 +110,7 @@ def test_query_keyword_weight_must_be_between_0_and_1(bad):
     assert "query_keyword_weight" in err and "0" in err and "1" in err
 
 
+@pytest.mark.engine_free
 def test_a_bad_stored_weight_is_a_usage_error_naming_the_key():
     from gbrain.errors import BadInput
     from gbrain.search.hybrid import keyword_weight
