@@ -385,7 +385,7 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="paid")
     r = embed(b, dry_run=True)
-    assert r["plan"]["to_embed"] == 1002 and r["plan"]["estimated_cost_usd"] == round(r["plan"]["tokens"] / 1e6 * 0.02, 4)
+    assert r["plan"]["to_embed"] == 1002 and r["plan"]["estimated_cost_usd"] == round(r["plan"]["tokens"] / 1e6 * 0.02, 6)
     assert inst.calls == 0
     embed(b)
     err = capsys.readouterr().err

@@ -116,6 +116,13 @@ SETTABLE_CONFIG = {
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
     # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
     "query_embed_timeout": (_seconds_or_empty, "a number of seconds above 0, or empty"),
+    # the keyword side's share when `query` fuses keywords and vectors, for any model (empty: the
+    # model's own, 0.7 for one gbrain has no measured weight for): search/hybrid.py keyword_weight
+    "query_keyword_weight": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", v)) and 0 <= float(v) <= 1),
+                             "a number from 0 to 1 (the keyword side's share in `query`), or empty"),
+    # US$ per million tokens of a paid endpoint's model (empty: OpenAI's price of its name, else unknown)
+    "embedding_price_per_mtok": (lambda v: v.strip() == "" or bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", v)),
+                                 "US dollars per million tokens, e.g. 0.02, or empty"),
     "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
     # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
     # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS

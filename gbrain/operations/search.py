@@ -45,6 +45,21 @@ ANNOUNCE_CHUNKS = 1000
 _NOTED: set[str] = set()
 
 
+#: what a paid model's cost is when its price is not known
+UNKNOWN_PRICE = "price unknown (give it: gbrain config set embedding_price_per_mtok USD)"
+
+
+def usd(x: float) -> str:
+    """US dollars with enough digits to show a small amount (``$0.0005``, not ``$0.00``): two
+    decimals from a cent up (thousands grouped), else two significant digits."""
+    if x == 0 or abs(x) >= 0.01:
+        return f"${x:,.2f}"
+    import math
+
+    s = f"{x:.{max(2, 1 - math.floor(math.log10(abs(x))))}f}".rstrip("0")
+    return "$" + (s + "0" if s.endswith(".") else s)
+
+
 def _say(ctx: Context, msg: str) -> None:
     """A message for the person now (stderr), not at the end like warnings."""
     fn = getattr(ctx, "on_message", None)
@@ -62,7 +77,7 @@ def _embed_text(r: dict, a: dict) -> str:
     if r.get("dry_run"):
         p = r["plan"]
         s = f"would embed {p['pages']:,} page(s): {p['chunks']:,} chunks, {p['to_embed']:,} to send to {r['model']} (~{p['tokens']:,} tokens"
-        s += f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")"
+        s += (f", {UNKNOWN_PRICE})" if p["estimated_cost_usd"] is None else f", ~{usd(p['estimated_cost_usd'])})") if p["paid"] else ")"
         s += _split_said(p.get("split"))
         return s + (f"; {r['left']:,} more page(s) after these" if r.get("left") else "")
     s = (
@@ -169,7 +184,8 @@ def _embed(b, a, ctx):
         model, note = active_model(b.conn, b.config())  # cut at the budget the server's window gives
     if note and note not in _NOTED:  # said once per process (a pipe's or serve's every call said it again; trial 32): the result's `note` holds it each time
         _NOTED.add(note)
-        _say(ctx, "note: " + note)
+        # a key left unsent is a warning, as `query` says it (trial 64: `note:` here, `warning:` there)
+        _say(ctx, ("warning: " if getattr(model, "key_note", None) and model.key_note in note else "note: ") + note)
     if a.get("slug"):
         row = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: the page, with a warning (as writes follow it)
         rows = select_pages(b.conn, model.model_id, "ids", [row["id"]])
@@ -184,15 +200,18 @@ def _embed(b, a, ctx):
     if a.get("dry_run"):
         return {**out, "dry_run": True}
     limit_usd = _confirm_usd(b.config())
-    if ctx.agent and plan.paid and plan.cost > limit_usd and not a.get("confirm"):
+    if ctx.agent and plan.paid and plan.to_embed and (plan.cost is None or plan.cost > limit_usd) and not a.get("confirm"):
         # an agent learns the cost before anything is sent; a person at the CLI sees it announced
+        # (a price not known is never read as free: trial 64)
+        cost = (f"{UNKNOWN_PRICE}, so it may be above config embed_confirm_usd {usd(limit_usd)}" if plan.cost is None
+                else f"estimated {usd(plan.cost)}, above config embed_confirm_usd {usd(limit_usd)}")
         return {**out, "needs_confirm": True, "message": (
-            f"this would send {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) to {model.model_id}, estimated "
-            f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
+            f"this would send {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) to {model.model_id}, "
+            f"{cost}; call brain_embed again with confirm: true to go ahead")}
     sampled: set[str] = set()  # the time sample's texts: sent by this run, counted as new
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.chunks:,} chunks (" + (f"{plan.to_embed:,} to embed, " if plan.to_embed != plan.chunks else "")
-             + f"~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
+             + f"~{plan.tokens:,} tokens) with {model.model_id}: " + (UNKNOWN_PRICE if plan.cost is None else f"estimated cost {usd(plan.cost)}"))
     elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid and not force:
         # a local model: time a sample on this machine, now (its load included), not a constant;
         # a provider waiting to retry says so from its first request (trial 39: the sample's retries

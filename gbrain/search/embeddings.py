@@ -465,9 +465,12 @@ class EmbeddingModel(ABC):
             raise ProviderError(f"{self.model_id}: provider returned non-finite values")
         return normalize(m)
 
-    def estimate_cost(self, tokens: int) -> float:
-        """US$ for embedding ``tokens`` tokens (0 for free providers)."""
-        return tokens / 1e6 * self.price_per_mtok if self.paid else 0.0
+    def estimate_cost(self, tokens: int) -> float | None:
+        """US$ for embedding ``tokens`` tokens (0 for free providers; None for a paid one whose
+        price is not known: a gateway's own model name without config ``embedding_price_per_mtok``)."""
+        if not self.paid:
+            return 0.0
+        return None if self.price_per_mtok is None else tokens / 1e6 * self.price_per_mtok
 
 
 # ---------------------------------------------------------------------------
@@ -698,10 +701,11 @@ class OpenAIEmbedding(EmbeddingModel):
         foreign: bool = False,
         config_note: str | None = None,
         first_timeout: float | None = None,
+        price_per_mtok: float | None = None,
     ):
         if encoding_format not in ("base64", "float"):
             raise BadInput("embedding encoding must be base64 or float")
-        native, price = OPENAI_MODELS.get(model_id, (None, 0.0))
+        native, price = OPENAI_MODELS.get(model_id, (None, None))
         self.api_model = model_id
         self.dims = dims or native
         self._send_dims = dims if (dims and native and dims != native and model_id.startswith("text-embedding-3")) else None
@@ -709,9 +713,11 @@ class OpenAIEmbedding(EmbeddingModel):
         self.model_id = f"{model_id}@{dims}" if self._send_dims else model_id
         self.base_url = base_url
         self.api_key = api_key
-        # a gateway or proxy that bills says so with config embedding_paid (priced as OpenAI's model)
+        # a gateway or proxy that bills says so with config embedding_paid: priced by config
+        # embedding_price_per_mtok, else as OpenAI's model of that name, else unknown (None: never
+        # read as free, trial 64: a gateway's own model name was ~$0.00 and never confirmed)
         self.paid = (base_url is None or "api.openai.com" in base_url) if paid is None else paid
-        self.price_per_mtok = price if self.paid else 0.0
+        self.price_per_mtok = (price_per_mtok if price_per_mtok is not None else price) if self.paid else 0.0
         if batch_size:  # a gateway with a lower inputs-per-request limit (config embedding_batch_size)
             self.batch_size = min(batch_size, OPENAI_MAX_INPUTS)
             self.group_chunks = max(512, self.batch_size * max(1, max_in_flight))
@@ -1209,6 +1215,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         paid=_bool_config(cfg, "embedding_paid"),
         batch_size=_int_config(cfg, "embedding_batch_size", 0) or None,
         first_timeout=seconds_config(cfg, "embedding_first_timeout", FIRST_TIMEOUT),
+        price_per_mtok=price_config(cfg),
     )
     if key:
         m.key_source = KEY_ENV if key == os.environ.get(KEY_ENV) else "OPENAI_API_KEY"
@@ -1239,6 +1246,26 @@ def seconds_config(cfg: dict, key: str, default: float) -> float:
     if not f > 0:
         raise BadInput(f"config {key} must be above 0 seconds")
     return f
+
+
+#: config key: US$ per million tokens of a paid endpoint's model (over OpenAI's price of its name)
+PRICE_KEY = "embedding_price_per_mtok"
+
+
+def price_ok(value: str) -> bool:
+    """Whether ``value`` is a valid config ``embedding_price_per_mtok``: a number ≥ 0, or empty."""
+    return value.strip() == "" or bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", value))
+
+
+def price_config(cfg: dict) -> float | None:
+    """Config ``embedding_price_per_mtok`` as US$ per million tokens, None when unset or empty.
+    Raises :class:`BadInput` for a value that is not a number ≥ 0."""
+    v = cfg.get(PRICE_KEY)
+    if v in (None, ""):
+        return None
+    if not price_ok(str(v)):
+        raise BadInput(f"config {PRICE_KEY} must be US dollars per million tokens (a number, e.g. 0.02), got {v!r}")
+    return float(v)
 
 
 def _int_config(cfg: dict, key: str, default: int) -> int:

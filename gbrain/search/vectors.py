@@ -66,14 +66,15 @@ class EmbedPlan:
     chunks: int = 0
     to_embed: int = 0
     tokens: int = 0
-    cost: float = 0.0
+    #: US$, None for a paid model of unknown price
+    cost: float | None = 0.0
     paid: bool = False
     #: chunks split for the model's window by its own tokenizer (``embeddings.window_fit``)
     split: int = 0
 
     def as_dict(self) -> dict:
         return {"model": self.model, "pages": self.pages, "chunks": self.chunks, "to_embed": self.to_embed, "tokens": self.tokens,
-                "estimated_cost_usd": round(self.cost, 4), "paid": self.paid, "split": self.split}
+                "estimated_cost_usd": None if self.cost is None else round(self.cost, 6), "paid": self.paid, "split": self.split}
 
 
 @dataclass

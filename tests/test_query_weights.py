@@ -1,0 +1,182 @@
+"""The keyword weight `query` fuses with (trial 64): a model gbrain has no measured weight for
+(a local OpenAI-compatible server's) gets a default that keeps keywords ahead, and config
+``query_keyword_weight`` sets it for any model. Through the real ``openai`` client against a real
+HTTP server on 127.0.0.1 and the CLI, in-process. Runs on both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import gbrain_in_process as run
+
+
+class StripesServer:
+    """/v1/embeddings: a text holding "stripes" is [1, 0, 0, 0], any other [0, 1, 0, 0]."""
+
+    def __init__(self):
+        self.posts: list[list[str]] = []  # each POST's inputs
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                self.send(404, b'{"error": "not found"}')
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                outer.posts.append(inp)
+                out = [{"object": "embedding", "index": i, "embedding": [1.0, 0, 0, 0] if "stripes" in t else [0, 1.0, 0, 0]}
+                       for i, t in enumerate(inp)]
+                self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
+
+            def send(self, code, data):
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def srv():
+    s = StripesServer()
+    yield s
+    s.close()
+
+
+def brain(url):
+    """Two pages: notes/a holds the question's word (the keyword side finds only it), notes/b is
+    the question's nearest by meaning (cosine 1; notes/a 0). Fused by tmm at keyword weight w,
+    notes/a scores w and notes/b 1 − w (boosts add the same to both)."""
+    assert run("init").returncode == 0
+    for k, v in (("embedding_base_url", url), ("embedding_model", "lab-embed")):
+        assert run("config", "set", k, v).returncode == 0
+    assert run("put", "notes/a", input="# A\n\nzebra stripes\n").returncode == 0
+    assert run("put", "notes/b", input="# B\n\nkiwi fruit\n").returncode == 0
+    r = run("embed")
+    assert r.returncode == 0, r.stderr
+
+
+def ranked() -> list[tuple[str, float]]:
+    r = run("query", "zebra", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode"] == "hybrid" and out["model"] == "lab-embed"
+    return [(h["slug"], h["score"]) for h in out["items"]]
+
+
+def test_a_model_without_a_measured_weight_keeps_the_keyword_match_first(srv):
+    from gbrain.search.hybrid import DEFAULT_WEIGHT
+
+    brain(srv.url)
+    (s1, a), (s2, b) = ranked()
+    # the old default 0.4 put the page that only means the question above the one holding its word
+    assert (s1, s2) == ("notes/a", "notes/b")
+    assert a - b == pytest.approx(2 * DEFAULT_WEIGHT - 1, abs=1e-6)
+
+
+@pytest.mark.parametrize("w", ["0.2", "0.9", "0", "1"])
+def test_config_query_keyword_weight_sets_the_weight_for_any_model(srv, w):
+    brain(srv.url)
+    assert run("config", "set", "query_keyword_weight", w).returncode == 0
+    hits = dict(ranked())
+    assert hits["notes/a"] - hits.get("notes/b", 0.0) == pytest.approx(2 * float(w) - 1, abs=1e-6)
+    got = run("config", "get", "query_keyword_weight").stdout.decode()
+    assert w in got
+    assert run("config", "unset", "query_keyword_weight").returncode == 0
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.1", "heavy", "nan"])
+def test_query_keyword_weight_must_be_between_0_and_1(bad):
+    assert run("init").returncode == 0
+    r = run("config", "set", "--", "query_keyword_weight", bad)
+    assert r.returncode == 2
+    err = r.stderr.decode()
+    assert "query_keyword_weight" in err and "0" in err and "1" in err
+
+
+@pytest.mark.engine_free
+def test_a_bad_stored_weight_is_a_usage_error_naming_the_key():
+    from gbrain.errors import BadInput
+    from gbrain.search.hybrid import keyword_weight
+
+    assert keyword_weight({}, None) is None and keyword_weight({"query_keyword_weight": ""}, None) is None
+    assert keyword_weight({"query_keyword_weight": "0.3"}, None) == 0.3
+    with pytest.raises(BadInput, match="query_keyword_weight"):
+        keyword_weight({"query_keyword_weight": "2"}, None)
+
+
+def test_the_key_not_sent_line_has_one_word_in_embed_and_query(srv):
+    """trial 64: `embed` said "note: OPENAI_API_KEY not sent …", `query` "warning: …"."""
+    assert run("init").returncode == 0
+    for k, v in (("embedding_base_url", srv.url), ("embedding_model", "lab-embed")):
+        assert run("config", "set", k, v).returncode == 0
+    assert run("put", "notes/a", input="# A\n\nzebra stripes\n").returncode == 0
+    env = {"OPENAI_API_KEY": "sk-not-for-you"}
+    said = []
+    for cmd in (("embed",), ("query", "zebra")):
+        r = run(*cmd, env=env)
+        assert r.returncode == 0, r.stderr
+        said += [ln.split(":", 1)[0] for ln in r.stderr.decode().splitlines() if "OPENAI_API_KEY not sent" in ln]
+    assert said == ["warning", "warning"]
+
+
+@pytest.mark.engine_free
+def test_the_confirm_message_shows_enough_digits_to_tell_the_amounts_apart():
+    from gbrain.operations.search import usd
+
+    assert usd(0.0005) == "$0.0005" and usd(0.000001) == "$0.000001" and usd(2.5) == "$2.50"
+    assert usd(0) == "$0.00" and usd(1234.5) == "$1,234.50" and usd(0.0123) == "$0.01" and usd(0.00123456) == "$0.0012"
+
+
+def paid_brain(url):
+    assert run("init").returncode == 0
+    for k, v in (("embedding_base_url", url), ("embedding_model", "lab-embed"), ("embedding_paid", "true")):
+        assert run("config", "set", k, v).returncode == 0
+    assert run("put", "notes/a", input="# A\n\nzebra stripes\n").returncode == 0
+
+
+def test_a_paid_model_of_unknown_price_is_not_free_and_an_agent_is_asked(srv):
+    """trial 64: a paid gateway's own model name was priced ~$0.00, so `brain_embed` never asked."""
+    paid_brain(srv.url)
+    r = run("embed", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert "$0.00" not in out and "price unknown" in out and "embedding_price_per_mtok" in out
+    r = run("call", "brain_embed", "{}")
+    assert r.returncode == 0, r.stderr
+    ans = json.loads(r.stdout)
+    assert ans["needs_confirm"] is True and "price" in ans["message"] and "embedding_price_per_mtok" in ans["message"], ans
+    assert ans["plan"]["estimated_cost_usd"] is None
+    assert srv.posts == []  # nothing sent before the confirmation
+
+
+def test_a_price_from_config_prices_the_run():
+    from gbrain.search.embeddings import get_model
+
+    m = get_model("lab-embed", {"embedding_base_url": "http://127.0.0.1:9/v1", "embedding_paid": "true", "embedding_price_per_mtok": "0.5"})
+    assert m.estimate_cost(2_000_000) == pytest.approx(1.0)
+    assert get_model("lab-embed", {"embedding_base_url": "http://127.0.0.1:9/v1", "embedding_paid": "true"}).estimate_cost(10) is None
+    assert get_model("lab-embed", {"embedding_base_url": "http://127.0.0.1:9/v1"}).estimate_cost(10) == 0.0
+    # OpenAI's own names keep OpenAI's price
+    assert get_model("text-embedding-3-small", {"embedding_base_url": "http://127.0.0.1:9/v1", "embedding_paid": "true"}).estimate_cost(1_000_000) == pytest.approx(0.02)
+    r = run("init")
+    assert r.returncode == 0
+    for bad in ("cheap", "-1"):
+        r = run("config", "set", "--", "embedding_price_per_mtok", bad)
+        assert r.returncode == 2 and "embedding_price_per_mtok" in r.stderr.decode()
