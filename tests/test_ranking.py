@@ -3,6 +3,7 @@ scores and signals, near-tie boosts, glued CJK words, FTS rows equal after any s
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import unicodedata
@@ -272,6 +273,37 @@ def test_single_question_from_another_thread_also_runs_blas_on_one_thread(minilm
     th.start()
     th.join()
     assert box["v"].shape == (384,) and seen and all(n == [1] * len(n) for n in seen), seen
+
+
+def test_embedding_many_texts_does_not_reset_blas_threads_per_batch(minilm, monkeypatch):
+    """Each change of a BLAS thread limit wakes OpenBLAS's idle threads, which then spin waiting
+    for work: `gbrain embed` set and restored the limit around every encode (16 texts), and
+    OpenBLAS's thread took 20-25% of the embed's CPU (trial 64, benchmarks/minilm_speed.py).
+    Over several encodes the limit is set at most once per encoder thread, and the vectors are
+    the same as one text at a time."""
+    import threadpoolctl
+
+    from gbrain.search import bert
+
+    if not bert._openblas_local_setters():
+        pytest.skip("no OpenBLAS with a thread-local limit loaded")
+    calls = []
+    real_limits = threadpoolctl.threadpool_limits
+
+    def counting_limits(*a, **k):
+        calls.append("global")
+        return real_limits(*a, **k)
+
+    def counting(fn):
+        return lambda n: (calls.append(n), fn(n))[1]
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counting_limits)
+    monkeypatch.setattr(bert, "_local_setters", [counting(f) for f in bert._openblas_local_setters()])
+    texts = [f"note {i} " + "about payments and GPUs " * (i % 7 + 1) for i in range(48)]
+    got = minilm.embed_multi(texts)  # 3 encodes of 16
+    assert len(calls) <= (os.cpu_count() or 1), calls
+    one = np.vstack([minilm.embed_multi([t]) for t in texts[:4]])
+    assert np.abs(got[:4] - one).max() < 1e-5
 
 
 _BOOST: dict = {}

@@ -199,8 +199,8 @@ class BertEncoder:
     def encode(self, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
         """``(len(texts), dims)`` float32, each row L2-normalised. Empty input → ``(0, dims)``.
 
-        Batches of similar length run on one thread per core, with BLAS held to one thread
-        inside them (``threadpoolctl``): numpy's elementwise work (softmax, GELU) is then
+        Batches of similar length run on one thread per core (:func:`_encoder_pool`), with BLAS
+        held to one thread inside them: numpy's elementwise work (softmax, GELU) is then
         parallel too, which measured about 1.4× faster on 2 cores than BLAS threading alone."""
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
@@ -210,11 +210,7 @@ class BertEncoder:
         parts = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
 
         def run(part: list[int]) -> None:
-            _thread_local_one()  # a pool thread's BLAS calls follow only a limit set from it
-            try:
-                out[part] = self._forward([ids[i] for i in part])
-            finally:
-                _thread_local_restore()
+            out[part] = self._forward([ids[i] for i in part])
 
         workers = min(len(parts), os.cpu_count() or 1, 8)
         if workers <= 1:
@@ -226,9 +222,42 @@ class BertEncoder:
                 for part in parts:
                     run(part)
             return out
-        with _one_blas_thread(), ThreadPoolExecutor(workers) as ex:
-            list(ex.map(run, parts))
+        pool = _encoder_pool()
+        if pool is None:  # no OpenBLAS thread-local limit: the process-wide one, per encode
+            def held(part: list[int]) -> None:
+                _thread_local_one()
+                try:
+                    run(part)
+                finally:
+                    _thread_local_restore()
+
+            with _one_blas_thread(), ThreadPoolExecutor(workers) as ex:
+                list(ex.map(held, parts))
+            return out
+        list(pool.map(run, parts))
         return out
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+
+
+def _encoder_pool() -> ThreadPoolExecutor | None:
+    """The process's encoder threads (one per core, at most 8), each held to one BLAS thread once,
+    when it starts (OpenBLAS's thread-local limit), or None when no OpenBLAS with that call is
+    loaded. Changing a BLAS limit wakes OpenBLAS's own idle threads, which then spin waiting for
+    work: setting and restoring it around every encode, as gbrain did before, cost 20-25% more
+    CPU in those threads (trial 64; ``benchmarks/minilm_speed.py``). Nothing else runs here, so
+    the limit is never restored; the process-wide setting is not touched."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool_pid != os.getpid():  # a forked child has none of its parent's threads
+            _pool, _pool_pid = None, os.getpid()
+        if _pool is None and _openblas_local_setters():
+            _pool = ThreadPoolExecutor(min(os.cpu_count() or 1, 8), thread_name_prefix="gbrain-encode",
+                                       initializer=_thread_local_one)
+        return _pool
 
 
 _blas_lock = threading.Lock()
