@@ -607,6 +607,18 @@ class MiniLMEmbedding(EmbeddingModel):
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return self._encoder().encode(texts)
 
+    def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """As the base method, but the texts are taken shortest first (by characters) before the
+        slices of ``batch_size`` are cut, so each forward pass pads its texts to a similar length:
+        on SciFact's chunks, slices in page order padded the word pieces to 1.21x (attention
+        1.39x), sorted over the group 1.04x (1.07x). A text's vector does not depend on its slice
+        (padding is masked). Rows come back in input order."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vecs = super().embed_multi([texts[i] for i in order], on_batch)
+        out = np.empty_like(vecs)
+        out[order] = vecs
+        return out
+
     _fit_lock = threading.Lock()
     _fit: tuple | None = None
 
