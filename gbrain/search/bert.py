@@ -222,19 +222,12 @@ class BertEncoder:
                 for part in parts:
                     run(part)
             return out
-        pool = _encoder_pool()
-        if pool is None:  # no OpenBLAS thread-local limit: the process-wide one, per encode
-            def held(part: list[int]) -> None:
-                _thread_local_one()
-                try:
-                    run(part)
-                finally:
-                    _thread_local_restore()
-
-            with _one_blas_thread(), ThreadPoolExecutor(workers) as ex:
-                list(ex.map(held, parts))
-            return out
-        list(pool.map(run, parts))
+        # held for the whole encode: a pass's thread restoring the limit when it ended (as before)
+        # set BLAS back to all threads process-wide (OpenBLAS's "_local" call is process-wide in
+        # a pthreads build) while the other passes still ran, so their matrix products woke
+        # OpenBLAS's own threads (20-25% of `embed`'s CPU, trial 64)
+        with _one_blas_thread():
+            list(_encoder_pool().map(run, parts))
         return out
 
 
@@ -243,18 +236,15 @@ _pool: ThreadPoolExecutor | None = None
 _pool_pid = 0
 
 
-def _encoder_pool() -> ThreadPoolExecutor | None:
-    """The process's encoder threads (one per core, at most 8), each held to one BLAS thread once,
-    when it starts (OpenBLAS's thread-local limit), or None when no OpenBLAS with that call is
-    loaded. Changing a BLAS limit wakes OpenBLAS's own idle threads, which then spin waiting for
-    work: setting and restoring it around every encode, as gbrain did before, cost 20-25% more
-    CPU in those threads (trial 64; ``benchmarks/minilm_speed.py``). Nothing else runs here, so
-    the limit is never restored; the process-wide setting is not touched."""
+def _encoder_pool() -> ThreadPoolExecutor:
+    """The process's encoder threads (one per core, at most 8), made once (not per encode); each
+    asks OpenBLAS's thread-local limit of one thread when it starts (where that call is truly
+    thread-local; the process-wide limit is :class:`_one_blas_thread`'s)."""
     global _pool, _pool_pid
     with _pool_lock:
         if _pool_pid != os.getpid():  # a forked child has none of its parent's threads
             _pool, _pool_pid = None, os.getpid()
-        if _pool is None and _openblas_local_setters():
+        if _pool is None:
             _pool = ThreadPoolExecutor(min(os.cpu_count() or 1, 8), thread_name_prefix="gbrain-encode",
                                        initializer=_thread_local_one)
         return _pool
@@ -283,9 +273,10 @@ class _one_blas_thread:
 
     def __exit__(self, *exc):
         global _blas_users, _blas_limiter
-        _thread_local_restore()
         with _blas_lock:
             _blas_users -= 1
+            if _blas_users == 0:
+                _thread_local_restore()  # process-wide in a pthreads OpenBLAS: not while another encode runs
             if _blas_users == 0 and _blas_limiter is not None:
                 _blas_limiter.restore_original_limits()
                 _blas_limiter = None
