@@ -3,8 +3,10 @@ scores and signals, near-tie boosts, glued CJK words, FTS rows equal after any s
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
+import time
 import unicodedata
 
 import numpy as np
@@ -272,6 +274,34 @@ def test_single_question_from_another_thread_also_runs_blas_on_one_thread(minilm
     th.start()
     th.join()
     assert box["v"].shape == (384,) and seen and all(n == [1] * len(n) for n in seen), seen
+
+
+def test_every_forward_pass_of_an_embed_ends_on_one_blas_thread(minilm, monkeypatch):
+    """An encode of 16 texts runs two passes at once on 2 cores. Each pass's thread restored the
+    BLAS limit when it ended; OpenBLAS's "thread-local" limit is process-wide in a pthreads build,
+    so the other pass ran the rest of its matrix products on all BLAS threads, waking OpenBLAS's
+    own threads (20-25% of `gbrain embed`'s CPU, trial 64, benchmarks/minilm_speed.py). Every
+    pass ends under the one-thread limit, and the vectors are those of one text at a time."""
+    from threadpoolctl import threadpool_info
+
+    from gbrain.search import bert
+
+    seen = []
+    real = bert.BertEncoder._forward
+
+    def spy(self, batch):
+        v = real(self, batch)
+        time.sleep(0.05)  # the other pass ends meanwhile
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return v
+
+    monkeypatch.setattr(bert.BertEncoder, "_forward", spy)
+    texts = [f"note {i} " + "about payments and GPUs " * (i % 7 + 1) for i in range(48)]
+    got = minilm.embed_multi(texts)
+    assert seen and all(n == [1] * len(n) for n in seen), seen
+    monkeypatch.setattr(bert.BertEncoder, "_forward", real)
+    one = np.vstack([minilm.embed_multi([t]) for t in texts[:4]])
+    assert np.abs(got[:4] - one).max() < 1e-5
 
 
 _BOOST: dict = {}

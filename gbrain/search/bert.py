@@ -199,8 +199,8 @@ class BertEncoder:
     def encode(self, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
         """``(len(texts), dims)`` float32, each row L2-normalised. Empty input → ``(0, dims)``.
 
-        Batches of similar length run on one thread per core, with BLAS held to one thread
-        inside them (``threadpoolctl``): numpy's elementwise work (softmax, GELU) is then
+        Batches of similar length run on one thread per core (:func:`_encoder_pool`), with BLAS
+        held to one thread inside them: numpy's elementwise work (softmax, GELU) is then
         parallel too, which measured about 1.4× faster on 2 cores than BLAS threading alone."""
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
@@ -210,11 +210,7 @@ class BertEncoder:
         parts = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
 
         def run(part: list[int]) -> None:
-            _thread_local_one()  # a pool thread's BLAS calls follow only a limit set from it
-            try:
-                out[part] = self._forward([ids[i] for i in part])
-            finally:
-                _thread_local_restore()
+            out[part] = self._forward([ids[i] for i in part])
 
         workers = min(len(parts), os.cpu_count() or 1, 8)
         if workers <= 1:
@@ -226,9 +222,32 @@ class BertEncoder:
                 for part in parts:
                     run(part)
             return out
-        with _one_blas_thread(), ThreadPoolExecutor(workers) as ex:
-            list(ex.map(run, parts))
+        # held for the whole encode: a pass's thread restoring the limit when it ended (as before)
+        # set BLAS back to all threads process-wide (OpenBLAS's "_local" call is process-wide in
+        # a pthreads build) while the other passes still ran, so their matrix products woke
+        # OpenBLAS's own threads (20-25% of `embed`'s CPU, trial 64)
+        with _one_blas_thread():
+            list(_encoder_pool().map(run, parts))
         return out
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+
+
+def _encoder_pool() -> ThreadPoolExecutor:
+    """The process's encoder threads (one per core, at most 8), made once (not per encode); each
+    asks OpenBLAS's thread-local limit of one thread when it starts (where that call is truly
+    thread-local; the process-wide limit is :class:`_one_blas_thread`'s)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool_pid != os.getpid():  # a forked child has none of its parent's threads
+            _pool, _pool_pid = None, os.getpid()
+        if _pool is None:
+            _pool = ThreadPoolExecutor(min(os.cpu_count() or 1, 8), thread_name_prefix="gbrain-encode",
+                                       initializer=_thread_local_one)
+        return _pool
 
 
 _blas_lock = threading.Lock()
@@ -254,9 +273,10 @@ class _one_blas_thread:
 
     def __exit__(self, *exc):
         global _blas_users, _blas_limiter
-        _thread_local_restore()
         with _blas_lock:
             _blas_users -= 1
+            if _blas_users == 0:
+                _thread_local_restore()  # process-wide in a pthreads OpenBLAS: not while another encode runs
             if _blas_users == 0 and _blas_limiter is not None:
                 _blas_limiter.restore_original_limits()
                 _blas_limiter = None
