@@ -605,6 +605,7 @@ def run_pipe() -> None:
     """``gbrain pipe``: JSONL mode, one request per line on stdin, one answer per line on stdout (the
     typer command's help says the rest); exits with :func:`pipe_status`."""
     from .core.brain import Brain
+    from .operations.registry import json_kind
 
     brain = None
     codes: set[int] = set()  # the exit codes of the answers (pipe_status)
@@ -621,7 +622,7 @@ def run_pipe() -> None:
                 except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
                     raise BadInput(f"bad JSON line {n} of the input: {e.msg.removesuffix(' at')} at column {e.colno}") from e  # (json's "… starting at": one "at")
                 if not isinstance(req, dict):
-                    raise BadInput(f"bad request line {n} of the input: a request must be a JSON object, not {_json_kind(req)}")
+                    raise BadInput(f"bad request line {n} of the input: a request must be a JSON object, not {json_kind(req)}")
                 rid = req.get("id")
                 _check_request_keys(req, n)
                 tool = req.get("tool") or req.get("name")
@@ -657,19 +658,6 @@ def run_pipe() -> None:
 
 #: the keys of a ``pipe`` request (``name``/``arguments``: MCP's tools/call spelling of ``tool``/``params``)
 PIPE_KEYS = ("id", "tool", "params", "name", "arguments")
-
-
-def _json_kind(v: Any) -> str:
-    """What a JSON value that is not an object is, for a message: "an array", "a string", …"""
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "null"
-    return "a number"
 
 
 def _check_request_keys(req: dict, n: int) -> None:

@@ -11,7 +11,7 @@ import sys
 
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, Busy, GBrainError
-from ..storage.db import busy_cause
+from ..storage.db import busy_cause, is_busy
 from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
 from .registry import Nothing, Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
@@ -187,8 +187,6 @@ def _sync(b, a, ctx):
     except sqlite3.Error as e:
         # the pre-pass's chunks (SyncEngine.chunk_prepass) committed before the failing write stay: said, as the next sync goes on from them
         kept = f"the {eng.chunks_kept:,} chunk(s) this sync committed before it are kept and the next sync goes on from them" if eng.chunks_kept else ""
-        from ..storage.db import is_busy
-
         if is_busy(e, b.path):
             raise Busy(f"the brain is busy ({busy_cause(e)}); the brain side of the transaction under way was rolled back{f' ({kept})' if kept else ''} "
                               "and the files written are complete; run the sync again") from e
@@ -267,8 +265,6 @@ def _watch(b, a, ctx):
         w.engine.confirm_delete = bool(a.get("confirm_delete"))
         return w.run()
     except sqlite3.OperationalError as e:
-        from ..storage.db import is_busy
-
         if not is_busy(e, b.path):
             raise
         raise Busy(f"the brain is busy ({busy_cause(e)}); watch stopped; run it again") from e
