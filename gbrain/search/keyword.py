@@ -319,6 +319,7 @@ def _latin_spellings(word: str) -> list[str]:
 
 
 _DJ = re.compile("[Dd][Jj]")
+_DJ_OR_D = re.compile("[Dd][Jj]|[đĐ]")
 #: the distinct ``dj`` words of a query :func:`dj_spelled` looks up, at most (each with up to
 #: :data:`LATIN_SPELLINGS` spellings: one statement of at most 144 terms)
 DJ_WORDS = 16
@@ -340,18 +341,22 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     written in that spelling, as if typed so (``djordje`` → ``đorđe``: *Đorđe* is found, its
     snippet marked; ``đ`` folds to ``d``, so ``dorde`` found it and ``djordje`` not); a word some
     page holds as typed too is followed by that spelling (``djordje đorđe``: a brain writing the
-    name both ways). A phrase of several words is spelled by :func:`phrase_spellings`. A query
-    without ``dj`` is returned at once (one regular-expression search); the first :data:`DJ_WORDS`
+    name both ways); a word written with ``đ`` is followed by its ``dj`` spelling where some page
+    holds that (``Đorđe`` → ``Đorđe Djordje``: the fold alone, ``dorde``, never met it). A phrase of
+    several words is spelled by :func:`phrase_spellings`. A query without ``dj`` or ``đ`` is returned at once (one regular-expression search); the first :data:`DJ_WORDS`
     distinct such words are looked up, the others stay as typed; ``memo``: as in
     :func:`phrase_spellings`."""
-    if not _DJ.search(query or ""):
+    if not _DJ_OR_D.search(query or ""):
         return query
     key = ("dj_spelled", query)
     if memo is not None and key in memo:
         return memo[key]
     spans = [m.span(1) for m in _PHRASE.finditer(query) if len(_WORD.findall(m.group(1))) > 1]
-    found = [m for m in _DJ_WORD.finditer(query) if _DJ.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
-    options = {m.group().lower(): _dj_spellings(m.group().lower()) for m in found}
+    found = [m for m in _DJ_WORD.finditer(query) if _DJ_OR_D.search(m.group()) and not any(a <= m.start() < b for a, b in spans)]
+    # (a word written with ``đ``, ``Đorđe``: followed by its ``dj`` spelling where a page holds that,
+    # ``Đorđe Djordje``; the word itself is found by its fold, ``dorde``)
+    options = {m.group().lower(): [m.group().lower().replace("đ", "dj")] if "đ" in m.group().lower() else _dj_spellings(m.group().lower())
+               for m in found}
     # (the first DJ_WORDS words with a spelling are looked up, the rest stay as typed: a pasted text
     # of 1,000 such words looked up 9,000 terms, ~0.6 CPU-s on SQLite, ~1.2 s of Postgres' time)
     spelt = [w for w, sp in options.items() if sp][:DJ_WORDS]
@@ -366,7 +371,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         spelling = _like_case(m.group(), spelling)
         quoted = m.start() > 0 and query[m.start() - 1] == '"' and query[m.end():m.end() + 1] == '"'
         both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
-        out += [query[pos:m.start()], both if w in held else spelling]
+        out += [query[pos:m.start()], both if w in held or "đ" in w else spelling]
         pos = m.end()
     out.append(query[pos:])
     answer = "".join(out)
@@ -793,6 +798,24 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
     return re.compile(_marks_class(True)), re.compile(rf"[^\W_](?:[^\W_]|{_marks_class()})*(?:\*)?|\*")
 
 
+#: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…): optional in
+#: writing, so a query word written with them is searched without them too (:func:`_terms`; a text
+#: written with them is indexed as written: a bare query word does not find it)
+_ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+
+
+class _Pieces:
+    """What a query word is on SQLite when the query holds a combining mark of a script
+    (:func:`fts_parts`): a word with its marks (:func:`_script_marks`), searched as one FTS5
+    string, the phrase of its unicode61 pieces. A pattern of its own, so :func:`_terms` knows it."""
+
+    def findall(self, text: str) -> list[str]:
+        return _script_marks()[1].findall(text)
+
+
+_PIECES = _Pieces()
+
+
 def _pg_word_rx(query: str) -> re.Pattern:
     """What a word of ``query`` is on Postgres: :data:`_WORD`, or, when ``query`` holds a combining
     mark of a script (``हिन्दी``), a word with its marks: Postgres' parser reads ``हिन्दी`` as one
@@ -1123,9 +1146,15 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
     holds): a quoted phrase its fold changed is searched in each, one term ``("елочные игрушки"
     OR "ёлочные игрушки")`` (a page's folded words, ``search_words``, are no phrase: the phrase
     is found by the spellings searched only). ``rx``: what a word is (:data:`_WORD`; Postgres' parser
-    keeps a word's combining marks in it: :func:`_pg_word_rx`)."""
+    keeps a word's combining marks in it: :func:`_pg_word_rx`). With :data:`_WORD` (SQLite), a word
+    holding a combining mark of a script (``हिन्दी``, ``الطَّالِبُ``) stays one FTS5 string too, which
+    FTS5 reads as the phrase of the pieces unicode61 splits it into (``ह न द``): its pieces OR-ed
+    found a page holding any of them (``दिन``: ``द न``); as a prefix ending in a mark, ``हि*``, its
+    last piece whole (the index cannot tell which mark followed it)."""
     parts: list[str] = []
     pos = 0
+    if rx is _WORD and not text.isascii() and _script_marks()[0].search(text):
+        rx = _PIECES
     spellings = [typed] if isinstance(typed, str) else list(typed or ())
     spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
@@ -1267,6 +1296,13 @@ def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
         prefix = w.endswith("*")
         w = w.rstrip("*")
         if not w:
+            continue
+        bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
+        star = "*" if prefix else ""
+        if rx is _PIECES and prefix and unicodedata.category(w[-1])[0] == "M":
+            prefix = False  # (SQLite: ``हि*`` is the piece ``ह`` whole, as unicode61 ends it at the sign)
+        if bare != w and bare:  # (Arabic vowel marks are optional in writing: the word as typed or without them)
+            out.append(f"({_quote(w)}{'*' if prefix else ''} OR {_quote(bare)}{star})")
             continue
         if not w.isascii() and _CJK_RUN.search(w):
             out += _cjk_terms(w, prefix)
@@ -2989,7 +3025,7 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
     for p in fts_parts(query or "", typed, _pg_word_rx(query or "")):
         if p.startswith("("):  # a phrase folded and as typed (or as the index spells it): each its own phrase part
             folded, *as_typed = _phrase_alternatives(p)
-            split += [(f'"{folded}"', False)] + [(f'"{x}"', True) for x in as_typed]
+            split += [(_alternative(folded), False)] + [(_alternative(x), True) for x in as_typed]
         else:
             split.append((p, False))
     for p, spelled in split:
@@ -3023,10 +3059,19 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
     return kept
 
 
+def _alternative(words: str) -> str:
+    """One alternative of :func:`_phrase_alternatives` as an FTS5 string of :func:`fts_parts`: a
+    phrase quoted (a prefix word keeps its ``*`` inside), a single prefix word ``"w"*``."""
+    if " " not in words and words.endswith("*"):
+        return f'"{words[:-1]}"*'
+    return f'"{words}"'
+
+
 def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
-    """Whether ``parts`` (:func:`pg_parts`) hold a phrase or a prefix (plain words take the
-    word-list SQL of :func:`_pg_tsquery`)."""
-    return any(kind != "word" for kind, _ in parts)
+    """Whether ``parts`` (:func:`pg_parts`) hold a phrase, a prefix or a word written with Arabic
+    vowel marks (with its bare spelling, a part the query's words do not hold: :func:`_terms`)
+    (plain words take the word-list SQL of :func:`_pg_tsquery`)."""
+    return any(kind != "word" or _ARABIC_MARK.search(text) for kind, text in parts)
 
 
 #: Postgres: a prefix's tsquery in one configuration: the word as ``plainto_tsquery`` reads it

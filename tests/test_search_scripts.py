@@ -1,0 +1,135 @@
+"""Words written with combining marks, Arabic vowel marks, ``đ``/``dj`` and stop words find the
+same pages on both engines (``--engine postgres`` runs this file on Postgres).
+
+SQLite's unicode61 reads a combining mark of a script (a Devanagari vowel sign or virama, an
+Arabic haraka, a Thai vowel) as a separator: ``हिन्दी`` is indexed as the tokens ``ह न द``, where
+Postgres' parser keeps it one word. A query word with such marks was searched as its pieces OR-ed
+(``हिन्दी`` found a page writing only ``दिन``, ``द न``, on SQLite only); it is one FTS5 string now,
+which FTS5 reads as the phrase of its pieces. Known misses that need the index re-derived (a
+schema change) are strict xfails naming why."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.search import keyword
+from gbrain.sync import verify
+from gbrain.sync.importer import import_tree
+
+from conftest import write_tree
+
+NOTES = {
+    "hi/hindi.md": "# भाषा\n\nमैं हिन्दी में लिखता हूँ। किताब पढ़ना अच्छा है।\n",
+    "hi/day.md": "# आज\n\nआज का दिन अच्छा था\n",
+    "ar/marked.md": "# درس\n\nكَتَبَ الطَّالِبُ الدَّرْسَ فِي المَكْتَبَةِ\n",
+    "ar/bare.md": "# بيت\n\nكتب المعلم الكتاب في البيت\n",
+    "sr/dj.md": "# Djordje notes\n\nDjordje visited Novi Sad.\n",
+    "sr/d.md": "# Đorđe Balašević\n\nĐorđe wrote songs.\n",
+    "th/learn.md": "# เรียน\n\nภาษาไทย เป็นภาษาราชการ การเรียนรู้\n",
+    "th/boat.md": "# เรือ\n\nเรือลำใหญ่\n",
+    "en/rules.md": "# Rules\n\nPlease don't touch the oven. It's hot, before noon.\n",
+    "en/apple.md": "# Apple\n\nAn apple keeps doctors away.\n",
+}
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", NOTES)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def found(b, query: str) -> list[str]:
+    """The slugs ``search`` finds for ``query``, sorted; the hybrid query's keyword leg finds the same."""
+    hits = sorted(h["slug"] for h in keyword.search(b.conn, query, limit=50))
+    slug = {r[0]: r[1] for r in b.conn.execute("SELECT id, slug FROM pages")}
+    assert sorted(slug[h["id"]] for h in keyword.keyword_candidates(b.conn, query, limit=50)) == hits, query
+    return hits
+
+
+def postgres(request) -> bool:
+    return request.config.getoption("--engine") == "postgres"
+
+
+def test_a_devanagari_word_is_its_pieces_in_order(brain):
+    # (SQLite: ``हिन्दी`` was ``"ह" OR "न" OR "द"``, and the page of ``दिन`` held ``द`` and ``न``)
+    assert found(brain, "हिन्दी") == ["hi/hindi"]
+    assert found(brain, "दिन") == ["hi/day"]
+    assert found(brain, "पढ़ना") == ["hi/hindi"]
+    assert found(brain, "किताब*") == ["hi/hindi"]
+    # a prefix ending in a vowel sign: the piece before it whole (SQLite cannot see which sign)
+    assert found(brain, "हि*") == ["hi/hindi"]
+    assert found(brain, '"हिन्दी में"') == ["hi/hindi"]
+    assert found(brain, '"हिन्दी किताब"') == []
+
+
+def test_an_arabic_word_with_vowel_marks(brain):
+    # as written: the marked page only (SQLite read it as pieces and found a page by ``ل`` alone)
+    assert found(brain, "الطَّالِبُ") == ["ar/marked"]
+    # the marks are optional in writing: a query with them finds the text without them too
+    assert found(brain, "المُعَلِّمُ") == ["ar/bare"]
+    assert found(brain, "كَتَبَ") == ["ar/bare", "ar/marked"]
+    assert found(brain, "كتب") == ["ar/bare"] or found(brain, "كتب") == ["ar/bare", "ar/marked"]
+
+
+@pytest.mark.xfail(strict=True, reason="needs the index re-derived: a text written with harakat is indexed as its "
+                   "pieces (SQLite: unicode61 splits at them) or its marked word (Postgres); a bare query word meets "
+                   "neither without the page's words also indexed bare (compat_words), a schema change")
+def test_an_arabic_word_without_marks_finds_the_marked_text(brain):
+    assert found(brain, "الطالب") == ["ar/marked"]
+
+
+def test_a_d_with_stroke_finds_its_dj_spelling(brain):
+    assert found(brain, "djordje") == ["sr/d", "sr/dj"]
+    assert found(brain, "Đorđe") == ["sr/d", "sr/dj"]
+    assert found(brain, "đorđe") == ["sr/d", "sr/dj"]
+    assert found(brain, "dorde") == ["sr/d"]  # (the fold's own: no dj spelling looked up)
+    # the page named as typed stays first
+    assert keyword.search(brain.conn, "Đorđe Balašević")[0]["slug"] == "sr/d"
+    assert keyword.search(brain.conn, "Djordje notes")[0]["slug"] == "sr/dj"
+
+
+@pytest.mark.xfail(strict=True, reason="a prefix is never respelled (dj_spelled): `djo*` as `đo*` is `do*` after the "
+                   "query fold (đ → d), every d-word; the index's unfolded `đorđe` (SQLite) is met only by a typed-form "
+                   "prefix term, which the query pipeline does not build")
+def test_a_dj_prefix_finds_the_d_with_stroke(brain):
+    assert found(brain, "djo*") == ["sr/d", "sr/dj"]
+
+
+def test_a_thai_prefix_with_a_vowel_mark(brain, request):
+    if not postgres(request):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "needs the index re-derived: Thai has no spaces and unicode61 splits it at its vowel marks "
+            "(`การเรียนรู้` is `การเร ยนร`), so a word starting inside a run is no SQLite token (Postgres' parser "
+            "finds it). Thai would need its own indexed pieces, as CJK's bigrams (search_cjk): a schema change")))
+    assert found(brain, "เรี*") == ["th/learn"]
+
+
+def test_thai_words(brain):
+    assert found(brain, "ภาษาไทย") == ["th/learn"]
+    assert found(brain, "เรือ") == ["th/boat"]
+
+
+def test_stop_words_of_postgres(brain, request):
+    if postgres(request):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "needs the index re-derived: Postgres indexes the body in the 'english' configuration, which drops its "
+            "stop words (`don`, `its`, `an`, `the`, `before`…) from search_tsv, where SQLite's FTS5 keeps every word; "
+            "no query finds a word the tsvector does not hold (a text scan per query aside); the fix indexes them "
+            "as 'simple' beside it, as gb_alias_tsv does for aliases and paths: a pg_vN migration")))
+    assert found(brain, "don't") == ["en/rules"]
+    assert found(brain, "it's") == ["en/rules"]
+    assert found(brain, "before") == ["en/rules"]
+    assert found(brain, "an*") == ["en/apple"]
+    assert found(brain, "don*") == ["en/rules"]
+
+
+def test_stop_words_alike_on_both(brain):
+    # (what both engines find today: a stop word as a prefix also meets the words it begins)
+    assert found(brain, "a*") == ["ar/bare", "ar/marked", "en/apple"]  # (``ar`` of a path)
+    assert found(brain, "apple*") == ["en/apple"]
+
+
+def test_still_a_fresh_import(brain):
+    assert verify.fresh_import_differences(brain) == {}
