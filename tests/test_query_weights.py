@@ -1,6 +1,6 @@
 """The keyword weight `query` fuses with (trial 64): a model gbrain has no measured weight for
 (a local OpenAI-compatible server's) gets a default that keeps keywords ahead, and config
-``query_keyword_weight`` sets it for any model. Through the real ``openai`` client against a real
+``query_keyword_weight`` sets it for the model in use when it is set (another model takes its own). Through the real ``openai`` client against a real
 HTTP server on 127.0.0.1 and the CLI, in-process. Runs on both engines (``--engine postgres``)."""
 from __future__ import annotations
 
@@ -99,6 +99,45 @@ def test_config_query_keyword_weight_sets_the_weight_for_any_model(srv, w):
     got = run("config", "get", "query_keyword_weight").stdout.decode()
     assert w in got
     assert run("config", "unset", "query_keyword_weight").returncode == 0
+
+
+def gap(model: str) -> float:
+    """notes/a's fused score less notes/b's under ``model``: 2·w − 1 at keyword weight w."""
+    r = run("query", "zebra", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode"] == "hybrid" and out["model"] == model
+    hits = {h["slug"]: h["score"] for h in out["items"]}
+    return hits["notes/a"] - hits.get("notes/b", 0.0)
+
+
+def test_a_set_weight_belongs_to_the_model_in_use_when_it_was_set(srv):
+    """A weight tuned for one model is not another's: after the model changes, the new one takes
+    its own weight (the default here), the set one comes back with its model, and ``config``
+    says which model it belongs to."""
+    from gbrain.search.hybrid import DEFAULT_WEIGHT
+
+    brain(srv.url)
+    assert run("config", "set", "query_keyword_weight", "0.9").returncode == 0
+    assert gap("lab-embed") == pytest.approx(0.8, abs=1e-6)
+    r = run("config", "get", "query_keyword_weight")
+    assert r.stdout.decode().strip() == "0.9" and "lab-embed" in r.stderr.decode()
+    assert run("config", "set", "embedding_model", "lab-embed-2").returncode == 0
+    assert run("embed").returncode == 0
+    assert gap("lab-embed-2") == pytest.approx(2 * DEFAULT_WEIGHT - 1, abs=1e-6)
+    r = run("config", "get", "query_keyword_weight")
+    err = r.stderr.decode()
+    assert r.stdout.decode().strip() == "0.9" and "lab-embed" in err and "lab-embed-2" in err and str(DEFAULT_WEIGHT) in err
+    listing = run("config", "get").stdout.decode()
+    assert "query_keyword_weight_model" in listing and "lab-embed" in listing
+    assert run("config", "set", "embedding_model", "lab-embed").returncode == 0
+    assert gap("lab-embed") == pytest.approx(0.8, abs=1e-6)
+    # set again under another model: it is that model's now; unset takes the model with it
+    assert run("config", "set", "embedding_model", "lab-embed-2").returncode == 0
+    assert run("config", "set", "query_keyword_weight", "0.2").returncode == 0
+    assert gap("lab-embed-2") == pytest.approx(-0.6, abs=1e-6)
+    assert run("config", "unset", "query_keyword_weight").returncode == 0
+    assert "query_keyword_weight" not in run("config", "get").stdout.decode()
 
 
 @pytest.mark.parametrize("bad", ["1.5", "-0.1", "heavy", "nan"])

@@ -116,8 +116,8 @@ SETTABLE_CONFIG = {
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
     # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
     "query_embed_timeout": (_seconds_or_empty, "a number of seconds above 0, or empty"),
-    # the keyword side's share when `query` fuses keywords and vectors, for any model (empty: the
-    # model's own, 0.7 for one gbrain has no measured weight for): search/hybrid.py keyword_weight
+    # the keyword side's share when `query` fuses keywords and vectors, for the model in use when set
+    # (WEIGHT_MODEL; empty: the model's own, 0.7 for one gbrain has no measured weight for): search/hybrid.py keyword_weight
     "query_keyword_weight": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", v)) and 0 <= float(v) <= 1),
                              "a number from 0 to 1 (the keyword side's share in `query`), or empty"),
     # US$ per million tokens of a paid endpoint's model (empty: OpenAI's price of its name, else unknown)
@@ -145,7 +145,11 @@ SETTABLE_CONFIG = {
 CHUNK_TOKENS_USED = "embedding_chunk_tokens_used"
 #: what an OpenAI-compatible server said of its model's window (``search.embeddings.SERVER_WINDOW_KEY``)
 SERVER_WINDOW = "embedding_server_window"
-READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED, SERVER_WINDOW}
+#: the model (its ``model_id``) in use when ``query_keyword_weight`` was set: the weight applies to
+#: it only, another model takes its own (search/hybrid.py ``weight_applies``); none stored (a weight
+#: set by an older gbrain, or when no model could be made): any model
+WEIGHT_MODEL = "query_keyword_weight_model"
+READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED, SERVER_WINDOW, WEIGHT_MODEL}
 
 
 def unknown_config_key(key: str) -> BadInput:
@@ -744,8 +748,15 @@ class Brain:
         if not check(value):
             raise BadInput(f"invalid value {value!r} for {key} (expected {expects})")
         old = self.get_config(key)
+        weight_model = self._model_in_use() if key == "query_keyword_weight" else None
         with self.transaction():
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            if key == "query_keyword_weight":  # the weight is the model's in use (WEIGHT_MODEL)
+                if weight_model:
+                    self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                      (WEIGHT_MODEL, weight_model))
+                else:
+                    self.conn.execute("DELETE FROM config WHERE key = ?", (WEIGHT_MODEL,))
             if key == "embedding_model":  # a person's choice: a key in the environment may now switch models
                 self.conn.execute("INSERT INTO config(key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING", (EMBEDDING_MODEL_CHOSEN,))
             if key == "embedding_chunk_tokens":  # vectors cut at it may stay in the cache after another is set
@@ -760,6 +771,16 @@ class Brain:
                 self.rederive_pages()  # which text is a tag depends on it
             if key == "property_syntax" and (old or "auto") != value:
                 self.rederive_pages()  # whether opening key:: lines title, alias and tag a page depends on it
+
+    def _model_in_use(self) -> str | None:
+        """The ``model_id`` of the embedding model ``query`` uses now (``vectors.active_model``), or
+        None when none can be made from the settings."""
+        from ..search.vectors import active_model
+
+        try:
+            return active_model(self.conn, self.config())[0].model_id
+        except GBrainError:
+            return None
 
     def remember_config(self, key: str, value: str, chunk_tokens: int | None = None) -> None:
         """Store a config value gbrain sets itself (a key of :data:`READONLY_CONFIG`; raises
@@ -819,6 +840,8 @@ class Brain:
             return False
         with self.transaction():
             self.conn.execute("DELETE FROM config WHERE key = ?", (key,))
+            if key == "query_keyword_weight":
+                self.conn.execute("DELETE FROM config WHERE key = ?", (WEIGHT_MODEL,))
             if key == "embedding_model":  # the person's choice withdrawn: the default is nobody's choice again
                 self.conn.execute("DELETE FROM config WHERE key = ?", (EMBEDDING_MODEL_CHOSEN,))
             self._config_cache = None

@@ -2209,7 +2209,8 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     the vectors of the model in use have another size than the one stored (a model with a size of
     its own, minilm's 384; 1536 means "the model's own size" to text-embedding-3-large, 3072);
     ``dims`` not known before a server answers (a model of an OpenAI-compatible server) is "the
-    model's own size". ``chosen``: a person set the value (``config set``; ``embedding_model``:
+    model's own size". ``query_keyword_weight``: it was set while another model was in use
+    (``hybrid.weight_applies``), the one in use takes its own. ``chosen``: a person set the value (``config set``; ``embedding_model``:
     config ``embedding_model_chosen`` or a value other than the default); False for a default
     ``init`` wrote (the model, or the size 1536 where the model in use takes no size, i.e. is not
     OpenAI's text-embedding-3, or was not chosen either): such a value is said as what is in effect, not as a setting overruled. Empty
@@ -2254,6 +2255,12 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
         # own (minilm's window, gbrain's chunk size): a value nobody set
         src = _budget_source(config, model)
         out["embedding_chunk_tokens"] = (str(src[0]), src[1], False)
+    from ..search.hybrid import DEFAULT_WEIGHT, weight_applies
+
+    if (config.get("query_keyword_weight") or "").strip() and not weight_applies(config, model):
+        own = getattr(model, "fts_weight", None) or DEFAULT_WEIGHT
+        out["query_keyword_weight"] = (str(own), f"it was set for {config.get('query_keyword_weight_model')}; {model.model_id} is in use "
+                                                 f"and takes its own weight, {own}", True)
     return out
 
 
@@ -2302,7 +2309,7 @@ def _config_text(r, a: dict) -> str:
 def _config_get(b, a, ctx):
     key = a.get("key")
     eff: dict[str, tuple[str, str]] = {}
-    if key in (None, "", "embedding_model", "embedding_dimensions", "embedding_chunk_tokens"):
+    if key in (None, "", "embedding_model", "embedding_dimensions", "embedding_chunk_tokens", "query_keyword_weight"):
         try:
             eff = config_not_in_effect(b)
         except GBrainError as e:  # a setting no model can be made from: config get still shows what is stored
@@ -2342,6 +2349,10 @@ def _config_get(b, a, ctx):
     if key in eff and not eff[key][2]:
         v = ConfigValue(v)
         v.note = f"note: {key} {v} is the default (never set): {eff[key][0]} is in effect ({eff[key][1]})"
+    elif key == "query_keyword_weight" and key not in eff and b.get_config("query_keyword_weight_model") and str(v).strip():
+        v = ConfigValue(v)
+        v.note = (f"note: {key} {v} is {b.get_config('query_keyword_weight_model')}'s (the model in use when it was set); "
+                  "another model takes its own weight")
     return v
 
 

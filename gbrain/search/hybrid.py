@@ -14,7 +14,7 @@ best chunk, cosine similarity) and fuses them with :func:`fuse`:
   Retrieval", ACM TOIS 2023.
 
 The default is ``tmm`` with 300 candidates per side, and the keyword weight is config
-``query_keyword_weight`` when set (:func:`keyword_weight`, any model), else the provider's
+``query_keyword_weight`` when set for the active model (:func:`keyword_weight`, :func:`weight_applies`), else the provider's
 ``fts_weight`` (wordllama: 0.75, minilm: 0.65; any other model, e.g. a local server's:
 :data:`DEFAULT_WEIGHT`): the combination that scored best on
 BEIR SciFact's 809 *train* queries in ``benchmarks/scifact.py`` (test figures in
@@ -94,6 +94,15 @@ def keyword_weight(config: dict, model) -> float | None:
     if not weight_ok(str(v)):
         raise BadInput(f"config {WEIGHT_KEY} must be a number from 0 to 1 (the keyword side's share in `query`), got {v!r}")
     return float(v)
+
+
+def weight_applies(config: dict, model) -> bool:
+    """Whether config ``query_keyword_weight`` applies to ``model`` (an embedding model, or None):
+    it was set while that model was in use (config ``query_keyword_weight_model``, its
+    ``model_id``), or no model was stored with it (an older gbrain's: any model). Another model
+    takes its own weight (``fts_weight``, else :data:`DEFAULT_WEIGHT`)."""
+    stored = config.get("query_keyword_weight_model")
+    return not stored or model is None or stored == model.model_id
 #: near-tie boosts on the fused scale (module docstring)
 #: 0 since benchmarks/boosts.py (world-v2, 24 queries): +0.03 for the asked-for type moved a
 #: meeting answer behind a person page and helped no query; the intent rule stays for a measured value
@@ -380,6 +389,8 @@ def query(
             notes.append(model.key_note)
         if hasattr(model, "wait_s"):  # a server: a bounded wait, then keyword results
             model.wait_s = embed_wait(cfg)
+    if set_weight is not None and not weight_applies(cfg, model):
+        set_weight = None  # (set for another model: this one's own weight)
     # the model's vector size (one statement: there are vectors at all, and the question's
     # vector is checked against it without another)
     dims = stored_dims(conn, model.model_id) if mode != "keyword" else None
