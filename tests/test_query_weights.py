@@ -115,10 +115,10 @@ def test_a_bad_stored_weight_is_a_usage_error_naming_the_key():
     from gbrain.errors import BadInput
     from gbrain.search.hybrid import keyword_weight
 
-    assert keyword_weight({}, None) is None and keyword_weight({"query_keyword_weight": ""}, None) is None
-    assert keyword_weight({"query_keyword_weight": "0.3"}, None) == 0.3
+    assert keyword_weight({}) is None and keyword_weight({"query_keyword_weight": ""}) is None
+    assert keyword_weight({"query_keyword_weight": "0.3"}) == 0.3
     with pytest.raises(BadInput, match="query_keyword_weight"):
-        keyword_weight({"query_keyword_weight": "2"}, None)
+        keyword_weight({"query_keyword_weight": "2"})
 
 
 def test_the_key_not_sent_line_has_one_word_in_embed_and_query(srv):
