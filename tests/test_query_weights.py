@@ -121,6 +121,22 @@ def test_a_bad_stored_weight_is_a_usage_error_naming_the_key():
         keyword_weight({"query_keyword_weight": "2"})
 
 
+@pytest.mark.engine_free
+@pytest.mark.parametrize("key", ["query_keyword_weight", "embedding_price_per_mtok"])
+def test_a_number_set_with_any_space_around_it_reads_as_that_number(key):
+    """``str.strip`` and the checks' ``\\s`` take U+001C–U+001F as spaces, ``float`` does not: such a
+    value crashed `config set query_keyword_weight` (a traceback) and a stored price crashed
+    `embed`. The check (brain.SETTABLE_CONFIG, one with search's) and the reader agree."""
+    from gbrain.core.brain import SETTABLE_CONFIG
+    from gbrain.search.embeddings import price_config
+    from gbrain.search.hybrid import keyword_weight
+
+    read = keyword_weight if key == "query_keyword_weight" else price_config
+    for v in ("\x1f0.5", " 0.5\x1c", "\t.5\n"):
+        assert SETTABLE_CONFIG[key][0](v) is True
+        assert read({key: v}) == 0.5
+
+
 def test_the_key_not_sent_line_has_one_word_in_embed_and_query(srv):
     """trial 64: `embed` said "note: OPENAI_API_KEY not sent …", `query` "warning: …"."""
     assert run("init").returncode == 0

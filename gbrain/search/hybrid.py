@@ -92,7 +92,7 @@ def keyword_weight(config: dict) -> float | None:
         return None
     if not weight_ok(str(v)):
         raise BadInput(f"config {WEIGHT_KEY} must be a number from 0 to 1 (the keyword side's share in `query`), got {v!r}")
-    return float(v)
+    return float(str(v).strip())  # float() keeps U+001C–U+001F, which strip() and weight_ok take as spaces
 
 
 #: near-tie boosts on the fused scale (module docstring)
