@@ -5,51 +5,23 @@ HTTP server on 127.0.0.1 and the CLI, in-process. Runs on both engines (``--engi
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import gbrain_in_process as run
+from embed_server import EmbedServer, embeddings
 
 
-class StripesServer:
+class StripesServer(EmbedServer):
     """/v1/embeddings: a text holding "stripes" is [1, 0, 0, 0], any other [0, 1, 0, 0]."""
 
     def __init__(self):
         self.posts: list[list[str]] = []  # each POST's inputs
-        outer = self
+        super().__init__()
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_GET(self):
-                self.send(404, b'{"error": "not found"}')
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                outer.posts.append(inp)
-                out = [{"object": "embedding", "index": i, "embedding": [1.0, 0, 0, 0] if "stripes" in t else [0, 1.0, 0, 0]}
-                       for i, t in enumerate(inp)]
-                self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
-
-            def send(self, code, data):
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def on_post(self, h, body, inputs):
+        self.posts.append(inputs)
+        h.send(200, embeddings(body, [[1.0, 0, 0, 0] if "stripes" in t else [0, 1.0, 0, 0] for t in inputs]))
 
 
 @pytest.fixture
