@@ -4,7 +4,8 @@ thread, which the real ``openai`` client (and gbrain's CLI through it) talks to.
 :class:`EmbedServer` is the plumbing (start, answer, close); a test module's server subclasses it
 and says what a ``POST /v1/embeddings`` (:meth:`EmbedServer.on_post`) and a ``GET``
 (:meth:`EmbedServer.on_get`, default 404) answer. Used by ``tests/test_embed_provider.py``
-(``ModeServer``) and ``tests/test_query_weights.py`` (``StripesServer``).
+(``ModeServer``), ``tests/test_query_weights.py`` (``StripesServer``) and ``tests/test_semantic.py``
+(``FakeOpenAI``).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class EmbedServer:
     """A server on 127.0.0.1 (a free port; ``url`` its ``…/v1`` base URL) until :meth:`close`.
-    ``headers`` are added to every answer; ``release`` is set by :meth:`close`, so a handler
+    ``headers`` are added to every answer (``h.send(status, data, headers)`` adds more to one); ``release`` is set by :meth:`close`, so a handler
     waiting on it (a hung server) lets go."""
 
     def __init__(self):
@@ -35,9 +36,9 @@ class EmbedServer:
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 outer.on_post(self, body, inputs)
 
-            def send(self, code, data):
+            def send(self, code, data, headers=None):
                 self.send_response(code)
-                for k, v in outer.headers.items():
+                for k, v in {**outer.headers, **(headers or {})}.items():
                     self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
