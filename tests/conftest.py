@@ -767,7 +767,7 @@ def search_brain(notes: dict[str, str]):
     gives each test a Brain (the test's ``db_path``, either engine) holding ``notes`` (relative path
     → text, :func:`write_tree` under ``tmp_path/vault``) imported by ``import_tree``, closed after
     the test (the search tests' fixture, once: test_search_digraphs, _fold_letters, _fold_names,
-    _phrase_prefix, _script_fold, _snippet_marks, _typed_spellings)."""
+    _phrase_prefix, _prefix_signals, _script_fold, _snippet_marks, _typed_spellings)."""
 
     @pytest.fixture
     def brain(tmp_path, db_path):

@@ -13,7 +13,6 @@ import re
 import socket
 import struct
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -21,6 +20,7 @@ from gbrain.errors import InputRefused, ProviderError
 from gbrain.search import embeddings as emb
 
 from conftest import gbrain_in_process
+from embed_server import EmbedServer, embeddings
 
 
 def window_tokens(text: str) -> int:
@@ -54,7 +54,7 @@ def window_refusal(flavor: str, limit: int, given: int) -> tuple[int, bytes]:
     raise ValueError(flavor)
 
 
-class ModeServer:
+class ModeServer(EmbedServer):
     """/v1/embeddings on 127.0.0.1 whose behaviour is ``mode``: ``ok`` (64 dims), ``dim N``,
     ``window N FLAVOR`` (a batch holding an input of more than N tokens, :func:`window_tokens`, is
     refused as the server FLAVOR refuses it: :func:`window_refusal`),
@@ -66,81 +66,51 @@ class ModeServer:
 
     def __init__(self):
         self.mode = "ok"
-        self.headers: dict[str, str] = {}
         self.requests: list[dict] = []
         #: GET answers by path, as TEI (``/info``) and llama.cpp (``/props``) give them: (status, JSON)
         #: or ``"hang"`` (no answer until closed); any other path 404. ``gets`` logs each GET's path
         self.pages: dict[str, object] = {}
         self.gets: list[str] = []
-        self.release = threading.Event()
         self.on_request = None  # called with each request's inputs before it is answered
-        outer = self
+        super().__init__()
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
+    def on_get(self, h):
+        self.gets.append(h.path)
+        page = self.pages.get(h.path)
+        if page == "hang":
+            self.release.wait()
+            return
+        if page is None:
+            return h.send(404, b'{"error": "not found"}')
+        h.send(page[0], json.dumps(page[1]).encode())
 
-            def do_GET(self):
-                outer.gets.append(self.path)
-                page = outer.pages.get(self.path)
-                if page == "hang":
-                    outer.release.wait()
-                    return
-                if page is None:
-                    return self.send(404, b'{"error": "not found"}')
-                self.send(page[0], json.dumps(page[1]).encode())
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                outer.requests.append({"auth": self.headers.get("Authorization"), "headers": dict(self.headers), "input": inp})
-                if outer.on_request:
-                    outer.on_request(inp)
-                mode = outer.mode.split()
-                if mode[0] == "hang":
-                    outer.release.wait()
-                    return
-                if mode[0] == "garbage":
-                    return self.send(200, b"<html>oops")
-                if mode[0] == "status":
-                    return self.send(int(mode[1]), json.dumps({"error": {"message": f"busy, status {mode[1]}"}}).encode())
-                if mode[0] == "maxin" and len(inp) > int(mode[1]):
-                    return self.send(400, json.dumps({"error": {"message": f"too many inputs: at most {mode[1]} per request"}}).encode())
-                if mode[0] == "window" and any(window_tokens(t) > int(mode[1]) for t in inp):
-                    given = max(window_tokens(t) for t in inp)
-                    return self.send(*window_refusal(mode[2], int(mode[1]), given))
-                if mode[0] == "poison" and any("POISON" in t for t in inp):
-                    return self.send(400, b'{"error":{"message":"input length exceeds the context length"}}')
-                dim = int(mode[1]) if mode[0] == "dim" else 64
-                out = []
-                for i, t in enumerate(inp):
-                    h = hashlib.sha256(t.encode()).digest()
-                    v = [((h[j % 32] + j * 7) % 256 - 128) / 128 for j in range(dim - (3 if mode[0] == "ragged" and i == 0 else 0))]
-                    e = base64.b64encode(struct.pack("<%df" % len(v), *v)).decode() if body.get("encoding_format") == "base64" else v
-                    out.append({"object": "embedding", "index": i, "embedding": e})
-                if mode[0] == "dupidx" and len(out) > 1:
-                    out[-1]["index"] = 0
-                self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
-
-            def send(self, code, data):
-                self.send_response(code)
-                for k, v in outer.headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def on_post(self, h, body, inp):
+        self.requests.append({"auth": h.headers.get("Authorization"), "headers": dict(h.headers), "input": inp})
+        if self.on_request:
+            self.on_request(inp)
+        mode = self.mode.split()
+        if mode[0] == "hang":
+            self.release.wait()
+            return
+        if mode[0] == "garbage":
+            return h.send(200, b"<html>oops")
+        if mode[0] == "status":
+            return h.send(int(mode[1]), json.dumps({"error": {"message": f"busy, status {mode[1]}"}}).encode())
+        if mode[0] == "maxin" and len(inp) > int(mode[1]):
+            return h.send(400, json.dumps({"error": {"message": f"too many inputs: at most {mode[1]} per request"}}).encode())
+        if mode[0] == "window" and any(window_tokens(t) > int(mode[1]) for t in inp):
+            given = max(window_tokens(t) for t in inp)
+            return h.send(*window_refusal(mode[2], int(mode[1]), given))
+        if mode[0] == "poison" and any("POISON" in t for t in inp):
+            return h.send(400, b'{"error":{"message":"input length exceeds the context length"}}')
+        dim = int(mode[1]) if mode[0] == "dim" else 64
+        out = []
+        for i, t in enumerate(inp):
+            d = hashlib.sha256(t.encode()).digest()
+            v = [((d[j % 32] + j * 7) % 256 - 128) / 128 for j in range(dim - (3 if mode[0] == "ragged" and i == 0 else 0))]
+            out.append(base64.b64encode(struct.pack("<%df" % len(v), *v)).decode() if body.get("encoding_format") == "base64" else v)
+        indexes = list(range(len(out) - 1)) + [0] if mode[0] == "dupidx" and len(out) > 1 else None
+        h.send(200, embeddings(body, out, indexes))
 
 
 @pytest.fixture

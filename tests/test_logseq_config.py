@@ -382,6 +382,24 @@ def test_a_journal_is_titled_in_its_graphs_title_format(name, config, want):
     assert journals.journal_title(name, st.title_format, st.file_format) == want  # what links find
 
 
+@pytest.mark.engine_free
+def test_journal_formats_are_joined_and_split_back_by_one_pair():
+    """A graph's value (:func:`journals.graph_value`) and a journal's page syntax carry the
+    journal formats as ``HEAD\\x1fTITLE\\x1fFILE``, written by ``join_formats`` alone and read by
+    ``split_formats`` alone (markdown.page_property_syntax, journal_name)."""
+    from gbrain.page.markdown import journal_name, page_property_syntax
+
+    days = ("dd.MM.yyyy", "yyyy_MM_dd")
+    assert journals.join_formats("logseq", None) == "logseq"
+    assert journals.split_formats(journals.join_formats("triple-lowbar", days)) == ("triple-lowbar", days)
+    assert journals.split_formats("legacy") == ("legacy", None)
+    value = journals.graph_value('{:journal/page-title-format "dd.MM.yyyy"}')
+    syntax = page_property_syntax("journals/2026_11_28.md", "auto", {"": value})
+    assert journals.split_formats(syntax) == ("logseq", days) and syntax == journals.join_formats("logseq", days)
+    assert journal_name("journals/2026_11_28.md", syntax) == "28.11.2026"
+    assert journal_name("journals/2026_11_28.md", "logseq") == "Nov 28th, 2026"
+
+
 def test_a_journals_title_follows_its_configs_title_format(tmp_path, db_path):
     graph = {"logseq/config.edn": DEFAULT_CONFIG.replace(':hidden []', ':hidden [] :journal/page-title-format "yyyy-MM-dd"'),
              "journals/2026_11_28.md": "# Meeting notes\n\n- agenda\n",

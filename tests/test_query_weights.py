@@ -5,51 +5,23 @@ HTTP server on 127.0.0.1 and the CLI, in-process. Runs on both engines (``--engi
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import gbrain_in_process as run
+from embed_server import EmbedServer, embeddings
 
 
-class StripesServer:
+class StripesServer(EmbedServer):
     """/v1/embeddings: a text holding "stripes" is [1, 0, 0, 0], any other [0, 1, 0, 0]."""
 
     def __init__(self):
         self.posts: list[list[str]] = []  # each POST's inputs
-        outer = self
+        super().__init__()
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_GET(self):
-                self.send(404, b'{"error": "not found"}')
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                outer.posts.append(inp)
-                out = [{"object": "embedding", "index": i, "embedding": [1.0, 0, 0, 0] if "stripes" in t else [0, 1.0, 0, 0]}
-                       for i, t in enumerate(inp)]
-                self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
-
-            def send(self, code, data):
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def on_post(self, h, body, inputs):
+        self.posts.append(inputs)
+        h.send(200, embeddings(body, [[1.0, 0, 0, 0] if "stripes" in t else [0, 1.0, 0, 0] for t in inputs]))
 
 
 @pytest.fixture
@@ -154,10 +126,26 @@ def test_a_bad_stored_weight_is_a_usage_error_naming_the_key():
     from gbrain.errors import BadInput
     from gbrain.search.hybrid import keyword_weight
 
-    assert keyword_weight({}, None) is None and keyword_weight({"query_keyword_weight": ""}, None) is None
-    assert keyword_weight({"query_keyword_weight": "0.3"}, None) == 0.3
+    assert keyword_weight({}) is None and keyword_weight({"query_keyword_weight": ""}) is None
+    assert keyword_weight({"query_keyword_weight": "0.3"}) == 0.3
     with pytest.raises(BadInput, match="query_keyword_weight"):
-        keyword_weight({"query_keyword_weight": "2"}, None)
+        keyword_weight({"query_keyword_weight": "2"})
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("key", ["query_keyword_weight", "embedding_price_per_mtok"])
+def test_a_number_set_with_any_space_around_it_reads_as_that_number(key):
+    """``str.strip`` and the checks' ``\\s`` take U+001C–U+001F as spaces, ``float`` does not: such a
+    value crashed `config set query_keyword_weight` (a traceback) and a stored price crashed
+    `embed`. The check (brain.SETTABLE_CONFIG, one with search's) and the reader agree."""
+    from gbrain.core.brain import SETTABLE_CONFIG
+    from gbrain.search.embeddings import price_config
+    from gbrain.search.hybrid import keyword_weight
+
+    read = keyword_weight if key == "query_keyword_weight" else price_config
+    for v in ("\x1f0.5", " 0.5\x1c", "\t.5\n"):
+        assert SETTABLE_CONFIG[key][0](v) is True
+        assert read({key: v}) == 0.5
 
 
 def test_the_key_not_sent_line_has_one_word_in_embed_and_query(srv):

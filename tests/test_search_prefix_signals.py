@@ -4,13 +4,7 @@ counted each query word's pages without its ``*`` (df 0), so a prefix never reac
 word typed whole (``invadopodia``) gave ``["title"]``. Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
-import pytest
-
-from gbrain.core.brain import Brain
-from gbrain.search import keyword
-from gbrain.sync.importer import import_tree
-
-from conftest import write_tree
+from conftest import search_brain, search_hits
 
 NOTES = {
     "notes/a.md": "---\ntitle: Invadopodia in cancer\n---\nA short note.\n",
@@ -19,15 +13,11 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    with Brain.open(db_path) as b:
-        import_tree(b, write_tree(tmp_path / "vault", NOTES))
-        yield b
+brain = search_brain(NOTES)
 
 
 def signals(b, query: str) -> dict[str, list[str]]:
-    return {h["slug"]: h["signals"] for h in keyword.search(b.conn, query, limit=10)}
+    return {h["slug"]: h["signals"] for h in search_hits(b, query, limit=10)}
 
 
 def test_a_prefix_matching_a_title_says_title(brain):

@@ -7,7 +7,6 @@ import json
 import threading
 import time
 from pathlib import Path
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from gbrain.search.hybrid import fuse, intent_type
 from gbrain.search.vectors import VectorIndex
 from gbrain.errors import GBrainError
 from conftest import gbrain_in_process
+from embed_server import EmbedServer, embeddings
 
 
 @pytest.fixture
@@ -559,9 +559,10 @@ def test_a_long_local_estimate_says_how_to_start_sooner(tmp_path, monkeypatch, c
 # ---------------------------------------------------------------------------
 
 
-class FakeOpenAI:
+class FakeOpenAI(EmbedServer):
     """An OpenAI-compatible /v1/embeddings endpoint on 127.0.0.1. ``script`` is a list of HTTP
-    statuses to answer before serving normally; ``always`` an error status to answer forever."""
+    statuses to answer before serving normally; ``always`` an error status to answer forever.
+    A GET is answered 501, as a server without one (http.server's own answer)."""
 
     def __init__(self, dims=1536):
         self.dims = dims
@@ -575,51 +576,29 @@ class FakeOpenAI:
         self.free: set[str] = set()
         self.holding = threading.Event()
         self.model = emb.FakeEmbedding("srv", dims)
-        outer = self
+        super().__init__()
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
+    def on_get(self, h):
+        h.send_error(501, f"Unsupported method ({h.command!r})")
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
-                if outer.delay:
-                    time.sleep(outer.delay)
-                if outer.hold is not None and not set(body["input"]) <= outer.free:
-                    outer.holding.set()
-                    outer.hold.wait()
-                status = outer.script.pop(0) if outer.script else outer.always
-                if status:
-                    data = json.dumps({"error": {"message": f"scripted {status}", "type": "server_error"}}).encode()
-                    self.send_response(status)
-                    if status == 429:
-                        self.send_header("retry-after-ms", "5")
-                else:
-                    vecs = outer.model.embed_batch(body["input"])
-                    items = []
-                    for i, v in enumerate(vecs):
-                        e = base64.b64encode(v.astype("<f4").tobytes()).decode() if body.get("encoding_format") == "base64" else [float(x) for x in v]
-                        items.append({"object": "embedding", "index": i, "embedding": e})
-                    items.reverse()  # servers may answer out of order; index says where
-                    data = json.dumps({"object": "list", "data": items, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
-                    self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+    def on_post(self, h, body, inputs):
+        self.requests.append({"path": h.path, "auth": h.headers.get("Authorization"), **body})
+        if self.delay:
+            time.sleep(self.delay)
+        if self.hold is not None and not set(inputs) <= self.free:
+            self.holding.set()
+            self.hold.wait()
+        status = self.script.pop(0) if self.script else self.always
+        if status:
+            data = json.dumps({"error": {"message": f"scripted {status}", "type": "server_error"}}).encode()
+            return h.send(status, data, {"retry-after-ms": "5"} if status == 429 else None)
+        vecs = self.model.embed_batch(inputs)
+        out = [base64.b64encode(v.astype("<f4").tobytes()).decode() if body.get("encoding_format") == "base64" else [float(x) for x in v] for v in vecs]
+        # servers may answer out of order; index says where
+        h.send(200, embeddings(body, out[::-1], list(range(len(out)))[::-1]))
 
     def expected(self, texts):
         return emb.normalize(self.model.embed_batch(texts))
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

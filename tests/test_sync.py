@@ -1534,38 +1534,56 @@ def test_a_file_read_past_the_young_window_costs_a_sync_no_pause(tmp_path, brain
         brain.close()
 
 
+def _put_after_each_round(monkeypatch, db_path, puts: list[tuple[str, str]]):
+    """Make every ``SyncEngine`` round end with ``puts`` (``[(slug, text)]``) written through
+    another Brain on ``db_path`` (another process's connection: an agent's, a cron job's), after
+    the round read the brain. Returns the real ``SyncEngine._run`` (set it back to stop)."""
+    real = SyncEngine._run
+
+    def with_puts_meanwhile(self, *a, **k):
+        out = real(self, *a, **k)
+        other = Brain.open(db_path)
+        try:
+            for slug, text in puts:
+                other.put(slug, text)
+        finally:
+            other.close()
+        return out
+
+    monkeypatch.setattr(SyncEngine, "_run", with_puts_meanwhile)
+    return real
+
+
+def _sync_with_puts_during(brain_tree, db_path, monkeypatch, puts: list[tuple[str, str]]) -> tuple[dict, dict]:
+    """``brain_tree`` bound and synced; then a folder edit (``people/bruno-okafor.md``) synced by
+    a round during which ``puts`` land (:func:`_put_after_each_round`), then one more sync. Returns
+    the reports of those two rounds."""
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    try:
+        eng.bind()
+        assert eng.sync()["ok"]
+        (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
+        real = _put_after_each_round(monkeypatch, db_path, puts)
+        during = eng.sync()
+        monkeypatch.setattr(SyncEngine, "_run", real)
+        return during, eng.sync()  # the next round writes them
+    finally:
+        eng.close()
+        brain.close()
+
+
 def test_a_write_through_gbrain_that_lands_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
     # trial7: an agent's put (MCP, `timeline-add`) committed while `gbrain sync DIR` ran, after
     # its round had read the brain: the report said "1 file(s) differ from what the DB renders"
     # and sync exited 1 (watch's start printed it as a warning), though nothing was wrong: the
     # change log holds the put for this folder and the next round writes it (watch's batch
     # check, verify_paths, already knew this rule)
-    brain = Brain.open(db_path)
-    eng = SyncEngine(brain, brain_tree)
-    eng.bind()
-    assert eng.sync()["ok"]
-    real = SyncEngine._run
     agent_text = (brain_tree / "people/ana-lima.md").read_text() + "\n- **2026-12-03** | agent — a put during the sync\n"
-
-    def with_a_put_meanwhile(self, *a, **k):
-        out = real(self, *a, **k)
-        other = Brain.open(db_path)  # another process's connection: the agent's
-        try:
-            other.put("people/ana-lima", agent_text)
-        finally:
-            other.close()
-        return out
-
-    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
-    monkeypatch.setattr(SyncEngine, "_run", with_a_put_meanwhile)
-    rep = eng.sync()
+    rep, after = _sync_with_puts_during(brain_tree, db_path, monkeypatch, [("people/ana-lima", agent_text)])
     assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
     assert rep["hash_mismatches"] == [] and rep["written_during"] == ["people/ana-lima.md"], rep
-    monkeypatch.setattr(SyncEngine, "_run", real)
-    rep = eng.sync()  # the next round writes it
-    assert rep["ok"] and rep["written_during"] == [] and (brain_tree / "people/ana-lima.md").read_text() == agent_text
-    eng.close()
-    brain.close()
+    assert after["ok"] and after["written_during"] == [] and (brain_tree / "people/ana-lima.md").read_text() == agent_text
 
 
 def test_a_page_made_through_gbrain_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
@@ -1575,31 +1593,11 @@ def test_a_page_made_through_gbrain_during_a_sync_is_no_mismatch(tmp_path, brain
     `written_during` empty; only a file that differed was excused (README: such a write is no
     mismatch). It is now named in `written_during`, not in `missing_on_disk`, and the next round
     writes it."""
-    brain = Brain.open(db_path)
-    eng = SyncEngine(brain, brain_tree)
-    eng.bind()
-    assert eng.sync()["ok"]
-    real = SyncEngine._run
-
-    def with_a_new_page_meanwhile(self, *a, **k):
-        out = real(self, *a, **k)
-        other = Brain.open(db_path)  # another process's connection: the cron job's
-        try:
-            other.put("notes/cron", "# Cron\n\nmade during the sync\n")
-        finally:
-            other.close()
-        return out
-
-    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
-    monkeypatch.setattr(SyncEngine, "_run", with_a_new_page_meanwhile)
-    rep = eng.sync()
+    text = "# Cron\n\nmade during the sync\n"
+    rep, after = _sync_with_puts_during(brain_tree, db_path, monkeypatch, [("notes/cron", text)])
     assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
     assert rep["written_during"] == ["notes/cron.md"] and "notes/cron.md" not in rep["missing_on_disk"], rep
-    monkeypatch.setattr(SyncEngine, "_run", real)
-    rep = eng.sync()  # the next round writes it
-    assert rep["ok"] and rep["written_during"] == [] and (brain_tree / "notes/cron.md").read_text() == "# Cron\n\nmade during the sync\n"
-    eng.close()
-    brain.close()
+    assert after["ok"] and after["written_during"] == [] and (brain_tree / "notes/cron.md").read_text() == text
 
 
 def test_more_pages_written_during_a_sync_than_a_report_lists_are_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
@@ -1620,21 +1618,9 @@ def test_more_pages_written_during_a_sync_than_a_report_lists_are_no_mismatch(tm
     assert eng.sync()["ok"]
     eng.close()
     brain.close()
-    real = SyncEngine._run
-
-    def with_puts_meanwhile(self, *a, **k):
-        out = real(self, *a, **k)
-        other = Brain.open(db_path)  # another process's connection: a cron job's
-        try:
-            for i in range(n):
-                other.put(f"notes/new-{i}", f"# New {i}\n\nmade during the sync\n")
-                other.put(f"notes/old-{i}", f"# Old {i}\n\nchanged during the sync\n")
-        finally:
-            other.close()
-        return out
-
     (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
-    monkeypatch.setattr(SyncEngine, "_run", with_puts_meanwhile)
+    real = _put_after_each_round(monkeypatch, db_path, [p for i in range(n) for p in ((f"notes/new-{i}", f"# New {i}\n\nmade during the sync\n"),
+                                                                                       (f"notes/old-{i}", f"# Old {i}\n\nchanged during the sync\n"))])
     r = gbrain_in_process("sync", str(brain_tree), "--db", str(db_path), "--json")
     rep = json.loads(r.stdout)
     assert r.returncode == 0 and rep["ok"] and rep["problems"] == [] and rep["written_during_count"] == 2 * n, rep["problems"]

@@ -97,6 +97,22 @@ MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a fil
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
 _seconds_or_empty = lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0)  # noqa: E731
 
+
+def _weight_ok(v: str) -> bool:
+    """``search/hybrid.weight_ok`` (imported when a value is checked: hybrid pulls in the vector
+    modules, ~45 ms a process that never sets config)."""
+    from ..search.hybrid import weight_ok
+
+    return weight_ok(v)
+
+
+def _price_ok(v: str) -> bool:
+    """``search/embeddings.price_ok`` (imported when a value is checked, as :func:`_weight_ok`)."""
+    from ..search.embeddings import price_ok
+
+    return price_ok(v)
+
+
 #: config keys a user may set: a value check, and what it takes (for the error when a value fails it)
 SETTABLE_CONFIG = {
     "timeline_split": (lambda v: v in ("rule", "heading"), "rule or heading"),
@@ -118,11 +134,9 @@ SETTABLE_CONFIG = {
     "query_embed_timeout": (_seconds_or_empty, "a number of seconds above 0, or empty"),
     # the keyword side's share when `query` fuses keywords and vectors, for the model in use when set
     # (WEIGHT_MODEL; empty: the model's own, 0.7 for one gbrain has no measured weight for): search/hybrid.py keyword_weight
-    "query_keyword_weight": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", v)) and 0 <= float(v) <= 1),
-                             "a number from 0 to 1 (the keyword side's share in `query`), or empty"),
+    "query_keyword_weight": (_weight_ok, "a number from 0 to 1 (the keyword side's share in `query`), or empty"),
     # US$ per million tokens of a paid endpoint's model (empty: OpenAI's price of its name, else unknown)
-    "embedding_price_per_mtok": (lambda v: v.strip() == "" or bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", v)),
-                                 "US dollars per million tokens, e.g. 0.02, or empty"),
+    "embedding_price_per_mtok": (_price_ok, "US dollars per million tokens, e.g. 0.02, or empty"),
     "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
     # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
     # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS

@@ -260,25 +260,35 @@ def journal_names(name: str, title_format: str = TITLE_FORMAT, file_format: str 
     return out
 
 
-#: what parts a graph's journal formats in :func:`graph_value`
+#: what parts a graph's journal formats from what they follow (:func:`join_formats`)
 _SEP = "\x1f"
+
+
+def join_formats(head: str, formats: tuple[str, str] | None) -> str:
+    """``head`` followed, when ``formats`` (title format, file-name format) is given, by
+    ``\\x1f`` title format ``\\x1f`` file-name format: how the journal formats of a graph ride in
+    :func:`graph_value` (``head`` its name format) and in a journal page's syntax
+    (``logseq\\x1fTITLE\\x1fFILE``: :func:`gbrain.page.markdown.page_property_syntax`, read by
+    :func:`gbrain.page.markdown.journal_name`). ``None``: Logseq's defaults, ``head`` alone.
+    :func:`split_formats` reads it back."""
+    return _SEP.join((head, *formats)) if formats else head
+
+
+def split_formats(value: str) -> tuple[str, tuple[str, str] | None]:
+    """``(head, (title format, file-name format) or None for Logseq's defaults)`` of a
+    :func:`join_formats` value (a :func:`graph_value`, a journal page's syntax): the formats only
+    when the value has exactly three parts. Never raises."""
+    parts = value.split(_SEP)
+    return parts[0], (parts[1], parts[2]) if len(parts) == 3 else None
 
 
 def graph_value(config_text: str) -> str:
     """What :func:`gbrain.page.links.graph_roots` gives for the graph whose ``config.edn`` text is
     ``config_text``: its :func:`name_format`, followed, where its journal formats are not Logseq's
-    defaults, by ``\\x1f`` title format ``\\x1f`` file-name format (:func:`split_value`). Never raises."""
+    defaults, by them (:func:`join_formats`; :func:`split_formats` reads it). Never raises."""
     st = settings(config_text)
-    if (st.title_format, st.file_format) == (TITLE_FORMAT, FILE_FORMAT):
-        return st.name_format
-    return _SEP.join(st)
-
-
-def split_value(value: str) -> tuple[str, tuple[str, str] | None]:
-    """``(name format, (title format, file-name format) or None for Logseq's defaults)`` of a
-    :func:`graph_value`."""
-    parts = value.split(_SEP)
-    return parts[0], (parts[1], parts[2]) if len(parts) == 3 else None
+    days = (st.title_format, st.file_format)
+    return join_formats(st.name_format, None if days == (TITLE_FORMAT, FILE_FORMAT) else days)
 
 
 def graph_root(slug: str) -> str | None:

@@ -110,17 +110,6 @@ def graphs_of(conn, path: str) -> dict[str, str]:
     return {cfgs[p]: journals.graph_value(_config_text(d)) for p, d in conn.execute(f"SELECT path, data FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall()}
 
 
-def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | None:
-    """The title Logseq shows for the page ``slug`` when it is a journal (in a ``journals``
-    folder, its file name a day in its graph's file-name format), by ``formats``
-    (:func:`graph_formats`; Logseq's defaults for a graph without a config), else None."""
-    root = journals.graph_root(slug)
-    if root is None:
-        return None
-    fmt = formats.get(root, (journals.TITLE_FORMAT, journals.FILE_FORMAT))
-    return journals.journal_title(slug.rpartition("/")[2], *fmt)
-
-
 def journal_page_names(slug: str, formats: dict[str, tuple[str, str]]) -> list[str]:
     """The names a link finds the page ``slug`` by when it is a graph's journal
     (:func:`gbrain.page.journals.journal_names`: its title, then its day in Logseq's fixed day

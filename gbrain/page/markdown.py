@@ -1039,7 +1039,7 @@ def journal_name(path: str, property_syntax: str = "logseq") -> str | None:
     """The title Logseq shows for a journal page at ``path`` (``journals/2026_11_28.md`` →
     ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth): its file name read as a day
     and written in its graph's title format (:func:`gbrain.page.journals.journal_title`), the
-    formats carried by ``property_syntax`` (``logseq\\x1fTITLE\\x1fFILE``,
+    formats carried by ``property_syntax`` (``logseq\\x1fTITLE\\x1fFILE``: :func:`gbrain.page.journals.join_formats`,
     :func:`page_property_syntax` from its graph's ``config.edn``), else Logseq's defaults
     (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``). :func:`parse_page` gives it
     only to a page read as a Logseq graph's. None for any other page."""
@@ -1050,8 +1050,8 @@ def journal_name(path: str, property_syntax: str = "logseq") -> str | None:
     slug = path[:-3]
     if journals.graph_root(slug) is None:
         return None
-    fmt = property_syntax.split("\x1f")[1:3] if "\x1f" in property_syntax else ()
-    return journals.journal_title(slug.rpartition("/")[2], *fmt)
+    _, fmt = journals.split_formats(property_syntax)
+    return journals.journal_title(slug.rpartition("/")[2], *(fmt or ()))
 
 
 _PCT_BYTE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -2005,11 +2005,11 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
             value = graphs.get("/".join(parts[:i])) if isinstance(graphs, dict) else None
             if not isinstance(value, str) or not value:
                 return "logseq"
-            from .journals import split_value
+            from .journals import join_formats, split_formats
 
-            fmt, days = split_value(value)
+            fmt, days = split_formats(value)
             if part == "journals":
-                return "\x1f".join(("logseq", *days)) if days else "logseq"
+                return join_formats("logseq", days)
             if i == len(parts) - 2 and parts[-1].startswith("contents."):
                 return LOGSEQ_CONTENTS_SYNTAX
             return f"logseq:{fmt}"

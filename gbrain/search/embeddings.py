@@ -1277,7 +1277,7 @@ def price_config(cfg: dict) -> float | None:
         return None
     if not price_ok(str(v)):
         raise BadInput(f"config {PRICE_KEY} must be US dollars per million tokens (a number, e.g. 0.02), got {v!r}")
-    return float(v)
+    return float(str(v).strip())  # float() keeps U+001C–U+001F, which strip() and price_ok take as spaces
 
 
 def _int_config(cfg: dict, key: str, default: int) -> int:

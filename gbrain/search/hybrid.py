@@ -83,17 +83,16 @@ def weight_ok(value: str) -> bool:
     return 0.0 <= float(v) <= 1.0
 
 
-def keyword_weight(config: dict, model) -> float | None:
+def keyword_weight(config: dict) -> float | None:
     """The keyword side's weight in the fusion: config ``query_keyword_weight`` when set (a number
-    0..1), else None (the caller takes the model's ``fts_weight``, then :data:`DEFAULT_WEIGHT`).
-    ``model`` is unused for now (config holds one model at a time; the key applies to whichever
-    is active). Raises :class:`~gbrain.errors.BadInput` for a stored value out of range."""
+    0..1, for whichever model is active), else None (the caller takes the model's ``fts_weight``,
+    then :data:`DEFAULT_WEIGHT`). Raises :class:`~gbrain.errors.BadInput` for a stored value out of range."""
     v = config.get(WEIGHT_KEY)
     if v in (None, ""):
         return None
     if not weight_ok(str(v)):
         raise BadInput(f"config {WEIGHT_KEY} must be a number from 0 to 1 (the keyword side's share in `query`), got {v!r}")
-    return float(v)
+    return float(str(v).strip())  # float() keeps U+001C–U+001F, which strip() and weight_ok take as spaces
 
 
 def weight_applies(config: dict, model) -> bool:
@@ -103,6 +102,8 @@ def weight_applies(config: dict, model) -> bool:
     takes its own weight (``fts_weight``, else :data:`DEFAULT_WEIGHT`)."""
     stored = config.get("query_keyword_weight_model")
     return not stored or model is None or stored == model.model_id
+
+
 #: near-tie boosts on the fused scale (module docstring)
 #: 0 since benchmarks/boosts.py (world-v2, 24 queries): +0.03 for the asked-for type moved a
 #: meeting answer behind a person page and helped no query; the intent rule stays for a measured value
@@ -382,7 +383,7 @@ def query(
         notes.append("the question has no words; showing keyword matches")
         mode = "keyword"
     cfg = brain.config() if mode != "keyword" else {}
-    set_weight = keyword_weight(cfg, model) if weight is None else None
+    set_weight = keyword_weight(cfg) if weight is None else None
     if model is None and mode != "keyword":
         model, note = active_model(conn, cfg)
         if getattr(model, "key_note", None):

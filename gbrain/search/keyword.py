@@ -1021,7 +1021,6 @@ def _fold_hits(text: str, together: re.Pattern | None, alt: re.Pattern, literals
         win = window(s, _safe_cut(text, hits[2] + 1))
 
 
-
 def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
     """``text`` near the first place its query words stand together as written (separated by
     punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
@@ -1634,7 +1633,6 @@ _FOLD_MAP = {f: t for fs, ts in FOLD_BLOCKS for f, t in zip(fs, ts)}
 
 def _folded_char(m: "re.Match[str]") -> str:
     return _FOLD_MAP[m.group()]
-
 
 
 #: a character :func:`fold_accents` changes, or a combining mark (a decomposed accent: NFKC composes it)

@@ -3119,12 +3119,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     except sqlite3.Error as e:
         raise GBrainError(f"cannot open the brain database {p}: {e}") from e
     try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if not ro:
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        register_functions(conn)
+        set_up(conn, read_only=ro)
         if ro:
             v = conn.execute("PRAGMA user_version").fetchone()[0]
             if v < SCHEMA_VERSION:
@@ -3149,6 +3144,20 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         raise
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def set_up(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
+    """Give a new SQLite connection to a brain what every gbrain connection has: the busy timeout
+    (:data:`BUSY_TIMEOUT_MS`), WAL (unless ``read_only``: a read-only open cannot set it), foreign
+    keys, ``synchronous=NORMAL`` and the SQL functions (:func:`register_functions`). The one
+    spelling :func:`connect` and the snapshot's chain (``storage/fresh.py: chain_brain``) share.
+    Raises ``sqlite3.DatabaseError`` as the pragmas do (a file that is not a database)."""
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if not read_only:
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    register_functions(conn)
 
 
 def _companions_writable(p: Path) -> None:

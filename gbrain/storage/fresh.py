@@ -31,17 +31,13 @@ DEFAULT_PRAGMAS = {"page_size": 4096, "auto_vacuum": 0, "encoding": "UTF-8"}
 
 def chain_brain(path: Path) -> sqlite3.Connection:
     """A new brain at ``path`` (which must not exist) made by replaying every migration, as
-    :func:`db.connect` made one before the snapshot (same pragmas, same SQL functions)."""
+    :func:`db.connect` made one before the snapshot (its pragmas and SQL functions: :func:`db.set_up`)."""
     path = Path(path)
     if path.exists():
         raise FileExistsError(path)
     db._create_private(path)
     conn = db.raw_connect(path, read_only=False)
-    conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    db.register_functions(conn)
+    db.set_up(conn)
     db.migrate(conn, path, replay=True)
     return conn
 
