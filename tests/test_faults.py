@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import shutil
 from pathlib import Path
 
@@ -467,6 +468,43 @@ def test_sync_on_a_brain_whose_disk_is_full_at_start_is_one_clear_line_not_damag
     r = gbrain("sync", str(tree), "--db", str(db))
     assert r.returncode == 0, r.stderr
     assert gbrain("get", "b", "--db", str(db)).stdout == b"# B\n"
+
+
+@pytest.mark.engine_free
+def test_a_brain_a_full_disk_reader_holds_alone_is_named_so_not_unusable(tmp_path, small_fs):
+    """Busy-wait edges, item 2: a gbrain process that opens the brain on a full disk reads it
+    alone (``db._connect_on_full_disk``: no room for the WAL index, SQLite's exclusive locking
+    mode), keeping every other process off the file until it ends. A process that opened the
+    brain before cannot meet it (its own WAL index lets the late reader open normally: its write
+    then fails at once, "the disk … is full"), so ``begin_write`` never waits behind it; a process
+    that opens the brain meanwhile waits SQLite's busy timeout at its open and said "… is not a
+    usable brain database: database is locked", as if the file were not a brain. It says the
+    disk is full and another process holds the brain alone; once there is space again (that
+    process still running) that the brain is busy, kind ``busy``."""
+    import select
+
+    db = small_fs / "b.db"
+    assert gbrain("put", "people/ana", "--db", str(db), input="# Ana\n\nA.\n").returncode == 0
+    filler = fill(small_fs, 0)
+    reader = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", str(db), "pipe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        reader.stdin.write(json.dumps({"id": 1, "tool": "brain_get", "params": {"slug": "people/ana"}}).encode() + b"\n")
+        reader.stdin.flush()
+        assert select.select([reader.stdout], [], [], 120)[0], "the reader said nothing"
+        assert json.loads(reader.stdout.readline())["ok"]  # (it holds the file now: a full disk's reader)
+        r = gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")
+        err = json.loads(r.stdout)
+        assert r.returncode == 1 and "not a usable" not in err["error"], err
+        assert "is full" in err["error"] and "another gbrain process" in err["error"] and "alone" in err["error"], err
+        filler.unlink()
+        r = gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")
+        err = json.loads(r.stdout)
+        assert r.returncode == 1 and err["kind"] == "busy" and "holds it alone" in err["error"] and "not a usable" not in err["error"], err
+    finally:
+        reader.stdin.close()
+        reader.wait(timeout=120)
+    assert gbrain("put", "people/ana", "--db", str(db), input="# Ana\n\nB.\n").returncode == 0
 
 
 @pytest.fixture

@@ -361,3 +361,38 @@ def test_a_folder_obsidian_moved_into_its_trash_is_an_ordinary_delete(tmp_path, 
         with pytest.raises(MassDeleteRefused, match="Areas"):
             eng.sync()
         eng.close()
+
+
+def test_the_report_of_a_rescan_counts_held_back_paths_apart_from_the_missing(tmp_path, db_path):
+    """Busy-wait edges, item 3: the report of a full sync under a watch holding a refused folder
+    back notes the held paths (``held_back_count``), not as missing; ``SyncEngine.report`` read
+    the missing count back out of the problem's words (a regex over "N path(s) in the DB are not
+    on disk") and put the rest back as a shorter sentence without its advice. The count is data
+    now (``verify.report(held_back=…)``): the held paths are taken out of the whole missing list
+    before it is cut and counted, and a path missing besides them is the problem a sync without
+    held paths says, word for word."""
+    from gbrain.sync import verify
+    from gbrain.sync.engine import Outcome
+    from gbrain.sync.scan import scan_tree
+
+    root = tmp_path / "v"
+    hub = notes(root, "hub", MASS_TRASH + 2)
+    other = notes(root, "other", 3)
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, root, said)
+        shutil.rmtree(root / "hub")
+        assert w._safe_batch(set(hub), {"hub"}, retry={})
+        assert w.engine.held == set(hub) and trash(b) == []
+        (root / other[0]).unlink()  # gone besides, not held (the report is asked before a round sees it)
+        stored = verify.stored_hashes(b)
+        on_disk = {p: stored[p] for p in other[1:]}
+        rep = w.engine.report(scan_tree(root, exclude_abs=db_excludes(b.path)), Outcome(disk_hashes=on_disk))
+        plain = SyncEngine(b, root).report(scan_tree(root, exclude_abs=db_excludes(b.path)), Outcome(disk_hashes={**on_disk}))
+        w.engine.close()
+    assert rep["held_back_count"] == len(hub) and rep["missing_on_disk"] == [other[0]], rep
+    missing_one = "1 path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? `gbrain sync DIR` reconciles both sides)"
+    assert rep["problems"] == [missing_one] and not rep["ok"], rep["problems"]
+    # a sync holding nothing back says every missing path: the held ones too
+    assert plain["problems"] == [f"{len(hub) + 1} path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? "
+                                 "`gbrain sync DIR` reconciles both sides)"] and "held_back_count" not in plain, plain["problems"]

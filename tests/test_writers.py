@@ -201,6 +201,83 @@ def test_a_postgres_write_waiting_for_another_process_says_so_on_stderr(pg_url, 
     assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nChanged.\n"
 
 
+def _lock_waiter(admin) -> int | None:
+    """The pid of the backend waiting for an advisory lock in ``admin``'s database, if any."""
+    row = admin.execute("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())").fetchone()
+    return row[0] if row else None
+
+
+def test_a_postgres_write_tried_again_on_a_new_connection_says_its_wait_once(pg_url):
+    """Busy-wait edges, item 1: a write whose connection dropped while it waited for the writers'
+    lock is tried again on a new connection (``PgConnection._run(begin, again=True)``), and
+    the note's timer started again with it: after 2 s more it said "waiting for another gbrain
+    process's write" a second time. One note a write. (The server's lock_timeout is the clock:
+    the try again waits it out, well past the second note's 2 s, and ends busy.)"""
+    import psycopg
+
+    from gbrain.storage.pg import WRITE_LOCK
+
+    assert gbrain_in_process("put", "people/ana", "--db", pg_url, input="# Ana\n\nA person.\n").returncode == 0
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-c%20lock_timeout%3D5000"
+    with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as admin:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        w = _writer(url, "cli")
+        try:
+            first = _first_stderr_line(w)
+            assert first.startswith("note: waiting for another gbrain process's write"), first
+            pid = _lock_waiter(admin)  # (the note is said while the write waits: it is there)
+            assert pid is not None
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            out, err = w.communicate(timeout=300)
+        except BaseException:
+            w.kill()
+            raise
+    lines = [first.rstrip("\n")] + err.decode().splitlines()
+    assert [l for l in lines if l.startswith("note: waiting")] == [first.rstrip("\n")], lines
+    assert w.returncode == 1 and json.loads(out)["kind"] == "busy", (out, err)
+    assert gbrain_in_process("get", "people/ana", "--db", pg_url).stdout == b"# Ana\n\nA person.\n"
+
+
+def test_a_postgres_wait_note_is_never_said_after_the_lock_came(pg_url, monkeypatch):
+    """Busy-wait edges, item 1: the note's timer fires on its own thread while the write waits;
+    when the lock came as it fired (~2 s), the write went on and the note was said after it
+    (the timer's ``cancel`` cannot stop a callback already running). The note is said before
+    the write goes on, or not at all: here the lock is let go from inside the note (the lock
+    comes while it is said, the server grants it: seen in ``pg_locks``), and the write must not
+    have gone on when the note ends (it is given a second to go on, which it takes at once when
+    nothing holds it back)."""
+    import threading
+
+    import psycopg
+
+    from gbrain.storage import pg
+    from gbrain.storage.pg import WRITE_LOCK
+
+    notes, began = [], threading.Event()
+    with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as admin:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        c = pg.PgConnection(pg_url)
+        pid = c.execute("SELECT pg_backend_pid()").fetchone()[0]
+
+        def on_wait(line):
+            holder.commit()  # the lock comes as the note is said
+            while not admin.execute("SELECT bool_or(granted) FROM pg_locks WHERE pid = %s AND locktype = 'advisory'", (pid,)).fetchone()[0]:
+                threading.Event().wait(0.01)
+            notes.append((line, began.wait(1.0)))
+
+        monkeypatch.setattr(dbmod, "on_wait", on_wait)
+        monkeypatch.setattr(dbmod, "WAIT_NOTE_S", 0.0)  # (the note is due at once: the test waits on pg_locks, not a clock)
+        t = threading.Thread(target=lambda: (c.execute("BEGIN IMMEDIATE"), began.set()))
+        t.start()
+        t.join(300)
+        assert began.is_set()
+        c.execute("ROLLBACK")
+        c.close()
+    assert len(notes) == 1 and notes[0][0].startswith("waiting for another gbrain process's write"), notes
+    assert notes[0][1] is False, "the write went on before its wait note was said"
+
+
 def test_a_postgres_write_waiting_says_what_is_left_of_the_lock_timeout(pg_url):
     """With a ``lock_timeout`` (the URL's), the note says how long the wait goes on, and the whole
     wait keeps to it: it ends busy (kind busy, exit 1), not after the note's step plus the

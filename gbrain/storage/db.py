@@ -3138,6 +3138,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             return _connect_on_full_disk(p, e, new=new)
         if "file is not a database" in str(e).lower():  # not SQLite at all: the wrong file was named
             raise BadInput(f"{p} is not a usable brain database: {e}") from e
+        if is_busy(e):
+            raise held_alone(e, p) from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
         conn.close()
@@ -3158,6 +3160,27 @@ def set_up(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
     register_functions(conn)
+
+
+def held_alone(e: sqlite3.Error, p: Path) -> GBrainError:
+    """The error for a brain ``p`` whose opening read waited SQLite's busy timeout
+    (:data:`BUSY_TIMEOUT_MS`) and got "database is locked" (``e``): in WAL mode only a connection
+    holding the file exclusively stops a reader, in practice a gbrain process that opened it on a
+    full disk (:func:`_connect_on_full_disk`), until that process ends. On a full disk: the disk is
+    full (kind error); with space again: the brain is busy (:class:`~gbrain.errors.Busy`). (It
+    said "… is not a usable brain database: database is locked".) A process that opened the brain
+    before such a reader never meets it: its own WAL index lets the reader open normally, and
+    its write fails at once on the full disk, so :func:`begin_write` does not wait behind one."""
+    from ..errors import Busy
+
+    msg, who = one_line(e), f"`fuser -v {cmd_arg(p)}` lists the processes that have it open"
+    if disk_full(p):
+        return GBrainError(f"the disk holding {p} is full, and another gbrain process that opened the brain on the full disk holds it alone "
+                           f"(with no room for its WAL index it reads without one, keeping every other process off) until it ends "
+                           f"(SQLite: {msg}); free some space and run it again once that one ended ({who})")
+    return Busy(f"the brain {p} is busy: another process holds it alone past this one's wait of {BUSY_TIMEOUT_MS / 1000:g} s "
+                f"(a gbrain process that opened it while its disk was full keeps it so until it ends; {who}); "
+                f"nothing was done (SQLite: {msg}); run it again when that one is done")
 
 
 def _companions_writable(p: Path) -> None:

@@ -447,6 +447,46 @@ POOL_WAIT_S = 5.0
 _EF_SEARCH: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
+class _WaitNote:
+    """The wait note of one write's ``BEGIN IMMEDIATE`` on Postgres (``db.on_wait``): said at most
+    once, ``db.WAIT_NOTE_S`` after the write first asked for the lock (a try again on a new
+    connection after a dropped one neither says it again nor starts the clock again), and never
+    once the lock came: the timer's thread says it holding :attr:`_mutex`, and the waiting thread
+    marks the lock taken (:meth:`taken`) under the same mutex before it goes on, so a note being
+    said when the lock's answer arrives is finished first and a note due later is dropped. (The
+    server may grant the lock while the note is said, its answer still on its way: the note
+    then comes before the write goes on, never after.)"""
+
+    def __init__(self) -> None:
+        import time
+
+        self.start = time.monotonic()
+        self.said = False
+        self.got = False
+        self._mutex = threading.Lock()
+
+    def due(self) -> float:
+        """Seconds from now until the note is due (0 when it is)."""
+        import time
+
+        from . import db as dbmod
+
+        return max(0.0, dbmod.WAIT_NOTE_S - (time.monotonic() - self.start))
+
+    def say(self, say, line: str) -> None:
+        """``say(line)`` unless said already or the lock came (the timer's thread)."""
+        with self._mutex:
+            if self.said or self.got:
+                return
+            self.said = True
+            say(line)
+
+    def taken(self) -> None:
+        """The lock came: no note from now on (waits for one being said)."""
+        with self._mutex:
+            self.got = True
+
+
 class PgConnection:
     """A Postgres connection shaped like the ``sqlite3.Connection`` gbrain uses (module docstring).
 
@@ -631,6 +671,8 @@ class PgConnection:
         if head.startswith("BEGIN"):
             self._lost = False  # a new transaction: the lost one is abandoned (it never committed)
             lock = "IMMEDIATE" in head or "EXCLUSIVE" in head
+            # one wait note for the write, its try on a new connection (``again``) included
+            note = _WaitNote() if lock else None
 
             def begin(c):
                 c.execute("BEGIN")
@@ -639,7 +681,7 @@ class PgConnection:
                     # it is refused here, before its first statement, which a schema change may
                     # have broken (a prepared ``SELECT *`` of pages after v40 added columns:
                     # "cached plan must not change result type"), as pg_v28's guard refuses a write
-                    v = self._write_lock(c)
+                    v = self._write_lock(c, note)
                     if v is not None and int(v) > self.code_schema:
                         c.execute("ROLLBACK")
                         raise sqlite3.OperationalError(
@@ -664,10 +706,11 @@ class PgConnection:
             self.total_changes += cur.rowcount
         return PgCursor(cur)
 
-    def _write_lock(self, c) -> Any:
+    def _write_lock(self, c, note: _WaitNote | None = None) -> Any:
         """Take the brain's writers' advisory lock (``BEGIN IMMEDIATE``) in the transaction ``c``
         just began; returns the brain's schema version read with it (None when
-        :attr:`schema_known` is false: not read).
+        :attr:`schema_known` is false: not read). ``note``: the write's :class:`_WaitNote` (its
+        try again on a new connection after a dropped one passes the same: one note a write).
 
         When the command line listens (``db.on_wait``), the lock is first tried without waiting,
         in the same round trip as before; only a brain another process is writing waits, as long
@@ -689,31 +732,31 @@ class PgConnection:
 
         try:
             say = dbmod.on_wait
-            if say is None:
+            if note is None:
+                note = _WaitNote()
+            if say is None or note.said:
                 return take()
-            import threading
-            import time
-
-            start = time.monotonic()
             row = c.execute(f"SELECT pg_try_advisory_xact_lock(%s){schema}", (WRITE_LOCK,)).fetchone()
             if row[0]:
                 return row[-1] if schema else None
             lock_ms, statement_ms = c.execute(
                 "SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'),"
                 " (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout')").fetchone()
-            due = max(0.0, dbmod.WAIT_NOTE_S - (time.monotonic() - start))
+            due = note.due()
             # what is left of the server's timeouts once the note is due (the wait's statement starts now)
             left = [(t - int(due * 1000), name) for t, name in ((lock_ms, "lock_timeout"), (statement_ms, "statement_timeout")) if t]
             if left and min(left)[0] <= 0:
                 return take()  # (the server's timeout ends the wait before the note would be due)
             ms, name = min(left, default=(0, ""))
-            note = dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
+            line = dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
                                    "as long as it takes: the server sets no lock_timeout", gives_up=bool(ms))
-            timer = threading.Timer(due, say, (note,))
+            timer = threading.Timer(due, note.say, (say, line))
             timer.daemon = True
             timer.start()
             try:
-                return take()
+                got = take()
+                note.taken()  # (waits for a note being said: none starts once the lock came)
+                return got
             finally:
                 timer.cancel()
         except pe.QueryCanceled as e:

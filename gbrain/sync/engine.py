@@ -4538,6 +4538,7 @@ class SyncEngine:
             # a round that found every path as recorded and wrote nothing: the stored hashes are
             # those _unchanged read (every page and file, each equal to its base), not read again
             stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
+            held_back=self.held,
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
         ignored = [(p, w) for p, w in out.unreadable if kind_of(w) == IGNORED and not is_evicted(w)]  # .gbrainignore's or the defaults
@@ -4577,15 +4578,6 @@ class SyncEngine:
         if really:
             rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
             rep["unreadable"] = [{"path": p, "reason": str(w)} for p, w in really[: verify.MAX_LISTED]]
-        held = len([p for p in self.held if p not in disk_hashes])
-        missing = next((int(m.group(1)) for x in rep["problems"] for m in [re.match(r"(\d+) path\(s\) in the DB are not on disk", x)] if m), 0)
-        if held and missing:
-            # a refused mass deletion a watch holds back (said when refused): noted, not a problem
-            rep["missing_on_disk"] = [p for p in rep["missing_on_disk"] if p not in self.held]
-            rep["problems"] = [x for x in rep["problems"] if "not on disk" not in x]
-            if missing > held:
-                rep["problems"].append(f"{missing - held} path(s) in the DB are not on disk")
-            rep["held_back_count"] = held
         rep["ok"] = not rep["problems"]
         rep["conflicts"] = out.conflicts
         if out.collapsed:

@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..core.lint import site_path_links
@@ -717,6 +717,7 @@ def report(
     stored: dict[str, str] | None = None,
     left_alone: dict[str, str] | None = None,
     written_since: Callable[[list[str]], set[str]] | None = None,
+    held_back: Collection[str] | None = None,
 ) -> dict:
     """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
 
@@ -739,7 +740,10 @@ def report(
     of every differing, brain-only or folder-only path (the whole lists, not the listed first
     :data:`MAX_LISTED`; folder-only: a page deleted or moved away through gbrain meanwhile), those
     are no mismatch and no problem: ``written_during`` (the differing ones first, at most :data:`MAX_LISTED`) and ``written_during_count``; the comparison still
-    counts them (they differ until the next round writes them).
+    counts them (they differ until the next round writes them). ``held_back``: paths a watch
+    holds back (a mass deletion the guard refused, ``SyncEngine.held``): of the brain-only paths,
+    those are noted, not missing and no problem: ``held_back_count`` (set when any; the
+    comparison still counts them as ``only_in_brain``).
     """
     db = db_hashes(brain) if deep else stored if stored is not None else stored_hashes(brain)
     stats = _counts(brain)
@@ -785,6 +789,10 @@ def report(
     late = written_since(paths) if written_since and paths else set()
     mismatch = [p for p in c.hash_mismatch if p not in late] if late else c.hash_mismatch
     missing = [p for p in c.missing_on_disk if p not in late] if late else c.missing_on_disk
+    held = [p for p in missing if p in held_back] if held_back else []
+    if held:  # a refused mass deletion a watch holds back (said when refused): noted, not a problem
+        kept = set(held)
+        missing = [p for p in missing if p not in kept]
     only_disk = [p for p in c.missing_in_db if p not in late] if late else c.missing_in_db
     problems = []
     if only_disk:
@@ -875,6 +883,8 @@ def report(
         "skipped_count": len(scan.skipped),
         "problems": problems,
     }
+    if held:
+        rep["held_back_count"] = len(held)
     if ignored_in_brain:
         rep["ignored_in_brain"] = ignored_in_brain[:MAX_LISTED]
         rep["ignored_in_brain_count"] = len(ignored_in_brain)
