@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 import sqlite3
 import time
 import zlib
@@ -938,8 +939,9 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     q = (f"SELECT history.*, (SELECT p.type FROM pages p WHERE history.kind = 'page' AND p.slug = history.name) AS page_type "
          f"FROM history WHERE {cond}")
     if exclude_origin:
-        q += f" AND NOT {_origin_sql(exclude_origin, null_safe=True)}"
-        args += [exclude_origin] * 3
+        cond, more = _origin_sql(exclude_origin, null_safe=True)
+        q += f" AND NOT {cond}"
+        args += more
     if since:
         q += " AND at >= ?"
         args.append(since)
@@ -1442,13 +1444,32 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     return out
 
 
-def _origin_sql(origin: str, null_safe: bool = False) -> str:
-    """SQL condition (arguments: ``origin`` three times) on a history row for "from this origin":
-    its surface, MCP client or operation; ``put`` is every put, whole and of part of a page
-    (:func:`put_operation`). ``null_safe``: false, never NULL, for a row without them (for ``NOT``)."""
+#: an origin as :func:`_origin_of` prints it: ``surface``, ``(client)``, `` operation`` (``mcp(rewriter) put``,
+#: ``watch file changed``; the client may hold spaces and parentheses, as a sync client's folder does)
+_PRINTED_ORIGIN = re.compile(r"([a-z?]+)(?:\((.*)\))?(?: (.+))?", re.S)
+
+
+def _origin_sql(origin: str, null_safe: bool = False) -> tuple[str, list]:
+    """SQL condition on a history row for "from this origin", and its arguments: its surface, MCP
+    client or operation; ``put`` is every put, whole and of part of a page (:func:`put_operation`);
+    or the origin as ``history``/``changes`` print it (``mcp(rewriter) put``, ``mcp(rewriter)``,
+    ``watch file changed``: that surface, with that client and/or operation; trial 65: copied from
+    the column, it matched nothing). ``null_safe``: false, never NULL, for a row without them (for ``NOT``)."""
     col = (lambda c: f"COALESCE({c}, '')") if null_safe else (lambda c: c)
     part = f" OR {col('operation')} LIKE 'put %'" if origin == "put" else ""
-    return f"({col('surface')} = ? OR {col('client')} = ? OR {col('operation')} = ?{part})"
+    sql, args = f"{col('surface')} = ? OR {col('client')} = ? OR {col('operation')} = ?{part}", [origin] * 3
+    m = _PRINTED_ORIGIN.fullmatch(origin)
+    if m and (m.group(2) is not None or m.group(3)):
+        conds, more = [f"{col('surface')} = ?"], [m.group(1)]
+        if m.group(2) is not None:
+            conds.append(f"{col('client')} = ?")
+            more.append(m.group(2))
+        if m.group(3):
+            conds.append(f"{col('operation')} = ?")
+            more.append(m.group(3))
+        sql += " OR (" + " AND ".join(conds) + ")"
+        args += more
+    return f"({sql})", args
 
 
 def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
@@ -1456,8 +1477,9 @@ def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
     (``changes --origin`` / ``--by``, :func:`by_filter`); ``1=1`` when neither is given."""
     conds, args = [], []
     if origin:
-        conds.append(_origin_sql(origin))
-        args += [origin, origin, origin]
+        cond, more = _origin_sql(origin)
+        conds.append(cond)
+        args += more
     if by is not None:
         cond, more = by_filter(by)
         conds.append(f"COALESCE(({cond}), 1=0)")
