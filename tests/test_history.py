@@ -1615,7 +1615,36 @@ def test_origin_filter_takes_the_origin_as_history_and_changes_print_it(db_path)
         assert left == [("notes/a", 1), ("notes/b", 1), ("notes/b", 3)]
         # and undo: the rewriter's writes, not the other agent's
         plan = h.undo_plan(b, since="2000-01-01T00:00:00Z", origin="mcp(rewriter)")
-        acts = {p["name"]: p["action"] for p in plan["plan"]} if isinstance(plan, dict) else {p["name"]: p["action"] for p in plan}
+        acts = {p["name"]: p["action"] for p in plan}
         assert acts == {"notes/a": "revert", "notes/b": "skip"}, acts
+    finally:
+        b.close()
+
+
+def test_restore_of_a_deleted_folder_names_what_lies_under_it_and_the_undo_that_brings_it_back(db_path):
+    """trial 65: a script deleted a folder; `gbrain restore vault/comparisons/` (and without the
+    slash) answered only "nothing named 'vault/comparisons/' in the trash", though its 3 notes were
+    there. The miss now counts the deleted pages and files under that folder and names the undo
+    (`--prefix FOLDER/`, from the first deletion) that brings the folder back, a dry run first."""
+    b = Brain.open(db_path)
+    try:
+        for s in ("cmp/a", "cmp/b", "cmpx/c", "other/d"):
+            run(b, "put", slug=s, content=f"# {s}\n")
+        for s in ("cmp/a", "cmp/b", "cmpx/c"):
+            run(b, "delete", slug=s)
+        first = min(r["at"] for r in h.changes(b, limit=0) if r["op"] == "delete")
+        for asked in ("cmp", "cmp/"):
+            with pytest.raises(NotFound) as e:
+                run(b, "restore", slug=asked)
+            msg = str(e.value)
+            assert f"nothing named '{asked}' in the trash" in msg
+            assert "2 deleted page(s)/file(s) under cmp/" in msg, msg  # not cmpx/c: another folder
+            assert f"gbrain undo --since {first} --prefix cmp/" in msg, msg
+        # the undo it names brings the folder back
+        plan = h.undo_plan(b, since=first, prefix="cmp/")
+        assert sorted((p["name"], p["action"]) for p in plan) == [("cmp/a", "restore"), ("cmp/b", "restore")]
+        with pytest.raises(NotFound) as e:
+            run(b, "restore", slug="nowhere")
+        assert "under" not in str(e.value)
     finally:
         b.close()

@@ -1307,6 +1307,26 @@ def _seconds_between(a: str, b: str) -> float:
         return float("inf")
 
 
+def _not_in_trash(c, name: str) -> str:
+    """The message of a ``restore`` that finds nothing named ``name`` in the trash. When ``name``
+    is a folder holding deleted pages or files (their newest version a deletion), it counts them
+    and names the undo from the first of those deletions that brings the folder back (trial 65:
+    `restore vault/comparisons/` after a script's `rm -rf` said only "nothing named")."""
+    msg = f"nothing named '{name}' in the trash (`gbrain trash` lists it)"
+    folder = name.strip("/")
+    if not folder:
+        return msg
+    folder += "/"
+    r = c.execute("SELECT COUNT(*) AS n, MIN(h.at) AS first FROM history h WHERE substr(h.name, 1, ?) = ? AND h.op = 'delete' "
+                  "AND h.version = (SELECT MAX(h2.version) FROM history h2 WHERE h2.kind = h.kind AND h2.name = h.name)",
+                  (len(folder), folder)).fetchone()
+    if not r or not r["n"]:
+        return msg
+    return (f"{msg}; {r['n']} deleted page(s)/file(s) under {folder}: restore each by its name, or "
+            f"`gbrain undo --since {r['first']} --prefix {cmd_arg(folder)}` lists what taking back every write under "
+            f"{folder} since the first deletion would do (a dry run: nothing is written until it is applied)")
+
+
 def restore(brain, name: str) -> dict:
     """Bring back a deleted page (or file) from its history: its last text becomes a new
     version at its path, with every ``.raw`` sidecar deleted with it (:func:`sidecars_deleted_with`:
@@ -1324,14 +1344,14 @@ def restore(brain, name: str) -> dict:
             try:
                 kind, key = resolve_key(brain, name)
             except NotFound:
-                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)") from None
+                raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
             # a version the trash lists under a name that was renamed since (a brain where another
             # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
             t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
             if t is None or (kind == "page" and _moved_to(c, key) is None):
-                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
+                raise NotFound(_not_in_trash(c, name))
             r = _revert_key(brain, kind, key, t["version"])
             return {"slug": r.get("slug"), "path": r["path"], "restored": [r["path"]], "deleted_at": "", "reason": t["trashed"],
                     "version": t["version"], "moved_from": key, "content_hash": r.get("content_hash")}
