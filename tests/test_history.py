@@ -1577,3 +1577,74 @@ def test_history_of_a_moved_page_leaves_out_an_earlier_page_that_left_its_old_na
     r = cli("--db", db, "diff", "sub/a", "1", "--from-name", "a", "--json")
     assert r.returncode != 0 and "first page" not in r.stdout.decode(), r.stdout
     assert cli("--db", db, "diff", "sub/a", str(old[-1]["version"]), "--from-name", "a").returncode == 0
+
+
+def test_origin_filter_takes_the_origin_as_history_and_changes_print_it(db_path):
+    """trial 65: `changes`/`history` print an origin as `mcp(rewriter) put` or `watch file changed`;
+    `changes --origin 'mcp(rewriter)'` (copied from that column) answered "no changes by
+    mcp(rewriter)", exit 0, and `undo --origin 'mcp(rewriter)'` an empty plan: the agent's 40
+    rewrites looked like nothing to undo. The printed form (surface, `(client)`, operation, any of the
+    latter two) now selects those rows; one word still matches a surface, client or operation."""
+    from gbrain.storage.origin import origin
+
+    b = Brain.open(db_path)
+    try:
+        run(b, "put", slug="notes/a", content="# A\n\nfirst\n")
+        run(b, "put", slug="notes/b", content="# B\n\nfirst\n")
+        with origin(client="rewriter"):
+            run(b, "put", surface="mcp", slug="notes/a", content="# A\n\nrewritten\n")
+            run(b, "tag", surface="mcp", slug="notes/b", tag="x")
+        with origin(client="other"):
+            run(b, "put", surface="mcp", slug="notes/b", content="# B\n\nother agent\n")
+        rows = h.changes(b, limit=0)
+        shown = {(c["name"], c["version"]): c["origin"] for c in rows}
+        assert shown[("notes/a", 2)] == "mcp(rewriter) put" and shown[("notes/b", 2)] == "mcp(rewriter) tag", shown
+
+        def names(o, **kw):
+            return sorted((c["name"], c["version"]) for c in h.changes(b, origin=o, limit=0, **kw))
+
+        assert names("mcp(rewriter)") == [("notes/a", 2), ("notes/b", 2)]
+        assert names("mcp(rewriter) put") == [("notes/a", 2)]
+        assert names("mcp put") == [("notes/a", 2), ("notes/b", 3)]
+        assert names("cli put") == [("notes/a", 1), ("notes/b", 1)]
+        # one word as before: a surface, a client or an operation
+        assert names("rewriter") == names("mcp(rewriter)") and len(names("mcp")) == 3 and len(names("put")) == 4
+        assert names("mcp(nobody)") == [] and names("cli tag") == []
+        # --exclude-origin takes the same spelling
+        left = sorted((c["name"], c["version"]) for c in h.changes(b, exclude_origin="mcp(rewriter)", limit=0))
+        assert left == [("notes/a", 1), ("notes/b", 1), ("notes/b", 3)]
+        # and undo: the rewriter's writes, not the other agent's
+        plan = h.undo_plan(b, since="2000-01-01T00:00:00Z", origin="mcp(rewriter)")
+        acts = {p["name"]: p["action"] for p in plan}
+        assert acts == {"notes/a": "revert", "notes/b": "skip"}, acts
+    finally:
+        b.close()
+
+
+def test_restore_of_a_deleted_folder_names_what_lies_under_it_and_the_undo_that_brings_it_back(db_path):
+    """trial 65: a script deleted a folder; `gbrain restore vault/comparisons/` (and without the
+    slash) answered only "nothing named 'vault/comparisons/' in the trash", though its 3 notes were
+    there. The miss now counts the deleted pages and files under that folder and names the undo
+    (`--prefix FOLDER/`, from the first deletion) that brings the folder back, a dry run first."""
+    b = Brain.open(db_path)
+    try:
+        for s in ("cmp/a", "cmp/b", "cmpx/c", "other/d"):
+            run(b, "put", slug=s, content=f"# {s}\n")
+        for s in ("cmp/a", "cmp/b", "cmpx/c"):
+            run(b, "delete", slug=s)
+        first = min(r["at"] for r in h.changes(b, limit=0) if r["op"] == "delete")
+        for asked in ("cmp", "cmp/"):
+            with pytest.raises(NotFound) as e:
+                run(b, "restore", slug=asked)
+            msg = str(e.value)
+            assert f"nothing named '{asked}' in the trash" in msg
+            assert "2 deleted page(s)/file(s) under cmp/" in msg, msg  # not cmpx/c: another folder
+            assert f"gbrain undo --since {first} --prefix cmp/" in msg, msg
+        # the undo it names brings the folder back
+        plan = h.undo_plan(b, since=first, prefix="cmp/")
+        assert sorted((p["name"], p["action"]) for p in plan) == [("cmp/a", "restore"), ("cmp/b", "restore")]
+        with pytest.raises(NotFound) as e:
+            run(b, "restore", slug="nowhere")
+        assert "under" not in str(e.value)
+    finally:
+        b.close()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 import sqlite3
 import time
 import zlib
@@ -938,8 +939,9 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     q = (f"SELECT history.*, (SELECT p.type FROM pages p WHERE history.kind = 'page' AND p.slug = history.name) AS page_type "
          f"FROM history WHERE {cond}")
     if exclude_origin:
-        q += f" AND NOT {_origin_sql(exclude_origin, null_safe=True)}"
-        args += [exclude_origin] * 3
+        cond, more = _origin_sql(exclude_origin, null_safe=True)
+        q += f" AND NOT {cond}"
+        args += more
     if since:
         q += " AND at >= ?"
         args.append(since)
@@ -1305,6 +1307,26 @@ def _seconds_between(a: str, b: str) -> float:
         return float("inf")
 
 
+def _not_in_trash(c, name: str) -> str:
+    """The message of a ``restore`` that finds nothing named ``name`` in the trash. When ``name``
+    is a folder holding deleted pages or files (their newest version a deletion), it counts them
+    and names the undo from the first of those deletions that brings the folder back (trial 65:
+    `restore vault/comparisons/` after a script's `rm -rf` said only "nothing named")."""
+    msg = f"nothing named '{name}' in the trash (`gbrain trash` lists it)"
+    folder = name.strip("/")
+    if not folder:
+        return msg
+    folder += "/"
+    r = c.execute("SELECT COUNT(*) AS n, MIN(h.at) AS first FROM history h WHERE substr(h.name, 1, ?) = ? AND h.op = 'delete' "
+                  "AND h.version = (SELECT MAX(h2.version) FROM history h2 WHERE h2.kind = h.kind AND h2.name = h.name)",
+                  (len(folder), folder)).fetchone()
+    if not r or not r["n"]:
+        return msg
+    return (f"{msg}; {r['n']} deleted page(s)/file(s) under {folder}: restore each by its name, or "
+            f"`gbrain undo --since {r['first']} --prefix {cmd_arg(folder)}` lists what taking back every write under "
+            f"{folder} since the first deletion would do (a dry run: nothing is written until it is applied)")
+
+
 def restore(brain, name: str) -> dict:
     """Bring back a deleted page (or file) from its history: its last text becomes a new
     version at its path, with every ``.raw`` sidecar deleted with it (:func:`sidecars_deleted_with`:
@@ -1322,14 +1344,14 @@ def restore(brain, name: str) -> dict:
             try:
                 kind, key = resolve_key(brain, name)
             except NotFound:
-                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)") from None
+                raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
             # a version the trash lists under a name that was renamed since (a brain where another
             # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
             t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
             if t is None or (kind == "page" and _moved_to(c, key) is None):
-                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
+                raise NotFound(_not_in_trash(c, name))
             r = _revert_key(brain, kind, key, t["version"])
             return {"slug": r.get("slug"), "path": r["path"], "restored": [r["path"]], "deleted_at": "", "reason": t["trashed"],
                     "version": t["version"], "moved_from": key, "content_hash": r.get("content_hash")}
@@ -1442,13 +1464,32 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     return out
 
 
-def _origin_sql(origin: str, null_safe: bool = False) -> str:
-    """SQL condition (arguments: ``origin`` three times) on a history row for "from this origin":
-    its surface, MCP client or operation; ``put`` is every put, whole and of part of a page
-    (:func:`put_operation`). ``null_safe``: false, never NULL, for a row without them (for ``NOT``)."""
+#: an origin as :func:`_origin_of` prints it: ``surface``, ``(client)``, `` operation`` (``mcp(rewriter) put``,
+#: ``watch file changed``; the client may hold spaces and parentheses, as a sync client's folder does)
+_PRINTED_ORIGIN = re.compile(r"([a-z?]+)(?:\((.*)\))?(?: (.+))?", re.S)
+
+
+def _origin_sql(origin: str, null_safe: bool = False) -> tuple[str, list]:
+    """SQL condition on a history row for "from this origin", and its arguments: its surface, MCP
+    client or operation; ``put`` is every put, whole and of part of a page (:func:`put_operation`);
+    or the origin as ``history``/``changes`` print it (``mcp(rewriter) put``, ``mcp(rewriter)``,
+    ``watch file changed``: that surface, with that client and/or operation; trial 65: copied from
+    the column, it matched nothing). ``null_safe``: false, never NULL, for a row without them (for ``NOT``)."""
     col = (lambda c: f"COALESCE({c}, '')") if null_safe else (lambda c: c)
     part = f" OR {col('operation')} LIKE 'put %'" if origin == "put" else ""
-    return f"({col('surface')} = ? OR {col('client')} = ? OR {col('operation')} = ?{part})"
+    sql, args = f"{col('surface')} = ? OR {col('client')} = ? OR {col('operation')} = ?{part}", [origin] * 3
+    m = _PRINTED_ORIGIN.fullmatch(origin)
+    if m and (m.group(2) is not None or m.group(3)):
+        conds, more = [f"{col('surface')} = ?"], [m.group(1)]
+        if m.group(2) is not None:
+            conds.append(f"{col('client')} = ?")
+            more.append(m.group(2))
+        if m.group(3):
+            conds.append(f"{col('operation')} = ?")
+            more.append(m.group(3))
+        sql += " OR (" + " AND ".join(conds) + ")"
+        args += more
+    return f"({sql})", args
 
 
 def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
@@ -1456,8 +1497,9 @@ def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
     (``changes --origin`` / ``--by``, :func:`by_filter`); ``1=1`` when neither is given."""
     conds, args = [], []
     if origin:
-        conds.append(_origin_sql(origin))
-        args += [origin, origin, origin]
+        cond, more = _origin_sql(origin)
+        conds.append(cond)
+        args += more
     if by is not None:
         cond, more = by_filter(by)
         conds.append(f"COALESCE(({cond}), 1=0)")
