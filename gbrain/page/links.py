@@ -137,6 +137,8 @@ def journal_keys(conn) -> JournalIndex:
     if setting == "dataview":
         return JournalIndex(out)
     graphs = graph_roots(conn)
+    if not graphs and setting == "auto":
+        return JournalIndex(out)  # (no graph: no page is Logseq's)
     for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
         if not _DIGIT.search(title):
             continue
