@@ -133,9 +133,9 @@ def main() -> int:
             from gbrain.page.journals import logseq_day
             from gbrain.page.slugs import title_key
             for pid, path, slug in c.execute("SELECT id, path, slug FROM pages WHERE path LIKE '%pages/%' OR path LIKE '%journals/%'").fetchall():
-                name = slug.rpartition("/")[2]
-                if logseq_day(name) and not name.startswith("2025_"):
-                    c.execute("UPDATE pages SET title = ?, title_key = ? WHERE id = ?", (name, title_key(name), pid))
+                file_name = slug.rpartition("/")[2]
+                if logseq_day(file_name) and not file_name.startswith("2025_"):
+                    c.execute("UPDATE pages SET title = ?, title_key = ? WHERE id = ?", (file_name, title_key(file_name), pid))
                     c.execute("UPDATE links SET to_page_id = NULL WHERE to_page_id = ?", (pid,))
         c.execute(f"PRAGMA user_version = {a.version - 1}")
         c.commit()

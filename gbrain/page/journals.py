@@ -276,6 +276,19 @@ def _pattern(pattern: str) -> tuple:
     return tuple(out)
 
 
+_DIGITS = re.compile(r"[0-9]*")
+
+
+@lru_cache(maxsize=256)
+def _quoted_re(text: str) -> "re.Pattern | None":
+    """A quoted or punctuation run of a pattern as cljs-time's ``parse-quoted`` matches it: a regex
+    anchored at the start (None where it is no regex: cljs-time throws)."""
+    try:
+        return re.compile(text)
+    except re.error:
+        return None
+
+
 def _parse(pattern: str, text: str) -> "_dt.date | None":
     """``text`` read by cljs-time's ``parse`` with ``pattern`` (logseq/cljs-time
     src/cljs_time/internal/parse.cljs ``parse``, ``compile``; ``format.cljs`` ``parse``), as
@@ -288,21 +301,18 @@ def _parse(pattern: str, text: str) -> "_dt.date | None":
     s, as_seq = text, False  # (as_seq: cljs-time's rest is a char seq after digits were read)
     fields: dict = {}
     parts = _pattern(pattern)
-    for k, (kind, tok) in enumerate(parts):
+    for kind, tok in parts:
         if s is None or s == "":
             raise _Unparsed  # the text ended before the pattern
         if kind == "q":
-            try:
-                m = re.match("^" + tok, s)
-            except re.error:
-                raise _Unparsed from None
+            rx = _quoted_re(tok)
+            m = rx.match(s) if rx is not None else None
             if not m or m.end() == 0:
                 raise _Unparsed
             s, as_seq = s[m.end():], False
         elif tok in _NUMBER_TOKENS:
             field, lower, upper = _NUMBER_TOKENS[tok]
-            m = re.match(r"[0-9]*", s)
-            digits = m.group(0)
+            digits = _DIGITS.match(s).group(0)
             if len(digits) >= lower:
                 fields[field] = int(digits[:upper])
                 s = digits[upper:] + s[len(digits):]
@@ -396,6 +406,30 @@ def logseq_day(name: str, title_format: str = TITLE_FORMAT) -> _dt.date | None:
         except _Unparsed:
             continue
     return None
+
+
+@lru_cache(maxsize=64)
+def title_re(pattern: str) -> "re.Pattern":
+    """A regex matching every name :func:`format_day` writes in ``pattern`` (and a few more): a
+    title no day could be written as is no journal's without parsing it."""
+    parts = []
+    for tok in _TOKEN_RE.findall(pattern):
+        c, n = tok[0], len(tok)
+        if c == "'":
+            parts.append(re.escape(tok[1:-1] if n > 2 else "'"))
+        elif tok == "do":
+            parts.append(r"\d{1,2}(?:st|nd|rd|th)")
+        elif c == "y":
+            parts.append(r"\d{2}" if n == 2 else r"\d{%d,}" % n)
+        elif c == "M":
+            parts.append("(?:%s)" % "|".join(_MONTHS if n >= 4 else [m[:3] for m in _MONTHS]) if n >= 3 else r"\d{%d,2}" % n)
+        elif c == "d":
+            parts.append(r"\d{%d,2}" % min(n, 2))
+        elif c == "E":
+            parts.append("(?:%s)" % "|".join(_DAYS if n >= 4 else [d[:3] for d in _DAYS]))
+        else:
+            parts.append(re.escape(tok))
+    return re.compile("".join(parts) + r"\Z")
 
 
 def _padded(v: int, upper: int) -> list[str]:

@@ -2060,8 +2060,8 @@ def logseq_journal_day(title: str, title_format: str | None) -> "_dt.date | None
     it: :func:`gbrain.page.journals.logseq_day`), else None (``title_format`` None: no graph's)."""
     from . import journals
 
-    if title_format is None or not any(ch.isdigit() for ch in title):
-        return None
+    if title_format is None or not any(ch.isdigit() for ch in title) or not journals.title_re(title_format).match(title):
+        return None  # (no name format_day writes: no parse)
     day = journals.logseq_day(title, title_format)
     return day if day and journals.format_day(day, title_format) == title else None
 
