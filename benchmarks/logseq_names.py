@@ -22,7 +22,14 @@ generated graph gets a ``pages/contents.md`` and ``:journal/page-title-format "y
 tree is imported as it is and those pages' stored titles set back to the older page model's
 (``contents``, ``Jan 1st, 2025``) before the brain is marked as made before v74.
 
-    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74]
+``--version 75`` measures v75 (Postgres v80, ``db.rederive_logseq_days``: a graph's page whose
+name Logseq reads as a day titled as that day, names read as days as leniently as cljs-time): the
+generated graph gets ``pages/2025-3-5.md``-style pages (one in 20) and journals named
+``2026-1-5.md`` (one in 4), linked by lenient spellings; each tree is imported as it is and those
+pages' stored titles set back to their file names, the links to them dangling, as the older page
+model left them, before the brain is marked as made before v75.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74|75]
 """
 from __future__ import annotations
 
@@ -56,9 +63,11 @@ print(json.dumps({"open_cpu": first, "again_cpu": time.process_time() - t, "pars
 """
 
 
-def graph(out: Path, n: int, contents: bool = False) -> Path:
+def graph(out: Path, n: int, contents: bool = False, days: bool = False) -> Path:
     """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them;
-    ``contents``: and Logseq's ``pages/contents.md`` linking a few."""
+    ``contents``: and Logseq's ``pages/contents.md`` linking a few; ``days``: every twentieth page
+    named as a day (``2025-3-5``), every fourth journal named ``2026-1-5.md``, linked by lenient
+    spellings (``[[2025-03-5]]``, ``[[Jan 5th, 2026]]``)."""
     (out / "logseq").mkdir(parents=True, exist_ok=True)
     (out / "logseq" / "config.edn").write_text("{:meta/version 1\n :file/name-format :triple-lowbar}\n")
     (out / "pages").mkdir(exist_ok=True)
@@ -66,12 +75,16 @@ def graph(out: Path, n: int, contents: bool = False) -> Path:
     names = []
     for i in range(n):
         name = f"Area {i % 17}___Topic {i}" if i % 4 == 0 else f"Note {i}"
+        if days and i % 20 == 10:
+            name = f"2025-{1 + i // 20 % 12}-{1 + i // 240 % 28}"
         names.append(name.replace("___", "/"))
         head = f"# Heading {i}\n\n" if i % 3 == 0 else f"tags:: t{i % 9}\n\n"
         (out / "pages" / f"{name}.md").write_text(f"{head}- about [[Note {(i * 7) % n}]] #t{i % 5}\n  - more text {i}\n")
     for d in range(max(1, n // 10)):
-        (out / "journals" / f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}.md").write_text(
-            "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)))
+        jname = f"2026-{1 + d // 28 % 12}-{1 + d % 28}" if days and d % 4 == 0 else f"2025_{1 + d // 28 % 12:02d}_{1 + d % 28:02d}"
+        extra = f"- and [[2025-{1 + d % 12:02d}-{1 + d % 28}]] [[Jan {1 + d % 28}th, 2026]]\n" if days else ""
+        (out / "journals" / f"{jname}.md").write_text(
+            "".join(f"- met about [[{names[(d * 13 + k) % n]}]]\n" for k in range(5)) + extra)
     if contents:  # and a title format of its own: its journals titled 2025-01-01
         (out / "logseq" / "config.edn").write_text('{:meta/version 1\n :file/name-format :triple-lowbar\n :journal/page-title-format "yyyy-MM-dd"}\n')
         (out / "pages" / "contents.md").write_text("".join(f"- [[{names[k]}]]\n" for k in range(min(n, 10))))
@@ -82,7 +95,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--work", default="/tmp/logseq_names")
-    ap.add_argument("--version", type=int, choices=(71, 73, 74), default=71)
+    ap.add_argument("--version", type=int, choices=(71, 73, 74, 75), default=71)
     a = ap.parse_args()
     work = Path(a.work) / f"v{a.version}"
     work.mkdir(parents=True, exist_ok=True)
@@ -95,7 +108,7 @@ def main() -> int:
     trees["obsidian-hub as a legacy graph"] = hub
     gen = work / f"graph-{a.pages}"
     if not gen.exists():
-        graph(gen, a.pages, contents=a.version == 74)
+        graph(gen, a.pages, contents=a.version == 74, days=a.version == 75)
     trees[f"generated graph, {a.pages} pages"] = gen
     print(f"{'tree':38} {'pages':>6} {'parsed':>6} {f'v{a.version} open CPU s':>15} {'open again':>11} {'step':>7}")
     for name, tree in trees.items():
@@ -116,6 +129,14 @@ def main() -> int:
             for pid, slug in c.execute("SELECT id, slug FROM pages WHERE slug LIKE 'journals/%'").fetchall():
                 if journal_title(slug[9:]):
                     c.execute("UPDATE pages SET title = ? WHERE id = ?", (journal_title(slug[9:]), pid))
+        if a.version == 75:  # the older page model: a page named as a day titled by its file name, its links dangling
+            from gbrain.page.journals import logseq_day
+            from gbrain.page.slugs import title_key
+            for pid, path, slug in c.execute("SELECT id, path, slug FROM pages WHERE path LIKE '%pages/%' OR path LIKE '%journals/%'").fetchall():
+                file_name = slug.rpartition("/")[2]
+                if logseq_day(file_name) and not file_name.startswith("2025_"):
+                    c.execute("UPDATE pages SET title = ?, title_key = ? WHERE id = ?", (file_name, title_key(file_name), pid))
+                    c.execute("UPDATE links SET to_page_id = NULL WHERE to_page_id = ?", (pid,))
         c.execute(f"PRAGMA user_version = {a.version - 1}")
         c.commit()
         c.close()

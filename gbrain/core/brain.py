@@ -28,7 +28,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_formats, graph_settings, graphs_of, is_graph_config, journal_page_names, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_settings, graphs_of, is_graph_config, journal_link_names, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import Settings, graph_root
 from ..page.canvas import canvas_nodes, is_canvas
@@ -874,14 +874,23 @@ class Brain:
         (:meth:`page_syntax`). ``named``: only the ``pages`` folder's pages whose file name a
         ``:file/name-format`` reads otherwise than as written (``%``, ``___`` or ``.`` in it:
         :func:`~gbrain.page.markdown.logseq_page_name`), after the config was edited; ``days``:
-        only the ``journals`` folder's pages (their titles follow the journal formats). Returns the
-        number of pages."""
-        folders = ("pages",) if named else ("journals",) if days else sorted(LOGSEQ_FOLDERS)
+        the ``journals`` folder's pages (their titles follow the journal formats) and the ``pages``
+        folder's whose file name or title holds a digit (one Logseq reads as a day is titled in the
+        title format). Returns the number of pages."""
+        folders = ("pages",) if named else ("journals", "pages") if days else sorted(LOGSEQ_FOLDERS)
         heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in folders]
-        sel = "SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
+        sel = "SELECT path, title, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
             "substr(path, 1, ?) = ?" for _ in heads)
-        rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip
-                and (not named or any(c in stem(r["path"]) for c in ("%", "___", ".")))]
+        pages_head = f"{root}/pages/" if root else "pages/"
+
+        def wanted(r) -> bool:
+            if named:
+                return any(c in stem(r["path"]) for c in ("%", "___", "."))
+            if days and r["path"].startswith(pages_head):
+                return any(ch.isdigit() for ch in stem(r["path"]) + r["title"])
+            return True
+
+        rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip and wanted(r)]
         with self.transaction():
             for r in rows:
                 self.save_page(r["path"], render_row(r), force=True)
@@ -1251,9 +1260,9 @@ class Brain:
         holding ``logseq/config.edn`` beside it, as stored now: :func:`~gbrain.page.links.graphs_of`)
         and ``dataview`` for any other (:func:`~gbrain.page.markdown.page_property_syntax`)."""
         syntax = self.property_syntax
-        if syntax != "auto":
+        if syntax == "dataview":
             return syntax
-        return page_property_syntax(path, syntax, graphs_of(self.conn, path))
+        return page_property_syntax(path, syntax, graphs_of(self.conn, path))  # (``logseq``: a journal's title format)
 
     def parsed(self, row: sqlite3.Row) -> Page:
         """The stored page ``row`` parsed (:meth:`parse_text` of its text)."""
@@ -1294,8 +1303,8 @@ class Brain:
             write_name_folds(self.conn, [(pid, slug, vals["title"], vals["search_aliases"], vals["h1_key"])], new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug)} | title_names(page.title) if not row else (title_names(row["title"]) | title_names(page.title) if row["title"] != page.title else set())
-            if not row:
-                names |= self.journal_names(slug)
+            if not row or row["title"] != page.title:  # (a journal, by each spelling of its day, comes or goes)
+                names |= self.journal_names(path, page.title) | (self.journal_names(path, row["title"]) if row else set())
             names |= old_aliases ^ {loose_key(a) for a in page.aliases}
             if resolve_incoming and names:
                 self.re_resolve(names)
@@ -1363,13 +1372,9 @@ class Brain:
         write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
         write_name_folds(self.conn, [(pid, r["slug"], r["title"], r["search_aliases"], r["h1_key"]) for pid, r in zip(pids, rows)], new=True)
         out = []
-        formats = None  # (the brain's Logseq graphs, read once when a journal is among the pages)
         for pid, r, (path, _, page) in zip(pids, rows, items):
             names = {r["loose_key"]} | title_names(page.title) | {loose_key(a) for a in page.aliases}
-            if graph_root(r["slug"]) is not None:
-                formats = graph_formats(self.conn) if formats is None else formats
-                for n in journal_page_names(r["slug"], formats):
-                    names |= title_names(n)
+            names |= self.journal_names(path, page.title)
             out.append(SaveResult(r["slug"], path, pid, True, True, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names))
         return out
 
@@ -1467,7 +1472,7 @@ class Brain:
             c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(r["slug"], r["kind"], r["target"]), r["id"]))
         old_slug = slug_for_path(src)
         self.re_resolve({loose_key(new_slug), loose_key(old_slug)} | title_names(moved.title) | title_names(old_title) | alias_keys
-                        | self.journal_names(new_slug) | self.journal_names(old_slug))
+                        | self.journal_names(dst, moved.title) | self.journal_names(src, old_title))
         self._sidecars_follow(pid, dst)
         self.conflicts_follow(src, dst)
 
@@ -1621,7 +1626,7 @@ class Brain:
             return None
         names = {loose_key(row["slug"])} | title_names(row["title"])
         names |= {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (row["id"],))}
-        names |= self.journal_names(row["slug"])
+        names |= self.journal_names(path, row["title"])
         with self.transaction():
             inbound = [r[0] for r in self.conn.execute("SELECT id FROM links WHERE to_page_id = ? AND from_page_id != ?", (row["id"], row["id"]))]
             self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
@@ -1694,17 +1699,15 @@ class Brain:
                 raise
             return self.conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
 
-    def journal_names(self, slug: str) -> set[str]:
-        """The link-target keys (:func:`~gbrain.page.links.title_names`) of the title Logseq shows
-        for the page ``slug`` when it is a journal (``journals/2026_11_28`` → ``Nov 28th, 2026``,
-        by its graph's ``logseq/config.edn``), else none: a save, delete or move of a journal
-        re-resolves them (:meth:`re_resolve`)."""
-        if graph_root(slug) is None:
+    def journal_names(self, path: str, title: str) -> set[str]:
+        """The link-target keys of the names a link finds the page at ``path`` titled ``title``
+        by when Logseq reads it as a journal (a graph's page titled as its day: ``journals/2026_11_28``
+        or ``pages/2026-11-28`` is ``Nov 28th, 2026``, found by ``[[2026-11-28]]``, ``[[nov 28th,
+        2026]]``…: :func:`~gbrain.page.links.journal_link_names` of its :meth:`page_syntax`), else
+        none: a save, delete or move of a journal re-resolves them (:meth:`re_resolve`)."""
+        if not any(ch.isdigit() for ch in title):
             return set()
-        out: set[str] = set()
-        for n in journal_page_names(slug, graph_formats(self.conn)):  # (its title, its day in Logseq's day formats)
-            out |= title_names(n)
-        return out
+        return journal_link_names(path, title, self.page_syntax(path))
 
     def graph_config_changed(self, path: str, existed: bool = True, before: "Settings | None" = None) -> int:
         """After the file at ``path`` was stored, changed, moved or deleted (``existed``: whether
@@ -1724,19 +1727,23 @@ class Brain:
         present = now is not None
         if present and existed and before is not None and now == before:
             return 0  # nothing gbrain reads from the config changed: no title, no link
+        root = path[: -len(JOURNAL_CONFIG)].rstrip("/")
         if present != existed and self.property_syntax == "auto":
-            self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed)
+            self.rederive_graph(root, skip=self._graph_parsed)
         elif present and self.property_syntax == "auto":
-            root = path[: -len(JOURNAL_CONFIG)].rstrip("/")
             if before is None or now.name_format != before.name_format:
                 # its :file/name-format changed: the titles it gives
                 self.rederive_graph(root, skip=self._graph_parsed, named=True)
             if before is None or now[1:] != before[1:]:
-                # its journal formats changed: the journals' titles
+                # its journal formats changed: the journals' titles (and its pages/ pages named as a day)
                 self.rederive_graph(root, skip=self._graph_parsed, days=True)
+        elif self.property_syntax == "logseq" and (present != existed or before is None or now is None or now[1:] != before[1:]):
+            # (``logseq``: a graph's journals are titled by its config's title format too)
+            self.rederive_graph(root, skip=self._graph_parsed, days=True)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
-               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
-        rows = [r for r in self.conn.execute(sel, ("%journals/%",)).fetchall() if r[5] is None or graph_root(r[5]) is not None]
+               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? OR t.slug LIKE ? ORDER BY l.id")
+        rows = [r for r in self.conn.execute(sel, ("%journals/%", "%pages/%")).fetchall()
+                if r[5] is None or graph_root(r[5]) is not None or any(ch.isdigit() for ch in r[2])]
         return self._resolve_rows(rows)
 
     def resolve_dangling(self) -> int:

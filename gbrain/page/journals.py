@@ -220,21 +220,269 @@ def file_day(name: str, pattern: str = FILE_FORMAT) -> _dt.date | None:
 #: the formats Logseq reads a page's name as a day by after the graph's title format
 #: (``safe-journal-title-formatters``, logseq/logseq
 #: deps/graph-parser/src/logseq/graph_parser/date_time_util.cljs, tag 0.10.9), whatever
-#: ``:journal/file-name-format`` says (that one only names the files Logseq writes)
+#: ``:journal/file-name-format`` says (that one only names the files Logseq writes:
+#: src/main/frontend/date.cljs ``date->file-name``; the graph parser never reads it)
 DAY_FORMATS = (TITLE_FORMAT, "yyyy-MM-dd", "yyyy_MM_dd")
+
+#: cljs-time's two-digit year pivot (``infer-years``, logseq/cljs-time src/cljs_time/internal/parse.cljs,
+#: the fork Logseq pins, 5704fbf): a parsed year below ``(this year + 20) % 100`` is this century's,
+#: one from there to 99 the last's (Date.UTC). Logseq takes this year from the clock; gbrain fixes
+#: it at 2026 (46) so a title stays a function of the text (a later year moves the pivot by one a year)
+PIVOT_YEAR = 2026
+_PIVOT = (PIVOT_YEAR + 20) % 100
+_ASCII_LETTER = re.compile(r"[a-zA-Z]")
+_MONTH_NAMES = _MONTHS + tuple(m[:3] for m in _MONTHS)
+_DAY_NAMES = ("Sunday",) + _DAYS[:6]
+_DAY_NAMES = _DAY_NAMES + tuple(d[:3] for d in _DAY_NAMES)
+#: cljs-time's parsers of the tokens a day is read by (``lookup``): (field, fewest digits, most)
+_NUMBER_TOKENS = {"d": ("days", 1, 2), "dd": ("days", 2, 2), "D": ("days", 1, 3), "DD": ("days", 2, 3), "DDD": ("days", 3, 3),
+                  "M": ("months", 1, 2), "MM": ("months", 1, 2), "y": ("years", 1, 4), "yy": ("years", 2, 2),
+                  "yyyy": ("years", 4, 4), "Y": ("years", 1, 4), "YY": ("years", 2, 2), "YYYY": ("years", 4, 4)}
+
+
+class _Unparsed(Exception):
+    """cljs-time's parse threw (a formatter that reads no day: the next one is tried)."""
+
+
+@lru_cache(maxsize=64)
+def _pattern(pattern: str) -> tuple:
+    """``pattern`` read as cljs-time's ``read-pattern`` reads it: ``('q', text)`` a quoted or
+    punctuation run (matched as a regex, as ``parse-quoted`` does), ``('t', letters)`` a run of one
+    letter."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "'":
+            if pattern[i + 1 : i + 2] == "'":
+                out.append(("q", "'"))
+                i += 2
+            else:
+                j = pattern.find("'", i + 1)
+                j = n if j < 0 else j
+                out.append(("q", pattern[i + 1 : j]))
+                i = j + 1
+        elif _ASCII_LETTER.match(c):
+            j = i
+            while j < n and pattern[j] == c:
+                j += 1
+            out.append(("t", pattern[i:j]))
+            i = j
+        else:
+            j = i + 1
+            while j < n and not (_ASCII_LETTER.match(pattern[j]) or pattern[j] == "'"):
+                j += 1
+            out.append(("q", pattern[i:j]))
+            i = j
+    return tuple(out)
+
+
+_DIGITS = re.compile(r"[0-9]*")
+
+
+@lru_cache(maxsize=256)
+def _quoted_re(text: str) -> "re.Pattern | None":
+    """A quoted or punctuation run of a pattern as cljs-time's ``parse-quoted`` matches it: a regex
+    anchored at the start (None where it is no regex: cljs-time throws)."""
+    try:
+        return re.compile(text)
+    except re.error:
+        return None
+
+
+def _parse(pattern: str, text: str) -> "_dt.date | None":
+    """``text`` read by cljs-time's ``parse`` with ``pattern`` (logseq/cljs-time
+    src/cljs_time/internal/parse.cljs ``parse``, ``compile``; ``format.cljs`` ``parse``), as
+    Logseq's ``journal-title->int`` then reads the result: the day, or None where the parse
+    gives no day Logseq keeps (a year that is no number, one before 1000); raises
+    :class:`_Unparsed` where cljs-time throws. Lenient as cljs-time is: ``M``/``MM``/``dd`` take
+    one or two digits, ``yyyy`` up to four (``26`` is 2026: :data:`PIVOT_YEAR`), ``MMM`` a month's
+    full or short name, ``do`` any of ``st nd rd th``, a day name is not checked against the day,
+    a punctuation run is a regex (``.`` any character)."""
+    s, as_seq = text, False  # (as_seq: cljs-time's rest is a char seq after digits were read)
+    fields: dict = {}
+    parts = _pattern(pattern)
+    for kind, tok in parts:
+        if s is None or s == "":
+            raise _Unparsed  # the text ended before the pattern
+        if kind == "q":
+            rx = _quoted_re(tok)
+            m = rx.match(s) if rx is not None else None
+            if not m or m.end() == 0:
+                raise _Unparsed
+            s, as_seq = s[m.end():], False
+        elif tok in _NUMBER_TOKENS:
+            field, lower, upper = _NUMBER_TOKENS[tok]
+            digits = _DIGITS.match(s).group(0)
+            if len(digits) >= lower:
+                fields[field] = int(digits[:upper])
+                s = digits[upper:] + s[len(digits):]
+            else:
+                fields[field] = int(digits) if digits else None  # (parseInt of nothing: NaN)
+                s = s[len(digits):]
+                if not digits:
+                    fields[field] = float("nan")
+            as_seq = as_seq or bool(digits)
+        elif tok in ("MMM", "MMMM", "E", "EEE", "EEEE"):
+            names = _MONTH_NAMES if tok[0] == "M" else _DAY_NAMES
+            if as_seq:  # (cljs-time compares a char seq with a string: every name "matches")
+                hit = names[0]
+                s = s[len(hit):] if s.startswith(hit) else s
+            else:
+                hit = next((x for x in names if s.startswith(x)), None)
+                if hit is None:
+                    raise _Unparsed
+                s = s[len(hit):]
+            as_seq = False
+            if tok[0] == "M":
+                fields["months"] = names.index(hit) % 12 + 1
+            else:
+                fields["day-of-week"] = names.index(hit) % 7 or 7
+        elif tok == "o":
+            if s[:2] in ("st", "nd", "rd", "th"):
+                s = s[2:]
+            else:
+                s = None  # (parse-match gives nil: the text counts as ended)
+            as_seq = False
+        else:
+            raise _Unparsed  # a token cljs-time does not read a day by (Illegal pattern component), or a time
+    if s:
+        raise _Unparsed  # text left after the pattern
+    years, months, days = fields.get("years"), fields.get("months"), fields.get("days")
+    nan = lambda v: isinstance(v, float)  # noqa: E731
+    if months is not None and (nan(months) or not 1 <= months <= 12):
+        raise _Unparsed
+    if days is not None:
+        if nan(days):
+            raise _Unparsed
+        if months is not None:
+            dim = (31, 29 if years is not None and not nan(years) and _leap(years) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[months - 1]
+        else:
+            dim = 31
+        if not 1 <= days <= dim:
+            raise _Unparsed
+    if years is not None and nan(years):
+        return None  # (an invalid date: journal-title->int gives nil, and no later formatter is tried)
+    y = years or 0
+    if y < _PIVOT:
+        y += PIVOT_YEAR - PIVOT_YEAR % 100
+    elif y < 100:
+        y += 1900  # (Date.UTC)
+    if not 1000 <= y <= 9999:
+        return None  # (Logseq's int->journal-title cannot read it back)
+    try:
+        return _dt.date(y, months or 1, days or 1)
+    except ValueError:  # (a Feb 29th valid in the two-digit year only)
+        return None
+
+
+def _leap(y: int) -> bool:
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+
+
+def _capitalize_all(text: str) -> str:
+    """Logseq's ``capitalize-all``: each blank-separated word's first character upper-cased, the
+    rest lower-cased."""
+    return " ".join(w[:1].upper() + w[1:].lower() for w in text.split(" "))
+
+
+def logseq_day(name: str, title_format: str = TITLE_FORMAT) -> _dt.date | None:
+    """The day the page name ``name`` is as Logseq reads it (``convert-page-if-journal``,
+    logseq/logseq deps/graph-parser/src/logseq/graph_parser/block.cljs, tag 0.10.9): lower-cased
+    (``page-name-sanity-lc``: and a leading/trailing ``/`` dropped), each word capitalized
+    (``capitalize-all``), then parsed by each of ``title_format`` and :data:`DAY_FORMATS`
+    (``safe-journal-title-formatters``, date_time_util.cljs ``journal-title->int``) as cljs-time
+    parses (:func:`_parse`), the first that does not fail deciding. ``2026-2-03``, ``Nov 1th,
+    2026``, ``nov 28th, 2026``, ``November 28th, 2026`` are days; ``2026-11-28 notes`` is not.
+    None for no day. Pure; never raises."""
+    text = name.lower()
+    text = text[1:] if text.startswith("/") else text
+    text = text[:-1] if text.endswith("/") else text
+    if not text.strip() or not any(ch.isdigit() for ch in text):
+        return None
+    text = _capitalize_all(text)
+    for pattern in dict.fromkeys(p for p in (title_format, *DAY_FORMATS) if p.strip()):
+        try:
+            return _parse(pattern, text)
+        except _Unparsed:
+            continue
+    return None
+
+
+@lru_cache(maxsize=64)
+def title_re(pattern: str) -> "re.Pattern":
+    """A regex matching every name :func:`format_day` writes in ``pattern`` (and a few more): a
+    title no day could be written as is no journal's without parsing it."""
+    parts = []
+    for tok in _TOKEN_RE.findall(pattern):
+        c, n = tok[0], len(tok)
+        if c == "'":
+            parts.append(re.escape(tok[1:-1] if n > 2 else "'"))
+        elif tok == "do":
+            parts.append(r"\d{1,2}(?:st|nd|rd|th)")
+        elif c == "y":
+            parts.append(r"\d{2}" if n == 2 else r"\d{%d,}" % n)
+        elif c == "M":
+            parts.append("(?:%s)" % "|".join(_MONTHS if n >= 4 else [m[:3] for m in _MONTHS]) if n >= 3 else r"\d{%d,2}" % n)
+        elif c == "d":
+            parts.append(r"\d{%d,2}" % min(n, 2))
+        elif c == "E":
+            parts.append("(?:%s)" % "|".join(_DAYS if n >= 4 else [d[:3] for d in _DAYS]))
+        else:
+            parts.append(re.escape(tok))
+    return re.compile("".join(parts) + r"\Z")
+
+
+def _padded(v: int, upper: int) -> list[str]:
+    """``v`` written with each number of leading zeros up to ``upper`` digits."""
+    return [str(v).zfill(w) for w in range(len(str(v)), max(upper, len(str(v))) + 1)]
+
+
+def day_spellings(day: _dt.date, title_format: str = TITLE_FORMAT) -> set[str]:
+    """Names :func:`logseq_day` may read as ``day`` (each of the formats it tries, each token in
+    each spelling cljs-time takes: a number with or without leading zeros, a year in two digits
+    where :data:`PIVOT_YEAR` reads it so, a month's or day's full or short name, any ordinal
+    suffix), in one letter case: the link-target keys a journal's coming or going re-resolves
+    (``Brain.journal_names``). A superset of what reads as ``day`` up to the letter case and a
+    punctuation run written otherwise than in the format (read as a regex: ``.`` is any character)."""
+    out: set[str] = set()
+    for pattern in dict.fromkeys(p for p in (title_format, *DAY_FORMATS) if p.strip()):
+        choices: list[list[str]] = []
+        for kind, tok in _pattern(pattern):
+            if kind == "q":
+                choices.append([tok])
+            elif tok in _NUMBER_TOKENS:
+                field, _lower, upper = _NUMBER_TOKENS[tok]
+                if field == "days":
+                    choices.append(_padded(day.day, upper))
+                elif field == "months":
+                    choices.append(_padded(day.month, upper))
+                else:
+                    raws = [day.year] + [day.year - c for c in (2000, 1900)
+                                         if (0 <= day.year - 2000 < _PIVOT if c == 2000 else _PIVOT <= day.year - 1900 < 100)]
+                    choices.append([x for r in raws for x in _padded(r, upper)])
+            elif tok in ("MMM", "MMMM"):
+                choices.append([_MONTHS[day.month - 1], _MONTHS[day.month - 1][:3]])
+            elif tok in ("E", "EEE", "EEEE"):
+                choices.append(list(_DAY_NAMES))
+            elif tok == "o":
+                choices.append(["st", "nd", "rd", "th"])
+            else:
+                choices = []
+                break
+        names = [""]
+        for opts in choices:
+            names = [n + o for n in names for o in opts]
+        out.update(n for n in names if n)
+    return out
 
 
 def journal_day(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> _dt.date | None:
     """The day a journal's file name ``name`` (without ``.md``) names as Logseq reads it
-    (``convert-page-if-journal``, deps/graph-parser/src/logseq/graph_parser/block.cljs): by the
-    graph's ``title_format``, then :data:`DAY_FORMATS`, then (gbrain's addition: the names Logseq
-    writes) ``file_format``; formats with month or day names read no file name (:func:`file_day`).
-    None for no day."""
-    for pattern in (title_format, *DAY_FORMATS, file_format):
-        day = file_day(name, pattern)
-        if day:
-            return day
-    return None
+    (:func:`logseq_day`: the graph's ``title_format``, then :data:`DAY_FORMATS`, as cljs-time
+    parses), then (gbrain's addition: the names Logseq writes, which its graph parser does not
+    read when no other format does) ``file_format`` read strictly (:func:`file_day`). None for no
+    day."""
+    return logseq_day(name, title_format) or file_day(name, file_format)
 
 
 def journal_title(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> str | None:
@@ -243,21 +491,6 @@ def journal_title(name: str, title_format: str = TITLE_FORMAT, file_format: str 
     ``title_format``; None when ``name`` is no day."""
     day = journal_day(name, title_format, file_format)
     return format_day(day, title_format) if day else None
-
-
-def journal_names(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> list[str]:
-    """The names a link finds the journal file ``name`` by as Logseq reads a link's name (as a day,
-    by ``title_format`` then :data:`DAY_FORMATS`, ``convert-page-if-journal``): its title
-    (:func:`journal_title`) first, then its day in each of :data:`DAY_FORMATS`; ``[]`` for no day."""
-    day = journal_day(name, title_format, file_format)
-    if not day:
-        return []
-    out = [format_day(day, title_format)]
-    for pattern in DAY_FORMATS:
-        n = format_day(day, pattern)
-        if n not in out:
-            out.append(n)
-    return out
 
 
 #: what parts a graph's journal formats from what they follow (:func:`join_formats`)

@@ -16,8 +16,9 @@ Order (spec "links" + Obsidian's rules):
    whose title is that name segment by segment (``[[TCP/IP]]``; a Logseq namespace page,
    ``title:: project/data platform``: :func:`title_path_key`), else the page of a Notion export
    that path of titles names, its folders' ids dropped (:func:`notion_titled`); last, a name no page has that is
-   the title Logseq shows for a journal (``[[Nov 28th, 2026]]`` → ``journals/2026_11_28.md``, by
-   the graph's ``logseq/config.edn`` formats or Logseq's defaults: :func:`journal_keys`).
+   a day Logseq reads as a journal's (``[[Nov 28th, 2026]]``, ``[[2026-11-28]]`` →
+   ``journals/2026_11_28.md``, or a graph's ``pages/2026-11-28.md``, by the graph's
+   ``logseq/config.edn`` title format or Logseq's default: :func:`journal_keys`).
    Ties go to the candidate that shares the most leading folders with the linking page (in a
    vault with one tree per language, ``[[Canvas]]`` in ``en/…`` is ``en/Plugins/Canvas``, not
    ``ko/플러그인/Canvas``), then to the shortest path.
@@ -52,21 +53,6 @@ def title_names(title: str) -> set[str]:
 def is_graph_config(path: str) -> bool:
     """Whether the file at ``path`` is a Logseq graph's ``logseq/config.edn`` (its journal formats)."""
     return path == journals.CONFIG or path.endswith("/" + journals.CONFIG)
-
-
-def graph_formats(conn) -> dict[str, tuple[str, str]]:
-    """``{graph root: (title format, file-name format)}`` of every Logseq ``config.edn`` the
-    brain stores (:func:`gbrain.page.journals.formats`; root ``''`` for ``logseq/config.edn``).
-    A config stored in pieces (over 16 MiB) or not UTF-8 gives Logseq's defaults."""
-    out = {}
-    for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
-        if is_graph_config(path):
-            try:
-                text = bytes(data).decode("utf-8")
-            except UnicodeDecodeError:
-                text = ""
-            out[path[: -len(journals.CONFIG)].rstrip("/")] = journals.formats(text)
-    return out
 
 
 def _config_text(data) -> str:
@@ -110,36 +96,76 @@ def graphs_of(conn, path: str) -> dict[str, str]:
     return {cfgs[p]: journals.graph_value(_config_text(d)) for p, d in conn.execute(f"SELECT path, data FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall()}
 
 
-def journal_page_names(slug: str, formats: dict[str, tuple[str, str]]) -> list[str]:
-    """The names a link finds the page ``slug`` by when it is a graph's journal
-    (:func:`gbrain.page.journals.journal_names`: its title, then its day in Logseq's fixed day
-    formats, as Logseq reads a link's name as a day), by ``formats`` (:func:`graph_formats`);
-    ``[]`` for any other page."""
-    root = journals.graph_root(slug)
-    if root is None:
-        return []
-    fmt = formats.get(root, (journals.TITLE_FORMAT, journals.FILE_FORMAT))
-    return journals.journal_names(slug.rpartition("/")[2], *fmt)
+class JournalIndex:
+    """The pages Logseq reads as journals (:func:`journal_keys`), by their graph's title format
+    and day: :meth:`find` reads a link's name as a day as Logseq does."""
+
+    def __init__(self, days: "dict[str, dict]"):
+        #: ``{title format: {day: [(page id, slug)]}}``
+        self.days = days
+
+    def find(self, name: str) -> list[tuple[int, str]]:
+        """The journal pages ``name`` names as a day (:func:`gbrain.page.journals.logseq_day` by
+        each graph's title format: ``[[2026-2-3]]``, ``[[nov 3rd, 2026]]``), ``[]`` for none."""
+        out: list[tuple[int, str]] = []
+        for fmt, days in self.days.items():
+            day = journals.logseq_day(name, fmt)
+            if day is not None:
+                out.extend(days.get(day, ()))
+        return out
 
 
-def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
-    """``{title_key of a journal's title: [(page id, slug)]}`` for every journal page of a Logseq
-    graph (:func:`journal_names`): what ``[[Nov 28th, 2026]]`` finds when nothing else does. A
-    ``journals`` folder is a graph's as its pages' properties are read
-    (:func:`gbrain.page.markdown.page_property_syntax`: beside a stored ``logseq/config.edn``, or
-    every one under config ``property_syntax logseq``, none under ``dataview``): an Obsidian
-    vault's ``journals/`` is no graph's."""
-    from .markdown import page_property_syntax
+#: the pages that may be a graph's journal (a ``journals``/``pages`` folder's, titled with a digit)
+_JOURNAL_CANDIDATES = "SELECT id, slug, path, title FROM pages WHERE slug LIKE ? OR slug LIKE ?"
 
-    formats = graph_formats(conn)
+
+def journal_keys(conn) -> JournalIndex:
+    """Every page Logseq reads as a journal, by day (:class:`JournalIndex`): what
+    ``[[Nov 28th, 2026]]``, ``[[2026-11-28]]``, ``[[2026-11-2]]`` find when nothing else does. A page
+    is a journal when it is a page of a Logseq graph (:func:`gbrain.page.markdown.graph_title_format`
+    of its :func:`~gbrain.page.markdown.page_property_syntax`: a ``journals`` folder read as
+    Logseq's, beside a stored ``logseq/config.edn`` or every one under config ``property_syntax
+    logseq``, or a graph's ``pages/`` folder) titled as its day (``parse_page`` titles a page whose
+    Logseq name reads as a day so: :func:`gbrain.page.markdown.logseq_journal_day`), as Logseq marks
+    a page ``journal?`` by its name (``convert-page-if-journal``); an Obsidian vault's
+    ``journals/`` is no graph's."""
+    from .markdown import graph_title_format, logseq_journal_day, page_property_syntax
+
     row = conn.execute("SELECT value FROM config WHERE key = 'property_syntax'").fetchone()
     setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
-    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for pid, slug, path in conn.execute("SELECT id, slug, path FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
-        if not page_property_syntax(path, setting, formats).startswith("logseq"):
+    out: dict[str, dict] = {}
+    if setting == "dataview":
+        return JournalIndex(out)
+    graphs = graph_roots(conn)
+    if not graphs and setting == "auto":
+        return JournalIndex(out)  # (no graph: no page is Logseq's)
+    for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
+        if not _DIGIT.search(title):
             continue
-        for key in dict.fromkeys(title_key(n) for n in journal_page_names(slug, formats)):
-            out[key].append((pid, slug))
+        fmt = graph_title_format(path, page_property_syntax(path, setting, graphs))
+        day = logseq_journal_day(title, fmt)
+        if day is not None:
+            out.setdefault(fmt, {}).setdefault(day, []).append((pid, slug))
+    return JournalIndex(out)
+
+
+def journal_link_names(path: str, title: str, syntax: str) -> set[str]:
+    """The link-target keys (:func:`title_names`) of the names a link finds the page at ``path``,
+    titled ``title`` and parsed with ``syntax`` (its :func:`~gbrain.page.markdown.page_property_syntax`),
+    by as a Logseq journal: each spelling Logseq reads as its day
+    (:func:`gbrain.page.journals.day_spellings`); none for a page that is no journal. A save,
+    delete or move of a journal re-resolves them."""
+    from .markdown import graph_title_format, logseq_journal_day
+
+    if not _DIGIT.search(title):
+        return set()
+    fmt = graph_title_format(path, syntax)
+    day = logseq_journal_day(title, fmt)
+    if day is None:
+        return set()
+    out: set[str] = set()
+    for n in journals.day_spellings(day, fmt):
+        out |= title_names(n)
     return out
 
 
@@ -154,13 +180,13 @@ class SqlIndex:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._journals: dict[str, list[tuple[int, str]]] | None = None
+        self._journals: JournalIndex | None = None
 
     def journal(self, name: str) -> list[tuple[int, str]]:
-        """The journal pages Logseq titles ``name`` (:func:`journal_keys`, read once)."""
+        """The journal pages ``name`` names as a day (:func:`journal_keys`, read once)."""
         if self._journals is None:
             self._journals = journal_keys(self.conn)
-        return self._journals.get(title_key(name), [])
+        return self._journals.find(name)
 
     def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
         if column in ALIAS_COLUMNS:
@@ -215,7 +241,7 @@ class MemoryIndex:
         """As :meth:`SqlIndex.journal`."""
         if self._journals is None:
             self._journals = journal_keys(self._conn)
-        return self._journals.get(title_key(name), [])
+        return self._journals.find(name)
 
 
 #: the end of a Notion export's file or folder name: a space and the page's 32-hex id

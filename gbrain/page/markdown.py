@@ -1997,7 +1997,7 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     the page is in that graph's ``pages/`` folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``,
     ``logseq:legacy``): its title falls back to the name Logseq reads from its file name
     (:func:`logseq_page_name`) rather than the file name itself."""
-    if property_syntax != "auto":
+    if property_syntax == "dataview":
         return property_syntax
     parts = path.split("/")
     for i, part in enumerate(parts[:-1]):
@@ -2008,12 +2008,14 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
             from .journals import join_formats, split_formats
 
             fmt, days = split_formats(value)
-            if part == "journals":
+            if part == "journals":  # (under ``logseq`` too: Logseq titles a journal by its graph's config)
                 return join_formats("logseq", days)
+            if property_syntax == "logseq":
+                continue  # (a pages/ folder under ``logseq``: file names as written)
             if i == len(parts) - 2 and parts[-1].startswith("contents."):
                 return LOGSEQ_CONTENTS_SYNTAX
-            return f"logseq:{fmt}"
-    return "dataview"
+            return join_formats(f"logseq:{fmt}", days)
+    return "dataview" if property_syntax == "auto" else property_syntax
 
 
 #: the per-page syntax (:func:`page_property_syntax`) of a graph's ``pages/contents.*`` (right in
@@ -2033,7 +2035,39 @@ def logseq_file_title(path: str, property_syntax: str) -> str | None:
     :func:`logseq_page_name` of its file name by ``FORMAT``; None for any other syntax."""
     if property_syntax == LOGSEQ_CONTENTS_SYNTAX:
         return LOGSEQ_CONTENTS
-    return logseq_page_name(stem(path), property_syntax[7:]) if property_syntax.startswith("logseq:") else None
+    if not property_syntax.startswith("logseq:"):
+        return None
+    from .journals import split_formats
+
+    return logseq_page_name(stem(path), split_formats(property_syntax[7:])[0])
+
+
+def graph_title_format(path: str, property_syntax: str) -> str | None:
+    """The ``:journal/page-title-format`` of the Logseq graph whose page the page at ``path``
+    parsed with ``property_syntax`` is, for a page Logseq may read as a journal: a page of a
+    graph's ``pages/`` folder (``logseq:FORMAT``, not its ``contents.*``) or of a ``journals``
+    folder read as Logseq's (:func:`page_property_syntax`: the format rides after ``\x1f``, else
+    Logseq's default); None for any other page."""
+    from . import journals
+
+    if property_syntax == LOGSEQ_CONTENTS_SYNTAX or not property_syntax.startswith("logseq"):
+        return None
+    if not property_syntax.startswith("logseq:") and (not path.endswith(".md") or journals.graph_root(path[:-3]) is None):
+        return None
+    days = journals.split_formats(property_syntax)[1]
+    return days[0] if days and days[0] else journals.TITLE_FORMAT
+
+
+def logseq_journal_day(title: str, title_format: str | None) -> "_dt.date | None":
+    """The day of a page titled ``title`` that Logseq reads as a journal (its name is that day
+    written in its graph's ``title_format``, :func:`graph_title_format`, as ``parse_page`` titles
+    it: :func:`gbrain.page.journals.logseq_day`), else None (``title_format`` None: no graph's)."""
+    from . import journals
+
+    if title_format is None or not any(ch.isdigit() for ch in title) or not journals.title_re(title_format).match(title):
+        return None  # (no name format_day writes: no parse)
+    day = journals.logseq_day(title, title_format)
+    return day if day and journals.format_day(day, title_format) == title else None
 
 
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
@@ -2237,6 +2271,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if "<%" in text or "{{" in text:  # a template's placeholder names no page (the note it makes gets the name)
         aliases = [a for a in aliases if not has_placeholder(a)]
     title = fm.get("title")
+    title_fmt = graph_title_format(path, property_syntax)
     if property_syntax == LOGSEQ_CONTENTS_SYNTAX:  # a graph's pages/contents.md: Logseq's "Contents", whatever it holds
         title = LOGSEQ_CONTENTS
     elif isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
@@ -2250,9 +2285,24 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         # deps/graph-parser/src/logseq/graph_parser/block.cljs): the day before an opening H1
         named = logseq_file_title(path, property_syntax)
         day = journal_name(path, property_syntax) if reads_logseq_properties(path, property_syntax) else None
-        title = (next((t for t in (props.get("title"), named if named is not None else day or opening_h1(tokens))
-                       if t and not has_placeholder(t)), "")
-                 or day or named or notion_name(path))
+        prop = props.get("title")
+        if prop and not has_placeholder(prop):
+            title = prop
+        else:
+            cand = named if named is not None else day or opening_h1(tokens)
+            title = cand if cand and not has_placeholder(cand) else day or named or notion_name(path)
+            if named is None:
+                title_fmt = None  # (a journal's day, an H1 or a file name no format reads: no name to read again)
+    if title_fmt is not None and any(ch.isdigit() for ch in title):
+        # the name Logseq gives a graph's page (title property, title::, its file) read as a day is
+        # that day in the graph's title format: pages/2026-11-20.md is Nov 20th, 2026, a journal
+        # (convert-page-if-journal, logseq/logseq deps/graph-parser/src/logseq/graph_parser/block.cljs,
+        # called by extract.cljc extract-pages-and-blocks on every page's name, whatever its folder)
+        from .journals import format_day, logseq_day
+
+        as_day = logseq_day(title, title_fmt)
+        if as_day:
+            title = format_day(as_day, title_fmt)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

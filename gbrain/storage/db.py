@@ -2498,7 +2498,7 @@ def rederive_logseq_contents(conn) -> int:
     Logseq's default, or a file name only Logseq's fixed day formats read, ``2026-11-28``); then
     the links named by either title resolved again, and the dangling links holding a digit
     (:func:`relink_journal_links`: a journal is found by its day in Logseq's day formats too,
-    :func:`gbrain.page.journals.journal_names`). One query of the configs first: a
+    :func:`gbrain.page.links.journal_keys`). One query of the configs first: a
     brain with no graph (config ``auto``) reads no page. For SQLite v74 / Postgres v79, in the
     caller's transaction. Returns how many pages were parsed."""
     from ..page import journals
@@ -2531,6 +2531,65 @@ def _m74_logseq_contents(conn: sqlite3.Connection) -> None:
     as Logseq names it, not ``contents``: those pages derived again and the links naming them
     resolved again (:func:`rederive_logseq_contents`)."""
     rederive_logseq_contents(conn)
+
+
+def rederive_logseq_days(conn) -> int:
+    """Re-derive, from their stored text, the pages of a Logseq graph whose name Logseq reads as a
+    day and whose stored title is not that day in the graph's title format
+    (:func:`gbrain.page.markdown.graph_title_format`): a graph's ``pages/2026-11-20.md`` (its file's
+    Logseq name, or a stored ``title::``/frontmatter title, read as a day: ``Nov 20th, 2026``), a
+    journal whose file name only cljs-time's leniency reads (``journals/2026-2-03.md``:
+    :func:`gbrain.page.journals.logseq_day`), and under config ``property_syntax logseq`` a
+    journal beside a config whose title format is not Logseq's default; then the links named by
+    either title, the dangling links holding a digit and the links to a ``journals`` page holding
+    one resolved again (a link's name is read as a day as leniently: ``[[2026-2-3]]``). One query of
+    the configs first: a brain with no graph (config ``auto``) reads no page. For SQLite v75 /
+    Postgres v80, in the caller's transaction. Returns how many pages were parsed."""
+    from ..page import journals
+    from ..page.links import graph_roots
+    from ..page.markdown import graph_title_format, journal_name, logseq_file_title, page_property_syntax
+    from .derive import parse_settings, relink_updates, update_links
+
+    setting = parse_settings(conn)[2]
+    graphs = graph_roots(conn) if setting != "dataview" else {}
+    if not graphs and setting != "logseq":
+        return 0
+    ids = []
+    for pid, path, title in conn.execute("SELECT id, path, title FROM pages WHERE path LIKE ? OR path LIKE ? ORDER BY id",
+                                         ("%pages/%", "%journals/%")).fetchall():
+        syntax = page_property_syntax(path, setting, graphs)
+        fmt = graph_title_format(path, syntax)
+        if fmt is None:
+            continue
+        if syntax.startswith("logseq:"):
+            names = (title, logseq_file_title(path, syntax) or "")
+            days = [journals.logseq_day(n, fmt) for n in names if any(ch.isdigit() for ch in n)]
+        else:  # a journals folder's page: its file name's day, or a title read as one
+            days = [journals.logseq_day(title, fmt) if any(ch.isdigit() for ch in title) else None]
+            own = journal_name(path, syntax)
+            if own and own != title:
+                ids.append(pid)
+                continue
+        if any(d is not None and journals.format_day(d, fmt) != title for d in days):
+            ids.append(pid)
+    _rederive_and_relink_titles(conn, ids)
+    digit = re.compile(r"\d")
+    rows = [tuple(r)[:5] for r in conn.execute(
+        "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id", ("%journals/%",)).fetchall()
+        if digit.search(r[2]) and (r[5] is None or journals.graph_root(r[5]) is not None)]
+    if rows:
+        update_links(conn, relink_updates(conn, rows))
+    return len(ids)
+
+
+def _m75_logseq_days(conn: sqlite3.Connection) -> None:
+    """(SQLite v75 / Postgres v80) a Logseq graph's page whose name Logseq reads as a day is a
+    journal titled as that day (``pages/2026-11-20.md`` is *Nov 20th, 2026*), names are read as
+    days as leniently as Logseq's cljs-time does (``2026-2-03``, ``Nov 1th, 2026``), and under
+    ``property_syntax logseq`` a journal takes its graph's title format: those pages derived again
+    and those links resolved again (:func:`rederive_logseq_days`)."""
+    rederive_logseq_days(conn)
 
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
@@ -2753,7 +2812,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

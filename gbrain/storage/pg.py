@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 79
+PG_SCHEMA_VERSION = 80
 
 
 def is_url(db: object) -> bool:
@@ -1253,6 +1253,12 @@ def _logseq_contents(conn: "PgConnection") -> None:
     _m74_logseq_contents(conn)
 
 
+def _logseq_days(conn: "PgConnection") -> None:
+    from .db import _m75_logseq_days
+
+    _m75_logseq_days(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1302,7 +1308,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              76: _logseq_names,  # v76: a Logseq graph's pages/Project___Alpha.md is titled Project/Alpha (SQLite v71)
              77: _escaped_hashes,  # v77: an escaped \# is no tag (SQLite v72)
              78: _logseq_file_names,  # v78: a Logseq graph's page named by its file, a journal by its day, before an H1; journal formats read as EDN (SQLite v73)
-             79: _logseq_contents}  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
+             79: _logseq_contents,  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
+             80: _logseq_days}  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
 
 
 def migrate(conn: PgConnection) -> int:
