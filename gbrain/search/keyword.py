@@ -363,6 +363,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     options = {w: sp if w in spelt else [] for w, sp in options.items()}
     held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
     out, pos = [], 0
+    respelled = []  # (the query with each such word in its other spelling only: a name the query gives, DJ_TYPED)
     for m in found:
         w = m.group().lower()
         spelling = next((x for x in options[w] if x in held), None)
@@ -372,12 +373,21 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         quoted = m.start() > 0 and query[m.start() - 1] == '"' and query[m.end():m.end() + 1] == '"'
         both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
         out += [query[pos:m.start()], both if w in held or "đ" in w else spelling]
+        respelled += [query[pos:m.start()], spelling]
         pos = m.end()
     out.append(query[pos:])
     answer = "".join(out)
     if memo is not None:
         memo[key] = answer
+        if answer != query:
+            memo[(DJ_TYPED, answer)] = (query, "".join(respelled) + query[pos:])
     return answer
+
+
+#: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps ``(query as typed, query
+#: respelled)``: :func:`_rank` names pages by those, not by the answer (``Djordje Đorđe`` names no
+#: page; the page named *Djordje* fell below *Đorđe* and a note writing the name often)
+DJ_TYPED = "dj_typed"
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -1743,15 +1753,20 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     # NFKC form is a spelling as typed; the letters search_form spells in ASCII (``Łukasz`` →
     # ``Lukasz``) are a fold, as accents are: the page *Lukasz Nowak* is named by "Łukasz Nowak"
     # but for a letter (PLURAL_EXACT_SHARE), as *Łukasz Nowak* is by "Lukasz Nowak"
-    names = [unicodedata.normalize("NFC", query or "")]
+    # A query dj_spelled rewrote (``Djordje`` → ``Djordje Đorđe``) names pages as typed, and in
+    # its other spelling but for a letter (DJ_TYPED); it is searched as rewritten
+    as_typed, respelled = (facts or {}).get((DJ_TYPED, query)) or (query, None)
+    names = [unicodedata.normalize("NFC", as_typed or "")]
     nfkc = unicodedata.normalize("NFKC", names[0])
     if nfkc != names[0]:
         names.append(nfkc)
     typed = len(names)  # (the spellings as typed; then the folded one and those but for a plural s/es)
     typed_words = _typed_words(names)
+    nfkc = unicodedata.normalize("NFKC", unicodedata.normalize("NFC", query or ""))
+    for other in (search_form(as_typed), *((respelled, search_form(respelled)) if respelled else ())):
+        if other not in names:
+            names.append(other)
     query = search_form(query)
-    if query not in names:
-        names.append(query)
     names += [v for n in list(names) for v in plural_names(n) if v not in names]
     q = fts_query(query or "", nfkc)
     if not q or limit <= 0:
@@ -4132,6 +4147,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
+    facts = {} if facts is None else facts  # (dj_spelled's query as typed, for rank: DJ_TYPED)
     query = dj_spelled(conn, query, facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
