@@ -1178,9 +1178,13 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
         elif len(words) == 1:
-            parts.append(_quote(words[0]) + ("*" if raw[0].endswith("*") else ""))
+            # (a word with Arabic vowel marks: as typed or without them, as outside quotes)
+            parts += _terms(raw[0], rx, stem=False)
         elif words:
             forms = [raw]
+            bare = [w if w.isascii() else _ARABIC_MARK.sub("", w) for w in raw]
+            if bare != raw and all(w.strip("*") for w in bare):  # (Arabic vowel marks are optional: the phrase without them too)
+                forms.append(bare)
             for sp in spelled:
                 as_typed = _phrase_words(sp[k], after, rx) if k < len(sp) else raw
                 if len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
@@ -1300,7 +1304,10 @@ def _is_stop(term: str) -> bool:
     return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
-def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
+def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True) -> list[str]:
+    """The FTS5 terms of the words of ``text`` outside quotes (:func:`fts_parts`): each quoted, a
+    prefix with its ``*``, a word with Arabic vowel marks as typed or without them, CJK text as
+    :func:`_cjk_terms`, a Russian word by its stem (not with ``stem=False``: a quoted word)."""
     out = []
     for w in rx.findall(text):
         prefix = w.endswith("*")
@@ -1317,7 +1324,7 @@ def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
         if not w.isascii() and _CJK_RUN.search(w):
             out += _cjk_terms(w, prefix)
             continue
-        if not prefix and not w.isascii() and w.casefold() not in STOP_WORDS:
+        if stem and not prefix and not w.isascii() and w.casefold() not in STOP_WORDS:
             stem = russian.prefix(w)  # a Russian word: every form of it (``Москвы`` → ``"москв"*``)
             if stem:
                 out.append(_quote(stem) + "*")
