@@ -384,6 +384,35 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     return answer
 
 
+def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
+    """``query`` with each word it writes with Arabic vowel marks (:data:`_ARABIC_MARK`; not a
+    prefix ``w*``) that no page or canvas card holds as written (one statement:
+    :func:`_held_terms`) written without them, as if typed so: ranked as the bare word (its
+    name evidence and coordination read the query's words; the marked word's were the pieces
+    unicode61 splits it into, ``الم ل ح ظ ات``). A word some page holds with its marks stays
+    (searched bare too: :func:`_terms`). A query without such marks is returned at once (one
+    regular-expression search); ``memo``: as in :func:`dj_spelled`."""
+    if not query or query.isascii() or not _ARABIC_MARK.search(query):
+        return query
+    key = ("harakat_bare", query)
+    if memo is not None and key in memo:
+        return memo[key]
+    word = _script_marks()[1]
+    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_MARK.search(m.group())
+              and _ARABIC_MARK.sub("", m.group())]
+    held = _held_terms(conn, list(dict.fromkeys(m.group().lower() for m in marked[:NAME_WORDS]))) if marked else set()
+    out, pos = [], 0
+    for m in marked[:NAME_WORDS]:  # (the first NAME_WORDS such words; the others stay as typed)
+        if m.group().lower() in held:
+            continue
+        out += [query[pos:m.start()], _ARABIC_MARK.sub("", m.group())]
+        pos = m.end()
+    answer = "".join(out) + query[pos:]
+    if memo is not None:
+        memo[key] = answer
+    return answer
+
+
 #: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps ``(query as typed, query
 #: respelled)``: :func:`_rank` names pages by those, not by the answer (``Djordje Đorđe`` names no
 #: page; the page named *Djordje* fell below *Đorđe* and a note writing the name often)
@@ -3884,7 +3913,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
     facts: dict = {}  # (what the ranking and the canvases read once: whether cards exist, a phrase's spellings)
-    query = dj_spelled(conn, query, facts)  # (``djordje`` as the index spells it: ``đorđe``)
+    query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (``djordje`` as the index spells it: ``đorđe``; harakat no page writes: bare)
     folded = search_form(query)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
@@ -4155,7 +4184,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     facts = {} if facts is None else facts  # (dj_spelled's query as typed, for rank: DJ_TYPED)
-    query = dj_spelled(conn, query, facts)  # (as in search)
+    query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
