@@ -363,6 +363,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     options = {w: sp if w in spelt else [] for w, sp in options.items()}
     held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
     out, pos = [], 0
+    respelled = []  # (the query with each such word in its other spelling only: a name the query gives, DJ_TYPED)
     for m in found:
         w = m.group().lower()
         spelling = next((x for x in options[w] if x in held), None)
@@ -372,12 +373,50 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         quoted = m.start() > 0 and query[m.start() - 1] == '"' and query[m.end():m.end() + 1] == '"'
         both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
         out += [query[pos:m.start()], both if w in held or "đ" in w else spelling]
+        respelled += [query[pos:m.start()], spelling]
         pos = m.end()
     out.append(query[pos:])
     answer = "".join(out)
     if memo is not None:
         memo[key] = answer
+        if answer != query:
+            memo[(DJ_TYPED, answer)] = (query, "".join(respelled) + query[pos:])
     return answer
+
+
+def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
+    """``query`` with each word it writes with Arabic vowel marks (:data:`_ARABIC_MARK`; not a
+    prefix ``w*``) that no page or canvas card holds as written (one statement:
+    :func:`_held_terms`) written without them, as if typed so: ranked as the bare word (its
+    name evidence and coordination read the query's words; the marked word's were the pieces
+    unicode61 splits it into, ``الم ل ح ظ ات``). A word some page holds with its marks stays
+    (searched bare too: :func:`_terms`). A query without such marks is returned at once (one
+    regular-expression search); ``memo``: as in :func:`dj_spelled`."""
+    if not query or query.isascii() or not _ARABIC_MARK.search(query):
+        return query
+    key = ("harakat_bare", query)
+    if memo is not None and key in memo:
+        return memo[key]
+    word = _script_marks()[1]
+    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_MARK.search(m.group())
+              and _ARABIC_MARK.sub("", m.group())]
+    held = _held_terms(conn, list(dict.fromkeys(m.group().lower() for m in marked[:NAME_WORDS]))) if marked else set()
+    out, pos = [], 0
+    for m in marked[:NAME_WORDS]:  # (the first NAME_WORDS such words; the others stay as typed)
+        if m.group().lower() in held:
+            continue
+        out += [query[pos:m.start()], _ARABIC_MARK.sub("", m.group())]
+        pos = m.end()
+    answer = "".join(out) + query[pos:]
+    if memo is not None:
+        memo[key] = answer
+    return answer
+
+
+#: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps ``(query as typed, query
+#: respelled)``: :func:`_rank` names pages by those, not by the answer (``Djordje Đorđe`` names no
+#: page; the page named *Djordje* fell below *Đorđe* and a note writing the name often)
+DJ_TYPED = "dj_typed"
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -1167,9 +1206,13 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
         elif len(words) == 1 and _CJK_RUN.search(words[0]):
             parts += _terms(words[0])
         elif len(words) == 1:
-            parts.append(_quote(words[0]) + ("*" if raw[0].endswith("*") else ""))
+            # (a word with Arabic vowel marks: as typed or without them, as outside quotes)
+            parts += _terms(raw[0], rx, stem=False)
         elif words:
             forms = [raw]
+            bare = [w if w.isascii() else _ARABIC_MARK.sub("", w) for w in raw]
+            if bare != raw and all(w.strip("*") for w in bare):  # (Arabic vowel marks are optional: the phrase without them too)
+                forms.append(bare)
             for sp in spelled:
                 as_typed = _phrase_words(sp[k], after, rx) if k < len(sp) else raw
                 if len(as_typed) > 1 and as_typed not in forms and not any(map(_CJK_RUN.search, as_typed)):
@@ -1289,7 +1332,10 @@ def _is_stop(term: str) -> bool:
     return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
-def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
+def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True) -> list[str]:
+    """The FTS5 terms of the words of ``text`` outside quotes (:func:`fts_parts`): each quoted, a
+    prefix with its ``*``, a word with Arabic vowel marks as typed or without them, CJK text as
+    :func:`_cjk_terms`, a Russian word by its stem (not with ``stem=False``: a quoted word)."""
     out = []
     for w in rx.findall(text):
         prefix = w.endswith("*")
@@ -1306,7 +1352,7 @@ def _terms(text: str, rx: re.Pattern = _WORD) -> list[str]:
         if not w.isascii() and _CJK_RUN.search(w):
             out += _cjk_terms(w, prefix)
             continue
-        if not prefix and not w.isascii() and w.casefold() not in STOP_WORDS:
+        if stem and not prefix and not w.isascii() and w.casefold() not in STOP_WORDS:
             stem = russian.prefix(w)  # a Russian word: every form of it (``Москвы`` → ``"москв"*``)
             if stem:
                 out.append(_quote(stem) + "*")
@@ -1741,15 +1787,20 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     # NFKC form is a spelling as typed; the letters search_form spells in ASCII (``Łukasz`` →
     # ``Lukasz``) are a fold, as accents are: the page *Lukasz Nowak* is named by "Łukasz Nowak"
     # but for a letter (PLURAL_EXACT_SHARE), as *Łukasz Nowak* is by "Lukasz Nowak"
-    names = [unicodedata.normalize("NFC", query or "")]
+    # A query dj_spelled rewrote (``Djordje`` → ``Djordje Đorđe``) names pages as typed, and in
+    # its other spelling but for a letter (DJ_TYPED); it is searched as rewritten
+    as_typed, respelled = (facts or {}).get((DJ_TYPED, query)) or (query, None)
+    names = [unicodedata.normalize("NFC", as_typed or "")]
     nfkc = unicodedata.normalize("NFKC", names[0])
     if nfkc != names[0]:
         names.append(nfkc)
     typed = len(names)  # (the spellings as typed; then the folded one and those but for a plural s/es)
     typed_words = _typed_words(names)
+    nfkc = unicodedata.normalize("NFKC", unicodedata.normalize("NFC", query or ""))
+    for other in (search_form(as_typed), *((respelled, search_form(respelled)) if respelled else ())):
+        if other not in names:
+            names.append(other)
     query = search_form(query)
-    if query not in names:
-        names.append(query)
     names += [v for n in list(names) for v in plural_names(n) if v not in names]
     q = fts_query(query or "", nfkc)
     if not q or limit <= 0:
@@ -3860,7 +3911,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
     facts: dict = {}  # (what the ranking and the canvases read once: whether cards exist, a phrase's spellings)
-    query = dj_spelled(conn, query, facts)  # (``djordje`` as the index spells it: ``đorđe``)
+    query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (``djordje`` as the index spells it: ``đorđe``; harakat no page writes: bare)
     folded = search_form(query)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)  # (a quoted phrase is searched as typed and as the index spells it: fts_parts)
     q = fts_query(folded, spelled)
@@ -4130,7 +4181,8 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
-    query = dj_spelled(conn, query, facts)  # (as in search)
+    facts = {} if facts is None else facts  # (dj_spelled's query as typed, for rank: DJ_TYPED)
+    query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
