@@ -476,6 +476,11 @@ def pytest_configure(config):
         return asked(name, *args, **kwargs)
 
     config.getoption = getoption
+    # an xdist run's controller rewrites the test modules' asserts once, before the workers start:
+    # each worker rewrote them all itself in a clean clone (~27 CPU-s each; tests/assert_cache.py)
+    from assert_cache import rewrite_ahead
+
+    rewrite_ahead(config)
 
 
 #: the test running in this process (set by pytest_runtest_protocol), for config.getoption's check

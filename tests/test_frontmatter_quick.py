@@ -10,6 +10,9 @@ same error text, and where the quick loader returns a value it is the full loade
 for type (a date stays a date, ``0o17`` is 15, ``yes`` a string)."""
 from __future__ import annotations
 
+import contextlib
+import copy
+import functools
 import os
 from pathlib import Path
 
@@ -44,18 +47,51 @@ def full_load(frontmatter_raw: str) -> tuple:
         markdown.QUICK_YAML = True
 
 
+@contextlib.contextmanager
+def full_loader_once():
+    """``markdown._SafeYAML.load`` runs once per text inside: a second call with the same text is
+    answered with a deep copy of the first one's value (or its exception again, and its impossible
+    dates). :func:`compare` calls the full loader twice per text (``load_frontmatter`` with the quick
+    loader off, and directly; or with it on, where it declines, and off), the same call each time: ~2/3
+    of the generated test's CPU was the pure-Python loader. That a load does not depend on the loads
+    before it is its own test (``test_a_frontmatter_loads_the_same_whatever_was_loaded_before``)."""
+    real = markdown._SafeYAML.__dict__["load"]
+    memo: dict[str, tuple] = {}
+
+    def load(cls, text, not_dates=None):
+        if text not in memo:
+            found: list[str] = []
+            try:
+                memo[text] = (copy.deepcopy(real.__func__(cls, text, found)), None, found)
+            except Exception as e:  # noqa: BLE001 — kept to raise again, as the loader raised it
+                memo[text] = (None, e, found)
+        data, error, found = memo[text]
+        if not_dates is not None:
+            not_dates.extend(found)
+        if error is not None:
+            raise error
+        return copy.deepcopy(data)
+
+    markdown._SafeYAML.load = classmethod(load)
+    try:
+        yield
+    finally:
+        markdown._SafeYAML.load = real
+
+
 def compare(frontmatter_raw: str) -> bool:
     """Asserts both ways agree on one frontmatter block; True when the quick loader took it."""
     assert markdown.QUICK_YAML
-    quick = load_frontmatter(frontmatter_raw)
-    full = full_load(frontmatter_raw)
-    assert typed(quick) == typed(full), frontmatter_raw
-    src = frontmatter_yaml(frontmatter_raw)
-    try:
-        value = markdown._quick_load(src)
-    except markdown._Unsure:
-        return False
-    assert typed(value) == typed(markdown._SafeYAML.load(src)), frontmatter_raw
+    with full_loader_once():
+        quick = load_frontmatter(frontmatter_raw)
+        full = full_load(frontmatter_raw)
+        assert typed(quick) == typed(full), frontmatter_raw
+        src = frontmatter_yaml(frontmatter_raw)
+        try:
+            value = markdown._quick_load(src)
+        except markdown._Unsure:
+            return False
+        assert typed(value) == typed(markdown._SafeYAML.load(src)), frontmatter_raw
     return True
 
 
@@ -195,36 +231,66 @@ def scalar_text(pair: tuple[str, str], in_flow: bool) -> str:
     return s
 
 
+# the strategies are made once (module constants, ``value_at`` per depth), not per draw: a strategy
+# object made inside a draw pays hypothesis' validation and labelling again each time (~3/4 of the
+# generated test's CPU went there); the examples drawn are the same
+KIND = {depth: st.sampled_from(["scalar"] * 4 + ["flow_seq", "flow_map", "alias"] + (["block_seq", "block_map"] if depth < 3 else [])) for depth in range(4)}
+ANCHOR = st.sampled_from(["", "", "", "&a ", "&b "])
+TAG = st.sampled_from(TAGS)
+ALIAS = st.sampled_from(["*a", "*b"])
+FLOW_SEQ = st.lists(SCALAR, max_size=4)
+FLOW_SEQ_TAG = st.sampled_from(["", "", "!!set ", "!!seq "])
+FLOW_MAP = st.lists(st.tuples(st.sampled_from(KEYS[:12]), SCALAR), max_size=3)
+MAP_TAG = st.sampled_from(["", "", "!!omap ", "!!map "])
+KEY = st.sampled_from(KEYS)
+HEAD = st.sampled_from(["", "", "", "%YAML 1.1\n---\n", "%YAML 1.2\n---\n", "# comment\n"])
+
+
+@functools.cache
+def value_at(depth: int, indent: int) -> dict[str, st.SearchStrategy]:
+    """The strategies of one depth: ``value`` itself, the items of a block sequence and of a block
+    mapping below it (each made once)."""
+    below = value_at(depth + 1, indent + 2)["value"] if depth < 3 else None
+    return {
+        "value": value(depth, indent),
+        "block_seq": st.lists(below, min_size=1, max_size=3) if below else None,
+        "block_map": st.lists(st.tuples(KEY, below), min_size=1, max_size=3) if below else None,
+    }
+
+
 @st.composite
 def value(draw, depth: int, indent: int) -> str:
     """YAML text of one value placed after ``key:`` (starts with a space or a newline)."""
-    kind = draw(st.sampled_from(["scalar"] * 4 + ["flow_seq", "flow_map", "alias"] + (["block_seq", "block_map"] if depth < 3 else [])))
-    anchor = draw(st.sampled_from(["", "", "", "&a ", "&b "]))
-    tag = draw(st.sampled_from(TAGS))
+    kind = draw(KIND[depth])
+    anchor = draw(ANCHOR)
+    tag = draw(TAG)
     if kind == "scalar":
         return " " + anchor + tag + scalar_text(draw(SCALAR), False)
     if kind == "alias":
-        return " " + draw(st.sampled_from(["*a", "*b"]))
+        return " " + draw(ALIAS)
     if kind == "flow_seq":
-        items = draw(st.lists(SCALAR, max_size=4))
-        return " " + anchor + draw(st.sampled_from(["", "", "!!set ", "!!seq "])) + "[" + ", ".join(scalar_text(i, True) for i in items) + "]"
+        items = draw(FLOW_SEQ)
+        return " " + anchor + draw(FLOW_SEQ_TAG) + "[" + ", ".join(scalar_text(i, True) for i in items) + "]"
     if kind == "flow_map":
-        items = draw(st.lists(st.tuples(st.sampled_from(KEYS[:12]), SCALAR), max_size=3))
+        items = draw(FLOW_MAP)
         return " " + anchor + "{" + ", ".join(f"{k}: {scalar_text(v, True)}" for k, v in items) + "}"
     pad = " " * (indent + 2)
     if kind == "block_seq":
-        items = draw(st.lists(value(depth + 1, indent + 2), min_size=1, max_size=3))
+        items = draw(value_at(depth, indent)["block_seq"])
         head = (" " + anchor.strip()) if anchor else ""
         return head + "".join(f"\n{pad}-{v}" for v in items)
-    items = draw(st.lists(st.tuples(st.sampled_from(KEYS), value(depth + 1, indent + 2)), min_size=1, max_size=3))
-    head = (" " + anchor + draw(st.sampled_from(["", "", "!!omap ", "!!map "]))).rstrip()
+    items = draw(value_at(depth, indent)["block_map"])
+    head = (" " + anchor + draw(MAP_TAG)).rstrip()
     return head + "".join(f"\n{pad}{k}:{v}" for k, v in items)
+
+
+PAIRS = st.lists(st.tuples(KEY, value_at(0, 0)["value"]), min_size=1, max_size=6)
 
 
 @st.composite
 def frontmatter(draw) -> str:
-    pairs = draw(st.lists(st.tuples(st.sampled_from(KEYS), value(0, 0)), min_size=1, max_size=6))
-    head = draw(st.sampled_from(["", "", "", "%YAML 1.1\n---\n", "%YAML 1.2\n---\n", "# comment\n"]))
+    pairs = draw(PAIRS)
+    head = draw(HEAD)
     return "---\n" + head + "".join(f"{k}:{v}\n" for k, v in pairs) + "---\n"
 
 

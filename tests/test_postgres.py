@@ -1190,6 +1190,32 @@ def test_pooled_connections_keep_hnsw_ef_search_and_reset_every_other_setting(pg
     c.close()
 
 
+def test_rows_of_one_shape_share_a_maker_and_a_column_of_another_type_is_another_shape(pg_url):
+    """Rows are made by a maker kept per result shape (``pg._ROW_MAKERS``: each column's name and
+    type): the same names with another type (bytea, numeric: converted as SQLite gives them) or
+    another order are another shape; a result without columns (``SELECT ;``), a write's, has no rows."""
+    c = pg.PgConnection(pg_url)
+    try:
+        one = c.execute("SELECT 'x'::text AS v, 2 AS n").fetchone()
+        assert one == ("x", 2) and one["V"] == "x" and one["n"] == 2 and one.keys() == ["v", "n"]
+        assert c.execute("SELECT 'y'::text AS v, 3 AS n").fetchall() == [("y", 3)]
+        assert type(c.execute("SELECT 'z'::text AS v, 4 AS n").fetchone()) is type(one)  # (made once)
+        got = c.execute("SELECT '\\x01ff'::bytea AS v, 2 AS n").fetchone()["v"]
+        assert type(got) is bytes and got == b"\x01\xff"  # (a memoryview equals the bytes too)
+        got = c.execute("SELECT 1.5::numeric AS v, 2.0::numeric AS n").fetchone()
+        assert [(type(v), v) for v in got] == [(float, 1.5), (int, 2)]  # (a Decimal equals them too)
+        swapped = c.execute("SELECT 2 AS n, 'x'::text AS v").fetchone()
+        assert swapped["v"] == "x" and swapped.keys() == ["n", "v"]
+        assert c.execute("SELECT 'x'::text AS v, 2 AS n").fetchone()["v"] == "x"
+        empty = c.execute("SELECT ;")
+        assert empty.fetchone() == () and empty.description == []
+        c.execute("CREATE TEMP TABLE t (a int)")
+        w = c.execute("INSERT INTO t VALUES (1)")
+        assert w.description is None and w.fetchone() is None and w.fetchall() == [] and w.fetchmany(2) == []
+    finally:
+        c.close()
+
+
 def test_a_vector_written_for_pgvector_reads_back_as_the_same_float32s():
     """pgvector's text form with 8 significant digits did not always give the float32 back (a
     copy's vectors differed from SQLite's in the last bit); 9 digits round-trip every one."""

@@ -185,10 +185,44 @@ _CONVERTED = frozenset({1700, 17})
 def _row_factory(cur):
     """Rows as :class:`Row`, with :func:`_plain` applied to the columns of a type that can need
     it (numeric, bytea) and to no other (a query's rows are built in the calling thread, which
-    holds the GIL meanwhile: 650 keyword rows of six columns were 26,000 calls per query)."""
-    desc = cur.description
-    if desc is None:
-        return lambda values: values
+    holds the GIL meanwhile: 650 keyword rows of six columns were 26,000 calls per query).
+
+    The ``Row`` class of a result shape (its columns' names and types, as the result gives them)
+    is made once per process (:data:`_ROW_MAKERS`): ``cur.description`` builds a ``Column`` per
+    column and ``type()`` a class, per query (~1/8 of the client's CPU in the Postgres run of
+    test_fresh_equal's state machine)."""
+    res = cur.pgresult
+    if not _has_rows(cur):
+        return _values
+    key = tuple((res.fname(i), res.ftype(i)) for i in range(res.nfields))
+    make = _ROW_MAKERS.get(key)
+    if make is None:
+        if len(_ROW_MAKERS) > 4096:  # shapes are the queries' (a few hundred): a bound all the same
+            _ROW_MAKERS.clear()
+        make = _ROW_MAKERS[key] = _row_maker(cur.description)
+    return make
+
+
+#: libpq's result statuses of a query that returns tuples (PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE,
+#: PGRES_TUPLES_CHUNK): with them ``cursor.description`` is a list even for no column (``SELECT ;``)
+_TUPLES = frozenset({2, 9, 12})
+#: a result shape's row maker (:func:`_row_factory`): ((name bytes, type oid) per column) → maker
+_ROW_MAKERS: dict[tuple, Any] = {}
+
+
+def _values(values):
+    return values
+
+
+def _has_rows(cur) -> bool:
+    """``cur.description is not None`` (the current result has columns, or says it has tuples),
+    without building the description's ``Column`` objects."""
+    res = cur.pgresult
+    return bool(res) and bool(res.nfields or res.status in _TUPLES)
+
+
+def _row_maker(desc) -> Any:
+    """The row maker of a result whose ``cursor.description`` is ``desc``."""
     names = [d.name for d in desc]
     cls = type("Row", (Row,), {"_names": names, "_index": {n.lower(): i for i, n in reversed(list(enumerate(names)))}})
     conv = [i for i, d in enumerate(desc) if d.type_code in _CONVERTED]
@@ -232,7 +266,7 @@ class PgCursor:
     def fetchone(self):
         if self._rows is not None:
             return self._rows.pop(0) if self._rows else None
-        if self._cur is None or self._cur.description is None:
+        if self._cur is None or not _has_rows(self._cur):
             return None
         return self._cur.fetchone()
 
@@ -240,7 +274,7 @@ class PgCursor:
         if self._rows is not None:
             r, self._rows = self._rows, []
             return r
-        if self._cur is None or self._cur.description is None:
+        if self._cur is None or not _has_rows(self._cur):
             return []
         return self._cur.fetchall()
 
@@ -248,7 +282,7 @@ class PgCursor:
         if self._rows is not None:
             r, self._rows = self._rows[:n], self._rows[n:]
             return r
-        return self._cur.fetchmany(n) if self._cur is not None and self._cur.description is not None else []
+        return self._cur.fetchmany(n) if self._cur is not None and _has_rows(self._cur) else []
 
     def __iter__(self):
         return iter(self.fetchall())
