@@ -1683,3 +1683,24 @@ def test_restore_of_a_deleted_folder_names_what_lies_under_it_and_the_undo_that_
     finally:
         b.close()
 
+
+def test_a_version_without_text_is_not_found_as_a_missing_version_is(db_path):
+    """Trial 65 (F5): `get --version N` of the deletion exited 2 (bad input), of a version that does
+    not exist 1. Both name a version that holds no text: what was asked for is not there, as `get`
+    of a missing page (1); 2 stays for what is no version number at all (`--version 0`)."""
+    db = str(db_path)
+    assert cli("--db", db, "put", "notes/x", input="# X\n\none\n").returncode == 0
+    assert cli("--db", db, "move", "notes/x", "notes/y").returncode == 0  # notes/x v2: the move away, no text
+    assert cli("--db", db, "put", "notes/y", input="# X\n\ntwo\n").returncode == 0
+    assert cli("--db", db, "delete", "notes/y").returncode == 0  # notes/y v3: the deletion
+    for args, says in ((("get", "notes/y", "--version", "3"), "version 3 of notes/y is the deletion; it has no text"),
+                       (("get", "notes/x", "--version", "2"), "version 2 of notes/x is the move (to notes/y); it has no text"),
+                       (("diff", "notes/y", "1", "3"), "version 3 of notes/y is the deletion"),
+                       (("revert", "notes/y", "--to", "3"), "version 3 of notes/y is the deletion"),
+                       (("get", "notes/y", "--version", "9"), "notes/y has no version 9"),
+                       (("get", "notes/nobody"), "notes/nobody")):
+        r = cli("--db", db, *args)
+        assert r.returncode == 1 and says in r.stderr.decode(), (args, r.returncode, r.stderr)
+    r = cli("--db", db, "get", "notes/y", "--version", "0")
+    assert r.returncode == 2, r.stderr
+    assert cli("--db", db, "get", "notes/y", "--version", "2").stdout.decode() == "# X\n\ntwo\n"

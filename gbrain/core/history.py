@@ -768,7 +768,8 @@ def _live_hash(brain, kind: str, key: str) -> str | None:
 
 def _version_row(brain, kind: str, key: str, n: int | None):
     """The history row of version ``n`` (None: the newest with a body). Negative ``n`` counts
-    back from the newest (-1: the one before it). Raises NotFound / BadInput."""
+    back from the newest (-1: the one before it). Raises NotFound for a version that is not there
+    or holds no text (a deletion, a move away)."""
     c = brain.conn
     if n is None or n < 0:  # counting back follows the page's moves (:func:`lineage`)
         # the version history lists before it, even when a move carried its text unchanged (then the
@@ -785,7 +786,8 @@ def _version_row(brain, kind: str, key: str, n: int | None):
         raise NotFound(_no_version(c, kind, key, n))
     if r["body_id"] is None:
         what = "the deletion" if r["op"] == "delete" else f"the move ({r['detail']})"
-        raise BadInput(f"version {n} of {key} is {what}; it has no text (the version before it has)")
+        # not there, as a version past the newest or a missing page is (1); BadInput (2) is for no version number at all (trial 65)
+        raise NotFound(f"version {n} of {key} is {what}; it has no text (the version before it has)")
     return r
 
 
