@@ -427,7 +427,7 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         eng.close()
     if not isinstance(db_path, str):  # the CLI prints the older versions with the name they are numbered under
         out = cli("history", "people/ana-lima", "--db", str(db_path)).stdout.decode()
-        assert "  as drafts/ana, before it moved (`gbrain get drafts/ana --version N`):" in out
+        assert "  as drafts/ana, before it moved to people/ana (`gbrain get drafts/ana --version N`):" in out
         groups, nums = [], []  # every number shown once under its heading (was: two versions "1")
         for line in out.splitlines()[1:]:
             if line.startswith("  as "):
@@ -438,6 +438,40 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         groups.append(nums)
         assert len(groups) == 3 and all(len(g) == len(set(g)) for g in groups), out
         assert "+two" in cli("diff", "drafts/ana", "--db", str(db_path)).stdout.decode()
+
+
+def test_history_of_a_page_renamed_away_and_back_lists_its_versions_in_time_order(db_path):
+    """Trial 65 (F3): put notes/a, append, move to notes/b, append, move back. `history notes/a`
+    listed notes/b's versions as a block after notes/a's first one, so the line counts, each
+    against the row listed next, were wrong (the create `+0 -4`, the move in `+9 -0`) and the
+    header said notes/b's versions came "before it moved". Versions across names go in time order."""
+    text = "---\ntitle: A\n---\n# A\n\none\n"
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content=text)
+        run(b, "put", slug="notes/a", append="two")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", append="three")
+        run(b, "move", slug="notes/b", to="notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = [(v.get("name", "notes/a"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        assert got == [("notes/a", 4, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
+                       ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
+        assert r["total"] == 6
+        for lim in (1, 2, 3, 4, 5):  # a cut listing counts each line against the true version before it too
+            cut = [(v.get("name", "notes/a"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
+            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        out = ops.history._history_text(r, {})
+        heads = [ln for ln in out.splitlines() if ln.startswith("  as ")]
+        assert heads == ["  as notes/b, before it moved to notes/a (`gbrain get notes/b --version N`):",
+                         "  as notes/a, before it moved to notes/b (`gbrain get notes/a --version N`):"], out
+        d = h.diff(b, "notes/a")  # the version before the newest is notes/b's last, the text that moved back
+        assert d["diff"] == "" and d["from_name"] == "notes/b", d
+        assert h.diff(b, "notes/a", -2)["from_name"] == "notes/b"  # notes/b's append, not notes/a's
+        assert "+three" in h.diff(b, "notes/a", -2)["diff"]
+        assert h.get_version(b, "notes/a", 2)["content"] == text + "\ntwo\n"  # numbers stay each name's own
+        assert h.get_version(b, "notes/b", 2)["content"].endswith("two\n\nthree\n")
+        run(b, "revert", slug="notes/a", to=2)  # revert --to N: notes/a's own version 2
+        assert b.get_text("notes/a") == text + "\ntwo\n"
 
 
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
@@ -1648,3 +1682,25 @@ def test_restore_of_a_deleted_folder_names_what_lies_under_it_and_the_undo_that_
         assert "under" not in str(e.value)
     finally:
         b.close()
+
+
+def test_a_version_without_text_is_not_found_as_a_missing_version_is(db_path):
+    """Trial 65 (F5): `get --version N` of the deletion exited 2 (bad input), of a version that does
+    not exist 1. Both name a version that holds no text: what was asked for is not there, as `get`
+    of a missing page (1); 2 stays for what is no version number at all (`--version 0`)."""
+    db = str(db_path)
+    assert cli("--db", db, "put", "notes/x", input="# X\n\none\n").returncode == 0
+    assert cli("--db", db, "move", "notes/x", "notes/y").returncode == 0  # notes/x v2: the move away, no text
+    assert cli("--db", db, "put", "notes/y", input="# X\n\ntwo\n").returncode == 0
+    assert cli("--db", db, "delete", "notes/y").returncode == 0  # notes/y v3: the deletion
+    for args, says in ((("get", "notes/y", "--version", "3"), "version 3 of notes/y is the deletion; it has no text"),
+                       (("get", "notes/x", "--version", "2"), "version 2 of notes/x is the move (to notes/y); it has no text"),
+                       (("diff", "notes/y", "1", "3"), "version 3 of notes/y is the deletion"),
+                       (("revert", "notes/y", "--to", "3"), "version 3 of notes/y is the deletion"),
+                       (("get", "notes/y", "--version", "9"), "notes/y has no version 9"),
+                       (("get", "notes/nobody"), "notes/nobody")):
+        r = cli("--db", db, *args)
+        assert r.returncode == 1 and says in r.stderr.decode(), (args, r.returncode, r.stderr)
+    r = cli("--db", db, "get", "notes/y", "--version", "0")
+    assert r.returncode == 2, r.stderr
+    assert cli("--db", db, "get", "notes/y", "--version", "2").stdout.decode() == "# X\n\ntwo\n"

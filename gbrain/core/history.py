@@ -676,10 +676,12 @@ def lineage_spans(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[s
     return out
 
 
-def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, dedupe: bool = False) -> list:
-    """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first;
-    ``with_body``: only versions with text; ``limit`` > 0: at most that many; ``dedupe``: the
-    older name's last text, when the move carried it unchanged, is left out (counted once)."""
+def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0) -> list:
+    """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first in the
+    order they were written (``history.id``), whatever name each was written under: a page renamed
+    away and back lists the versions of the name it had in between among its own, where they came
+    (trial 65: they were a block after its first version, so each line count was taken against the
+    wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
     rows: list = []
     for name, after, upto in lineage_spans(conn, kind, key):
         q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
@@ -690,18 +692,12 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
         if with_body:
             q += " AND body_id IS NOT NULL"
         q += " ORDER BY version DESC"
-        if limit > 0:
+        if limit > 0:  # the newest `limit` of all are among each name's newest `limit`
             q += " LIMIT ?"
-            args += (limit - len(rows) + 1,)
-        got = conn.execute(q, args).fetchall()
-        if dedupe and with_body and rows and got and got[0]["body_id"] == rows[-1]["body_id"]:
-            got = got[1:]  # the text that moved is the move's own version: counted once
-        rows += got
-        if limit > 0:
-            rows = rows[:limit]
-        if limit > 0 and len(rows) >= limit:
-            break
-    return rows
+            args += (limit,)
+        rows += conn.execute(q, args).fetchall()
+    rows.sort(key=lambda r: r["id"], reverse=True)
+    return rows[:limit] if limit > 0 else rows
 
 
 def versions(brain, name: str, limit: int = 20) -> dict:
@@ -711,7 +707,9 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     ``content_hash``: the sha256 of the version's bytes, None for a deletion or a move away).
     ``added`` / ``removed`` count lines against the version before (None for binary files).
     The history follows the page's moves (:func:`lineage`): versions written under an older
-    name come after its own, each with ``name`` (the slug or path they are numbered under)."""
+    name are listed among its own in the order they were written (a page renamed away and back
+    has the other name's versions between its own), each with ``name`` (the slug or path they
+    are numbered under)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
     rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
@@ -720,21 +718,10 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
-    # the body each listed version replaced: the nearest older version that has one
+    # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
     older = None
     if rows:
-        allb = _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1 + total)
-        last = rows[-1]
-        seen_last = False
-        for r in allb:
-            if seen_last:
-                older = r
-                break
-            if r["name"] == last["name"] and r["version"] <= last["version"]:
-                if r["version"] < last["version"]:
-                    older = r
-                    break
-                seen_last = True
+        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if r["id"] < rows[-1]["id"]), None)
     prev_bid = older["body_id"] if older else None
     cache: dict[int, bytes] = {}
 
@@ -781,7 +768,8 @@ def _live_hash(brain, kind: str, key: str) -> str | None:
 
 def _version_row(brain, kind: str, key: str, n: int | None):
     """The history row of version ``n`` (None: the newest with a body). Negative ``n`` counts
-    back from the newest (-1: the one before it). Raises NotFound / BadInput."""
+    back from the newest (-1: the one before it). Raises NotFound for a version that is not there
+    or holds no text (a deletion, a move away)."""
     c = brain.conn
     if n is None or n < 0:  # counting back follows the page's moves (:func:`lineage`)
         # the version history lists before it, even when a move carried its text unchanged (then the
@@ -798,7 +786,8 @@ def _version_row(brain, kind: str, key: str, n: int | None):
         raise NotFound(_no_version(c, kind, key, n))
     if r["body_id"] is None:
         what = "the deletion" if r["op"] == "delete" else f"the move ({r['detail']})"
-        raise BadInput(f"version {n} of {key} is {what}; it has no text (the version before it has)")
+        # not there, as a version past the newest or a missing page is (1); BadInput (2) is for no version number at all (trial 65)
+        raise NotFound(f"version {n} of {key} is {what}; it has no text (the version before it has)")
     return r
 
 

@@ -13,15 +13,16 @@ def _history_text(r: dict, a: dict) -> str:
     if a.get("prune"):
         return _prune_text(r, a)
     lines = [shown(r["name"]) + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
-    shown_name = None
+    shown_name = r["name"]
     # who wrote each version: a column when any listed version knows (unknown: ?), else none
     width = max((len(v.get("by") or "?") for v in r["versions"]), default=0) if any(v.get("by") for v in r["versions"]) else 0
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
         extra = f"  {v['detail']}" if v.get("detail") else ""
-        if v.get("name") and v["name"] != shown_name:  # versions written before the page moved are numbered under that name
-            shown_name = v["name"]
-            lines.append(f"  as {shown(shown_name)}, before it moved (`gbrain get {cmd_arg(shown_name)} --version N`):")
+        name = v.get("name") or r["name"]
+        if name != shown_name:  # versions written under another name (in time order: a page renamed back has its own name's again) are numbered under it
+            lines.append(f"  as {shown(name)}, before it moved to {shown(shown_name)} (`gbrain get {cmd_arg(name)} --version N`):")
+            shown_name = name
         who = f"{v.get('by') or '?':<{width}}  " if width else ""
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {who}{v['origin']}{extra}")
     for cp in r.get("conflict_copies") or ():
