@@ -507,6 +507,37 @@ def test_a_brain_a_full_disk_reader_holds_alone_is_named_so_not_unusable(tmp_pat
     assert gbrain("put", "people/ana", "--db", str(db), input="# Ana\n\nB.\n").returncode == 0
 
 
+@pytest.mark.engine_free
+def test_an_open_that_waited_out_another_writer_to_upgrade_the_schema_is_busy_not_a_brain_held_alone(tmp_path, monkeypatch):
+    """Review of d646f5c: ``db.held_alone`` named every busy at open a full disk's reader holding
+    the brain alone ("another process holds it alone past this one's wait of 10 s (a gbrain
+    process that opened it while its disk was full …)"). An open whose schema upgrade waited
+    out :func:`begin_write` (``WRITE_WAIT_S``, 300 s) behind another process's write (that
+    process's own upgrade of a big brain, an import) meets a writer, not such a reader: kind
+    busy, saying another process was writing, never a full disk's reader nor the 10 s."""
+    import sqlite3
+
+    from gbrain.errors import Busy
+    from gbrain.storage import db as dbmod
+
+    db = tmp_path / "b.db"
+    Brain.open(db).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute(f"PRAGMA user_version = {dbmod.SCHEMA_VERSION - 1}")  # (this process must upgrade it)
+    holder.execute("BEGIN IMMEDIATE")  # another process writes (upgrades) it
+    monkeypatch.setattr(dbmod, "WRITE_WAIT_S", 0.1)
+    try:
+        with pytest.raises(Busy) as e:
+            dbmod.connect(db)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.execute(f"PRAGMA user_version = {dbmod.SCHEMA_VERSION}")
+        holder.close()
+    msg = str(e.value)
+    assert "alone" not in msg and "disk" not in msg and "10 s" not in msg, msg
+    assert "writing" in msg and "upgrade" in msg, msg
+
+
 @pytest.fixture
 def read_only_brain(tmp_path, brain300):
     tree, db = brain300

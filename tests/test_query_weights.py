@@ -207,3 +207,25 @@ def test_a_price_from_config_prices_the_run():
     for bad in ("cheap", "-1"):
         r = run("config", "set", "--", "embedding_price_per_mtok", bad)
         assert r.returncode == 2 and "embedding_price_per_mtok" in r.stderr.decode()
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("key,read", [("query_embed_timeout", "seconds"), ("embedding_first_timeout", "seconds"),
+                                      ("embed_confirm_usd", "usd"), ("embed_agent_seconds", "agent"),
+                                      ("embedding_batch_size", "int")])
+def test_every_number_key_set_with_any_space_around_it_is_checked_and_read_as_that_number(key, read):
+    """Review of 90be142: the weight and the price were mended, but the other number keys' check
+    and readers kept ``float(v)``/``int(v)`` of a value the check takes with U+001C–U+001F
+    around it (``\\s`` and ``strip`` take them as spaces, ``float``/``int`` do not):
+    `config set query_embed_timeout $'\\x1c5'` crashed in its check (``_seconds_or_empty``:
+    ValueError, a traceback), and a stored `embed_confirm_usd` / `embedding_batch_size` the
+    check took was refused as no number when read."""
+    from gbrain.core.brain import SETTABLE_CONFIG
+    from gbrain.operations.search import _agent_seconds, _confirm_usd
+    from gbrain.search.embeddings import _int_config, seconds_config
+
+    readers = {"seconds": lambda c: seconds_config(c, key, 99.0), "usd": _confirm_usd,
+               "agent": _agent_seconds, "int": lambda c: _int_config(c, key, 99)}
+    for v in ("\x1f5", " 5\x1c", "\x1e5\x1d"):
+        assert SETTABLE_CONFIG[key][0](v) is True
+        assert readers[read]({key: v}) == 5

@@ -830,6 +830,48 @@ def test_a_brain_that_cannot_even_be_opened_on_a_full_disk_is_waited_for(tmp_pat
         w.kill()
 
 
+@pytest.mark.engine_free
+def test_watch_waiting_for_space_waits_on_when_space_returns_but_a_full_disk_reader_still_holds_the_brain(tmp_path, brain_tree, small_fs, run):
+    """Review of d646f5c: a watch started while another gbrain process reads the brain alone on the
+    full disk (a full disk's reader, ``db._connect_on_full_disk``) waits for space (its open said
+    the disk is full: ``db.held_alone``). Space came back while that reader still ran: watch's
+    reconnect waited SQLite's busy timeout and got ``held_alone``'s kind busy, which it did not
+    take for a wait, and watch exited. It says the brain is busy, waits on, and syncs once the
+    reader ended."""
+    import select
+
+    db = small_fs / "b.db"
+    assert run("sync", str(brain_tree), "--db", str(db)).returncode == 0
+    filler = fill_up(small_fs)
+    reader = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", str(db), "pipe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    w = None
+    try:
+        reader.stdin.write(json.dumps({"id": 1, "tool": "brain_get", "params": {"slug": "people/ana-lima"}}).encode() + b"\n")
+        reader.stdin.flush()
+        assert select.select([reader.stdout], [], [], 120)[0], "the reader said nothing"
+        assert json.loads(reader.stdout.readline())["ok"]  # (it holds the file alone now)
+        f = brain_tree / "people" / "ana-lima.md"
+        edited = f.read_bytes() + b"\nEdited while another process held the brain.\n"
+        f.write_bytes(edited)
+        w = Watch(brain_tree, db)
+        wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
+        filler.unlink()
+        wait_for(lambda: w.saw("busy") or w.p.poll() is not None, "watch's reconnect to meet the reader", timeout=3 * TIMEOUT)
+        assert not w.saw("error:") and w.p.poll() is None, w.lines  # still running
+        reader.stdin.close()
+        assert reader.wait(timeout=120) == 0
+        with Brain.open(db) as b:
+            wait_for(lambda: text_of(b, "people/ana-lima") == edited.decode(), "the edit to reach the brain", timeout=3 * TIMEOUT)
+            settle(b, brain_tree)
+        assert stop_ok(w) is not None
+    finally:
+        if w is not None:
+            w.kill()
+        if reader.poll() is None:
+            reader.kill()
+
+
 def test_a_folder_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of_exiting(tmp_path, brain_tree, small_fs, db_path, run):
     """The catch-up sync at start writes a page of the brain into a folder whose disk is full:
     said once, watch goes on, and the file is written once space returns."""

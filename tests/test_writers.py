@@ -278,6 +278,56 @@ def test_a_postgres_wait_note_is_never_said_after_the_lock_came(pg_url, monkeypa
     assert notes[0][1] is False, "the write went on before its wait note was said"
 
 
+def test_a_postgres_wait_note_being_said_as_the_wait_fails_ends_before_the_error_goes_on(pg_url, monkeypatch):
+    """Review of acbe044: the waiting thread takes the note's mutex when the lock came, but not
+    when its wait failed (a cancel, Ctrl-C, a statement_timeout): ``timer.cancel`` cannot stop a
+    note already being said, so the error went on (and was printed) while the note was still
+    being said, or the note came after it. Here the wait is cancelled from inside the note (the
+    server ends the waiting statement: seen in ``pg_locks``), and the error must not have gone on
+    when the note ends (it is given a second, which it takes at once when nothing holds it)."""
+    import threading
+
+    import psycopg
+
+    from gbrain.storage import pg
+    from gbrain.storage.pg import WRITE_LOCK
+
+    notes, failed = [], threading.Event()
+    with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as admin:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        c = pg.PgConnection(pg_url)
+        pid = c.execute("SELECT pg_backend_pid()").fetchone()[0]
+
+        def waiting() -> bool:
+            return bool(admin.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND locktype = 'advisory' AND NOT granted", (pid,)).fetchone()[0])
+
+        def on_wait(line):
+            while not waiting():  # (the note is due at once: the wait may not have begun)
+                threading.Event().wait(0.01)
+            admin.execute("SELECT pg_cancel_backend(%s)", (pid,))  # the wait fails as the note is said
+            while waiting():
+                threading.Event().wait(0.01)
+            notes.append((line, failed.wait(1.0)))
+
+        def write():
+            try:
+                c.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                failed.set()
+
+        monkeypatch.setattr(dbmod, "on_wait", on_wait)
+        monkeypatch.setattr(dbmod, "WAIT_NOTE_S", 0.0)  # (due at once: the test waits on pg_locks, not a clock)
+        t = threading.Thread(target=write)
+        t.start()
+        t.join(120)
+        assert failed.is_set()
+        c.rollback()
+        c.close()
+        holder.rollback()
+    assert len(notes) == 1 and notes[0][0].startswith("waiting for another gbrain process's write"), notes
+    assert notes[0][1] is False, "the failed write's error went on before its wait note ended"
+
+
 def test_a_postgres_write_waiting_says_what_is_left_of_the_lock_timeout(pg_url):
     """With a ``lock_timeout`` (the URL's), the note says how long the wait goes on, and the whole
     wait keeps to it: it ends busy (kind busy, exit 1), not after the note's step plus the

@@ -95,7 +95,8 @@ SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
-_seconds_or_empty = lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0)  # noqa: E731
+# (float() of the stripped value: float keeps U+001C-U+001F, which strip() and \s take as spaces)
+_seconds_or_empty = lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v.strip()) > 0)  # noqa: E731
 
 
 def _weight_ok(v: str) -> bool:

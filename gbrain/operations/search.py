@@ -16,7 +16,7 @@ def _number(config: dict, key: str, default: float, unit: str) -> float:
     key and ``unit`` when it is not a number."""
     v = config.get(key)
     try:
-        return float(v) if v not in (None, "") else default
+        return float(str(v).strip()) if v not in (None, "") else default  # (float keeps U+001C-U+001F)
     except ValueError as e:
         raise BadInput(f"config {key} must be {unit}, got {v!r}") from e
 

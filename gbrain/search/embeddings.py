@@ -1252,7 +1252,7 @@ def seconds_config(cfg: dict, key: str, default: float) -> float:
     if v in (None, ""):
         return default
     try:
-        f = float(v)
+        f = float(str(v).strip())  # (float keeps U+001C-U+001F, which the check takes as spaces)
     except ValueError as e:
         raise BadInput(f"config {key} must be a number of seconds, got {v!r}") from e
     if not f > 0:
@@ -1285,7 +1285,7 @@ def _int_config(cfg: dict, key: str, default: int) -> int:
     if v in (None, ""):
         return default
     try:
-        n = int(v)
+        n = int(str(v).strip())  # (int keeps U+001C-U+001F, which the check's strip() takes as spaces)
     except ValueError as e:
         raise BadInput(f"config {key} must be a whole number, got {v!r}") from e
     if n < 0:

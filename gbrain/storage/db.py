@@ -3186,7 +3186,22 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             if v > SCHEMA_VERSION:
                 raise GBrainError(newer_schema(v, SCHEMA_VERSION, p))
         else:
-            migrate(conn, p)
+            try:
+                migrate(conn, p)
+            except sqlite3.OperationalError as e:
+                if not is_busy(e):
+                    raise
+                # the upgrade's write waited out begin_write behind another process's write (its
+                # own upgrade, an import): a writer, not a full disk's reader (``held_alone``)
+                from ..errors import Busy
+
+                try:
+                    v = f"v{conn.execute('PRAGMA user_version').fetchone()[0]} → "
+                except sqlite3.Error:
+                    v = ""
+                raise Busy(f"the brain {p} is busy: another process was writing it all the while this one waited "
+                           f"({WRITE_WAIT_S:g} s) to upgrade its schema ({v}v{SCHEMA_VERSION}; "
+                           f"that process may be upgrading it too); nothing was done (SQLite: {one_line(e)}); run it again when that one is done") from e
     except sqlite3.DatabaseError as e:
         conn.close()
         if "malformed" in str(e).lower():
@@ -3229,7 +3244,9 @@ def held_alone(e: sqlite3.Error, p: Path) -> GBrainError:
     full (kind error); with space again: the brain is busy (:class:`~gbrain.errors.Busy`). (It
     said "… is not a usable brain database: database is locked".) A process that opened the brain
     before such a reader never meets it: its own WAL index lets the reader open normally, and
-    its write fails at once on the full disk, so :func:`begin_write` does not wait behind one."""
+    its write fails at once on the full disk, so :func:`begin_write` does not wait behind one.
+    (A schema upgrade at open whose :func:`begin_write` waited out another process's write is
+    another busy, said by :func:`connect`: a writer, not such a reader.)"""
     from ..errors import Busy
 
     msg, who = one_line(e), f"`fuser -v {cmd_arg(p)}` lists the processes that have it open"

@@ -507,13 +507,21 @@ class _WaitNote:
 
         return max(0.0, dbmod.WAIT_NOTE_S - (time.monotonic() - self.start))
 
-    def say(self, say, line: str) -> None:
-        """``say(line)`` unless said already or the lock came (the timer's thread)."""
+    def say(self, say, line: str, stop: threading.Event | None = None) -> None:
+        """``say(line)`` unless said already, the lock came, or this try's wait ended (``stop``
+        set: :meth:`ended`) (the timer's thread)."""
         with self._mutex:
-            if self.said or self.got:
+            if self.said or self.got or (stop is not None and stop.is_set()):
                 return
             self.said = True
             say(line)
+
+    def ended(self, stop: threading.Event) -> None:
+        """One try's wait ended, the lock come or not (an error, a cancel, Ctrl-C): its timer says
+        nothing from now on (``stop``), and a note being said ends first, so no note comes after
+        the error goes on. A try again on a new connection may still say it (its own ``stop``)."""
+        with self._mutex:
+            stop.set()
 
     def taken(self) -> None:
         """The lock came: no note from now on (waits for one being said)."""
@@ -784,7 +792,8 @@ class PgConnection:
             ms, name = min(left, default=(0, ""))
             line = dbmod.wait_note(f"up to {ms / 1000:g} s more, the server's {name}" if ms else
                                    "as long as it takes: the server sets no lock_timeout", gives_up=bool(ms))
-            timer = threading.Timer(due, note.say, (say, line))
+            stop = threading.Event()
+            timer = threading.Timer(due, note.say, (say, line, stop))
             timer.daemon = True
             timer.start()
             try:
@@ -793,6 +802,7 @@ class PgConnection:
                 return got
             finally:
                 timer.cancel()
+                note.ended(stop)  # (the same when the wait failed: no note after the error)
         except pe.QueryCanceled as e:
             if "statement timeout" not in str(e):
                 raise  # (a cancel: Ctrl-C)

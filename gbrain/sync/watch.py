@@ -668,6 +668,7 @@ class Watcher:
         """While :attr:`_offline`: once the brain's disk has space, open the brain's connection
         again (a normal one) for the brain and the engine. False (back-off again, not said
         again) while the disk is still full."""
+        from ..errors import Busy
         from ..storage.db import connect, disk_full, on_full_disk
 
         if disk_full(self.brain.path):
@@ -676,6 +677,12 @@ class Watcher:
         try:
             conn = connect(self.brain.path)
         except (sqlite3.Error, GBrainError) as e:
+            if isinstance(e, Busy) or is_busy(e):
+                # space is back but a full disk's reader still holds the brain alone
+                # (``db.held_alone``): waited for as a full disk is, with the same back-off
+                self._warn(f"the brain is busy ({busy_cause(e)}); will retry")
+                self._pause()
+                return False
             if not self._no_space(e):
                 raise
             self._pause()
