@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gbrain.core.brain import Brain
-from gbrain.core.history import trash_list, versions
+from gbrain.core.history import trash_list, version_bytes, versions
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
 from gbrain.sync.watch import SETTLE_MAX_S, SETTLE_S, Pending, Watcher, _Handler, reports_closes
@@ -593,3 +593,49 @@ def test_close_events_are_expected_from_inotify_only():
     except Exception:
         return
     assert reports_closes(InotifyObserver()) is True
+
+
+def test_a_burst_of_saves_whose_events_lag_is_held_back_from_an_agents_rewrite(tmp_path, db_path, vault):
+    """Trial 65's F1 shape: a person saves 10 notes within half a second, an agent rewrites all
+    10 (whole puts of a stub) before the observer's thread has handed watch any event but the
+    first's. The change log's brain → file round must write none of the 9 saves it has not
+    imported (:meth:`Watcher._unsettled` → :meth:`Watcher._changed_on_disk`): each file keeps
+    the person's bytes, goes to Pending, and its own round then keeps the save (merged with the
+    put, or a conflict copy) and records it in the history. Events handed by hand at made-up
+    times: no observer, no timing luck. (F1 itself was the trial's file list: 9 of its 10 paths
+    named the SQLite run's folder, where the saves still were; this pins the invariant it
+    suspected, on either engine.)"""
+    names = [f"n{i}.md" for i in range(10)]
+    old = {n: f"# N{n[1]}\n\n" + "".join(f"Line {j} of note {n}.\n" for j in range(6)) for n in names}
+    for n in names:
+        (vault / n).write_text(old[n], encoding="utf-8")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        t = 100.0
+        saved = {n: old[n] + "\nHuman note: checked in person.\n" for n in names}
+        for n in names:
+            with open(vault / n, "wb") as fh:  # an in-place save, whole
+                fh.write(saved[n].encode())
+        w.pending.add("file", "n0.md", t)  # only the first save's event came
+        drive(w, t + 0.2)
+        assert b.get_text("n0") == saved["n0.md"], said
+        for n in names[1:]:
+            assert b.get_text(n[:-3]) == old[n], said  # not imported yet
+        for n in names:
+            b.put(n[:-3], f"# N{n[1]}\n\nStub.\n")  # the agent's whole rewrite
+        brain_round(w, t + 0.3)
+        for n in names[1:]:
+            assert (vault / n).read_text(encoding="utf-8") == saved[n], (n, said)  # not written over
+            assert n in w.pending.paths, (n, said)  # handed to the file round
+        for dt in (0.5, 0.6 + SETTLE_S, 0.7 + SETTLE_S):
+            drive(w, t + dt)
+        brain_round(w, t + 1.0 + SETTLE_S)
+        for n in names:
+            kept = [p.read_text(encoding="utf-8") for p in vault.iterdir() if p.name.startswith(n[:-3] + ".")]
+            if n != "n0.md":  # (n0's save was imported before the put: the put replaced it, warned, in the history)
+                assert any("Human note: checked in person." in x for x in kept), (n, kept, said)  # in its note or a copy
+            held = [version_bytes(b, "page", n[:-3], v["version"]) for v in versions(b, n[:-3], limit=0)["versions"]]
+            assert any(b"Human note: checked in person." in x for x in held), (n, said)  # and in the history
+        assert equal(b, vault), said
+        w.engine.close()
