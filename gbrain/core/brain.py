@@ -30,7 +30,7 @@ from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
 from ..page.links import MemoryIndex, SqlIndex, graph_settings, graphs_of, is_graph_config, journal_link_names, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
-from ..page.journals import Settings, graph_root
+from ..page.journals import Settings, graph_root, logseq_day, regex_runs
 from ..page.canvas import canvas_nodes, is_canvas
 from ..page import navfile
 from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
@@ -44,6 +44,8 @@ from ..page.markdown import (
     append_timeline,
     append_link_line,
     bear_note,
+    graph_title_format,
+    logseq_journal_day,
     edit_frontmatter,
     entry_key,
     logseq_items,
@@ -1708,7 +1710,16 @@ class Brain:
         none: a save, delete or move of a journal re-resolves them (:meth:`re_resolve`)."""
         if not any(ch.isdigit() for ch in title):
             return set()
-        return journal_link_names(path, title, self.page_syntax(path))
+        syntax = self.page_syntax(path)
+        out = journal_link_names(path, title, syntax)
+        fmt = graph_title_format(path, syntax) if out else None
+        if fmt is not None and regex_runs(fmt):
+            # (a run such as ``.`` reads names day_spellings cannot list: ``[[23x11x2026]]`` under
+            # ``dd.MM.yyyy``; the links read as this day are found among those holding a digit)
+            day = logseq_journal_day(title, fmt)
+            out |= {key for target, key in self.conn.execute("SELECT DISTINCT target, target_name FROM links").fetchall()
+                    if any(ch.isdigit() for ch in target) and logseq_day(target, fmt) == day}
+        return out
 
     def graph_config_changed(self, path: str, existed: bool = True, before: "Settings | None" = None) -> int:
         """After the file at ``path`` was stored, changed, moved or deleted (``existed``: whether

@@ -408,6 +408,18 @@ def logseq_day(name: str, title_format: str = TITLE_FORMAT) -> _dt.date | None:
     return None
 
 
+#: characters that make a format's punctuation run a regex matching more than itself (``parse-quoted``)
+_REGEX_CHARS = frozenset(".\\[](){}*+?|^$")
+
+
+@lru_cache(maxsize=64)
+def regex_runs(pattern: str) -> bool:
+    """Whether a punctuation or quoted run of ``pattern`` holds a regex character (``dd.MM.yyyy``:
+    cljs-time's ``parse-quoted`` matches ``.`` as any character, so ``23x11x2026`` reads as a day):
+    :func:`day_spellings` cannot list every name read as a day by such a format."""
+    return any(kind == "q" and _REGEX_CHARS.intersection(tok) for kind, tok in _pattern(pattern))
+
+
 @lru_cache(maxsize=64)
 def title_re(pattern: str) -> "re.Pattern":
     """A regex matching every name :func:`format_day` writes in ``pattern`` (and a few more): a

@@ -98,20 +98,26 @@ def graphs_of(conn, path: str) -> dict[str, str]:
 
 class JournalIndex:
     """The pages Logseq reads as journals (:func:`journal_keys`), by their graph's title format
-    and day: :meth:`find` reads a link's name as a day as Logseq does."""
+    and day: :meth:`find` reads a link's name as a day as Logseq does. ``load`` (``() -> days``)
+    reads the pages only when a name first reads as a day by one of ``formats``."""
 
-    def __init__(self, days: "dict[str, dict]"):
-        #: ``{title format: {day: [(page id, slug)]}}``
+    def __init__(self, days: "dict[str, dict] | None", formats: "tuple[str, ...]" = (), load=None):
+        #: ``{title format: {day: [(page id, slug)]}}`` (None until a name reads as a day)
         self.days = days
+        self.formats = tuple(days) if days is not None else formats
+        self._load = load
 
     def find(self, name: str) -> list[tuple[int, str]]:
         """The journal pages ``name`` names as a day (:func:`gbrain.page.journals.logseq_day` by
         each graph's title format: ``[[2026-2-3]]``, ``[[nov 3rd, 2026]]``), ``[]`` for none."""
+        wanted = [(fmt, day) for fmt in self.formats if (day := journals.logseq_day(name, fmt)) is not None]
+        if not wanted:
+            return []
+        if self.days is None:
+            self.days = self._load()
         out: list[tuple[int, str]] = []
-        for fmt, days in self.days.items():
-            day = journals.logseq_day(name, fmt)
-            if day is not None:
-                out.extend(days.get(day, ()))
+        for fmt, day in wanted:
+            out.extend(self.days.get(fmt, {}).get(day, ()))
         return out
 
 
@@ -128,25 +134,34 @@ def journal_keys(conn) -> JournalIndex:
     logseq``, or a graph's ``pages/`` folder) titled as its day (``parse_page`` titles a page whose
     Logseq name reads as a day so: :func:`gbrain.page.markdown.logseq_journal_day`), as Logseq marks
     a page ``journal?`` by its name (``convert-page-if-journal``); an Obsidian vault's
-    ``journals/`` is no graph's."""
+    ``journals/`` is no graph's. The pages are read only when a name first reads as a day by one of
+    the graphs' title formats, and only those titled as some format writes a day are parsed
+    (:func:`gbrain.page.journals.title_re`)."""
     from .markdown import graph_title_format, logseq_journal_day, page_property_syntax
 
     row = conn.execute("SELECT value FROM config WHERE key = 'property_syntax'").fetchone()
     setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
-    out: dict[str, dict] = {}
     if setting == "dataview":
-        return JournalIndex(out)
+        return JournalIndex({})
     graphs = graph_roots(conn)
     if not graphs and setting == "auto":
-        return JournalIndex(out)  # (no graph: no page is Logseq's)
-    for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
-        if not _DIGIT.search(title):
-            continue
-        fmt = graph_title_format(path, page_property_syntax(path, setting, graphs))
-        day = logseq_journal_day(title, fmt)
-        if day is not None:
-            out.setdefault(fmt, {}).setdefault(day, []).append((pid, slug))
-    return JournalIndex(out)
+        return JournalIndex({})  # (no graph: no page is Logseq's)
+    # (the title formats a journal may be written in: each graph's, Logseq's default for the rest)
+    formats = tuple(dict.fromkeys([journals.TITLE_FORMAT] + [d[0] for d in (journals.split_formats(v)[1] for v in graphs.values()) if d and d[0]]))
+
+    def load() -> dict:
+        shapes = [journals.title_re(f) for f in formats]
+        out: dict[str, dict] = {}
+        for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
+            if not _DIGIT.search(title) or not any(r.match(title) for r in shapes):
+                continue
+            fmt = graph_title_format(path, page_property_syntax(path, setting, graphs))
+            day = logseq_journal_day(title, fmt)
+            if day is not None:
+                out.setdefault(fmt, {}).setdefault(day, []).append((pid, slug))
+        return out
+
+    return JournalIndex(None, formats, load)
 
 
 def journal_link_names(path: str, title: str, syntax: str) -> set[str]:
