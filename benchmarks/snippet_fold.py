@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """CPU of one Python-cut snippet of a ~3 MB page (``keyword._cut_snippet``: what ``search`` and
 MCP ``brain_search`` make for a page past ``SNIPPET_MAX_CHARS``), its one hit at the start, the
-middle and the end, the page folded in windows around the hit (``keyword._fold_hits``, now)
-beside the whole page folded (``FOLD_WINDOW_MIN`` set past the page: the code before, same run,
-alternated). The page's lines are those of ``tests/test_mcp.py::test_big_page_unicode_separators_under_c_locale``
+middle and the end, the page folded in windows around the hit (``keyword._fold_hits``, now: the
+blocks before the hit skipped by one expression over the text as written, ``_FoldBlocks``)
+beside the whole page folded (``FOLD_WINDOW_MIN`` set past the page: the code of two versions
+before) and beside the windows with each block before the hit folded by ``str.translate``
+(``_FoldBlocksTranslate``: the code before), same run, alternated. The page's lines are those of ``tests/test_mcp.py::test_big_page_unicode_separators_under_c_locale``
 (accented letters, CJK, U+2028/U+2029, an emoji: every line folded piece by piece), or
 ``--line TEXT``. Checks the two snippets are equal; prints CPU seconds (``time.process_time``,
 best and median of ``--rounds``) and the load average (2 shared cores: CPU is the steadier figure).
@@ -33,15 +35,17 @@ def page(mb: float, where: str, line: str) -> str:
     return "# Big\n\n" + body[:cut] + "Ends with a quetzalcoatl.\n" + body[cut:]
 
 
-def cpu(text: str, query: str, whole: bool) -> tuple[float, dict]:
-    old = keyword.FOLD_WINDOW_MIN
-    keyword.FOLD_WINDOW_MIN = float("inf") if whole else old
+def cpu(text: str, query: str, whole: bool, translate: bool = False) -> tuple[float, dict]:
+    old = keyword.FOLD_WINDOW_MIN, keyword._FoldBlocks
+    keyword.FOLD_WINDOW_MIN = float("inf") if whole else old[0]
+    if translate:
+        keyword._FoldBlocks = keyword._FoldBlocksTranslate
     try:
         t = time.process_time()
         out = keyword._cut_snippet(text, query)
         return time.process_time() - t, out
     finally:
-        keyword.FOLD_WINDOW_MIN = old
+        keyword.FOLD_WINDOW_MIN, keyword._FoldBlocks = old
 
 
 def main() -> None:
@@ -53,18 +57,20 @@ def main() -> None:
     a = ap.parse_args()
     keyword._cut_snippet("warm ﬁ quetzalcoatl\n", a.query)  # (the regex classes made once)
     print(f"page ~{a.mb} MB of {a.line!r} lines; query {a.query!r}; load {os.getloadavg()[0]:.1f} (2 cores)")
-    print(f"{'hit at':8} {'whole fold s':>14} {'windows s':>12} {'ratio':>7}  (best / median of {a.rounds})")
+    print(f"{'hit at':8} {'whole fold s':>14} {'blocks translated s':>20} {'windows s':>12} {'ratio':>7}  (best / median of {a.rounds})")
     for where in ("start", "middle", "end"):
         text = page(a.mb, where, a.line)
-        before, after = [], []
+        before, mid, after = [], [], []
         for _ in range(a.rounds):
             t0, s0 = cpu(text, a.query, whole=True)
+            tm, sm = cpu(text, a.query, whole=False, translate=True)
             t1, s1 = cpu(text, a.query, whole=False)
-            assert s0 == s1, (where, s0, s1)
+            assert s0 == s1 == sm, (where, s0, s1, sm)
             before.append(t0)
+            mid.append(tm)
             after.append(t1)
-        print(f"{where:8} {min(before):7.3f} / {statistics.median(before):5.3f} {min(after):5.3f} / {statistics.median(after):5.3f}"
-              f" {min(before) / max(min(after), 1e-9):6.1f}x")
+        print(f"{where:8} {min(before):7.3f} / {statistics.median(before):5.3f} {min(mid):12.3f} / {statistics.median(mid):5.3f}"
+              f" {min(after):5.3f} / {statistics.median(after):5.3f} {min(before) / max(min(after), 1e-9):6.1f}x")
     print(f"load {os.getloadavg()[0]:.1f} at the end; characters {len(text):,}")
 
 

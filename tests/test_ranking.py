@@ -297,11 +297,61 @@ def test_every_forward_pass_of_an_embed_ends_on_one_blas_thread(minilm, monkeypa
 
     monkeypatch.setattr(bert.BertEncoder, "_forward", spy)
     texts = [f"note {i} " + "about payments and GPUs " * (i % 7 + 1) for i in range(48)]
-    got = minilm.embed_multi(texts)
-    assert seen and all(n == [1] * len(n) for n in seen), seen
+    # one encode of them all (six passes, two at once), not `embed_multi`, which now holds the
+    # limit around its encodes itself and would hide a pass that restored it
+    got = minilm._encoder().encode(texts)
+    assert bert._blas_users == 0 and len(seen) == 6 and all(n == [1] * len(n) for n in seen), seen
     monkeypatch.setattr(bert.BertEncoder, "_forward", real)
     one = np.vstack([minilm.embed_multi([t]) for t in texts[:4]])
     assert np.abs(got[:4] - one).max() < 1e-5
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_an_embed_holds_blas_on_one_thread_between_its_encodes(minilm, monkeypatch, tmp_path):
+    """`embed_multi` of several slices (and `embed_pages`, a whole `embed` run) holds the one-thread
+    limit from its first encode to its last: set and restored per encode, it woke OpenBLAS's own
+    threads, which spun between encodes (~1.1 CPU-s of benchmarks/minilm_speed.py's run). The
+    setting found before is back after; the vectors are those of one slice at a time."""
+    from gbrain.search import bert
+    from gbrain.search.chunking import Chunk
+    from gbrain.search.vectors import _PageWork, embed_pages
+
+    before = _blas_threads()
+    seen = []
+    real = bert.BertEncoder.encode
+
+    def spy(self, texts, *a, **kw):  # between two encodes: the run's own hold is still counted
+        seen.append((bert._blas_users, _blas_threads()))
+        return real(self, texts, *a, **kw)
+
+    monkeypatch.setattr(bert.BertEncoder, "encode", spy)
+    monkeypatch.setattr(minilm, "batch_size", 4)  # four slices of few texts: four encodes
+    texts = [f"note {i} " + "about payments and GPUs " * (i % 5 + 1) for i in range(3 * minilm.batch_size + 1)]
+    got = minilm.embed_multi(texts)
+    assert len(seen) == 4 and all(users == 1 and n == [1] * len(n) for users, n in seen), seen
+    assert bert._blas_users == 0 and _blas_threads() == before
+    monkeypatch.setattr(bert.BertEncoder, "encode", real)
+    alone = np.vstack([minilm.embed_multi(texts[i : i + minilm.batch_size]) for i in range(0, len(texts), minilm.batch_size)])
+    assert np.abs(got - alone).max() < 1e-5
+    # a whole embed run (embed_pages): its groups' embed_multi calls, each of one slice here, inside one hold
+    from gbrain.search.vectors import embed_pages, plan_embed, select_pages
+
+    b = Brain.open(tmp_path / "brain.db")
+    for k in range(3):
+        b.save_page(f"notes/n{k}", f"# Note {k}\n\nPayments and GPUs, note {k}.\n")
+    monkeypatch.setattr("gbrain.search.vectors.GROUP_FIRST", 1)  # a group of one page first: two embed_multi calls at least
+    monkeypatch.setattr(bert.BertEncoder, "encode", spy)
+    seen.clear()
+    _, work = plan_embed(b.conn, minilm, select_pages(b.conn, minilm.model_id, "all"))
+    stats = embed_pages(b.conn, minilm, work)
+    assert stats["embedded"] == 3 and len(seen) >= 2 and all(users == 1 and n == [1] * len(n) for users, n in seen), seen
+    assert bert._blas_users == 0 and _blas_threads() == before
+    b.close()
 
 
 _BOOST: dict = {}

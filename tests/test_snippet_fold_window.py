@@ -61,3 +61,53 @@ def test_long_page_hit_anywhere(pos, query, line):
     whole = _marks(text, query, 2000, None, float("inf"), keyword.FOLD_BLOCK)
     assert whole is not None
     assert _marks(text, query, 2000, None, keyword.FOLD_WINDOW_MIN, keyword.FOLD_BLOCK) == whole
+
+
+LITERALS = ["quetzal", "quetzalcoatl", "financial", "strasse", "ss", "s", "bjorn", "игрушк", "еж", "हिन्दी", "日本語", "ภาษา",
+            "goo", "seo", "kelvin", "k", "istanbul", "i", "ffi", "fi", "x2", "dzungla", "don", "obrien", "προς", "σ", "1"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, lits=st.lists(st.one_of(st.sampled_from(LITERALS), st.text(min_size=1, max_size=3)), min_size=1, max_size=4),
+       block=st.integers(1, 40))
+def test_block_filter_answers_as_the_folded_blocks(text, lits, block):
+    """``_FoldBlocks`` (one expression over the text as written, its characters classified as they
+    are met) takes exactly the blocks ``_FoldBlocksTranslate`` (each block folded by str.translate,
+    the words searched case-insensitively: the code before) takes, from every block start."""
+    old = keyword.FOLD_BLOCK
+    keyword.FOLD_BLOCK = block
+    try:
+        new, ref = keyword._FoldBlocks(text, lits), keyword._FoldBlocksTranslate(text, lits)
+        pos, got, want = 0, [], []
+        while pos < len(text):
+            got.append(new.next_from(pos))
+            want.append(ref.next_from(pos))
+            pos = keyword._safe_cut(text, pos + block)
+        assert got == want
+    finally:
+        keyword.FOLD_BLOCK = old
+
+
+def test_block_filter_learns_characters_met_late():
+    """A character first met far into the page (after the expression was made) is classified
+    there: an accented spelling of the word at the end is found, a block of only new unrelated
+    characters is not taken."""
+    body = "plain line\n" * 5000
+    for tail, lits in [("Ｑｕｅｔｚａｌ\n", ["quetzal"]), ("ſtraße\n", ["strasse"]), ("ﬁnancial\n", ["financial"]),
+                       ("日本語\n", ["quetzal"]), ("e\u0301\n", ["quetzal"])]:
+        for text in (body + tail, "Ünï ✓\n" + body + tail):  # (met first, or after the first block's characters)
+            a, b = keyword._FoldBlocks(text, lits), keyword._FoldBlocksTranslate(text, lits)
+            assert a.next_from(0) == b.next_from(0) and a.fallback is None, (tail, lits)
+            if tail == "日本語\n":
+                assert a.next_from(0) is None
+            else:  # the last block, not before
+                assert a.next_from(0) is not None and len(text) - a.next_from(0) < 2 * keyword.FOLD_BLOCK
+
+
+def test_block_filter_too_long_an_expression_folds_the_blocks(monkeypatch):
+    """Past ``FOLD_RX_MAX`` (words of many letters a character folds to several of) the blocks are
+    folded by str.translate, with the same answers."""
+    text = "plain line\n" * 3000 + "ſtraße\n"
+    monkeypatch.setattr(keyword, "FOLD_RX_MAX", 0)
+    a = keyword._FoldBlocks(text, ["strasse"])
+    assert a.fallback is not None and a.next_from(0) == keyword._FoldBlocksTranslate(text, ["strasse"]).next_from(0) is not None

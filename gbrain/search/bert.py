@@ -282,6 +282,14 @@ class _one_blas_thread:
                 _blas_limiter = None
 
 
+def one_blas_thread() -> _one_blas_thread:
+    """A context manager holding BLAS to one thread while it is entered (process-wide, counted:
+    entered again inside itself or from another thread, the first entry sets the limit and the
+    last exit restores the setting found before). Held around many encodes, the limit is not
+    restored between them: a restore woke OpenBLAS's own threads, which then spun idle."""
+    return _one_blas_thread()
+
+
 _local_setters: list | None = None
 _local_original: list[int] = []
 

@@ -31,6 +31,7 @@ Vectors are stored as little-endian float32 bytes (:func:`to_blob` / :func:`from
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import random
 import re
@@ -433,6 +434,12 @@ class EmbeddingModel(ABC):
         """The unit vector of one text (float32, shape ``(dims,)``)."""
         return self.embed_multi([text])[0]
 
+    def held(self):
+        """A context manager to hold around a run of many :meth:`embed_multi` calls (``embed``'s
+        groups: :func:`~gbrain.search.vectors.embed_pages`); enters nothing here. A local model
+        that sets process-wide state per call (minilm's BLAS thread limit) sets it once for the run."""
+        return contextlib.nullcontext()
+
     def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Unit vectors of ``texts`` as a float32 matrix ``(len(texts), dims)``.
 
@@ -610,14 +617,25 @@ class MiniLMEmbedding(EmbeddingModel):
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return self._encoder().encode(texts)
 
+    def held(self):
+        """BLAS held to one thread across the run (:func:`~.bert.one_blas_thread`, the count of
+        its users process-wide): each encode also holds it, but restored between encodes OpenBLAS's
+        own threads were woken and spun between them (100 SciFact pages, 354 chunks: 82.9 → 79.9
+        CPU-s, 4.27 → 4.43 chunks per CPU-s, the same vectors; benchmarks/minilm_speed.py, load 4-9)."""
+        from .bert import one_blas_thread
+
+        return one_blas_thread()
+
     def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """As the base method, but the texts are taken shortest first (by characters) before the
         slices of ``batch_size`` are cut, so each forward pass pads its texts to a similar length:
         on SciFact's chunks, slices in page order padded the word pieces to 1.21x (attention
         1.39x), sorted over the group 1.04x (1.07x). A text's vector does not depend on its slice
-        (padding is masked). Rows come back in input order."""
+        (padding is masked). Rows come back in input order. Texts of several slices hold BLAS on one
+        thread from the first slice to the last (:meth:`held`)."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vecs = super().embed_multi([texts[i] for i in order], on_batch)
+        with self.held() if len(texts) > self.batch_size else contextlib.nullcontext():
+            vecs = super().embed_multi([texts[i] for i in order], on_batch)
         out = np.empty_like(vecs)
         out[order] = vecs
         return out

@@ -975,20 +975,27 @@ def _safe_cut(text: str, pos: int) -> int:
     return n
 
 
-class _FoldBlocks:
+def _char_fold(c: str) -> str:
+    """One character folded as :func:`_fold_map` folds a piece of one character (a non-ASCII one:
+    ASCII stays as it is for :class:`_FoldBlocks`' case-insensitive test)."""
+    return fold_letters(fold_accents(unicodedata.normalize("NFKC", c))).casefold()
+
+
+class _FoldBlocksTranslate:
     """Line-aligned blocks of a long ``text`` and which may hold a query word once folded: the
     block's exact fold (each character folded as :func:`_fold_map` folds a piece of one character, by
     ``str.translate``: no per-character Python) searched for the words, ``literals`` (casefolded and
     folded, case-insensitively); a block holding a combining mark (a piece of several characters) is
-    always taken."""
+    always taken. Its cost goes with the text before the hit (``str.translate`` looks each character
+    up in a dict, ~0.2 µs); :class:`_FoldBlocks` answers the same by a regular expression and falls
+    back to this one where that expression would be too long."""
 
     def __init__(self, text: str, literals: Sequence[str]):
         self.text = text
         chars = set(text)
         marks = [c for c in chars if unicodedata.combining(c)]
         self.marks = re.compile("[" + "".join(map(re.escape, marks)) + "]") if marks else None
-        self.table = {ord(c): fold_letters(fold_accents(unicodedata.normalize("NFKC", c))).casefold()
-                      for c in chars if not c.isascii()}
+        self.table = {ord(c): _char_fold(c) for c in chars if not c.isascii()}
         self.words = re.compile("|".join(map(re.escape, sorted(set(literals), key=len, reverse=True))), re.I)
 
     def next_from(self, pos: int) -> int | None:
@@ -1002,6 +1009,157 @@ class _FoldBlocks:
                 return pos
             pos = end
         return None
+
+
+#: the longest expression :class:`_FoldBlocks` compiles (characters of pattern); past it (words
+#: with many letters a character folds to several of: ``ß``, ``ﬃ``), :class:`_FoldBlocksTranslate`
+FOLD_RX_MAX = 20_000
+
+
+class _FoldBlocks:
+    """:class:`_FoldBlocksTranslate`'s blocks and answers (the same block starts, the same test:
+    a block is taken when it holds a combining mark or when a word of ``literals`` matches its
+    per-character fold case-insensitively) without folding the blocks: one regular expression over
+    the text as written, whose classes hold the characters whose fold spells each letter of a
+    word (a character folding to several letters, ``ß`` → ``ss``, a step over as many), so the
+    scan to a hit runs in C (~ns a character) whatever its place. Only the characters of the text
+    read so far are classified (each once: its fold, whether a mark); a character not yet seen
+    stops the scan, the characters from there are read (a block's the first time, the whole
+    rest's the next: the expression is made three times at most) and the expression made again."""
+
+    def __init__(self, text: str, literals: Sequence[str]):
+        self.text = text
+        self.literals = sorted(set(literals), key=len, reverse=True)
+        chars = {c for w in self.literals for c in w}
+        # (a character whose fold holds none of the words' letters is in no word's match; an
+        # alternation of letters, not a class: a class under re.I may match other characters)
+        self.relevant = re.compile("|".join(map(re.escape, sorted(chars))), re.I) if chars else None
+        self.eq: dict[tuple[str, str], bool] = {}
+        self.known: set[str] = set()  # every non-ASCII character classified
+        self.marks: set[str] = set()
+        self.folds: dict[str, set[str]] = {}  # fold → the characters (ASCII ones too) folding to it
+        for c in map(chr, range(128)):
+            if self.relevant is not None and self.relevant.search(c):
+                self.folds.setdefault(c, set()).add(c)
+        self.rest_from: int | None = None  # where the first character not seen stood
+        self.fallback: _FoldBlocksTranslate | None = None
+        if "" in self.literals:  # (matches everywhere)
+            self.fallback = _FoldBlocksTranslate(text, self.literals)
+        else:
+            self._compile()
+
+    def _same(self, word: str, fold: str) -> bool:
+        """Whether ``word`` (a part of a literal) matches ``fold`` case-insensitively as ``re`` matches it, letter by letter."""
+        if len(word) != len(fold):
+            return False
+        for a, b in zip(word, fold):
+            k = (a, b)
+            if k not in self.eq:
+                self.eq[k] = re.fullmatch(re.escape(a), b, re.I) is not None
+            if not self.eq[k]:
+                return False
+        return True
+
+    def _word_rx(self, word: str) -> list[tuple[set[str], str]]:
+        """Where ``word`` begins in the fold of the text as written (its first character's fold may
+        hold letters before the word's first), as ``[(first characters, expression of the rest)]``;
+        ``[]`` when no known character can begin it."""
+        k = len(word)
+        steps: list[dict[int, set[str]]] = [{} for _ in range(k)]  # letters matched → {letters after it (k: done): chars}
+        for f, cs in self.folds.items():
+            m = len(f)
+            for o in range(m):  # the first character: the word from any letter of its fold on
+                r = f[o:]
+                if len(r) >= k:
+                    if self._same(word, r[:k]):
+                        steps[0].setdefault(k, set()).update(cs)
+                elif self._same(word[: len(r)], r):
+                    steps[0].setdefault(len(r), set()).update(cs)
+            for i in range(1, k):  # the next ones: from their fold's first letter
+                if m >= k - i:
+                    if self._same(word[i:], f[: k - i]):
+                        steps[i].setdefault(k, set()).update(cs)
+                elif self._same(word[i : i + m], f):
+                    steps[i].setdefault(i + m, set()).update(cs)
+        memo: dict[int, str | None] = {k: ""}
+
+        def rest(i: int) -> str | None:
+            if i not in memo:
+                alts = [_class_of(cs) + after for j, cs in sorted(steps[i].items(), reverse=True) if (after := rest(j)) is not None]
+                memo[i] = None if not alts else alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+            return memo[i]
+
+        return [(cs, after) for j, cs in sorted(steps[0].items(), reverse=True) if (after := rest(j)) is not None]
+
+    def _compile(self) -> None:
+        # one class of every character a hit may begin with (a mark, one not seen yet, a word's
+        # first), then a branch for each, chosen by a one-character look behind: re's search skips
+        # to such a character in C (a branch first would be tried at every character)
+        firsts = set(self.marks)
+        words = []
+        for w in self.literals:
+            for cs, after in self._word_rx(w):
+                firsts |= cs
+                words.append(f"(?<={_class_of(cs)}){after}")
+        if sum(map(len, words)) > FOLD_RX_MAX:
+            self.fallback = _FoldBlocksTranslate(self.text, self.literals)
+            return
+        branches = [f"(?<=[^\\x00-\\x7f{_escaped(self.known)}])"]  # (not seen yet)
+        if self.marks:
+            branches.append(f"(?<={_class_of(self.marks)})")
+        others = [c for c in map(chr, range(128)) if c not in firsts] + sorted(self.known - firsts)
+        first = f"[^{_escaped(others)}]" if others else r"[\s\S]"
+        self.rx = re.compile(f"{first}(?:{'|'.join(branches + words)})")
+
+    def _learn(self, at: int) -> None:
+        """Classify the characters not seen yet from ``at`` (where one stands) on: those of a block
+        the first time, those of the whole rest of the text the next (found by one expression:
+        no string made of a character already known), then make the expression again."""
+        if self.rest_from is None:
+            self.rest_from = at
+            new = set(self.text[at : at + FOLD_BLOCK])
+        else:
+            new = set(re.compile(f"[^\\x00-\\x7f{_escaped(self.known)}]").findall(self.text, at))
+        for c in new - self.known:
+            if c.isascii():
+                continue
+            self.known.add(c)
+            if unicodedata.combining(c):
+                self.marks.add(c)
+                continue
+            f = _char_fold(c)
+            if self.relevant is not None and self.relevant.search(f):
+                self.folds.setdefault(f, set()).add(c)
+        self._compile()
+
+    def next_from(self, pos: int) -> int | None:
+        """As :meth:`_FoldBlocksTranslate.next_from`: the start of the first block at or after ``pos``
+        whose fold may hold a word, None when none does."""
+        if self.fallback is not None:
+            return self.fallback.next_from(pos)
+        text, n = self.text, len(self.text)
+        while pos < n:
+            end = _safe_cut(text, pos + FOLD_BLOCK)
+            while (m := self.rx.search(text, pos, end)) is not None:
+                c = text[m.start()]
+                if c.isascii() or c in self.known:
+                    return pos
+                self._learn(m.start())  # a character not seen yet
+                if self.fallback is not None:
+                    return self.fallback.next_from(pos)
+            pos = end
+        return None
+
+
+def _escaped(chars: "set[str] | Sequence[str]") -> str:
+    """``chars`` sorted, for a regular-expression class (the ASCII ones escaped: no other
+    character is special there)."""
+    return "".join(re.escape(c) if c.isascii() else c for c in sorted(chars))
+
+
+def _class_of(chars: "set[str] | Sequence[str]") -> str:
+    """A regular-expression class of exactly ``chars``."""
+    return "[" + _escaped(chars) + "]"
 
 
 def _fold_hits(text: str, together: re.Pattern | None, alt: re.Pattern, literals: Sequence[str],
@@ -1090,7 +1248,9 @@ def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = 
     # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
     together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
-    if _no_compat_words(text) and not _FOLDABLE.search(text):
+    # (ASCII first, then a foldable character, most often met near the start, before the NFKC
+    # test, which reads the whole text: the same answer as _no_compat_words(text) and not _FOLDABLE…)
+    if text.isascii() or (not _FOLDABLE.search(text) and _no_compat_words(text)):
         rx = re.compile(alt, re.I)
         m = (together.search(text) if together else None) or next((h for h in rx.finditer(text) if _starts_word(text, h)), None)
         if m is None:

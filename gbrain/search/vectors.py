@@ -14,6 +14,8 @@ matrix-vector product, ``argpartition`` for the top candidates and the best chun
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 import sqlite3
 import threading
@@ -300,6 +302,19 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     return plan, work
 
 
+def _model_held(fn: Callable) -> Callable:
+    """``fn(conn, model, ...)`` run inside ``model.held()`` (:meth:`EmbeddingModel.held`: minilm's
+    BLAS limit set once for the whole run, not restored between its groups' encodes)."""
+    @functools.wraps(fn)
+    def run(conn, model, *args, **kwargs):
+        held = getattr(model, "held", None)  # (a test's stand-in model may have none)
+        with held() if held is not None else contextlib.nullcontext():
+            return fn(conn, model, *args, **kwargs)
+
+    return run
+
+
+@_model_held
 def embed_pages(
     conn: sqlite3.Connection,
     model: EmbeddingModel,
