@@ -474,6 +474,31 @@ def test_history_of_a_page_renamed_away_and_back_lists_its_versions_in_time_orde
         assert b.get_text("notes/a") == text + "\ntwo\n"
 
 
+def test_history_of_a_name_another_page_moved_onto_keeps_the_two_pages_apart(db_path):
+    """Review of 0eb9e4b: notes/a moved to notes/b, then notes/c moved to notes/a. `history notes/a`
+    (the name's history: both pages) interleaved the two pages' versions by time, each line count
+    taken against the other page's text, under false headers ("as notes/a, before it moved to
+    notes/c"). This page's versions come first in time order, the other page's after, labelled."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# A\n\nP one\n")
+        run(b, "put", slug="notes/c", content="# C\n\nQ one\n")
+        run(b, "put", slug="notes/a", append="P two")
+        run(b, "put", slug="notes/c", append="Q two")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "move", slug="notes/c", to="notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        assert got == [(None, 4, "move", 0, 0), ("notes/c", 2, "update", 2, 0), ("notes/c", 1, "create", 3, 0),
+                       ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 3, 0)], got
+        for lim in (1, 2, 3, 4, 5):
+            cut = [(v.get("name"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
+            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        heads = [ln for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
+        assert heads == ["  as notes/c, before it moved to notes/a (`gbrain get notes/c --version N`):",
+                         "  as notes/a, another page's, before this one moved in (`gbrain get notes/a --version N`):"], heads
+        assert [v.get("name") for v in h.versions(b, "notes/b", limit=0)["versions"]] == [None, "notes/a", "notes/a"]
+
+
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
     """Trial (a git-kept vault moved into a folder): import, `tag a t1`, move a.md to sub/a.md, sync.
     `diff sub/a` compared the import (a@v1) with the newest and showed the tag as added, though

@@ -683,7 +683,9 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     (trial 65: they were a block after its first version, so each line count was taken against the
     wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
     rows: list = []
-    for name, after, upto in lineage_spans(conn, kind, key):
+    spans = lineage_spans(conn, kind, key)
+    cut = _moved_in_at(conn, kind, key, spans)
+    for name, after, upto in spans:
         q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
         args: tuple = (kind, name, after)
         if upto is not None:
@@ -696,8 +698,26 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
             q += " LIMIT ?"
             args += (limit,)
         rows += conn.execute(q, args).fetchall()
-    rows.sort(key=lambda r: r["id"], reverse=True)
+    # another page's versions under the key (before this page moved in) go after this page's
+    rows.sort(key=lambda r: (cut is not None and r["name"] == key and r["version"] < cut, -r["id"]))
     return rows[:limit] if limit > 0 else rows
+
+
+def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
+    """The version of ``key`` at which this page moved in from its older name, when the key's
+    versions below it are another page's (a page that left the name, or was deleted, before this
+    one took it); None when the page never moved in or its chain of names leads back to ``key``
+    (renamed away and back: those versions are its own). Review of 0eb9e4b: `a` moved to `b`,
+    `c` moved to `a`: `history a` listed the two pages' versions interleaved by time."""
+    if len(spans) < 2:
+        return None
+    name, after, upto = spans[-1]
+    first = conn.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                         (kind, name, after, upto)).fetchone()
+    if first is not None and first["op"] == "move" and first["detail"] == "from " + key:
+        return None
+    return conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NOT NULL AND detail = ?",
+                        (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
 def versions(brain, name: str, limit: int = 20) -> dict:
@@ -719,9 +739,13 @@ def versions(brain, name: str, limit: int = 20) -> dict:
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
     # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
-    older = None
+    older = cut = None
     if rows:
-        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if r["id"] < rows[-1]["id"]), None)
+        cut = _moved_in_at(c, kind, key, lineage_spans(c, kind, key))
+
+        def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
+            return (cut is not None and r["name"] == key and r["version"] < cut, -r["id"])
+        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
     prev_bid = older["body_id"] if older else None
     cache: dict[int, bytes] = {}
 
@@ -733,7 +757,9 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         return cache[bid]
 
     deltas = {}
-    for r in reversed(rows):
+    for i, r in enumerate(reversed(rows)):
+        if i and cut is not None and rows[len(rows) - i]["name"] == key and rows[len(rows) - i]["version"] < cut and not (r["name"] == key and r["version"] < cut):
+            prev_bid = None  # this page's first version: the other page's before it is no base
         bid = r["body_id"]
         if r["op"] == "delete" or (r["op"] == "move" and bid is None):
             deltas[r["name"], r["version"]] = (0, 0)
@@ -748,7 +774,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({marks})", part))
     for r in rows:
         d = _version_dict(r)
-        if r["name"] != key:
+        if r["name"] != key or (cut is not None and r["version"] < cut):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
         d["added"], d["removed"] = dl if dl else (None, None)

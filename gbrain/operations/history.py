@@ -20,7 +20,11 @@ def _history_text(r: dict, a: dict) -> str:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
         extra = f"  {v['detail']}" if v.get("detail") else ""
         name = v.get("name") or r["name"]
-        if name != shown_name:  # versions written under another name (in time order: a page renamed back has its own name's again) are numbered under it
+        if v.get("name") == r["name"]:  # the name's versions before this page moved in: another page's
+            if shown_name is not None:
+                lines.append(f"  as {shown(name)}, another page's, before this one moved in (`gbrain get {cmd_arg(name)} --version N`):")
+            shown_name = None
+        elif name != shown_name:  # versions written under another name (in time order: a page renamed back has its own name's again) are numbered under it
             lines.append(f"  as {shown(name)}, before it moved to {shown(shown_name)} (`gbrain get {cmd_arg(name)} --version N`):")
             shown_name = name
         who = f"{v.get('by') or '?':<{width}}  " if width else ""
