@@ -836,13 +836,16 @@ def test_a_ctrl_c_right_after_a_chunk_committed_still_says_the_files_left(db_pat
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.parametrize("how", ["cleanup", "snapshot"])
 @pytest.mark.parametrize("cut_at", [1, 3])
-def test_a_ctrl_c_that_leaves_the_postgres_connection_lost_is_still_an_interrupt(db_path, tmp_path, monkeypatch, cut_at):
+def test_a_ctrl_c_that_leaves_the_postgres_connection_lost_is_still_an_interrupt(db_path, tmp_path, monkeypatch, cut_at, how):
     """A Ctrl-C that cut a Postgres query mid-transaction leaves the connection lost
     (``PgConnection._run``: ``_lost``); a clean-up statement run while the interrupt unwinds then
     fails with ``Disconnected`` ("lost the connection … during a transaction"), which replaced the
     interrupt: ``gbrain sync`` exited 1 with that error (after committed chunks) or, when nothing
-    had committed, ran the whole sync again (``registry._handled``). The interrupt wins: exit 130,
+    had committed, ran the whole sync again (``registry._handled``). ``cleanup``: a statement in a
+    ``finally`` inside a chunk's transaction; ``snapshot``: the real path, a read of
+    ``SyncEngine._db_side``'s snapshot transaction cut, its ``finally: COMMIT`` refused. The interrupt wins: exit 130,
     one interrupted line, and the next sync completes. (SQLite has no lost connection: Postgres only.)"""
     if not str(db_path).startswith("postgres"):
         pytest.skip("a lost connection is Postgres' (PgConnection._lost)")
@@ -872,15 +875,45 @@ def test_a_ctrl_c_that_leaves_the_postgres_connection_lost_is_still_an_interrupt
             finally:
                 conn.execute("SELECT COUNT(*) FROM pages")  # a clean-up query before the rollback: Disconnected
 
-    monkeypatch.setattr(SyncEngine, "reconcile", cut)
+    real_side = SyncEngine._db_side
+    sides = [0]
+
+    def cut_read(self, *a, **kw):
+        """The real path: a Ctrl-C cut a read of ``_db_side``'s snapshot transaction, whose
+        ``finally: COMMIT`` then met the lost connection."""
+        sides[0] += 1
+        if sides[0] != cut_at:
+            return real_side(self, *a, **kw)
+        conn = self.conn
+        plain = type(conn).execute
+
+        def execute(c, sql, params=()):
+            if c is conn and sql.lstrip().upper().startswith("SELECT"):
+                c._conn.close()  # (as _run does for a busy query a Ctrl-C cut)
+                c._drop()
+                c._lost = True
+                raise KeyboardInterrupt
+            return plain(c, sql, params)
+
+        monkeypatch.setattr(type(conn), "execute", execute)
+        try:
+            return real_side(self, *a, **kw)
+        finally:
+            monkeypatch.setattr(type(conn), "execute", plain)
+
+    if how == "cleanup":
+        monkeypatch.setattr(SyncEngine, "reconcile", cut)
+    else:
+        monkeypatch.setattr(SyncEngine, "_db_side", cut_read)
     r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": "2"})
     lines = r.stderr.decode().splitlines()
     assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted") \
         and "lost the connection" not in lines[0], (r.returncode, lines)
-    if cut_at == 3:
+    if cut_at == 3 and how == "cleanup":
         assert lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; "), lines
-    assert calls[0] == cut_at  # not run again
+    assert (calls if how == "cleanup" else sides)[0] == cut_at  # not run again
     monkeypatch.setattr(SyncEngine, "reconcile", real)
+    monkeypatch.setattr(SyncEngine, "_db_side", real_side)
     r = gbrain_in_process("sync", str(root), "--db", str(db_path))
     assert r.returncode == 0, r.stderr.decode()
     with Brain.open(db_path) as b:
