@@ -834,3 +834,114 @@ def test_a_ctrl_c_right_after_a_chunk_committed_still_says_the_files_left(db_pat
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("how", ["cleanup", "snapshot"])
+@pytest.mark.parametrize("cut_at", [1, 3])
+def test_a_ctrl_c_that_leaves_the_postgres_connection_lost_is_still_an_interrupt(db_path, tmp_path, monkeypatch, cut_at, how):
+    """A Ctrl-C that cut a Postgres query mid-transaction leaves the connection lost
+    (``PgConnection._run``: ``_lost``); a clean-up statement run while the interrupt unwinds then
+    fails with ``Disconnected`` ("lost the connection … during a transaction"), which replaced the
+    interrupt: ``gbrain sync`` exited 1 with that error (after committed chunks) or, when nothing
+    had committed, ran the whole sync again (``registry._handled``). ``cleanup``: a statement in a
+    ``finally`` inside a chunk's transaction; ``snapshot``: the real path, a read of
+    ``SyncEngine._db_side``'s snapshot transaction cut, its ``finally: COMMIT`` refused. The interrupt wins: exit 130,
+    one interrupted line, and the next sync completes. (SQLite has no lost connection: Postgres only.)"""
+    if not str(db_path).startswith("postgres"):
+        pytest.skip("a lost connection is Postgres' (PgConnection._lost)")
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(12):
+        (root / f"e{i:02d}.md").write_text(f"# E{i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    for i in range(12):
+        f = root / f"e{i:02d}.md"
+        in_place(f, f.read_bytes() + EDIT)
+    real = SyncEngine.reconcile
+    calls = [0]
+
+    def cut(self, *a, **kw):
+        calls[0] += 1
+        if calls[0] != cut_at:
+            return real(self, *a, **kw)
+        conn = self.brain.conn
+        with self.brain.transaction():
+            conn.execute("SELECT COUNT(*) FROM pages")
+            conn._conn.close()  # what _run does when a Ctrl-C cut a busy query in a transaction
+            conn._drop()
+            conn._lost = True
+            try:
+                raise KeyboardInterrupt
+            finally:
+                conn.execute("SELECT COUNT(*) FROM pages")  # a clean-up query before the rollback: Disconnected
+
+    real_side = SyncEngine._db_side
+    sides = [0]
+
+    def cut_read(self, *a, **kw):
+        """The real path: a Ctrl-C cut a read of ``_db_side``'s snapshot transaction, whose
+        ``finally: COMMIT`` then met the lost connection."""
+        sides[0] += 1
+        if sides[0] != cut_at:
+            return real_side(self, *a, **kw)
+        conn = self.conn
+        plain = type(conn).execute
+
+        def execute(c, sql, params=()):
+            if c is conn and sql.lstrip().upper().startswith("SELECT"):
+                c._conn.close()  # (as _run does for a busy query a Ctrl-C cut)
+                c._drop()
+                c._lost = True
+                raise KeyboardInterrupt
+            return plain(c, sql, params)
+
+        monkeypatch.setattr(type(conn), "execute", execute)
+        try:
+            return real_side(self, *a, **kw)
+        finally:
+            monkeypatch.setattr(type(conn), "execute", plain)
+
+    if how == "cleanup":
+        monkeypatch.setattr(SyncEngine, "reconcile", cut)
+    else:
+        monkeypatch.setattr(SyncEngine, "_db_side", cut_read)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": "2"})
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted") \
+        and "lost the connection" not in lines[0], (r.returncode, lines)
+    if cut_at == 3 and how == "cleanup":
+        assert lines[0].startswith("interrupted: the 2 chunk(s) this sync committed are kept; "), lines
+    assert (calls if how == "cleanup" else sides)[0] == cut_at  # not run again
+    monkeypatch.setattr(SyncEngine, "reconcile", real)
+    monkeypatch.setattr(SyncEngine, "_db_side", real_side)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        assert all(EDIT.decode() in b.get_text(f"e{i:02d}") for i in range(12))
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_raise_interrupt_takes_only_an_interrupt_the_error_was_raised_under():
+    """``db.raise_interrupt``: an error raised while a Ctrl-C unwound is the interrupt; a
+    connection lost before any signal stays that error."""
+    from gbrain.storage.db import raise_interrupt
+    from gbrain.storage.pg import Disconnected
+
+    try:
+        raise Disconnected("lost the connection to the brain database x during a transaction")
+    except Disconnected as e:
+        raise_interrupt(e)  # returns: no interrupt behind it
+        before = e
+    assert isinstance(before, Disconnected)
+    k = KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt) as got:
+        try:
+            try:
+                raise k
+            finally:
+                raise Disconnected("lost the connection to the brain database x during a transaction") from None
+        except Disconnected as e:
+            raise_interrupt(e)
+    assert got.value is k

@@ -862,6 +862,7 @@ def _handled(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
     conn = getattr(b, "conn", None)
     if getattr(conn, "dialect", "sqlite") != "postgres":
         return o.handler(b, a, ctx)
+    from ..storage.db import raise_interrupt
     from ..storage.pg import Disconnected
 
     mark = conn.commits
@@ -869,6 +870,7 @@ def _handled(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         return o.handler(b, a, ctx)
     except Disconnected as e:
         conn.rollback()
+        raise_interrupt(e)  # (lost while a Ctrl-C unwound: the interrupt, never a second run)
         if e.unreachable or (o.mutating and conn.commits != mark):
             raise
     return o.handler(b, a, ctx)

@@ -3343,12 +3343,33 @@ def note_interrupt(e: BaseException) -> None:
 
 def raise_interrupt(e: BaseException) -> None:
     """Raise the KeyboardInterrupt (Ctrl-C, SIGTERM's ``Terminated``) that SQLite made the error
-    ``e`` of (it landed inside a gbrain SQL function: :func:`register_functions`), so the command
+    ``e`` of (it landed inside a gbrain SQL function: :func:`register_functions`), or that ``e`` was
+    raised while handling (:func:`interrupt_behind`: a Postgres query the signal cut left the
+    connection lost, and a clean-up statement then failed with ``pg.Disconnected``), so the command
     stops as interrupted (exit 130) instead of failing with a database error; return when ``e`` is
-    another error. The statement's transaction fails as for any error (rolled back by its caller)."""
+    another error (a connection lost before any signal stays that error). The statement's
+    transaction fails as for any error (rolled back by its caller)."""
     if _sql_interrupt and _UDF_RAISED in str(e):
         k = _sql_interrupt.pop()
         raise k from None
+    k = interrupt_behind(e)
+    if k is not None:
+        raise k from None
+
+
+def interrupt_behind(e: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (Ctrl-C, SIGTERM's ``Terminated``) that was being handled when ``e``
+    was raised (in ``e``'s ``__context__``/``__cause__`` chain, ``from None`` too), else None.
+    Python chains an exception only to those in flight when it is raised, so an error that came
+    before the signal has none."""
+    seen: set[int] = set()
+    x = e.__cause__ or e.__context__
+    while x is not None and id(x) not in seen:
+        if isinstance(x, KeyboardInterrupt):
+            return x
+        seen.add(id(x))
+        x = x.__cause__ or x.__context__
+    return None
 
 
 #: free bytes under which the disk holding a brain counts as full: the WAL index (``-shm``)
