@@ -786,6 +786,18 @@ def search_brain(notes: dict[str, str]):
     return brain
 
 
+def page_titles(b) -> dict[str, str]:
+    """``{slug: title}`` of every page of brain ``b`` (the Logseq tests' view of titles)."""
+    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
+
+
+def link_targets(b, slug: str) -> dict[str, str | None]:
+    """``{link target as written: slug it resolves to, or None when dangling}`` of the links of
+    page ``slug`` in brain ``b``."""
+    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
+                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
+
+
 def search_hits(b, query: str, limit: int = 5) -> list[dict]:
     """``keyword.search`` of ``query`` in brain ``b``: its hits (dicts), at most ``limit``."""
     from gbrain.search import keyword

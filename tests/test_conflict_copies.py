@@ -17,7 +17,7 @@ from gbrain.search import hybrid, keyword
 from gbrain.search.vectors import embed_pages, plan_embed, select_pages
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, write_tree
 
 PAGE = "---\ntitle: Yara Kowalski\ntype: person\n---\n# Yara Kowalski\n\nYara Kowalski leads platform at Lumen Labs.\n"
 COPY = PAGE.replace(" leads platform at Lumen Labs", " left")  # the other side's edit: shorter, so BM25 ranks it higher
@@ -31,12 +31,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    tree = write_tree(tmp_path / "vault", NOTES)
-    with Brain.open(db_path) as b:
-        import_tree(b, tree)
-        yield b
+brain = search_brain(NOTES)
 
 
 @pytest.mark.engine_free

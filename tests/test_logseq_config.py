@@ -24,18 +24,10 @@ from gbrain.page.markdown import parse_page
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import write_tree
+from conftest import link_targets, page_titles, write_tree
 
 DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
 
-
-def _titles(b):
-    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
-
-
-def _to(b, slug):
-    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
-                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
 
 
 # ---- names: the file before an H1 ------------------------------------------------------------
@@ -75,21 +67,21 @@ def test_a_link_by_the_file_name_finds_a_graph_page_with_an_h1(tmp_path, db_path
     with no file); a vault's note keeps its H1 as title."""
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", GRAPH))
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/Reading List"] == "Reading List" and t["pages/Project___Alpha"] == "Project/Alpha"
         assert t["vault/Shelf"] == "My shelf"
-        assert _to(b, "journals/2026_11_28") == {"Reading List": "pages/Reading List", "Books I want": None,
+        assert link_targets(b, "journals/2026_11_28") == {"Reading List": "pages/Reading List", "Books I want": None,
                                                  "Project/Alpha": "pages/Project___Alpha"}
-        assert _to(b, "vault/Shelf") == {"Books I want": None}
+        assert link_targets(b, "vault/Shelf") == {"Books I want": None}
         assert fresh_import_differences(b) == {}
         # the config goes: the graph's pages are a vault's again, titled by their H1
         b.delete_file("logseq/config.edn")
-        assert _titles(b)["pages/Reading List"] == "Books I want"
-        assert _to(b, "vault/Shelf") == {"Books I want": "pages/Reading List"}
+        assert page_titles(b)["pages/Reading List"] == "Books I want"
+        assert link_targets(b, "vault/Shelf") == {"Books I want": "pages/Reading List"}
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
-        assert _titles(b)["pages/Reading List"] == "Reading List"
-        assert _to(b, "vault/Shelf") == {"Books I want": None}
+        assert page_titles(b)["pages/Reading List"] == "Reading List"
+        assert link_targets(b, "vault/Shelf") == {"Books I want": None}
         assert fresh_import_differences(b) == {}
 
 
@@ -98,9 +90,9 @@ def test_incremental_saves_of_h1_pages_equal_a_fresh_import(tmp_path, db_path):
         import_tree(b, write_tree(tmp_path / "g", GRAPH))
         b.save_page("journals/2026_11_29.md", "- [[Later]] and [[Late H1]]\n")  # written before the page came
         b.save_page("pages/Later.md", "# Late H1\n\n- y\n")
-        assert _to(b, "journals/2026_11_29") == {"Later": "pages/Later", "Late H1": None}
+        assert link_targets(b, "journals/2026_11_29") == {"Later": "pages/Later", "Late H1": None}
         b.save_page("pages/Reading List.md", "# Other heading\n\n- Dune\n")
-        assert _titles(b)["pages/Reading List"] == "Reading List"
+        assert page_titles(b)["pages/Reading List"] == "Reading List"
         assert fresh_import_differences(b) == {}
 
 
@@ -170,7 +162,7 @@ def test_a_config_save_that_changes_no_setting_derives_nothing_again(tmp_path, d
         assert calls == []
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":file/name-format :triple-lowbar", "").encode())
-        assert "rederive" in calls and _titles(b)["pages/Old.Style"] == "Old/Style"
+        assert "rederive" in calls and page_titles(b)["pages/Old.Style"] == "Old/Style"
         assert fresh_import_differences(b) == {}
         calls.clear()
         b.save_file("logseq/config.edn", b'{:journal/page-title-format "yyyy-MM-dd"}\n')  # the title format: links again
@@ -202,14 +194,14 @@ def test_an_upgraded_brain_gets_file_names_and_edn_journal_formats(tmp_path, db_
         with b.transaction():
             c.execute("DELETE FROM config WHERE key = 'property_syntax'")
             _rewind(c, pg._logseq_file_names, dbmod._m73_logseq_file_names)
-        assert _titles(b)["pages/Reading List"] == "Books I want"
-        assert _to(b, "journals/2026_11_30") == {"28.11.2026": None, "Nov 28th, 2026": "journals/2026_11_28"}
+        assert page_titles(b)["pages/Reading List"] == "Books I want"
+        assert link_targets(b, "journals/2026_11_30") == {"28.11.2026": None, "Nov 28th, 2026": "journals/2026_11_28"}
     monkeypatch.undo()
     with Brain.open(db_path) as b:
-        assert _titles(b)["pages/Reading List"] == "Reading List"
-        assert _to(b, "journals/2026_11_28")["Reading List"] == "pages/Reading List"
+        assert page_titles(b)["pages/Reading List"] == "Reading List"
+        assert link_targets(b, "journals/2026_11_28")["Reading List"] == "pages/Reading List"
         # (the journal keeps the title Logseq's default format gives: titles follow the defaults)
-        assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert link_targets(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
         assert fresh_import_differences(b) == {}
 
 
@@ -245,10 +237,10 @@ def test_a_graphs_journal_with_an_h1_is_found_by_its_day(tmp_path, db_path):
              "pages/Plan.md": "- see [[Nov 27th, 2026]] and [[Meeting notes]]\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
-        assert _titles(b)["journals/2026_11_27"] == "Nov 27th, 2026"
-        assert _to(b, "pages/Plan") == {"Nov 27th, 2026": "journals/2026_11_27", "Meeting notes": None}
+        assert page_titles(b)["journals/2026_11_27"] == "Nov 27th, 2026"
+        assert link_targets(b, "pages/Plan") == {"Nov 27th, 2026": "journals/2026_11_27", "Meeting notes": None}
         b.save_page("journals/2026_11_26.md", "# Other meeting\n")
-        assert _titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
+        assert page_titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
         assert fresh_import_differences(b) == {}
 
 
@@ -275,13 +267,13 @@ def test_an_upgraded_brain_gets_journal_days_and_edn_formats(tmp_path, db_path, 
         import_tree(b, write_tree(tmp_path / "g", graph))
         with b.transaction():
             _rewind(b.conn, pg._logseq_file_names, dbmod._m73_logseq_file_names)
-        assert _titles(b)["journals/2026_11_28"] == "Meeting notes"
-        assert _to(b, "journals/2026_11_30") == {"28.11.2026": None, "Meeting notes": "journals/2026_11_28"}
+        assert page_titles(b)["journals/2026_11_28"] == "Meeting notes"
+        assert link_targets(b, "journals/2026_11_30") == {"28.11.2026": None, "Meeting notes": "journals/2026_11_28"}
     monkeypatch.undo()
     with Brain.open(db_path) as b:
         # (the graph's title format under either: Logseq titles a journal by its graph's config, session 53)
-        assert _titles(b)["journals/2026_11_28"] == "28.11.2026"
-        assert _to(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Meeting notes": None}
+        assert page_titles(b)["journals/2026_11_28"] == "28.11.2026"
+        assert link_targets(b, "journals/2026_11_30") == {"28.11.2026": "journals/2026_11_28", "Meeting notes": None}
         assert fresh_import_differences(b) == {}
 
 
@@ -316,16 +308,16 @@ def test_a_graphs_contents_page_is_titled_contents_in_the_brain(tmp_path, db_pat
              "pages/Reading List.md": "- x\n", "vault/contents.md": "- y\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/contents"] == "Contents" and t["vault/contents"] == "contents"
         assert fresh_import_differences(b) == {}
         b.delete_file("logseq/config.edn")  # no graph: a vault's note, named by its file
-        assert _titles(b)["pages/contents"] == "contents"
+        assert page_titles(b)["pages/contents"] == "contents"
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.replace(":file/name-format :triple-lowbar", "").encode())
-        assert _titles(b)["pages/contents"] == "Contents"
+        assert page_titles(b)["pages/contents"] == "Contents"
         b.save_page("pages/contents.md", "title:: Index\n\n- [[Reading List]]\n")
-        assert _titles(b)["pages/contents"] == "Contents"
+        assert page_titles(b)["pages/contents"] == "Contents"
         assert fresh_import_differences(b) == {}
 
 
@@ -345,10 +337,10 @@ def test_an_upgraded_brain_names_a_graphs_contents_page_contents(tmp_path, db_pa
         import_tree(b, write_tree(tmp_path / "g", graph))
         with b.transaction():
             _rewind(b.conn, pg._logseq_contents, dbmod._m74_logseq_contents)
-        assert _titles(b)["pages/contents"] == "contents"
+        assert page_titles(b)["pages/contents"] == "contents"
     monkeypatch.undo()
     with Brain.open(db_path) as b:
-        assert _titles(b)["pages/contents"] == "Contents"
+        assert page_titles(b)["pages/contents"] == "Contents"
         assert fresh_import_differences(b) == {}
 
 
@@ -408,19 +400,19 @@ def test_a_journals_title_follows_its_configs_title_format(tmp_path, db_path):
              "pages/Plan.md": "- [[2026-11-27]] and [[Nov 28th, 2026]]\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
-        t = _titles(b)
+        t = page_titles(b)
         assert t["journals/2026_11_28"] == "2026-11-28" and t["journals/2026-11-27"] == "2026-11-27"
         # (Logseq reads a link's name as a day by the same formats: [[Nov 28th, 2026]] is that journal)
-        assert _to(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
-        assert _to(b, "journals/2026-11-27") == {"2026-11-28": "journals/2026_11_28"}
+        assert link_targets(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert link_targets(b, "journals/2026-11-27") == {"2026-11-28": "journals/2026_11_28"}
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())  # the default title format again
-        t = _titles(b)
+        t = page_titles(b)
         assert t["journals/2026_11_28"] == "Nov 28th, 2026" and t["journals/2026-11-27"] == "Nov 27th, 2026"
-        assert _to(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert link_targets(b, "pages/Plan") == {"2026-11-27": "journals/2026-11-27", "Nov 28th, 2026": "journals/2026_11_28"}
         assert fresh_import_differences(b) == {}
         b.save_page("journals/2026_11_26.md", "# Other\n")
-        assert _titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
+        assert page_titles(b)["journals/2026_11_26"] == "Nov 26th, 2026"
         assert fresh_import_differences(b) == {}
 
 
@@ -442,13 +434,13 @@ def test_an_upgraded_brain_titles_journals_in_the_configs_format(tmp_path, db_pa
         import_tree(b, write_tree(tmp_path / "g", graph))
         with b.transaction():
             _rewind(b.conn, pg._logseq_contents, dbmod._m74_logseq_contents)
-        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
-        assert _titles(b)["journals/2026-11-29"] == "Meeting notes"
+        assert page_titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        assert page_titles(b)["journals/2026-11-29"] == "Meeting notes"
     monkeypatch.undo()
     with Brain.open(db_path) as b:
-        t = _titles(b)
+        t = page_titles(b)
         assert t["journals/2026_11_28"] == "28.11.2026" and t["journals/2026-11-29"] == "29.11.2026"
-        assert _to(b, "pages/Plan") == {"28.11.2026": "journals/2026_11_28", "29.11.2026": "journals/2026-11-29",
+        assert link_targets(b, "pages/Plan") == {"28.11.2026": "journals/2026_11_28", "29.11.2026": "journals/2026-11-29",
                                         "Meeting notes": None}
         assert fresh_import_differences(b) == {}
 
@@ -463,12 +455,12 @@ def test_a_vault_without_a_graph_config_keeps_its_journals_titles_and_links(tmp_
         import_tree(b, write_tree(tmp_path / "v", vault))
         want = {"Nov 28th, 2026": None, "2026-11-28": "journals/2026-11-28", "2026_11_29": "daily/2026_11_29",
                 "Nov 29th, 2026": None, "Nov 30th, 2026": None}
-        assert _to(b, "hub") == want
+        assert link_targets(b, "hub") == want
         b.save_page("journals/2026-11-30.md", "y\n")
         b.save_page("journals/2026_11_29.md", "z\n")
-        t = _titles(b)
+        t = page_titles(b)
         assert (t["journals/2026-11-28"], t["journals/2026-11-30"], t["journals/2026_11_29"]) == ("Sat", "2026-11-30", "2026_11_29")
-        assert _to(b, "hub") == want
+        assert link_targets(b, "hub") == want
         assert fresh_import_differences(b) == {}
 
 
@@ -481,20 +473,20 @@ def test_a_title_format_edited_and_back_beside_a_page_named_as_a_day(tmp_path, d
              "pages/Plan.md": "- [[2026-11-28]] [[Nov 28th, 2026]] [[2026-11-29]]\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
-        assert _to(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28", "2026-11-29": None}
+        assert link_targets(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28", "2026-11-29": None}
         b.save_page("pages/2026-11-28.md", "- literal\n")
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", dated.encode())
-        assert _titles(b)["journals/2026_11_28"] == "2026-11-28"
+        assert page_titles(b)["journals/2026_11_28"] == "2026-11-28"
         assert fresh_import_differences(b) == {}
         b.save_page("journals/2026-11-29.md", "- new\n")
-        assert _to(b, "pages/Plan")["2026-11-29"] == "journals/2026-11-29"
+        assert link_targets(b, "pages/Plan")["2026-11-29"] == "journals/2026-11-29"
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
-        t = _titles(b)
+        t = page_titles(b)
         assert (t["journals/2026_11_28"], t["journals/2026-11-29"]) == ("Nov 28th, 2026", "Nov 29th, 2026")
         assert fresh_import_differences(b) == {}
         b.delete_page("pages/2026-11-28")
-        assert _to(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28",
+        assert link_targets(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28",
                                         "2026-11-29": "journals/2026-11-29"}
         assert fresh_import_differences(b) == {}

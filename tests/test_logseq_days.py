@@ -25,7 +25,7 @@ from gbrain.page.markdown import page_property_syntax, parse_page
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import write_tree
+from conftest import link_targets, page_titles, write_tree
 
 DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
 DASHED = DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :journal/page-title-format "yyyy-MM-dd"')
@@ -33,14 +33,6 @@ DASHED = DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :journal/page-title-fo
 CONFIGS = {"default": DEFAULT_CONFIG, "dashed": DASHED,
            "yyyyMMdd-files": DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :journal/file-name-format "yyyyMMdd"')}
 
-
-def _titles(b):
-    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
-
-
-def _to(b, slug):
-    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
-                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
 
 
 # ---- the days Logseq reads: cljs-time's parser ------------------------------------------------
@@ -123,10 +115,10 @@ def test_an_obsidian_vault_keeps_its_day_notes_titles_and_links(tmp_path, db_pat
              "hub.md": "[[2026-11-20]] [[Nov 20th, 2026]] [[2026_11_21]] [[2026-11-2]]\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "v", vault))
-        t = _titles(b)
+        t = page_titles(b)
         assert (t["2026-11-20"], t["pages/2026-11-21"]) == ("2026-11-20", "2026-11-21")
         # (2026_11_21 finds pages/2026-11-21 by its file name's key, as any note: no day read)
-        assert _to(b, "hub") == {"2026-11-20": "2026-11-20", "Nov 20th, 2026": None, "2026_11_21": "pages/2026-11-21", "2026-11-2": None}
+        assert link_targets(b, "hub") == {"2026-11-20": "2026-11-20", "Nov 20th, 2026": None, "2026_11_21": "pages/2026-11-21", "2026-11-2": None}
         assert fresh_import_differences(b) == {}
 
 
@@ -140,33 +132,33 @@ GRAPH = {"logseq/config.edn": DEFAULT_CONFIG,
 def test_a_graph_page_named_as_a_day_is_a_journal_in_the_brain(tmp_path, db_path):
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", GRAPH))
-        assert _titles(b)["pages/2026-11-20"] == "Nov 20th, 2026"
+        assert page_titles(b)["pages/2026-11-20"] == "Nov 20th, 2026"
         want = {"2026_11_20": "pages/2026-11-20", "Nov 20th, 2026": "pages/2026-11-20",
                 "2026-11-1": "journals/2026_11_01", "Nov 1th, 2026": "journals/2026_11_01", "2026-2-3": None, "Feb 3rd, 2026": None}
-        assert _to(b, "pages/Plan") == want
+        assert link_targets(b, "pages/Plan") == want
         assert fresh_import_differences(b) == {}
         # a journal coming finds every spelling of its day written before it
         b.save_page("journals/2026_02_03.md", "- new\n")
-        assert _to(b, "pages/Plan")["2026-2-3"] == "journals/2026_02_03"
-        assert _to(b, "pages/Plan")["Feb 3rd, 2026"] == "journals/2026_02_03"
+        assert link_targets(b, "pages/Plan")["2026-2-3"] == "journals/2026_02_03"
+        assert link_targets(b, "pages/Plan")["Feb 3rd, 2026"] == "journals/2026_02_03"
         assert fresh_import_differences(b) == {}
         # a page named as a day coming under pages/ too
         b.delete_page("journals/2026_02_03")
         b.save_page("pages/2026-02-03.md", "- as a page\n")
-        assert _titles(b)["pages/2026-02-03"] == "Feb 3rd, 2026"
-        assert _to(b, "pages/Plan")["2026-2-3"] == "pages/2026-02-03"
+        assert page_titles(b)["pages/2026-02-03"] == "Feb 3rd, 2026"
+        assert link_targets(b, "pages/Plan")["2026-2-3"] == "pages/2026-02-03"
         assert fresh_import_differences(b) == {}
         # a title:: that is no day: no journal (Logseq names the page by it)
         b.save_page("pages/2026-11-20.md", "title:: Launch\n\n- x\n")
-        assert _titles(b)["pages/2026-11-20"] == "Launch"
-        assert _to(b, "pages/Plan")["Nov 20th, 2026"] is None
+        assert page_titles(b)["pages/2026-11-20"] == "Launch"
+        assert link_targets(b, "pages/Plan")["Nov 20th, 2026"] is None
         assert fresh_import_differences(b) == {}
         b.save_page("pages/2026-11-20.md", "- back\n")
-        assert _to(b, "pages/Plan")["Nov 20th, 2026"] == "pages/2026-11-20"
+        assert link_targets(b, "pages/Plan")["Nov 20th, 2026"] == "pages/2026-11-20"
         # moved out of the graph: a vault's note, its file name its title
         b.move_page("pages/2026-11-20", "notes/2026-11-20")
-        assert _titles(b)["notes/2026-11-20"] == "2026-11-20"
-        assert _to(b, "pages/Plan")["Nov 20th, 2026"] is None
+        assert page_titles(b)["notes/2026-11-20"] == "2026-11-20"
+        assert link_targets(b, "pages/Plan")["Nov 20th, 2026"] is None
         assert fresh_import_differences(b) == {}
 
 
@@ -174,16 +166,16 @@ def test_a_title_format_edit_titles_pages_named_as_a_day_again(tmp_path, db_path
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", GRAPH))
         b.save_file("logseq/config.edn", DASHED.encode())
-        t = _titles(b)
+        t = page_titles(b)
         assert (t["pages/2026-11-20"], t["journals/2026_11_01"]) == ("2026-11-20", "2026-11-01")
-        assert _to(b, "pages/Plan")["Nov 20th, 2026"] == "pages/2026-11-20"
+        assert link_targets(b, "pages/Plan")["Nov 20th, 2026"] == "pages/2026-11-20"
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
-        assert _titles(b)["pages/2026-11-20"] == "Nov 20th, 2026"
+        assert page_titles(b)["pages/2026-11-20"] == "Nov 20th, 2026"
         assert fresh_import_differences(b) == {}
         b.delete_file("logseq/config.edn")  # no graph: a vault's pages/ folder
-        assert _titles(b)["pages/2026-11-20"] == "2026-11-20"
-        assert _to(b, "pages/Plan")["Nov 20th, 2026"] is None
+        assert page_titles(b)["pages/2026-11-20"] == "2026-11-20"
+        assert link_targets(b, "pages/Plan")["Nov 20th, 2026"] is None
         assert fresh_import_differences(b) == {}
 
 
@@ -194,17 +186,17 @@ def test_under_property_syntax_logseq_a_journal_follows_its_graphs_title_format(
     with Brain.open(db_path, create=True) as b:
         b.set_config("property_syntax", "logseq")
         import_tree(b, write_tree(tmp_path / "g", graph))
-        assert _titles(b)["journals/2026_11_28"] == "2026-11-28"
-        assert _to(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
+        assert page_titles(b)["journals/2026_11_28"] == "2026-11-28"
+        assert link_targets(b, "pages/Plan") == {"2026-11-28": "journals/2026_11_28", "Nov 28th, 2026": "journals/2026_11_28"}
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DEFAULT_CONFIG.encode())
-        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        assert page_titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", DASHED.encode())
-        assert _titles(b)["journals/2026_11_28"] == "2026-11-28"
+        assert page_titles(b)["journals/2026_11_28"] == "2026-11-28"
         assert fresh_import_differences(b) == {}
         b.delete_file("logseq/config.edn")  # Logseq's defaults
-        assert _titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
+        assert page_titles(b)["journals/2026_11_28"] == "Nov 28th, 2026"
         assert fresh_import_differences(b) == {}
 
 
@@ -231,7 +223,7 @@ def test_an_upgraded_brain_reads_days_as_logseq_does(tmp_path, db_path, setting)
         if setting == "logseq":
             b.set_config("property_syntax", "logseq")
         import_tree(b, write_tree(tmp_path / "g", graph))
-        new = _titles(b)
+        new = page_titles(b)
         c = b.conn
         with b.transaction():  # the state the old page model left
             for slug, title in old.items():
@@ -240,11 +232,11 @@ def test_an_upgraded_brain_reads_days_as_logseq_does(tmp_path, db_path, setting)
                       "'2026-11-1', 'Nov 1th, 2026', '2026-2-3', 'Feb 3rd, 2026')")
             _rewind(c, pg._logseq_days, dbmod._m75_logseq_days)
     with Brain.open(db_path) as b:
-        assert _titles(b) == new
+        assert page_titles(b) == new
         assert new["journals/2026-2-03"] == ("Feb 3rd, 2026" if setting == "auto" else "2026-02-03")
         assert new["pages/2026-11-20"] == ("Nov 20th, 2026" if setting == "auto" else "2026-11-20")
         assert new["journals/2026_11_28"] == ("Nov 28th, 2026" if setting == "auto" else "2026-11-28")
-        plan = _to(b, "pages/Plan")
+        plan = link_targets(b, "pages/Plan")
         assert plan["2026-2-3"] == "journals/2026-2-03" and plan["2026-11-1"] == "journals/2026_11_01"
         assert plan["Nov 1th, 2026"] == "journals/2026_11_01"
         assert plan["Nov 20th, 2026"] == ("pages/2026-11-20" if setting == "auto" else None)

@@ -10,21 +10,13 @@ from gbrain.core.brain import Brain
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import write_tree
+from conftest import link_targets, page_titles, write_tree
 
 DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
 DASHED = DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :journal/page-title-format "yyyy-MM-dd"')
 DATEY = ["2026 Plan", "Q1 2026", "1984", "May 2026 review", "Nov 1th party", "2026-11", "26-13-01", "0000-00-00", "9999-99-99",
          "2026-02-30", "Feb 29th, 2025", "٢٠٢٦-١١-٢٠", "123456789012345678901234567890-1-1"]
 
-
-def _titles(b):
-    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
-
-
-def _to(b, slug):
-    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
-                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
 
 
 @pytest.mark.parametrize("setting", ["auto", "dataview"])
@@ -36,16 +28,16 @@ def test_a_vault_with_day_named_pages_and_journals_is_untouched(tmp_path, db_pat
     with Brain.open(db_path, create=True) as b:
         b.set_config("property_syntax", setting)
         import_tree(b, write_tree(tmp_path / "v", vault))
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/2026-11-20"] == "2026-11-20" and t["journals/2026_11_21"] == "2026_11_21"
         for d in DATEY:
             assert d in t.values()
-        to = _to(b, "hub")
+        to = link_targets(b, "hub")
         assert to["Nov 20th, 2026"] is None and to["Nov 21st, 2026"] is None and to["2026-2-3"] is None
         assert to["2026-11-21"] is None or to["2026-11-21"] == "journals/2026_11_21"
         assert fresh_import_differences(b) == {}
         b.save_page("pages/2026-2-3.md", "new\n")
-        assert _titles(b)["pages/2026-2-3"] == "2026-2-3"
+        assert page_titles(b)["pages/2026-2-3"] == "2026-2-3"
         b.move_page("pages/2026-11-20", "pages/2026-11-22")
         b.delete_page("journals/2026_11_21")
         assert fresh_import_differences(b) == {}
@@ -56,7 +48,7 @@ def test_a_graph_keeps_date_like_titles_that_are_no_day(tmp_path, db_path):
              "pages/hub.md": "- " + " ".join(f"[[{t}]]" for t in DATEY) + "\n"}
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
-        t = _titles(b)
+        t = page_titles(b)
         for d in DATEY:
             assert d in t.values(), d
         assert fresh_import_differences(b) == {}
@@ -78,11 +70,11 @@ def test_two_pages_naming_one_day_incremental_equals_fresh(tmp_path, db_path, or
         b.save_page(first, "- one again\n")
         assert fresh_import_differences(b) == {}
         b.move_page(second[:-3], "pages/2026-2-3")
-        assert _titles(b)["pages/2026-2-3"] == "Feb 3rd, 2026"
-        assert _to(b, "pages/Plan")["2026-2-3"] == "pages/2026-2-3"
+        assert page_titles(b)["pages/2026-2-3"] == "Feb 3rd, 2026"
+        assert link_targets(b, "pages/Plan")["2026-2-3"] == "pages/2026-2-3"
         assert fresh_import_differences(b) == {}
         b.move_page("pages/2026-2-3", "pages/not a day")
-        assert _to(b, "pages/Plan")["2026-2-3"] is None
+        assert link_targets(b, "pages/Plan")["2026-2-3"] is None
         assert fresh_import_differences(b) == {}
 
 
@@ -92,13 +84,13 @@ def test_a_title_property_made_a_day_and_back(tmp_path, db_path):
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
         b.save_page("pages/Foo.md", "title:: 2026-02-03\n\n- x\n")
-        assert _titles(b)["pages/Foo"] == "Feb 3rd, 2026"
-        assert _to(b, "pages/Plan")["2026-2-3"] == "pages/Foo"
+        assert page_titles(b)["pages/Foo"] == "Feb 3rd, 2026"
+        assert link_targets(b, "pages/Plan")["2026-2-3"] == "pages/Foo"
         assert fresh_import_differences(b) == {}
         b.save_page("pages/Foo.md", "title:: Feb 3th, 2026\n\n- x\n")
         assert fresh_import_differences(b) == {}
         b.save_page("pages/Foo.md", "- x\n")
-        assert _to(b, "pages/Plan")["2026-2-3"] is None
+        assert link_targets(b, "pages/Plan")["2026-2-3"] is None
         assert fresh_import_differences(b) == {}
 
 
@@ -132,12 +124,12 @@ def test_a_link_read_as_a_day_through_a_formats_regex_run_finds_a_journal_coming
     with Brain.open(db_path, create=True) as b:
         import_tree(b, write_tree(tmp_path / "g", graph))
         b.save_page("journals/2026_11_23.md", "- day\n")
-        assert _to(b, "pages/Plan") == {name: "journals/2026_11_23", "23.11.2026": "journals/2026_11_23"}
+        assert link_targets(b, "pages/Plan") == {name: "journals/2026_11_23", "23.11.2026": "journals/2026_11_23"}
         assert fresh_import_differences(b) == {}
         b.save_page("pages/23.11.2026.md", "- a page of the same day\n")  # (two pages of one day: the tie again)
         assert fresh_import_differences(b) == {}
         b.delete_page("journals/2026_11_23")
         assert fresh_import_differences(b) == {}
         b.delete_page("pages/23.11.2026")
-        assert _to(b, "pages/Plan") == {name: None, "23.11.2026": None}
+        assert link_targets(b, "pages/Plan") == {name: None, "23.11.2026": None}
         assert fresh_import_differences(b) == {}

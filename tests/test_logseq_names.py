@@ -14,7 +14,7 @@ from gbrain.page.markdown import logseq_page_name, page_property_syntax, parse_p
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import gbrain_in_process, write_tree
+from conftest import gbrain_in_process, link_targets, page_titles, write_tree
 
 TRI = "{:meta/version 1\n :file/name-format :triple-lowbar}\n"
 LEGACY = "{:meta/version 1}\n"
@@ -117,27 +117,19 @@ GRAPH = {
 }
 
 
-def _titles(b):
-    return dict(b.conn.execute("SELECT slug, title FROM pages").fetchall())
-
-
-def _to(b, slug):
-    return dict(b.conn.execute("SELECT l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
-                               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
-
 
 def test_a_graphs_namespace_pages_are_found_by_their_logseq_names(tmp_path, db_path):
     tree = write_tree(tmp_path / "g", GRAPH)
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/Project___Alpha"] == "Project/Alpha"
         assert t["pages/Project___Beta"] == "Beta Project"  # title:: wins
         assert t["pages/What%3F Why%3A"] == "What? Why:"
         assert t["vault/a___b"] == "a___b"  # no graph's page: its file name
-        assert _to(b, "journals/2025_03_04") == {"Project/Alpha": "pages/Project___Alpha", "Project/Beta": None,
+        assert link_targets(b, "journals/2025_03_04") == {"Project/Alpha": "pages/Project___Alpha", "Project/Beta": None,
                                                   "What? Why:": "pages/What%3F Why%3A"}
-        assert _to(b, "vault/see") == {"a___b": "vault/a___b", "a/b": None}
+        assert link_targets(b, "vault/see") == {"a___b": "vault/a___b", "a/b": None}
         assert fresh_import_differences(b) == {}
     r = gbrain_in_process("--db", str(db_path), "backlinks", "Project/Alpha")
     assert r.returncode == 0, r.stderr
@@ -157,9 +149,9 @@ def test_control_characters_in_a_file_name_stay_encoded(tmp_path, db_path):
                                        "pages/see.md": "- [[a%00b?]]\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/a%00b%3F"] == "a%00b?" and t["pages/c%0Ad"] == "c%0Ad"
-        assert _to(b, "pages/see") == {"a%00b?": "pages/a%00b%3F"}
+        assert link_targets(b, "pages/see") == {"a%00b?": "pages/a%00b%3F"}
         assert fresh_import_differences(b) == {}
 
 
@@ -176,11 +168,11 @@ def test_a_namespace_page_is_found_by_its_name_under_an_opening_h1(tmp_path, db_
                                        "pages/see.md": "- [[Project/Alpha]]\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
-        assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
-        assert _to(b, "pages/see") == {"Project/Alpha": "pages/Project___Alpha"}
+        assert page_titles(b)["pages/Project___Alpha"] == "Project/Alpha"
+        assert link_targets(b, "pages/see") == {"Project/Alpha": "pages/Project___Alpha"}
         b.save_file("logseq/config.edn", LEGACY.encode())  # ___ read as written: still the file's name
-        assert _titles(b)["pages/Project___Alpha"] == "Project___Alpha"
-        assert _to(b, "pages/see") == {"Project/Alpha": None}
+        assert page_titles(b)["pages/Project___Alpha"] == "Project___Alpha"
+        assert link_targets(b, "pages/see") == {"Project/Alpha": None}
         assert fresh_import_differences(b) == {}
 
 
@@ -190,24 +182,24 @@ def test_incremental_saves_and_config_edits_equal_a_fresh_import(tmp_path, db_pa
         import_tree(b, tree)
         b.save_page("pages/Team___Ops.md", "- ops\n")  # as watch/sync add a file
         b.save_page("journals/2025_03_05.md", "- [[Team/Ops]]\n")
-        assert _titles(b)["pages/Team___Ops"] == "Team/Ops"
-        assert _to(b, "journals/2025_03_05") == {"Team/Ops": "pages/Team___Ops"}
+        assert page_titles(b)["pages/Team___Ops"] == "Team/Ops"
+        assert link_targets(b, "journals/2025_03_05") == {"Team/Ops": "pages/Team___Ops"}
         b.save_page("journals/2025_03_07.md", "- [[Team/Late]]\n")  # a link written before its page came
         b.save_page("pages/Team___Late.md", "- late\n")
-        assert _to(b, "journals/2025_03_07") == {"Team/Late": "pages/Team___Late"}
+        assert link_targets(b, "journals/2025_03_07") == {"Team/Late": "pages/Team___Late"}
         assert fresh_import_differences(b) == {}
         # the graph goes back to the legacy format: ___ is no namespace, '.' is
         b.save_page("pages/Old.Style.md", "- old\n")
         b.save_file("logseq/config.edn", LEGACY.encode())
-        t = _titles(b)
+        t = page_titles(b)
         assert t["pages/Team___Ops"] == "Team___Ops" and t["pages/Old.Style"] == "Old/Style"
-        assert _to(b, "journals/2025_03_05") == {"Team/Ops": None}
+        assert link_targets(b, "journals/2025_03_05") == {"Team/Ops": None}
         assert fresh_import_differences(b) == {}
         b.save_file("logseq/config.edn", TRI.encode())
-        assert _titles(b)["pages/Team___Ops"] == "Team/Ops"
+        assert page_titles(b)["pages/Team___Ops"] == "Team/Ops"
         assert fresh_import_differences(b) == {}
         b.delete_file("logseq/config.edn")  # no graph: file names
-        assert _titles(b)["pages/Project___Alpha"] == "Project___Alpha"
+        assert page_titles(b)["pages/Project___Alpha"] == "Project___Alpha"
         assert fresh_import_differences(b) == {}
 
 
@@ -222,7 +214,7 @@ def test_sync_adds_a_namespace_page(tmp_path, db_path):
         (tree / "pages" / "Project___Gamma.md").write_text("- gamma\n")
         (tree / "journals" / "2025_03_06.md").write_text("- [[Project/Gamma]]\n")
         assert eng.sync()["ok"]
-        assert _to(b, "journals/2025_03_06") == {"Project/Gamma": "pages/Project___Gamma"}
+        assert link_targets(b, "journals/2025_03_06") == {"Project/Gamma": "pages/Project___Gamma"}
         assert fresh_import_differences(b) == {}
 
 
@@ -243,10 +235,10 @@ def test_an_upgraded_brain_gets_the_logseq_names(tmp_path, db_path):
         with b.transaction():
             c.execute("DELETE FROM config WHERE key = 'property_syntax'")
             _rewind(c, pg._logseq_names, dbmod._m71_logseq_names)
-        assert _titles(b)["pages/Project___Alpha"] == "Project___Alpha"
+        assert page_titles(b)["pages/Project___Alpha"] == "Project___Alpha"
     with Brain.open(db_path) as b:
-        assert _titles(b)["pages/Project___Alpha"] == "Project/Alpha"
-        assert _to(b, "journals/2025_03_04")["Project/Alpha"] == "pages/Project___Alpha"
+        assert page_titles(b)["pages/Project___Alpha"] == "Project/Alpha"
+        assert link_targets(b, "journals/2025_03_04")["Project/Alpha"] == "pages/Project___Alpha"
         assert fresh_import_differences(b) == {}
 
 

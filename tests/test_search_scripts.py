@@ -16,7 +16,7 @@ from gbrain.search import keyword
 from gbrain.sync import verify
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain, write_tree
 
 NOTES = {
     "hi/hindi.md": "# भाषा\n\nमैं हिन्दी में लिखता हूँ। किताब पढ़ना अच्छा है।\n",
@@ -32,12 +32,7 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    tree = write_tree(tmp_path / "vault", NOTES)
-    with Brain.open(db_path) as b:
-        import_tree(b, tree)
-        yield b
+brain = search_brain(NOTES)
 
 
 def found(b, query: str) -> list[str]:

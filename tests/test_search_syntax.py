@@ -10,11 +10,9 @@ import re
 
 import pytest
 
-from gbrain.core.brain import Brain
 from gbrain.search import keyword
-from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import search_brain
 
 NOTES = {
     "perf/alpha.md": "# Benchmark alpha\n\nBenchmarks of the import path.\n",
@@ -28,12 +26,7 @@ NOTES = {
 BENCH = ["notes/garage", "perf/alpha", "perf/beta", "perf/gamma"]
 
 
-@pytest.fixture
-def brain(tmp_path, db_path):
-    tree = write_tree(tmp_path / "vault", NOTES)
-    with Brain.open(db_path) as b:
-        import_tree(b, tree)
-        yield b
+brain = search_brain(NOTES)
 
 
 def found(b, query: str) -> list[str]:
