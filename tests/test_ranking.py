@@ -354,6 +354,38 @@ def test_an_embed_holds_blas_on_one_thread_between_its_encodes(minilm, monkeypat
     b.close()
 
 
+def test_an_embed_interrupted_mid_run_restores_blas(minilm, monkeypatch):
+    """An encode raising inside a held embed (a bad text's error, Ctrl-C between slices, a cancel
+    from ``on_batch``) leaves no user of the one-thread limit counted: the setting found before is back."""
+    from gbrain.search import bert
+
+    before = _blas_threads()
+    monkeypatch.setattr(minilm, "batch_size", 4)
+    texts = [f"note {i} about payments" for i in range(13)]
+    real = bert.BertEncoder.encode
+    for exc in (ValueError, KeyboardInterrupt):
+        calls = []
+
+        def spy(self, t, *a, _exc=exc, **kw):
+            calls.append(bert._blas_users)
+            if len(calls) == 2:
+                raise _exc("mid-embed")
+            return real(self, t, *a, **kw)
+
+        monkeypatch.setattr(bert.BertEncoder, "encode", spy)
+        with pytest.raises(exc):
+            minilm.embed_multi(texts)
+        assert calls == [1, 1] and bert._blas_users == 0 and _blas_threads() == before
+    monkeypatch.setattr(bert.BertEncoder, "encode", real)
+
+    def cancel(n):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        minilm.embed_multi(texts, on_batch=cancel)
+    assert bert._blas_users == 0 and _blas_threads() == before
+
+
 _BOOST: dict = {}
 
 

@@ -111,3 +111,40 @@ def test_block_filter_too_long_an_expression_folds_the_blocks(monkeypatch):
     monkeypatch.setattr(keyword, "FOLD_RX_MAX", 0)
     a = keyword._FoldBlocks(text, ["strasse"])
     assert a.fallback is not None and a.next_from(0) == keyword._FoldBlocksTranslate(text, ["strasse"]).next_from(0) is not None
+
+
+# characters whose fold is several letters, case-folding oddities, regular-expression metacharacters
+# (as written and full-width), marks, a replacement character and a lone surrogate (text decoded with
+# errors), CRLF: the expression's classes and escapes must answer as the folded blocks do
+ODD = list("ßẞﬁﬂﬃﬀǆǅæÆŒœℌ²³¹ⁿİıςσΣ\u212aſŉǰΐĳ①⑴⒜℡™…‥ᾈＡａＫｋＳｓ．＋［＼＾＄｜（\ufffd\ud800\u2028\u0301\u0345")
+ODD_TEXT = st.lists(st.one_of(st.sampled_from(ODD), st.sampled_from(list("abfikns.+[\\^$|()*?{}-' \n\r")),
+                              st.sampled_from(["\r\n", "Straße", "ﬁnancial", "ǆungla", "Œuvre", "Ｋｅｌｖｉｎ", "x²", "İstanbul",
+                                               "ſtraſſe", "\u212aelvin", "ΣΑΣ ς", "a.b", "c++"])), max_size=80).map(_text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=ODD_TEXT, lits=st.lists(st.text(alphabet=ODD + list("abfikns.+[\\^$|()-"), min_size=1, max_size=3), min_size=1, max_size=3),
+       block=st.integers(1, 12))
+def test_block_filter_odd_folds_and_metacharacters(text, lits, block):
+    """:class:`keyword._FoldBlocks` against :class:`keyword._FoldBlocksTranslate` where a letter is a
+    regex metacharacter, a character folds to several letters or case-folds oddly (K, ſ, İ, ς)."""
+    old = keyword.FOLD_BLOCK
+    keyword.FOLD_BLOCK = block
+    try:
+        new, ref = keyword._FoldBlocks(text, lits), keyword._FoldBlocksTranslate(text, lits)
+        pos = 0
+        while pos < len(text):
+            assert new.next_from(pos) == ref.next_from(pos), pos
+            pos = keyword._safe_cut(text, pos + block)
+    finally:
+        keyword.FOLD_BLOCK = old
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=ODD_TEXT, query=st.sampled_from(["strasse", "ss", "s", "fi", "ffi", "dzungla", "ae", "oeuvre", "h", "kelvin", "k",
+                                              "i", "istanbul", "σας", "x2", "a.b", "c++", "n", "1", "strasse financial", "k*"]),
+       around=st.sampled_from([0, 1, 40]), as_phrase=st.booleans(), block=st.integers(1, 15))
+def test_windowed_marks_odd_folds(text, query, around, as_phrase, block):
+    """The windowed marks equal the whole fold's on text of such characters, CRLF lines too."""
+    phrase = query if as_phrase else None
+    assert _marks(text, query, around, phrase, 0, block) == _marks(text, query, around, phrase, float("inf"), block)
