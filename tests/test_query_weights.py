@@ -229,3 +229,56 @@ def test_every_number_key_set_with_any_space_around_it_is_checked_and_read_as_th
     for v in ("\x1f5", " 5\x1c", "\x1e5\x1d"):
         assert SETTABLE_CONFIG[key][0](v) is True
         assert readers[read]({key: v}) == 5
+
+
+#: every config key whose value is a number, and a value of it its check takes
+NUMBER_KEYS = {"embedding_dimensions": "512", "embedding_max_retries": "3", "embedding_concurrency": "2",
+               "embedding_batch_size": "16", "embedding_first_timeout": "2.5", "query_embed_timeout": "5",
+               "query_keyword_weight": "0.5", "embedding_price_per_mtok": "0.02", "embed_confirm_usd": "2.50",
+               "embed_agent_seconds": "30", "history_keep_days": "7", "history_keep_last": "3",
+               "sync_client_expire_days": "30", "verify_trust_check_hours": "24", "embedding_chunk_tokens": "400"}
+#: digits of other scripts: ``str.isdigit`` takes all four, ``\\d`` the two decimal ones (Arabic-Indic
+#: three, fullwidth five), ``int()`` refuses superscript two and circled one
+NON_ASCII_DIGITS = ("²", "٣", "①", "５", "1²", "0.٥", "٣0")
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("key", sorted(NUMBER_KEYS))
+def test_a_number_key_takes_ascii_digits_only(key):
+    """Review: ``_is_int`` was ``str.isdigit``, which takes "²" and "①": `config set
+    embedding_batch_size ²` was stored, then refused by ``int()`` when read (a usage error far from
+    its cause; `history --prune` a traceback); ``\\d`` (the seconds, dollars, weight and price
+    checks) takes "٣", which SQLite's CAST (``sync_client_expire_days``) reads as 0. Every number
+    key's check takes ASCII digits only, exactly what each of its readers parses."""
+    from gbrain.core.brain import SETTABLE_CONFIG
+
+    check = SETTABLE_CONFIG[key][0]
+    assert check(NUMBER_KEYS[key]) is True
+    for v in NON_ASCII_DIGITS:
+        assert check(v) is False, (key, v)
+
+
+def test_config_set_of_a_non_ascii_digit_is_a_usage_error():
+    assert run("init").returncode == 0
+    for key, v in (("embedding_batch_size", "²"), ("sync_client_expire_days", "٣"), ("history_keep_days", "①"),
+                   ("query_embed_timeout", "٣")):
+        r = run("config", "set", key, v)
+        assert r.returncode == 2 and f"invalid value {v!r} for {key}" in r.stderr.decode(), (key, r.stderr)
+        assert run("config", "get", key).returncode == 1  # nothing stored
+
+
+@pytest.mark.engine_free
+def test_history_prune_reads_a_stored_keep_key_int_reads_else_none():
+    """A `history_keep_days` an older gbrain stored as "²" (``isdigit``) crashed `history --prune`
+    (``int()``: ValueError, a traceback); one ``int()`` reads ("٣") still counts."""
+    from gbrain.operations.history import _config_int
+
+    class B:
+        def __init__(self, v):
+            self.v = v
+
+        def get_config(self, key):
+            return self.v
+
+    assert [_config_int(B(v), "history_keep_days") for v in ("7", " 7 ", "²", "①", "٣", "", None, "x")] == [7, 7, None, None, 3, None, None, None]
+

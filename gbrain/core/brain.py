@@ -96,9 +96,13 @@ SCAN_NAMES = 16
 SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "log.md": None}
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
-_is_int = lambda v: v.strip().isdigit()  # noqa: E731
+# A number key takes ASCII digits only ([0-9], never \d or isdigit): isdigit takes "²" and "①",
+# which int() refuses when the value is read, \d takes "٣", which SQLite's CAST reads as 0
+_is_int = lambda v: (s := v.strip()).isascii() and s.isdigit()  # noqa: E731
+#: a number of ASCII digits with an optional fraction, spaces around it
+_DECIMAL = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*")
 # (float() of the stripped value: float keeps U+001C-U+001F, which strip() and \s take as spaces)
-_seconds_or_empty = lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v.strip()) > 0)  # noqa: E731
+_seconds_or_empty = lambda v: v.strip() == "" or (bool(_DECIMAL.fullmatch(v)) and float(v.strip()) > 0)  # noqa: E731
 
 
 def _weight_ok(v: str) -> bool:
@@ -140,10 +144,10 @@ SETTABLE_CONFIG = {
     "query_keyword_weight": (_weight_ok, "a number from 0 to 1 (the keyword side's share in `query`), or empty"),
     # US$ per million tokens of a paid endpoint's model (empty: OpenAI's price of its name, else unknown)
     "embedding_price_per_mtok": (_price_ok, "US dollars per million tokens, e.g. 0.02, or empty"),
-    "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
+    "embed_confirm_usd": (lambda v: bool(_DECIMAL.fullmatch(v)), "an amount in US dollars, e.g. 5 or 2.50"),
     # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
     # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS
-    "embed_agent_seconds": (lambda v: v.strip() == "" or bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "a number of seconds (0: no bound), or empty"),
+    "embed_agent_seconds": (lambda v: v.strip() == "" or bool(_DECIMAL.fullmatch(v)), "a number of seconds (0: no bound), or empty"),
     # the spec's key: gbrain chunks by section (search/chunking.py), the only value it takes (trial 42:
     # page and paragraph were stored and listed as set, read by nothing)
     "chunk_strategy": (lambda v: v == "section", "section (gbrain chunks pages by section only)"),
@@ -155,7 +159,7 @@ SETTABLE_CONFIG = {
     "sync_client_expire_days": (lambda v: v == "" or _is_int(v), "a whole number of days (0: never), or empty"),
     # plain `verify` takes the word of a passing quick_check of the database file this many hours
     # old while the file is exactly as it left it (empty: 24; 0: check every time)
-    "verify_trust_check_hours": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v))), "a number of hours (0: check every time), or empty"),
+    "verify_trust_check_hours": (lambda v: v.strip() == "" or (bool(_DECIMAL.fullmatch(v))), "a number of hours (0: check every time), or empty"),
 }
 #: every chunk budget config ``embedding_chunk_tokens`` has held (comma-separated): `purge` cuts a
 #: purged text at each to find its cached vectors (``core/purge.py: _chunk_budgets``)

@@ -41,8 +41,10 @@ def _history_note(r: dict, a: dict) -> str | None:
 
 
 def _config_int(b, key: str) -> int | None:
+    """Config ``key`` as a whole number, None when unset or not one ``int()`` reads (isdecimal, not
+    isdigit: an older gbrain stored "²", which int() refuses)."""
     v = (b.get_config(key) or "").strip()
-    return int(v) if v.isdigit() else None
+    return int(v) if v.isdecimal() else None
 
 
 #: the parameters of `gbrain history --prune` (CLI only: agents call history_prune, a tool of its own

@@ -1284,7 +1284,7 @@ PRICE_KEY = "embedding_price_per_mtok"
 
 def price_ok(value: str) -> bool:
     """Whether ``value`` is a valid config ``embedding_price_per_mtok``: a number ≥ 0, or empty."""
-    return value.strip() == "" or bool(re.fullmatch(r"\s*(\d+(\.\d*)?|\.\d+)\s*", value))
+    return value.strip() == "" or bool(re.fullmatch(r"\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*", value))
 
 
 def price_config(cfg: dict) -> float | None:

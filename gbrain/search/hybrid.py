@@ -78,7 +78,7 @@ def weight_ok(value: str) -> bool:
     v = value.strip()
     if v == "":
         return True
-    if not re.fullmatch(r"\d+(\.\d*)?|\.\d+", v):
+    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", v):
         return False
     return 0.0 <= float(v) <= 1.0
 
