@@ -282,3 +282,20 @@ def test_history_prune_reads_a_stored_keep_key_int_reads_else_none():
 
     assert [_config_int(B(v), "history_keep_days") for v in ("7", " 7 ", "²", "①", "٣", "", None, "x")] == [7, 7, None, None, 3, None, None, None]
 
+
+def test_config_get_of_an_unset_read_only_key_says_gbrain_sets_it():
+    """`config get query_keyword_weight_model` (any key gbrain sets itself) unset said "not set (its
+    default applies)": it has no default; it says what sets it (exit 1, as any key not set)."""
+    from gbrain.core.brain import READONLY_CONFIG
+
+    assert run("init").returncode == 0
+    for key in sorted(READONLY_CONFIG - {"version"}):
+        r = run("config", "get", key)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and r.stdout == b"", (key, r)
+        assert f"config '{key}' is not set" in err and "gbrain sets it" in err and "default" not in err, (key, err)
+    err = run("config", "get", "query_keyword_weight_model").stderr.decode()
+    assert "config set query_keyword_weight" in err, err
+    r = run("config", "get", "embedding_base_url")  # a key a user sets: its default applies
+    assert r.returncode == 1 and "is not set (its default applies)" in r.stderr.decode()
+

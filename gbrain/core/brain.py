@@ -171,6 +171,16 @@ SERVER_WINDOW = "embedding_server_window"
 #: set by an older gbrain, or when no model could be made): any model
 WEIGHT_MODEL = "query_keyword_weight_model"
 READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED, SERVER_WINDOW, WEIGHT_MODEL}
+#: what sets each key of :data:`READONLY_CONFIG` (``config get`` of one not set says it: it has no default)
+READONLY_SET_BY = {
+    "version": "at init",
+    "original_index": "when an import reads a root index.md",
+    "original_schema": "when an import reads a root schema.md",
+    EMBEDDING_MODEL_CHOSEN: "with `gbrain config set embedding_model`",
+    CHUNK_TOKENS_USED: "when a chunk budget (embedding_chunk_tokens, a server's window) comes into use",
+    SERVER_WINDOW: "when `embed` learns an OpenAI-compatible server's model window",
+    WEIGHT_MODEL: "with `gbrain config set query_keyword_weight`: the embedding model in use then, the one the weight is for",
+}
 
 
 def unknown_config_key(key: str) -> BadInput:

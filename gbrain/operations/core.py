@@ -2340,11 +2340,13 @@ def _config_get(b, a, ctx):
                       f"`gbrain config set {key} N` sets another budget")
             return v
     if v is None:
-        from ..core.brain import READONLY_CONFIG, SETTABLE_CONFIG, unknown_config_key
+        from ..core.brain import READONLY_CONFIG, READONLY_SET_BY, SETTABLE_CONFIG, unknown_config_key
         from ..errors import NotFound
 
         if key not in SETTABLE_CONFIG and key not in READONLY_CONFIG:
             raise unknown_config_key(key)  # (as config-set says it: exit 2)
+        if key in READONLY_CONFIG:  # no default: gbrain sets it (exit 1, as any key not set)
+            raise NotFound(f"config '{key}' is not set: gbrain sets it {READONLY_SET_BY[key]}")
         raise NotFound(f"config '{key}' is not set (its default applies)")
     if key in eff and not eff[key][2]:
         v = ConfigValue(v)
