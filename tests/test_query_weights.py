@@ -299,3 +299,25 @@ def test_config_get_of_an_unset_read_only_key_says_gbrain_sets_it():
     r = run("config", "get", "embedding_base_url")  # a key a user sets: its default applies
     assert r.returncode == 1 and "is not set (its default applies)" in r.stderr.decode()
 
+
+def test_a_weight_set_at_one_size_of_a_model_is_not_another_sizes():
+    """A text-embedding-3 model at a size of its own (`embedding_dimensions`) is another vector
+    space, ``model_id`` ``…@512``: a weight set at 512 does not apply at 256 (its own weight does),
+    and `config get query_keyword_weight` says why, naming both sizes; back at 512 it applies again."""
+    from gbrain.search.hybrid import DEFAULT_WEIGHT
+
+    assert run("init").returncode == 0
+    for k, v in (("embedding_base_url", "http://127.0.0.1:9/v1"), ("embedding_model", "text-embedding-3-small"),
+                 ("embedding_dimensions", "512"), ("query_keyword_weight", "0.3")):
+        assert run("config", "set", k, v).returncode == 0
+    assert run("config", "get", "query_keyword_weight_model").stdout.decode().strip() == "text-embedding-3-small@512"
+    r = run("config", "get", "query_keyword_weight")
+    assert r.stdout.decode().strip() == "0.3" and "text-embedding-3-small@512" in r.stderr.decode()
+    assert run("config", "set", "embedding_dimensions", "256").returncode == 0
+    r = run("config", "get", "query_keyword_weight")
+    err = r.stderr.decode()
+    assert r.returncode == 0 and r.stdout.decode().strip() == "0.3"
+    assert "not in effect" in err and "text-embedding-3-small@512" in err and "text-embedding-3-small@256" in err, err
+    assert "embedding_dimensions" in err and "another vector space" in err and f"its own weight, {DEFAULT_WEIGHT}" in err, err
+    assert run("config", "set", "embedding_dimensions", "512").returncode == 0
+    assert "not in effect" not in run("config", "get", "query_keyword_weight").stderr.decode()

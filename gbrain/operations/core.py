@@ -2259,7 +2259,12 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
 
     if (config.get("query_keyword_weight") or "").strip() and not weight_applies(config, model):
         own = getattr(model, "fts_weight", None) or DEFAULT_WEIGHT
-        out["query_keyword_weight"] = (str(own), f"it was set for {config.get('query_keyword_weight_model')}; {model.model_id} is in use "
+        was = config.get("query_keyword_weight_model") or ""
+        # the same model at another size (model_id name@size): another vector space, whose scores a
+        # weight tuned at the other size does not fit
+        size = (" (another embedding_dimensions: another vector space)"
+                if was.split("@", 1)[0] == model.model_id.split("@", 1)[0] else "")
+        out["query_keyword_weight"] = (str(own), f"it was set for {was}; {model.model_id} is in use{size} "
                                                  f"and takes its own weight, {own}", True)
     return out
 
