@@ -1274,8 +1274,10 @@ def test_ctrl_c_or_sigterm_during_a_round_never_cuts_it(db_path, tmp_path, monke
         real = w.engine.reconcile
         calls = [0]
 
+        armed: list[bool] = []
+
         def signalled(paths, *a, **kw):
-            if "a.md" in paths:
+            if armed and "a.md" in paths:  # (a round of the loop's, not the first sync's)
                 calls[0] += 1
                 if calls[0] == 1:
                     os.kill(os.getpid(), getattr(signal, sig))
@@ -1284,7 +1286,7 @@ def test_ctrl_c_or_sigterm_during_a_round_never_cuts_it(db_path, tmp_path, monke
 
         monkeypatch.setattr(w.engine, "reconcile", signalled)
         try:
-            summary = w.run(ready=lambda rep: (root / "a.md").write_text("# A\n\ntwo\n"))
+            summary = w.run(ready=lambda rep: (armed.append(True), (root / "a.md").write_text("# A\n\ntwo\n")))
         except KeyboardInterrupt as e:  # (raised where it landed: the round, a query, was cut)
             pytest.fail(f"the {sig} raised {e!r} inside watch's round; said: {said}")
         assert calls[0] == 1, said
