@@ -1122,3 +1122,173 @@ def test_a_new_brain_is_said_when_watch_starts(brain_tree, tmp_path):
         assert sum("created a new brain" in line for line in w.lines) == 1, w.lines
     finally:
         w.kill()
+
+
+def _cut_connection(conn) -> None:
+    """What ``PgConnection._run`` does when a signal cut a busy query inside a transaction: the
+    psycopg connection let go, the transaction lost (every statement but ROLLBACK refused)."""
+    conn._conn.close()
+    conn._drop()
+    conn._lost = True
+
+
+def _interrupt(cut: str) -> KeyboardInterrupt:
+    from gbrain.entry import Terminated
+
+    return KeyboardInterrupt() if cut == "ctrl-c" else Terminated("hung up", 129)
+
+
+@pytest.mark.parametrize("cut", ["ctrl-c", "hung up", "outage"])
+def test_a_lost_connection_while_an_interrupt_unwinds_stops_the_round_and_a_real_one_is_retried(db_path, tmp_path, monkeypatch, cut):
+    """A watch round (``Watcher._safe_one``) whose Postgres query a KeyboardInterrupt (Ctrl-C,
+    or SIGHUP's ``Terminated``: watch takes SIGINT/SIGTERM itself, but not SIGHUP) cut leaves the
+    connection lost, and a clean-up statement while it unwinds fails with ``Disconnected``: that
+    error was taken for an outage and the round run again on a new connection, the signal
+    swallowed (watch went on). The interrupt wins: raised, the round not run again, nothing
+    said about the connection. A connection lost before any signal (``outage``) is still run
+    again at once and commits."""
+    if not str(db_path).startswith("postgres"):
+        pytest.skip("a lost connection is Postgres' (PgConnection._lost)")
+    from gbrain.sync.watch import Watcher
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\none\n")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = Watcher(b, root, log=said.append)
+        w.engine.bind()
+        assert w.engine.sync()["ok"]
+        (root / "a.md").write_text("# A\n\ntwo\n")
+        real = w.engine.reconcile
+        calls = [0]
+        k = _interrupt(cut)
+
+        def cutting(*a, **kw):
+            calls[0] += 1
+            if calls[0] > 1:
+                return real(*a, **kw)
+            conn = b.conn
+            with b.transaction():
+                conn.execute("SELECT COUNT(*) FROM pages")
+                _cut_connection(conn)
+                if cut == "outage":
+                    conn.execute("SELECT COUNT(*) FROM pages")  # Disconnected, no signal behind it
+                try:
+                    raise k
+                finally:
+                    conn.execute("SELECT COUNT(*) FROM pages")  # a clean-up query: Disconnected
+
+        monkeypatch.setattr(w.engine, "reconcile", cutting)
+        try:
+            if cut == "outage":
+                assert w._safe_batch({"a.md"}, set(), retry={}) is True
+                assert calls[0] == 2 and "two" in b.get_text("a")
+            else:
+                with pytest.raises(KeyboardInterrupt) as got:
+                    w._safe_batch({"a.md"}, set(), retry={})
+                assert got.value is k
+                assert calls[0] == 1, "the interrupted round was run again"
+                assert "two" not in b.get_text("a")
+            assert not [s for s in said if "unreachable" in s or "lost the connection" in s], said
+        finally:
+            w.engine.close()
+
+
+@pytest.mark.parametrize("cut", ["ctrl-c", "hung up", "outage"])
+def test_a_lost_connection_while_an_interrupt_unwinds_stops_the_watch_loop(db_path, tmp_path, monkeypatch, cut):
+    """The loop's own statements (here the alive mark, ``SyncEngine.touch``; the change-log read,
+    a rescan) go to ``Watcher._brain_lost`` on ``Disconnected``: one raised while a
+    KeyboardInterrupt unwound said the brain unreachable and waited for it, the interrupt
+    swallowed. The interrupt wins: ``Watcher.run`` raises it. A real outage is still said and
+    waited out (the brain is back a moment later)."""
+    if not str(db_path).startswith("postgres"):
+        pytest.skip("a lost connection is Postgres' (PgConnection._lost)")
+    import gbrain.sync.watch as watchmod
+
+    monkeypatch.setattr(watchmod, "TOUCH_S", 0.0)  # the alive mark every tick
+    monkeypatch.setattr(watchmod, "BRAIN_RETRY_S", 0.05)
+    from gbrain.sync.watch import Watcher
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\none\n")
+    said: list[str] = []
+    k = _interrupt(cut)
+    with Brain.open(db_path) as b:
+        w = None
+
+        def log(line: str) -> None:
+            said.append(line)
+            if "reachable again" in line or ("unreachable" in line and cut != "outage"):
+                w.stop()  # (unfixed: the interrupt was taken for an outage; end the watch)
+
+        w = Watcher(b, root, log=log, rescan=0)
+        calls = [0]
+
+        def touch() -> None:
+            if not armed:
+                return  # (the first sync's: SyncEngine.sync, its own test in test_sync_chunks)
+            calls[0] += 1
+            if calls[0] > 1:
+                return
+            conn = b.conn
+            _cut_connection(conn)
+            if cut == "outage":
+                conn.execute("SELECT 1")  # Disconnected, no signal behind it
+            try:
+                raise k
+            finally:
+                conn.execute("SELECT 1")  # a clean-up query: Disconnected
+
+        armed: list[bool] = []
+        monkeypatch.setattr(w.engine, "touch", touch)
+        if cut == "outage":
+            w.run(ready=lambda rep: armed.append(True))
+            assert [s for s in said if "unreachable" in s] and [s for s in said if "reachable again" in s], said
+        else:
+            with pytest.raises(KeyboardInterrupt) as got:
+                w.run(ready=lambda rep: armed.append(True))
+            assert got.value is k and calls[0] == 1
+            assert not [s for s in said if "unreachable" in s], said
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_during_a_round_never_cuts_it(db_path, tmp_path, monkeypatch, sig):
+    """Watch takes SIGINT and SIGTERM itself (blocked in its threads, taken between rounds with
+    ``sigtimedwait``, or a handler that only asks the loop to stop): a signal that comes in the
+    middle of a round raises nothing there, so it never cuts a query (on Postgres that would
+    leave the connection lost and the clean-up's ``Disconnected`` look like an outage): the
+    round's statements after it run, it commits, and watch stops with its summary (``run``
+    returns; the command exits 0)."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("watch sets its signal handlers in the main thread only")
+    from gbrain.sync.watch import Watcher
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\none\n")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = Watcher(b, root, log=said.append, rescan=0)
+        real = w.engine.reconcile
+        calls = [0]
+
+        armed: list[bool] = []
+
+        def signalled(paths, *a, **kw):
+            if armed and "a.md" in paths:  # (a round of the loop's, not the first sync's)
+                calls[0] += 1
+                if calls[0] == 1:
+                    os.kill(os.getpid(), getattr(signal, sig))
+                    b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()  # after the signal: not cut
+            return real(paths, *a, **kw)
+
+        monkeypatch.setattr(w.engine, "reconcile", signalled)
+        try:
+            summary = w.run(ready=lambda rep: (armed.append(True), (root / "a.md").write_text("# A\n\ntwo\n")))
+        except KeyboardInterrupt as e:  # (raised where it landed: the round, a query, was cut)
+            pytest.fail(f"the {sig} raised {e!r} inside watch's round; said: {said}")
+        assert calls[0] == 1, said
+        assert "two" in b.get_text("a") and summary["exit_code"] == 0, (summary, said)
+        assert not [s for s in said if "unreachable" in s], said

@@ -707,8 +707,14 @@ class Watcher:
 
     def _brain_lost(self, e: Disconnected) -> None:
         """The brain's connection broke or cannot be made: roll back what was cut, say it once
-        per outage, and try again later (back-off)."""
+        per outage, and try again later (back-off). An ``e`` raised while a KeyboardInterrupt
+        unwound (SIGHUP's ``Terminated``, or a Ctrl-C where watch's handlers are not set: it cut
+        a query, a clean-up statement then met the lost connection) is that interrupt, raised
+        (:func:`db.raise_interrupt`): never an outage to wait out."""
+        from ..storage.db import raise_interrupt
+
         self.brain.conn.rollback()
+        raise_interrupt(e)
         now = time.monotonic()
         if not self._down:
             self._down, self._down_wait = True, BRAIN_RETRY_S
@@ -1446,7 +1452,13 @@ class Watcher:
         or most of them, at once) is not fatal either: it is said once, its paths are held back
         (``SyncEngine.held``: their pages stay in the brain, their files stay gone, no later
         round trashes them until each file is back) and the batch is synced without them;
-        watching goes on."""
+        watching goes on.
+
+        A ``Disconnected`` raised while a KeyboardInterrupt unwound (SIGHUP's ``Terminated``: watch
+        takes SIGINT/SIGTERM itself, between rounds) is that interrupt, raised: the round is not
+        run again (:func:`db.raise_interrupt`)."""
+        from ..storage.db import raise_interrupt
+
         lost = False
         for _ in range(4):
             try:
@@ -1454,6 +1466,7 @@ class Watcher:
                 return True
             except Disconnected as e:
                 self.brain.conn.rollback()
+                raise_interrupt(e)  # (lost while an interrupt unwound: the interrupt, never run again)
                 if e.unreachable or lost:
                     self._brain_lost(e)
                     return False
