@@ -535,6 +535,8 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         d = h.diff(b, "notes/b", -7)
         assert d["from_name"] == "notes/a" and "+two" in d["diff"] and "+five" in d["diff"], d
         assert "+four" in h.diff(b, "notes/b", 1, 2)["diff"]
+        assert "+three" in h.diff(b, "notes/b", 2, from_name="notes/a")["diff"]  # notes/a's first stretch too
+        assert h.diff(b, "notes/b", from_name="notes/a")["diff"] == ""  # (no number: its latest, v6, the text that moved)
         run(b, "revert", slug="notes/b", to=2)  # revert --to N: notes/b's own version 2
         assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
 

@@ -896,8 +896,9 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
-        line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}
+        line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}  # each name's latest stretch
         names = list(line)
+        stretches = [(nm, lo, hi) for nm, lo, hi in lineage_spans(brain.conn, kind, key, every=True) if hi is not None]
         want = from_name.strip().strip("/")
         want = want[:-3] if kind == "page" and want.endswith(".md") else want
         if want not in names:
@@ -909,7 +910,9 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
                                    (kind, want, after) + ((upto,) if upto is not None else ())).fetchone()[0]
             if a is None:
                 raise NotFound(f"{want} has no version with text of {key} (`gbrain history {cmd_arg(key)}` lists its versions)")
-        if upto is not None and not after < a <= upto:  # another page's version of that name (before or after this page had it)
+        # an earlier stretch of a name the page had more than once is the page's too (a→b→a→b: a's first versions)
+        mine = upto is None or after < a <= upto or any(nm == want and lo < a <= hi for nm, lo, hi in stretches)
+        if not mine:  # another page's version of that name (before or after this page had it)
             span = f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
             raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (the others are "
                            f"another page's, written at that name before or since: `gbrain history {cmd_arg(want)}`)")
