@@ -537,6 +537,9 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         assert "+four" in h.diff(b, "notes/b", 1, 2)["diff"]
         assert "+three" in h.diff(b, "notes/b", 2, from_name="notes/a")["diff"]  # notes/a's first stretch too
         assert h.diff(b, "notes/b", from_name="notes/a")["diff"] == ""  # (no number: its latest, v6, the text that moved)
+        with pytest.raises(NotFound) as e:  # a number only notes/a has: both its stretches named
+            h.get_version(b, "notes/b", 6)
+        assert "(notes/a has versions 1 to 3, 5 to 6): `gbrain get notes/a --version 6`" in str(e.value), e.value
         run(b, "revert", slug="notes/b", to=2)  # revert --to N: notes/b's own version 2
         assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
 

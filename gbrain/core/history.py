@@ -841,13 +841,15 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
     moved, numbered under the name it moved from (:func:`lineage`: named, with the command that
     reaches them); or pruned ones."""
     lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
-    spans = {nm: (after, upto) for nm, after, upto in lineage_spans(c, kind, key)[1:]}  # (another page's versions of a name: not this one's)
+    spans: dict[str, list] = {}  # (another page's versions of a name: not this one's)
+    for nm, after, upto in _own_spans(key, lineage_spans(c, kind, key, every=True))[1:]:  # a name it had twice: each stretch
+        spans.setdefault(nm, []).insert(0, (after, upto))
     older = list(spans.items())
     if older:
         def span(nm: str) -> str:
-            after, upto = spans[nm]
-            return f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
-        where = next((nm for nm, (after, upto) in older if upto is None or after < n <= upto), None)
+            parts = [f"{upto}" if upto == after + 1 else f"{after + 1} to {upto}" for after, upto in spans[nm]]
+            return ("version " if parts[0].isdigit() and len(parts) == 1 else "versions ") + ", ".join(parts)
+        where = next((nm for nm, sps in older if any(upto is None or after < n <= upto for after, upto in sps)), None)
         if where is None:  # no name it had has that number either: never send the user to a second error (trial 47)
             if len(older) == 1:
                 nor = f"nor has {older[0][0]}, the name it had before: {span(older[0][0])}"
