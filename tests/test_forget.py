@@ -858,6 +858,26 @@ def test_a_purge_of_a_text_naming_a_renamed_page_keeps_that_pages_history(db_pat
 
 
 
+def test_a_purge_of_a_text_naming_a_page_that_had_the_name_twice_keeps_every_stretch(db_path):
+    """Review of 0eb9e4b (a page moved a→b→a→b): the live page's old names were walked until a
+    name came again, so its first stretch under team/lima (create, move away) was no live page's
+    and `purge --text team/lima` dropped it for its name. Every stretch of every name is the page's."""
+    with Brain.open(db_path) as b:
+        b.put("team/lima", "---\ntitle: Lima\n---\nThe Lima team.\n")
+        b.move_page("team/lima", "groups/lima")
+        b.move_page("groups/lima", "team/lima")
+        b.move_page("team/lima", "groups/lima")
+        b.put("notes/x", "Their page was team/lima, once.\n")
+        b.put("notes/x", "Their page moved.\n")
+        before = b.conn.execute("SELECT name, version FROM history WHERE name IN ('team/lima', 'groups/lima') ORDER BY name, version").fetchall()
+    r = run("purge", {"text": "team/lima", "apply": True})
+    assert r["applied"] and _items(r) == {("notes/x", 1)}, r
+    with Brain.open(db_path) as b:
+        after = b.conn.execute("SELECT name, version FROM history WHERE name IN ('team/lima', 'groups/lima') ORDER BY name, version").fetchall()
+        assert [tuple(x) for x in after] == [tuple(x) for x in before] and len(before) == 7, after
+    assert [v["op"] for v in run("history", {"slug": "groups/lima", "limit": 0})["versions"]] == ["move", "move", "move", "move", "create"]
+
+
 def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
     """`purge --text ana-lima` while the page people/ana-lima exists (its text never holding
     'ana-lima') was refused saying its current version held the text, and to edit the text out:

@@ -499,6 +499,51 @@ def test_history_of_a_name_another_page_moved_onto_keeps_the_two_pages_apart(db_
         assert [v.get("name") for v in h.versions(b, "notes/b", limit=0)["versions"]] == [None, "notes/a", "notes/a"]
 
 
+def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db_path):
+    """Review of 0eb9e4b: notes/a (create, 2 edits) moved to notes/b, edited, moved back to notes/a,
+    edited, moved to notes/b again. `history notes/b` left out notes/a's first stretch (v1-v3):
+    lineage's cycle guard stopped at the second notes/b, and notes/b v1 (the first move in) showed
+    `+8 -0`, counted against nothing. Every version of the page, in time order, each counted
+    against the version written before it; get --version, diff and revert --to keep working."""
+    text = "---\ntitle: A\n---\n# A\n\none\n"
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content=text)
+        run(b, "put", slug="notes/a", append="two")
+        run(b, "put", slug="notes/a", append="three")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", append="four")
+        run(b, "move", slug="notes/b", to="notes/a")
+        run(b, "put", slug="notes/a", append="five")
+        run(b, "move", slug="notes/a", to="notes/b")
+        r = h.versions(b, "notes/b", limit=0)
+        got = [(v.get("name", "notes/b"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        assert got == [("notes/b", 4, "move", 0, 0), ("notes/a", 6, "update", 2, 0), ("notes/a", 5, "move", 0, 0),
+                       ("notes/b", 3, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
+                       ("notes/a", 3, "update", 2, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
+        assert r["total"] == 9  # (an older name's move away is not listed: the move in beside it is)
+        for lim in range(1, 9):  # a cut listing counts each line against the true version before it too
+            cut = [(v.get("name", "notes/b"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/b", limit=lim)["versions"]]
+            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        js = json.loads(cli("history", "notes/b", "--json", "--limit", "0", "--db", str(db_path)).stdout)
+        assert [(v.get("name", "notes/b"), v["version"]) for v in js["versions"]] == [g[:2] for g in got], js
+        out = ops.history._history_text(r, {})
+        assert "+8 -0" not in out and "notes/a --version N" in out, out
+        assert h.get_version(b, "notes/b", 2)["content"] == text + "\ntwo\n\nthree\n\nfour\n"  # numbers stay each name's own
+        assert h.get_version(b, "notes/a", 1)["content"] == text
+        assert h.version_bytes(b, "page", "notes/b", -7) == text.encode()  # counting back reaches notes/a's create
+        assert "+five" in h.diff(b, "notes/b", -2)["diff"]  # notes/a's edit before the last move
+        d = h.diff(b, "notes/b", -7)
+        assert d["from_name"] == "notes/a" and "+two" in d["diff"] and "+five" in d["diff"], d
+        assert "+four" in h.diff(b, "notes/b", 1, 2)["diff"]
+        assert "+three" in h.diff(b, "notes/b", 2, from_name="notes/a")["diff"]  # notes/a's first stretch too
+        assert h.diff(b, "notes/b", from_name="notes/a")["diff"] == ""  # (no number: its latest, v6, the text that moved)
+        with pytest.raises(NotFound) as e:  # a number only notes/a has: both its stretches named
+            h.get_version(b, "notes/b", 6)
+        assert "(notes/a has versions 1 to 3, 5 to 6): `gbrain get notes/a --version 6`" in str(e.value), e.value
+        run(b, "revert", slug="notes/b", to=2)  # revert --to N: notes/b's own version 2
+        assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
+
+
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
     """Trial (a git-kept vault moved into a folder): import, `tag a t1`, move a.md to sub/a.md, sync.
     `diff sub/a` compared the import (a@v1) with the newest and showed the tag as added, though

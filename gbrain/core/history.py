@@ -624,15 +624,23 @@ def _line_delta(old: bytes | None, new: bytes | None) -> tuple[int, int] | None:
 MAX_MOVES = 100
 
 
-def lineage(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, int | None]]:
+def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int | None]]:
     """The names whose versions make up the history of ``(kind, key)``, newest first:
     ``[(key, None), (older name, last version), …]``. The key itself contributes every version;
     when the incarnation of a name that ends at ``last`` began as a move (its first version is
     op ``move`` with detail ``from OLD``, written by the pages/files update triggers), OLD's
     versions before it moved away (``version < `` its ``move … to KEY`` row) come next, and so
-    on back through every rename (at most :data:`MAX_MOVES`). Plain SQL: SQLite and Postgres."""
+    on back through every rename (at most :data:`MAX_MOVES`). Each move in is paired with the
+    move away written with it (the nearest by ``history.id``), not the old name's last one.
+
+    A name comes once (the callers key spans by name: ``diff --from-name``, :func:`_no_version`,
+    purge): the walk stops at a name it has seen. ``every``: it goes on, so a page moved a→b→a→b
+    gives ``[(b, None), (a, 6), (b, 2), (a, 3)]``, every stretch of every name it had, a name
+    more than once (the key's repeats add nothing: it contributes every version already; review
+    of 0eb9e4b: `history b` left out a's first stretch)."""
     out: list[tuple[str, int | None]] = [(key, None)]
     seen = {key}
+    pairs = set()
     cur, upto = key, None
     while len(out) <= MAX_MOVES:
         cond, args = ("", (kind, cur)) if upto is None else (" AND version <= ?", (kind, cur, upto))
@@ -642,32 +650,36 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, in
         last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, cur, end)).fetchone()
         top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
         gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, cur, top + 1)).fetchone()[0]
-        first = conn.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+        first = conn.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
                              (kind, cur, gap or 0, top)).fetchone()
         if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
             break
         old = first["detail"][5:]
-        if old in seen:
+        if old in seen and not every:
             break
-        away = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ?",
-                            (kind, old, "to " + cur)).fetchone()[0]
-        if away is None:
+        # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
+        away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
+        if away is None or (old, away[0]) in pairs:
             break
+        away = away[0]
+        pairs.add((old, away))
         out.append((old, away - 1))
         seen.add(old)
         cur, upto = old, away - 1
     return out
 
 
-def lineage_spans(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, int, int | None]]:
+def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
     """:func:`lineage` with each older name's first version: ``[(name, after, upto)]``, the
     versions ``after < version <= upto`` (``upto`` None: every one after). An older name's span
     starts after its last move away below ``upto``: a page that left the name earlier (moved on
     to live elsewhere) is another page, whose versions are that page's history, not this one's
     (review of trial 47: `a` moved to `x`, a new note at `a` moved to `sub/a`: `history sub/a`
-    listed the first page's versions). The key itself keeps every version (a name's history)."""
+    listed the first page's versions). The key itself keeps every version (a name's history).
+    ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
     out: list[tuple[str, int, int | None]] = []
-    for name, upto in lineage(conn, kind, key):
+    for name, upto in lineage(conn, kind, key, every=every):
         after = 0
         if upto is not None:
             after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
@@ -683,9 +695,9 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     (trial 65: they were a block after its first version, so each line count was taken against the
     wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
     rows: list = []
-    spans = lineage_spans(conn, kind, key)
+    spans = lineage_spans(conn, kind, key, every=True)
     cut = _moved_in_at(conn, kind, key, spans)
-    for name, after, upto in spans:
+    for name, after, upto in _own_spans(key, spans):
         q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
         args: tuple = (kind, name, after)
         if upto is not None:
@@ -703,13 +715,19 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     return rows[:limit] if limit > 0 else rows
 
 
+def _own_spans(key: str, spans: list) -> list:
+    """``spans`` (:func:`lineage_spans` with ``every``) without the key's repeats: the key's own
+    span holds every version of it already (a page renamed away and back)."""
+    return [sp for i, sp in enumerate(spans) if i == 0 or sp[0] != key]
+
+
 def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
     """The version of ``key`` at which this page moved in from its older name, when the key's
     versions below it are another page's (a page that left the name, or was deleted, before this
     one took it); None when the page never moved in or its chain of names leads back to ``key``
     (renamed away and back: those versions are its own). Review of 0eb9e4b: `a` moved to `b`,
     `c` moved to `a`: `history a` listed the two pages' versions interleaved by time."""
-    if len(spans) < 2:
+    if len(spans) < 2 or any(sp[0] == key for sp in spans[1:]):  # (``every`` spans: back at the key)
         return None
     name, after, upto = spans[-1]
     first = conn.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
@@ -734,14 +752,15 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     c = brain.conn
     rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
     total = 0
-    for nm, after, upto in lineage_spans(c, kind, key):
+    spans = lineage_spans(c, kind, key, every=True)
+    for nm, after, upto in _own_spans(key, spans):
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
     # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
     older = cut = None
     if rows:
-        cut = _moved_in_at(c, kind, key, lineage_spans(c, kind, key))
+        cut = _moved_in_at(c, kind, key, spans)
 
         def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
             return (cut is not None and r["name"] == key and r["version"] < cut, -r["id"])
@@ -822,13 +841,15 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
     moved, numbered under the name it moved from (:func:`lineage`: named, with the command that
     reaches them); or pruned ones."""
     lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
-    spans = {nm: (after, upto) for nm, after, upto in lineage_spans(c, kind, key)[1:]}  # (another page's versions of a name: not this one's)
+    spans: dict[str, list] = {}  # (another page's versions of a name: not this one's)
+    for nm, after, upto in _own_spans(key, lineage_spans(c, kind, key, every=True))[1:]:  # a name it had twice: each stretch
+        spans.setdefault(nm, []).insert(0, (after, upto))
     older = list(spans.items())
     if older:
         def span(nm: str) -> str:
-            after, upto = spans[nm]
-            return f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
-        where = next((nm for nm, (after, upto) in older if upto is None or after < n <= upto), None)
+            parts = [f"{upto}" if upto == after + 1 else f"{after + 1} to {upto}" for after, upto in spans[nm]]
+            return ("version " if parts[0].isdigit() and len(parts) == 1 else "versions ") + ", ".join(parts)
+        where = next((nm for nm, sps in older if any(upto is None or after < n <= upto for after, upto in sps)), None)
         if where is None:  # no name it had has that number either: never send the user to a second error (trial 47)
             if len(older) == 1:
                 nor = f"nor has {older[0][0]}, the name it had before: {span(older[0][0])}"
@@ -877,8 +898,9 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
-        line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}
+        line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}  # each name's latest stretch
         names = list(line)
+        stretches = [(nm, lo, hi) for nm, lo, hi in lineage_spans(brain.conn, kind, key, every=True) if hi is not None]
         want = from_name.strip().strip("/")
         want = want[:-3] if kind == "page" and want.endswith(".md") else want
         if want not in names:
@@ -890,7 +912,9 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
                                    (kind, want, after) + ((upto,) if upto is not None else ())).fetchone()[0]
             if a is None:
                 raise NotFound(f"{want} has no version with text of {key} (`gbrain history {cmd_arg(key)}` lists its versions)")
-        if upto is not None and not after < a <= upto:  # another page's version of that name (before or after this page had it)
+        # an earlier stretch of a name the page had more than once is the page's too (a→b→a→b: a's first versions)
+        mine = upto is None or after < a <= upto or any(nm == want and lo < a <= hi for nm, lo, hi in stretches)
+        if not mine:  # another page's version of that name (before or after this page had it)
             span = f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
             raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (the others are "
                            f"another page's, written at that name before or since: `gbrain history {cmd_arg(want)}`)")

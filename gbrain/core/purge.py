@@ -209,7 +209,7 @@ def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tup
     out: dict[tuple[str, str], list[tuple[int, int | None]]] = {k: [(0, None)] for k in live}
     moved = {(r[0], r[1]) for r in c.execute("SELECT DISTINCT kind, name FROM history WHERE op = 'move' AND body_id IS NOT NULL")}
     for kind, name in sorted(moved & live):
-        for old, after, upto in h.lineage_spans(c, kind, name)[1:]:
+        for old, after, upto in h.lineage_spans(c, kind, name, every=True)[1:]:  # every stretch of a name it had twice
             out.setdefault((kind, old), []).append((after, upto + 1))  # its move away too
     return out
 
