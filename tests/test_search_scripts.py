@@ -157,18 +157,43 @@ def test_thai_words(brain):
     assert found(brain, "เรือ") == ["th/boat"]
 
 
-def test_stop_words_of_postgres(brain, request):
-    if postgres(request):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "needs the index re-derived: Postgres indexes the body in the 'english' configuration, which drops its "
-            "stop words (`don`, `its`, `an`, `the`, `before`…) from search_tsv, where SQLite's FTS5 keeps every word; "
-            "no query finds a word the tsvector does not hold (a text scan per query aside); the fix indexes them "
-            "as 'simple' beside it, as gb_alias_tsv does for aliases and paths: a pg_vN migration")))
+def test_stop_words_of_postgres(brain):
+    # (Postgres' 'english' configuration drops its stop words, `don`, `its`, `an`, `before`; since
+    # pg_v81 they are indexed as written beside its stems, as SQLite's FTS5 keeps every word)
     assert found(brain, "don't") == ["en/rules"]
     assert found(brain, "it's") == ["en/rules"]
     assert found(brain, "before") == ["en/rules"]
     assert found(brain, "an*") == ["en/apple"]
     assert found(brain, "don*") == ["en/rules"]
+
+
+@pytest.mark.engine_free
+def test_postgres_v81_indexes_stop_words(tmp_path, pg_url, monkeypatch):
+    """A brain made at v80 (stop words out of search_tsv) finds them after the migration, every
+    page's vectors those a write gives now, the BM25 totals following, the vocabulary made again."""
+    from gbrain.search import spell
+    from gbrain.storage import pg
+
+    tree = write_tree(tmp_path / "vault", {k: v for k, v in NOTES.items() if k.startswith("en/")})
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 80)
+    with Brain.open(pg_url, create=True) as b:
+        import_tree(b, tree)
+        assert found(b, "before") == []  # (as before v81)
+        spell.suggest(b.conn, "aple")
+        assert b.conn.execute("SELECT count(*) FROM search_vocab_state").fetchone()[0] == 1
+    monkeypatch.undo()
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 81
+        assert c.execute("SELECT count(*) FROM search_vocab_state").fetchone()[0] == 0
+        after = c.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages ORDER BY slug").fetchall()
+        with b.transaction():  # what a write gives every page now
+            c.execute("UPDATE pages SET title = title")
+        assert c.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages ORDER BY slug").fetchall() == after
+        fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)), sum(search_len) FROM pages").fetchone()))
+        assert tuple(map(int, c.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())) == fresh
+        assert found(b, "before") == ["en/rules"]
+        assert found(b, "an*") == ["en/apple"]
 
 
 def test_stop_words_alike_on_both(brain):
