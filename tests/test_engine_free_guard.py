@@ -77,7 +77,8 @@ def test_marked_tests_that_open_the_engines_brain_fail_and_the_report_lists_cand
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
-    (inner / "conftest.py").write_bytes((ROOT / "tests" / "conftest.py").read_bytes())
+    for helper in ("conftest.py", "assert_cache.py"):  # (conftest imports assert_cache at configure)
+        (inner / helper).write_bytes((ROOT / "tests" / helper).read_bytes())
     (inner / "test_inner.py").write_text(INNER)
     report = tmp_path / "report.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "GBRAIN_DB"))}
@@ -92,7 +93,7 @@ def test_marked_tests_that_open_the_engines_brain_fail_and_the_report_lists_cand
         if word in ("PASSED", "FAILED", "ERROR") and "::" in rest:
             name = rest.split("::", 1)[1].split(" ", 1)[0]
             status.setdefault(name, set()).add(word)
-    assert status.get("test_pure") == {"PASSED"}, out
+    assert status.get("test_pure") == {"PASSED"}, out + r.stderr
     assert status.get("test_own_brain") == {"PASSED"}, out
     for name in ("test_opens_engine_brain", "test_cli_makes_brain", "test_asks_engine"):
         assert "ERROR" in status.get(name, set()), (name, out)
