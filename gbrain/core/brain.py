@@ -28,7 +28,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_settings, graphs_of, is_graph_config, journal_link_names, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_settings, graphs_of, is_graph_config, journal_day_of, journal_link_names, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import Settings, graph_root, logseq_day, regex_runs
 from ..page.canvas import canvas_nodes, is_canvas
@@ -44,8 +44,6 @@ from ..page.markdown import (
     append_timeline,
     append_link_line,
     bear_note,
-    graph_title_format,
-    logseq_journal_day,
     edit_frontmatter,
     entry_key,
     logseq_items,
@@ -1720,17 +1718,19 @@ class Brain:
         """The link-target keys of the names a link finds the page at ``path`` titled ``title``
         by when Logseq reads it as a journal (a graph's page titled as its day: ``journals/2026_11_28``
         or ``pages/2026-11-28`` is ``Nov 28th, 2026``, found by ``[[2026-11-28]]``, ``[[nov 28th,
-        2026]]``…: :func:`~gbrain.page.links.journal_link_names` of its :meth:`page_syntax`), else
-        none: a save, delete or move of a journal re-resolves them (:meth:`re_resolve`)."""
-        if not any(ch.isdigit() for ch in title):
+        2026]]``…: :func:`~gbrain.page.links.journal_link_names` of its
+        :func:`~gbrain.page.links.journal_day_of` by its :meth:`page_syntax`), else none: a save,
+        delete or move of a journal re-resolves them (:meth:`re_resolve`)."""
+        if not any(ch.isdigit() for ch in title):  # (no day: spares page_syntax's lookup of the graphs)
             return set()
-        syntax = self.page_syntax(path)
-        out = journal_link_names(path, title, syntax)
-        fmt = graph_title_format(path, syntax) if out else None
-        if fmt is not None and regex_runs(fmt):
+        found = journal_day_of(path, title, self.page_syntax(path))
+        if found is None:
+            return set()
+        fmt, day = found
+        out = journal_link_names(day, fmt)
+        if regex_runs(fmt):
             # (a run such as ``.`` reads names day_spellings cannot list: ``[[23x11x2026]]`` under
             # ``dd.MM.yyyy``; the links read as this day are found among those holding a digit)
-            day = logseq_journal_day(title, fmt)
             out |= {key for target, key in self.conn.execute("SELECT DISTINCT target, target_name FROM links").fetchall()
                     if any(ch.isdigit() for ch in target) and logseq_day(target, fmt) == day}
         return out

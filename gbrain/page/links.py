@@ -25,6 +25,7 @@ Order (spec "links" + Obsidian's rules):
 """
 from __future__ import annotations
 
+import datetime as _dt
 import posixpath
 import re
 import sqlite3
@@ -137,7 +138,7 @@ def journal_keys(conn) -> JournalIndex:
     ``journals/`` is no graph's. The pages are read only when a name first reads as a day by one of
     the graphs' title formats, and only those titled as some format writes a day are parsed
     (:func:`gbrain.page.journals.title_re`)."""
-    from .markdown import graph_title_format, logseq_journal_day, page_property_syntax
+    from .markdown import page_property_syntax
 
     row = conn.execute("SELECT value FROM config WHERE key = 'property_syntax'").fetchone()
     setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
@@ -153,33 +154,37 @@ def journal_keys(conn) -> JournalIndex:
         shapes = [journals.title_re(f) for f in formats]
         out: dict[str, dict] = {}
         for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
-            if not _DIGIT.search(title) or not any(r.match(title) for r in shapes):
+            if not any(r.match(title) for r in shapes):
                 continue
-            fmt = graph_title_format(path, page_property_syntax(path, setting, graphs))
-            day = logseq_journal_day(title, fmt)
-            if day is not None:
-                out.setdefault(fmt, {}).setdefault(day, []).append((pid, slug))
+            found = journal_day_of(path, title, page_property_syntax(path, setting, graphs))
+            if found is not None:
+                out.setdefault(found[0], {}).setdefault(found[1], []).append((pid, slug))
         return out
 
     return JournalIndex(None, formats, load)
 
 
-def journal_link_names(path: str, title: str, syntax: str) -> set[str]:
-    """The link-target keys (:func:`title_names`) of the names a link finds the page at ``path``,
-    titled ``title`` and parsed with ``syntax`` (its :func:`~gbrain.page.markdown.page_property_syntax`),
-    by as a Logseq journal: each spelling Logseq reads as its day
-    (:func:`gbrain.page.journals.day_spellings`); none for a page that is no journal. A save,
-    delete or move of a journal re-resolves them."""
+def journal_day_of(path: str, title: str, syntax: str) -> "tuple[str, _dt.date] | None":
+    """``(title format, day)`` of the page at ``path``, titled ``title`` and parsed with ``syntax``
+    (its :func:`~gbrain.page.markdown.page_property_syntax`), when Logseq reads it as a journal: a
+    page of a graph titled as its day written in the graph's title format
+    (:func:`~gbrain.page.markdown.graph_title_format`, :func:`~gbrain.page.markdown.logseq_journal_day`:
+    ``journals/2026_11_28.md`` titled ``Nov 28th, 2026`` → ``('MMM do, yyyy', date(2026, 11, 28))``);
+    None for any other page (a title without a digit among them)."""
     from .markdown import graph_title_format, logseq_journal_day
 
-    if not _DIGIT.search(title):
-        return set()
     fmt = graph_title_format(path, syntax)
     day = logseq_journal_day(title, fmt)
-    if day is None:
-        return set()
+    return None if day is None else (fmt, day)
+
+
+def journal_link_names(day: "_dt.date", title_format: str) -> set[str]:
+    """The link-target keys (:func:`title_names`) of the names a link finds the journal of ``day``
+    in a graph whose title format is ``title_format`` (:func:`journal_day_of`) by: each spelling
+    Logseq reads as that day (:func:`gbrain.page.journals.day_spellings`). A save, delete or move
+    of a journal re-resolves them (``Brain.journal_names``)."""
     out: set[str] = set()
-    for n in journals.day_spellings(day, fmt):
+    for n in journals.day_spellings(day, title_format):
         out |= title_names(n)
     return out
 
