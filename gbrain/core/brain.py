@@ -59,6 +59,7 @@ from ..page.markdown import (
     parse_page,
     parse_timeline_entries,
     page_property_syntax,
+    reads_graphs,
     reads_logseq_properties,
     stem,
     timeline_line,
@@ -1275,7 +1276,7 @@ class Brain:
         holding ``logseq/config.edn`` beside it, as stored now: :func:`~gbrain.page.links.graphs_of`)
         and ``dataview`` for any other (:func:`~gbrain.page.markdown.page_property_syntax`)."""
         syntax = self.property_syntax
-        if syntax == "dataview":
+        if not reads_graphs(syntax):
             return syntax
         return page_property_syntax(path, syntax, graphs_of(self.conn, path))  # (``logseq``: a journal's title format)
 
@@ -1865,7 +1866,7 @@ class Brain:
         :meth:`backlinks`; ``[]`` when none (a name only a vault's page links is no page there).
         Matched as links resolve, by the whole name's :func:`title_key`."""
         last, whole = loose_key(name), title_key(name)
-        if not last or self.property_syntax == "dataview":
+        if not last or not reads_graphs(self.property_syntax):
             return []
         q = ("SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, l.label, p.id AS from_id, p.path, l.target FROM links l "
              "JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL AND l.target_name = ? AND l.kind IN ('wiki', 'embed') ORDER BY p.slug, l.id")

@@ -87,7 +87,7 @@ from ..storage.db import in_parts
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_logseq_properties, split_lines, stem, tag_items, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, reads_logseq_properties, split_lines, stem, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
 
 CHECKS = (
@@ -339,7 +339,7 @@ def _namespace_links(brain, rows: list) -> set[int]:
     target is a namespace of a page title of the same graph (``[[Reading]]`` or
     ``[[Reading/Books]]`` beside a page titled ``Reading/Books/Dune``): Logseq shows a page for
     every namespace a title holds, file or not, so no dead link (trial 61)."""
-    if brain.property_syntax == "dataview":
+    if not reads_graphs(brain.property_syntax):
         return set()
     from ..page.links import graphs_of
 

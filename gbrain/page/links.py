@@ -138,11 +138,11 @@ def journal_keys(conn) -> JournalIndex:
     ``journals/`` is no graph's. The pages are read only when a name first reads as a day by one of
     the graphs' title formats, and only those titled as some format writes a day are parsed
     (:func:`gbrain.page.journals.title_re`)."""
-    from .markdown import page_property_syntax
+    from .markdown import page_property_syntax, reads_graphs
 
     row = conn.execute("SELECT value FROM config WHERE key = 'property_syntax'").fetchone()
     setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
-    if setting == "dataview":
+    if not reads_graphs(setting):
         return JournalIndex({})
     graphs = graph_roots(conn)
     if not graphs and setting == "auto":

@@ -1966,6 +1966,14 @@ PROPERTY_SYNTAXES = ("auto", "logseq", "dataview")
 LOGSEQ_FOLDERS = frozenset({"pages", "journals"})
 
 
+def reads_graphs(property_syntax: str) -> bool:
+    """Whether a brain whose config ``property_syntax`` is ``property_syntax`` (one of
+    :data:`PROPERTY_SYNTAXES`) may read a page as a Logseq graph's (:func:`page_property_syntax`:
+    a graph's ``pages``/``journals`` page, its journals titled by day): under ``auto`` and
+    ``logseq`` yes, under ``dataview`` no page is, so no graph need be looked up."""
+    return property_syntax != "dataview"
+
+
 def reads_logseq_properties(path: str, property_syntax: str = "auto") -> bool:
     """Whether the ``key:: value`` lines opening the page at ``path`` are Logseq page properties
     (``title::`` titles it, ``alias::`` aliases, ``tags::`` tags it, every tag links its page)
@@ -1997,7 +2005,7 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     the page is in that graph's ``pages/`` folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``,
     ``logseq:legacy``): its title falls back to the name Logseq reads from its file name
     (:func:`logseq_page_name`) rather than the file name itself."""
-    if property_syntax == "dataview":
+    if not reads_graphs(property_syntax):
         return property_syntax
     parts = path.split("/")
     for i, part in enumerate(parts[:-1]):

@@ -2450,13 +2450,13 @@ def rederive_logseq_file_names(conn) -> int:
     parsed."""
     from ..page import journals
     from ..page.links import _config_text, graph_roots, is_graph_config
-    from ..page.markdown import journal_name, logseq_file_title, page_property_syntax
+    from ..page.markdown import journal_name, logseq_file_title, page_property_syntax, reads_graphs
     from .derive import parse_settings, relink_updates, update_links
 
     setting = parse_settings(conn)[2]
     configs = [(p, _config_text(d)) for p, d in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall()
                if is_graph_config(p)]
-    if setting == "dataview" or (not configs and setting != "logseq"):
+    if not reads_graphs(setting) or (not configs and setting != "logseq"):
         return 0
     graphs = graph_roots(conn)
     ids = []
@@ -2547,11 +2547,11 @@ def rederive_logseq_days(conn) -> int:
     Postgres v80, in the caller's transaction. Returns how many pages were parsed."""
     from ..page import journals
     from ..page.links import graph_roots
-    from ..page.markdown import graph_title_format, journal_name, logseq_file_title, page_property_syntax
+    from ..page.markdown import graph_title_format, journal_name, logseq_file_title, page_property_syntax, reads_graphs
     from .derive import parse_settings, relink_updates, update_links
 
     setting = parse_settings(conn)[2]
-    graphs = graph_roots(conn) if setting != "dataview" else {}
+    graphs = graph_roots(conn) if reads_graphs(setting) else {}
     if not graphs and setting != "logseq":
         return 0
     ids = []

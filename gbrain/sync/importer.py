@@ -32,7 +32,7 @@ from ..storage.db import begin_write, bind_client, commit, in_parts, rollback, s
 from ..storage.derive import PendingLinks
 from ..page.journals import CONFIG
 from ..page.links import graph_roots, is_graph_config
-from ..page.markdown import page_property_syntax
+from ..page.markdown import page_property_syntax, reads_graphs
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from ..page.slugs import nfc as slugs_nfc
 from . import verify
@@ -583,7 +583,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     # one's pages/journals folders is parsed as Logseq's at once (page_property_syntax); the pages
     # this import writes are then no work for the config's own save (Brain.graph_config_changed)
     graphs = ({**graph_roots(brain.conn), **{f.path[: -len(CONFIG)].rstrip("/"): _tree_name_format(f.abspath) for f in scan.files if is_graph_config(f.path)}}
-              if property_syntax != "dataview" else {})
+              if reads_graphs(property_syntax) else {})
     parsed_paths: set[str] = set()
     # an import killed after committing pages and before resolving links at its end: every link
     # is resolved again by this one, which may find nothing else to do (RESOLVE_PENDING)
