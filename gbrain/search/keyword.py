@@ -843,18 +843,6 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
 _ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
 
 
-class _Pieces:
-    """What a query word is on SQLite when the query holds a combining mark of a script
-    (:func:`fts_parts`): a word with its marks (:func:`_script_marks`), searched as one FTS5
-    string, the phrase of its unicode61 pieces. A pattern of its own, so :func:`_terms` knows it."""
-
-    def findall(self, text: str) -> list[str]:
-        return _script_marks()[1].findall(text)
-
-
-_PIECES = _Pieces()
-
-
 def _pg_word_rx(query: str) -> re.Pattern:
     """What a word of ``query`` is on Postgres: :data:`_WORD`, or, when ``query`` holds a combining
     mark of a script (``हिन्दी``), a word with its marks: Postgres' parser reads ``हिन्दी`` as one
@@ -1351,12 +1339,15 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
     last piece whole (the index cannot tell which mark followed it)."""
     parts: list[str] = []
     pos = 0
-    if rx is _WORD and not text.isascii() and _script_marks()[0].search(text):
-        rx = _PIECES
+    # (SQLite, a query holding a combining mark of a script: a word with its marks, one FTS5 string
+    # read as the phrase of its unicode61 pieces; _terms ends a prefix after a mark at its piece)
+    pieces = rx is _WORD and not text.isascii() and _script_marks()[0].search(text) is not None
+    if pieces:
+        rx = _script_marks()[1]
     spellings = [typed] if isinstance(typed, str) else list(typed or ())
     spelled = [[m.group(1) for m in _PHRASE.finditer(t)] for t in spellings if t and t != text]
     for k, m in enumerate(_PHRASE.finditer(text)):
-        parts += _terms(text[pos : m.start()], rx)
+        parts += _terms(text[pos : m.start()], rx, pieces=pieces)
         # (a star after the closing quote makes the phrase's last word a prefix, as FTS5 reads it)
         after = text.startswith("*", m.end())
         raw = _phrase_words(m.group(1), after, rx)
@@ -1367,7 +1358,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
             parts += _terms(words[0])
         elif len(words) == 1:
             # (a word with Arabic vowel marks: as typed or without them, as outside quotes)
-            parts += _terms(raw[0], rx, stem=False)
+            parts += _terms(raw[0], rx, stem=False, pieces=pieces)
         elif words:
             forms = [raw]
             bare = [w if w.isascii() else _ARABIC_MARK.sub("", w) for w in raw]
@@ -1382,7 +1373,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
             else:
                 parts.append(_phrase_term(raw))
         pos = m.end() + after
-    parts += _terms(text[pos:].replace('"', " "), rx)
+    parts += _terms(text[pos:].replace('"', " "), rx, pieces=pieces)
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
     seen: list[str] = []
@@ -1492,10 +1483,12 @@ def _is_stop(term: str) -> bool:
     return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
-def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True) -> list[str]:
+def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = False) -> list[str]:
     """The FTS5 terms of the words of ``text`` outside quotes (:func:`fts_parts`): each quoted, a
     prefix with its ``*``, a word with Arabic vowel marks as typed or without them, CJK text as
-    :func:`_cjk_terms`, a Russian word by its stem (not with ``stem=False``: a quoted word)."""
+    :func:`_cjk_terms`, a Russian word by its stem (not with ``stem=False``: a quoted word).
+    ``pieces``: ``rx`` reads a word with its combining marks for SQLite, whose unicode61 splits it
+    into pieces (:func:`fts_parts`): a prefix ending in a mark is its last piece whole."""
     out = []
     for w in rx.findall(text):
         prefix = w.endswith("*")
@@ -1504,7 +1497,7 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True) -> list[str]:
             continue
         bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
         star = "*" if prefix else ""
-        if rx is _PIECES and prefix and unicodedata.category(w[-1])[0] == "M":
+        if pieces and prefix and unicodedata.category(w[-1])[0] == "M":
             prefix = False  # (SQLite: ``हि*`` is the piece ``ह`` whole, as unicode61 ends it at the sign)
         if bare != w and bare:  # (Arabic vowel marks are optional in writing: the word as typed or without them)
             out.append(f"({_quote(w)}{'*' if prefix else ''} OR {_quote(bare)}{star})")
