@@ -440,26 +440,50 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         assert "+two" in cli("diff", "drafts/ana", "--db", str(db_path)).stdout.decode()
 
 
+#: what the tests of a page renamed away and back (:func:`write_renames`) write first, as notes/a
+RENAMED = "---\ntitle: A\n---\n# A\n\none\n"
+
+
+def write_renames(b, *steps: str) -> None:
+    """Put notes/a (:data:`RENAMED`), then each step in turn on the page where it is by then:
+    ``"->SLUG"`` moves it to SLUG, any other text is appended to it."""
+    slug = "notes/a"
+    run(b, "put", slug=slug, content=RENAMED)
+    for step in steps:
+        if step.startswith("->"):
+            run(b, "move", slug=slug, to=step[2:])
+            slug = step[2:]
+        else:
+            run(b, "put", slug=slug, append=step)
+
+
+def listing(b, slug: str, limit: int = 0, own=None) -> list[tuple]:
+    """``(name, version, op, added, removed)`` of each version ``history slug --limit limit`` lists,
+    newest first; ``name`` is the row's, ``own`` for a row without one."""
+    return [(v.get("name", own), v["version"], v["op"], v["added"], v["removed"]) for v in h.versions(b, slug, limit=limit)["versions"]]
+
+
+def assert_cut_listings_agree(b, slug: str, got: list[tuple], own=None) -> None:
+    """A listing cut at each limit short of ``got`` (:func:`listing`, uncut) is its first rows:
+    each line counted against the true version before it, listed or not."""
+    for lim in range(1, len(got)):
+        assert listing(b, slug, lim, own) == got[:lim], lim
+
+
 def test_history_of_a_page_renamed_away_and_back_lists_its_versions_in_time_order(db_path):
     """Trial 65 (F3): put notes/a, append, move to notes/b, append, move back. `history notes/a`
     listed notes/b's versions as a block after notes/a's first one, so the line counts, each
     against the row listed next, were wrong (the create `+0 -4`, the move in `+9 -0`) and the
     header said notes/b's versions came "before it moved". Versions across names go in time order."""
-    text = "---\ntitle: A\n---\n# A\n\none\n"
+    text = RENAMED
     with Brain.open(db_path) as b:
-        run(b, "put", slug="notes/a", content=text)
-        run(b, "put", slug="notes/a", append="two")
-        run(b, "move", slug="notes/a", to="notes/b")
-        run(b, "put", slug="notes/b", append="three")
-        run(b, "move", slug="notes/b", to="notes/a")
+        write_renames(b, "two", "->notes/b", "three", "->notes/a")
         r = h.versions(b, "notes/a", limit=0)
-        got = [(v.get("name", "notes/a"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        got = listing(b, "notes/a", own="notes/a")
         assert got == [("notes/a", 4, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
                        ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
         assert r["total"] == 6
-        for lim in (1, 2, 3, 4, 5):  # a cut listing counts each line against the true version before it too
-            cut = [(v.get("name", "notes/a"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
-            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        assert_cut_listings_agree(b, "notes/a", got, own="notes/a")
         out = ops.history._history_text(r, {})
         heads = [ln for ln in out.splitlines() if ln.startswith("  as ")]
         assert heads == ["  as notes/b, before it moved to notes/a (`gbrain get notes/b --version N`):",
@@ -487,12 +511,10 @@ def test_history_of_a_name_another_page_moved_onto_keeps_the_two_pages_apart(db_
         run(b, "move", slug="notes/a", to="notes/b")
         run(b, "move", slug="notes/c", to="notes/a")
         r = h.versions(b, "notes/a", limit=0)
-        got = [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        got = listing(b, "notes/a")
         assert got == [(None, 4, "move", 0, 0), ("notes/c", 2, "update", 2, 0), ("notes/c", 1, "create", 3, 0),
                        ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 3, 0)], got
-        for lim in (1, 2, 3, 4, 5):
-            cut = [(v.get("name"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
-            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        assert_cut_listings_agree(b, "notes/a", got)
         heads = [ln for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
         assert heads == ["  as notes/c, before it moved to notes/a (`gbrain get notes/c --version N`):",
                          "  as notes/a, another page's, before this one moved in (`gbrain get notes/a --version N`):"], heads
@@ -505,25 +527,16 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
     lineage's cycle guard stopped at the second notes/b, and notes/b v1 (the first move in) showed
     `+8 -0`, counted against nothing. Every version of the page, in time order, each counted
     against the version written before it; get --version, diff and revert --to keep working."""
-    text = "---\ntitle: A\n---\n# A\n\none\n"
+    text = RENAMED
     with Brain.open(db_path) as b:
-        run(b, "put", slug="notes/a", content=text)
-        run(b, "put", slug="notes/a", append="two")
-        run(b, "put", slug="notes/a", append="three")
-        run(b, "move", slug="notes/a", to="notes/b")
-        run(b, "put", slug="notes/b", append="four")
-        run(b, "move", slug="notes/b", to="notes/a")
-        run(b, "put", slug="notes/a", append="five")
-        run(b, "move", slug="notes/a", to="notes/b")
+        write_renames(b, "two", "three", "->notes/b", "four", "->notes/a", "five", "->notes/b")
         r = h.versions(b, "notes/b", limit=0)
-        got = [(v.get("name", "notes/b"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        got = listing(b, "notes/b", own="notes/b")
         assert got == [("notes/b", 4, "move", 0, 0), ("notes/a", 6, "update", 2, 0), ("notes/a", 5, "move", 0, 0),
                        ("notes/b", 3, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
                        ("notes/a", 3, "update", 2, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
         assert r["total"] == 9  # (an older name's move away is not listed: the move in beside it is)
-        for lim in range(1, 9):  # a cut listing counts each line against the true version before it too
-            cut = [(v.get("name", "notes/b"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/b", limit=lim)["versions"]]
-            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        assert_cut_listings_agree(b, "notes/b", got, own="notes/b")
         js = json.loads(cli("history", "notes/b", "--json", "--limit", "0", "--db", str(db_path)).stdout)
         assert [(v.get("name", "notes/b"), v["version"]) for v in js["versions"]] == [g[:2] for g in got], js
         out = ops.history._history_text(r, {})
