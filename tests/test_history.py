@@ -1656,6 +1656,60 @@ def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name
         eng.close()
 
 
+def test_history_names_a_conflict_copy_of_an_earlier_stretch_of_a_name_the_page_had_twice(tmp_path, db_path):
+    """`history` named the copies whose conflict's texts are versions of the page, read from one
+    stretch per name (`lineage_spans` without `every`) and the key's own versions since its last
+    move away only. A conflict copy made while the page was at `a`, then the page edited and moved
+    a→b→a (→b): `history a` (`history b`) named the copy no more, though it still held a save of
+    this note, moved with the page each time (`a.conflict-….md`). Every stretch of every name counts."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("one\ntwo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("a", "one\nbrain two\n")
+        (root / "a.md").write_text("one\nfile two\n")
+        cp = eng.sync()["conflicts"][0]["copy_path"]
+        assert cp.startswith("a.conflict-") and run(b, "history", slug="a")["conflict_copies"] == [cp]
+        b.put("a", "one\nfile two\nthree\n")  # the conflict's texts are no longer the newest's
+        for src, dst in (("a", "b"), ("b", "a"), ("a", "b")):
+            run(b, "move", slug=src, to=dst)
+            eng.sync()
+            cp = dst + cp[len(src):]  # (the copy moves with the page: tests/test_move.py)
+            assert (root / cp).exists() and b.page_row(cp[:-3]) is not None
+            assert run(b, "history", slug=dst).get("conflict_copies") == [cp], (src, dst)
+        eng.close()
+
+
+def test_history_leaves_out_the_conflict_copy_of_a_deleted_page_whose_name_another_page_moved_onto(tmp_path, db_path):
+    """`a` had a conflict copy and was deleted; `c` moved onto `a`. `history a` lists the deleted
+    page's versions apart (`another page's, before this one moved in`), but named its conflict copy
+    as "another version of this note": the copies were read from every version since the name's
+    last move away, the other page's too."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("one\ntwo\n")
+    (root / "c.md").write_text("# C\nsee\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("a", "one\nbrain two\n")
+        (root / "a.md").write_text("one\nfile two\n")
+        cp = eng.sync()["conflicts"][0]["copy_path"]
+        run(b, "delete", slug="a")
+        eng.sync()
+        run(b, "move", slug="c", to="a")
+        eng.sync()
+        assert (root / cp).exists() and b.page_row(cp[:-3]) is not None  # the copy is still there
+        r = run(b, "history", slug="a", limit=0)
+        assert [v.get("name") for v in r["versions"]][-1] == "a", r  # (the deleted page's versions, apart)
+        assert "conflict_copies" not in r, r
+        eng.close()
+
+
 def test_history_of_a_moved_page_leaves_out_an_earlier_page_that_left_its_old_name(tmp_path, db_path):
     """Review of trial 47: `a.md` moved to `x.md`; a new note written at `a.md` later moved to
     `sub/a.md`. `history sub/a` listed, as versions written under its old name `a`, those of

@@ -738,6 +738,26 @@ def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
                         (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
+def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
+    """The versions of the one page (or file) that last had the name ``key``, by name:
+    ``[(name, after, upto)]``, the versions ``after < version <= upto`` (``upto`` None: every one
+    after ``after``), ``key``'s newest stretch first, then every earlier stretch of every name it
+    had, the key's own included (:func:`lineage_spans` with ``every``). Unlike the key's history
+    (every version of the name), ``key``'s newest stretch starts at this page: after the last move
+    away of another page (before the key's own last row, when that is the page's move away) and at
+    its move in when the versions before it are another page's (:func:`_moved_in_at`). What
+    belongs to the page: its open conflict copies (``history``), ``purge SLUG``."""
+    spans = lineage_spans(conn, kind, key, every=True)
+    last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+    away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
+    after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
+                         (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
+    cut = _moved_in_at(conn, kind, key, spans)
+    if cut is not None:
+        after = max(after, cut - 1)
+    return [(key, after, None)] + spans[1:]
+
+
 def versions(brain, name: str, limit: int = 20) -> dict:
     """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
     [{version, at, op, size, surface, operation, client, origin, path, by, added, removed,
