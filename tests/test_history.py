@@ -454,9 +454,10 @@ def test_history_of_a_page_renamed_away_and_back_lists_its_versions_in_time_orde
         run(b, "move", slug="notes/b", to="notes/a")
         r = h.versions(b, "notes/a", limit=0)
         got = [(v.get("name", "notes/a"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        # (notes/a v3, its move away to notes/b, is not listed: the move in, notes/b v1, is; as of notes/b's v3)
         assert got == [("notes/a", 4, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
-                       ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
-        assert r["total"] == 6
+                       ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
+        assert r["total"] == 5
         for lim in (1, 2, 3, 4, 5):  # a cut listing counts each line against the true version before it too
             cut = [(v.get("name", "notes/a"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
             assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
@@ -518,9 +519,9 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         r = h.versions(b, "notes/b", limit=0)
         got = [(v.get("name", "notes/b"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
         assert got == [("notes/b", 4, "move", 0, 0), ("notes/a", 6, "update", 2, 0), ("notes/a", 5, "move", 0, 0),
-                       ("notes/b", 3, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
+                       ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
                        ("notes/a", 3, "update", 2, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
-        assert r["total"] == 9  # (an older name's move away is not listed: the move in beside it is)
+        assert r["total"] == 8  # (a move away is not listed, an older name's nor the key's own notes/b v3: the move in beside it is)
         for lim in range(1, 9):  # a cut listing counts each line against the true version before it too
             cut = [(v.get("name", "notes/b"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/b", limit=lim)["versions"]]
             assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
@@ -542,6 +543,47 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         assert "(notes/a has versions 1 to 3, 5 to 6): `gbrain get notes/a --version 6`" in str(e.value), e.value
         run(b, "revert", slug="notes/b", to=2)  # revert --to N: notes/b's own version 2
         assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
+
+
+def test_history_shows_each_move_of_a_page_renamed_a_b_a_b_c_once_whatever_name_is_asked(db_path):
+    """A page moved a→b→a→b→c (an edit under each name). Each move is two rows, the move away at
+    the old name and the move in at the new one; `history` lists the move in (`move from …`),
+    and an older name's move away is not listed. But the name asked for listed its own move aways
+    between its stretches: `history notes/b` showed `notes/b v3 move to notes/a` while notes/a's
+    two moves away (v3, v6) were not, and `history notes/c` listed none of the four. Every stretch
+    alike now: one row per move, its move in; the asked name's last row, the move that took the
+    page on (`to notes/c`), stays, since no move in of it is listed. Counts against the true
+    version before, header per stretch, total and every cut listing agree."""
+    text = "---\ntitle: A\n---\n# A\n\none\n"
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content=text)
+        run(b, "put", slug="notes/a", append="two")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", append="three")
+        run(b, "move", slug="notes/b", to="notes/a")
+        run(b, "put", slug="notes/a", append="four")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", append="five")
+        run(b, "move", slug="notes/b", to="notes/c")
+        page = [("notes/a", 1, "create", 6, 0), ("notes/a", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0), ("notes/b", 2, "update", 2, 0),
+                ("notes/a", 4, "move", 0, 0), ("notes/a", 5, "update", 2, 0), ("notes/b", 4, "move", 0, 0), ("notes/b", 5, "update", 2, 0)]  # oldest first
+        want = {
+            "notes/c": [("notes/c", 1, "move", 0, 0)] + page[::-1],
+            "notes/b": [("notes/b", 6, "move", 0, 0)] + page[::-1],  # (to notes/c: how the page left the name)
+            "notes/a": [("notes/a", 6, "move", 0, 0)] + page[:6][::-1],  # (to notes/b)
+        }
+        for key, rows in want.items():
+            r = h.versions(b, key, limit=0)
+            got = [(v.get("name", key), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+            assert got == rows and r["total"] == len(rows), (key, got, r["total"])
+            for lim in range(1, len(rows)):  # a cut listing counts each line against the true version before it too
+                cut = [(v.get("name", key), v["version"], v["added"], v["removed"]) for v in h.versions(b, key, limit=lim)["versions"]]
+                assert cut == [g[:2] + g[3:] for g in rows[:lim]], (key, lim, cut)
+            heads = [ln.split(" (`")[0] for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
+            names = [g[0] for g in rows]
+            assert heads == [f"  as {n}, before it moved to {prev}" for prev, n in zip(names, names[1:]) if n != prev], (key, heads)
+        for v in h.versions(b, "notes/b", limit=0)["versions"][1:]:  # every version listed holds text: a move in, an edit
+            assert h.version_bytes(b, "page", v.get("name", "notes/b"), v["version"]).startswith(text.encode())
 
 
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):

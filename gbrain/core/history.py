@@ -697,12 +697,16 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     rows: list = []
     spans = lineage_spans(conn, kind, key, every=True)
     cut = _moved_in_at(conn, kind, key, spans)
+    away = _moves_away_between(key, spans)
     for name, after, upto in _own_spans(key, spans):
         q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
         args: tuple = (kind, name, after)
         if upto is not None:
             q += " AND version <= ?"
             args += (upto,)
+        elif away:
+            q += f" AND version NOT IN ({','.join('?' * len(away))})"
+            args += tuple(away)
         if with_body:
             q += " AND body_id IS NOT NULL"
         q += " ORDER BY version DESC"
@@ -713,6 +717,16 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     # another page's versions under the key (before this page moved in) go after this page's
     rows.sort(key=lambda r: (cut is not None and r["name"] == key and r["version"] < cut, -r["id"]))
     return rows[:limit] if limit > 0 else rows
+
+
+def _moves_away_between(key: str, spans: list) -> list[int]:
+    """The versions of ``key`` that are this page's moves away between its stretches of it (a page
+    moved a→b→a: `a`'s `to b`), from ``spans`` (:func:`lineage_spans` with ``every``). Each move is
+    listed once, as its move in at the next name (``move from …``): an older name's move away is
+    never listed, and the key's own between its stretches are left out alike (before 2026-12-06
+    `history b` of a page moved a→b→a→b→c listed `b`'s `to a` and none of `a`'s). The key's last
+    move away, how the page left it, is listed: no move in of it is."""
+    return sorted(upto + 1 for nm, _after, upto in spans[1:] if nm == key)
 
 
 def _own_spans(key: str, spans: list) -> list:
@@ -771,8 +785,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     kind, key = resolve_key(brain, name)
     c = brain.conn
     rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
-    total = 0
     spans = lineage_spans(c, kind, key, every=True)
+    total = -len(_moves_away_between(key, spans))  # (not listed: :func:`_lineage_rows`)
     for nm, after, upto in _own_spans(key, spans):
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
