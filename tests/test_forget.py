@@ -1049,4 +1049,9 @@ def test_purge_slug_of_a_page_that_had_a_name_twice_takes_every_stretch_and_no_o
         mine = {tuple(r) for r in b.conn.execute("SELECT name, version FROM history WHERE name IN ('notes/a', 'notes/b')")} - others
     assert len(others) == 4 and len(mine) == 9, (others, mine)
     for name in ("notes/b", "notes/a"):
-        assert _items(run("purge", {"slug": name})) == mine, name
+        items = run("purge", {"slug": name})["items"]
+        assert _items({"items": items}) == mine, name
+        for n in ("notes/a", "notes/b"):  # oldest first per name, each name once (the dry run's `notes/b v1, v2, v3, v4`)
+            got = [i["version"] for i in items if i["name"] == n]
+            assert got == sorted(got), (n, got)
+        assert [i["name"] for i in items] == sorted([i["name"] for i in items], key=[i["name"] for i in items].index)

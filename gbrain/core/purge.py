@@ -244,7 +244,8 @@ def _family_rows(c, key: tuple[str, str]) -> list:
         if upto is not None:  # an old name: up to its move away (a later page of that name is another page)
             q, args = q + " AND version <= ?", args + (upto + 1,)
         rows.update((r["id"], r) for r in c.execute(q + " ORDER BY version", args).fetchall())
-    return list(rows.values())
+    order = {n: i for i, n in reversed(list(enumerate(r["name"] for r in rows.values())))}  # each name where it first came
+    return sorted(rows.values(), key=lambda r: (order[r["name"]], r["version"]))  # oldest first per name (a name it had twice: once)
 
 
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
