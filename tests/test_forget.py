@@ -875,7 +875,8 @@ def test_a_purge_of_a_text_naming_a_page_that_had_the_name_twice_keeps_every_str
     with Brain.open(db_path) as b:
         after = b.conn.execute("SELECT name, version FROM history WHERE name IN ('team/lima', 'groups/lima') ORDER BY name, version").fetchall()
         assert [tuple(x) for x in after] == [tuple(x) for x in before] and len(before) == 7, after
-    assert [v["op"] for v in run("history", {"slug": "groups/lima", "limit": 0})["versions"]] == ["move", "move", "move", "move", "create"]
+    # (each move once, as its move in: groups/lima's own move away between its stretches is not listed either)
+    assert [v["op"] for v in run("history", {"slug": "groups/lima", "limit": 0})["versions"]] == ["move", "move", "move", "create"]
 
 
 def test_a_purge_refused_for_a_live_page_s_name_says_it_is_the_name(db_path):
