@@ -545,6 +545,38 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
 
 
+def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_that_had_the_name_between(db_path):
+    """X moved notes/a → notes/b; another page Y was written at notes/a and moved on to notes/y;
+    X, edited, moved back to notes/a. `history notes/a` listed Y's versions among X's, under the
+    header `as notes/a, before it moved to notes/b`, and counted each line against the other
+    page's text: X's edit at notes/b `+3 -3` (against Y's; its own: `+1 -0`), Y's create `+1 -2`
+    (against X's). Y's versions at the name go after X's, apart, as another page's (a name
+    another page moved onto, `_moved_in_at`, alike), each counted against its own page's."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\n")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.move_page("notes/a", "notes/y")
+        b.put("notes/b", "X one\nX two\nX three\n")
+        b.move_page("notes/b", "notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in r["versions"]]
+        assert got == [(None, 6, "move", 0, 0), ("notes/b", 2, "update", 1, 0), ("notes/b", 1, "move", 0, 0), (None, 1, "create", 2, 0),
+                       ("notes/a", 5, "move", 0, 0), ("notes/a", 4, "update", 2, 0), ("notes/a", 3, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        for lim in range(1, len(got)):
+            cut = [(v.get("name"), v["version"], v["added"], v["removed"]) for v in h.versions(b, "notes/a", limit=lim)["versions"]]
+            assert cut == [g[:2] + g[3:] for g in got[:lim]], (lim, cut)
+        heads = [ln.split(" (`")[0] for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
+        assert heads == ["  as notes/b, before it moved to notes/a", "  as notes/a, before it moved to notes/b",
+                         "  as notes/a, another page's, before this one moved in"], heads
+        d = h.diff(b, "notes/a", -2)  # two back: X's move to notes/b, never one of Y's
+        assert d["from_name"] == "notes/b" and "+X three" in d["diff"] and "Y " not in d["diff"], d
+        assert h.version_bytes(b, "page", "notes/a", -3) == b"X one\nX two\n"  # counting back: X's own create, never Y's
+        assert [(v.get("name"), v["version"]) for v in h.versions(b, "notes/y", limit=0)["versions"]] == [(None, 1), ("notes/a", 4), ("notes/a", 3)]
+
+
 def test_history_shows_each_move_of_a_page_renamed_a_b_a_b_c_once_whatever_name_is_asked(db_path):
     """A page moved a→b→a→b→c (an edit under each name). Each move is two rows, the move away at
     the old name and the move in at the new one; `history` lists the move in (`move from …`),
