@@ -789,6 +789,8 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
 
 def _theirs(key: str, gaps: list):
     """Whether a history row is another page's version of ``key`` (``gaps``: :func:`_their_gaps`)."""
+    if not gaps:
+        return lambda r: False
     return lambda r: r["name"] == key and any(lo < r["version"] <= hi for lo, hi in gaps)
 
 
