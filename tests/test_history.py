@@ -480,9 +480,10 @@ def test_history_of_a_page_renamed_away_and_back_lists_its_versions_in_time_orde
         write_renames(b, "two", "->notes/b", "three", "->notes/a")
         r = h.versions(b, "notes/a", limit=0)
         got = listing(b, "notes/a", own="notes/a")
+        # (notes/a v3, its move away to notes/b, is not listed: the move in, notes/b v1, is; as of notes/b's v3)
         assert got == [("notes/a", 4, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
-                       ("notes/a", 3, "move", 0, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
-        assert r["total"] == 6
+                       ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
+        assert r["total"] == 5
         assert_cut_listings_agree(b, "notes/a", got, own="notes/a")
         out = ops.history._history_text(r, {})
         heads = [ln for ln in out.splitlines() if ln.startswith("  as ")]
@@ -533,9 +534,9 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         r = h.versions(b, "notes/b", limit=0)
         got = listing(b, "notes/b", own="notes/b")
         assert got == [("notes/b", 4, "move", 0, 0), ("notes/a", 6, "update", 2, 0), ("notes/a", 5, "move", 0, 0),
-                       ("notes/b", 3, "move", 0, 0), ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
+                       ("notes/b", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0),
                        ("notes/a", 3, "update", 2, 0), ("notes/a", 2, "update", 2, 0), ("notes/a", 1, "create", 6, 0)], got
-        assert r["total"] == 9  # (an older name's move away is not listed: the move in beside it is)
+        assert r["total"] == 8  # (a move away is not listed, an older name's nor the key's own notes/b v3: the move in beside it is)
         assert_cut_listings_agree(b, "notes/b", got, own="notes/b")
         js = json.loads(cli("history", "notes/b", "--json", "--limit", "0", "--db", str(db_path)).stdout)
         assert [(v.get("name", "notes/b"), v["version"]) for v in js["versions"]] == [g[:2] for g in got], js
@@ -555,6 +556,66 @@ def test_history_of_a_page_moved_a_b_a_b_lists_every_version_across_its_names(db
         assert "(notes/a has versions 1 to 3, 5 to 6): `gbrain get notes/a --version 6`" in str(e.value), e.value
         run(b, "revert", slug="notes/b", to=2)  # revert --to N: notes/b's own version 2
         assert b.get_text("notes/b") == text + "\ntwo\n\nthree\n\nfour\n"
+
+
+def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_that_had_the_name_between(db_path):
+    """X moved notes/a → notes/b; another page Y was written at notes/a and moved on to notes/y;
+    X, edited, moved back to notes/a. `history notes/a` listed Y's versions among X's, under the
+    header `as notes/a, before it moved to notes/b`, and counted each line against the other
+    page's text: X's edit at notes/b `+3 -3` (against Y's; its own: `+1 -0`), Y's create `+1 -2`
+    (against X's). Y's versions at the name go after X's, apart, as another page's (a name
+    another page moved onto, `_moved_in_at`, alike), each counted against its own page's."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\n")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.move_page("notes/a", "notes/y")
+        b.put("notes/b", "X one\nX two\nX three\n")
+        b.move_page("notes/b", "notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = listing(b, "notes/a")
+        assert got == [(None, 6, "move", 0, 0), ("notes/b", 2, "update", 1, 0), ("notes/b", 1, "move", 0, 0), (None, 1, "create", 2, 0),
+                       ("notes/a", 5, "move", 0, 0), ("notes/a", 4, "update", 2, 0), ("notes/a", 3, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/a", got)
+        heads = [ln.split(" (`")[0] for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
+        assert heads == ["  as notes/b, before it moved to notes/a", "  as notes/a, before it moved to notes/b",
+                         "  as notes/a, another page's, before this one moved in"], heads
+        d = h.diff(b, "notes/a", -2)  # two back: X's move to notes/b, never one of Y's
+        assert d["from_name"] == "notes/b" and "+X three" in d["diff"] and "Y " not in d["diff"], d
+        assert h.version_bytes(b, "page", "notes/a", -3) == b"X one\nX two\n"  # counting back: X's own create, never Y's
+        assert [(v.get("name"), v["version"]) for v in h.versions(b, "notes/y", limit=0)["versions"]] == [(None, 1), ("notes/a", 4), ("notes/a", 3)]
+
+
+def test_history_shows_each_move_of_a_page_renamed_a_b_a_b_c_once_whatever_name_is_asked(db_path):
+    """A page moved a→b→a→b→c (an edit under each name). Each move is two rows, the move away at
+    the old name and the move in at the new one; `history` lists the move in (`move from …`),
+    and an older name's move away is not listed. But the name asked for listed its own move aways
+    between its stretches: `history notes/b` showed `notes/b v3 move to notes/a` while notes/a's
+    two moves away (v3, v6) were not, and `history notes/c` listed none of the four. Every stretch
+    alike now: one row per move, its move in; the asked name's last row, the move that took the
+    page on (`to notes/c`), stays, since no move in of it is listed. Counts against the true
+    version before, header per stretch, total and every cut listing agree."""
+    with Brain.open(db_path) as b:
+        write_renames(b, "two", "->notes/b", "three", "->notes/a", "four", "->notes/b", "five", "->notes/c")
+        page = [("notes/a", 1, "create", 6, 0), ("notes/a", 2, "update", 2, 0), ("notes/b", 1, "move", 0, 0), ("notes/b", 2, "update", 2, 0),
+                ("notes/a", 4, "move", 0, 0), ("notes/a", 5, "update", 2, 0), ("notes/b", 4, "move", 0, 0), ("notes/b", 5, "update", 2, 0)]  # oldest first
+        want = {
+            "notes/c": [("notes/c", 1, "move", 0, 0)] + page[::-1],
+            "notes/b": [("notes/b", 6, "move", 0, 0)] + page[::-1],  # (to notes/c: how the page left the name)
+            "notes/a": [("notes/a", 6, "move", 0, 0)] + page[:6][::-1],  # (to notes/b)
+        }
+        for key, rows in want.items():
+            r = h.versions(b, key, limit=0)
+            got = listing(b, key, own=key)
+            assert got == rows and r["total"] == len(rows), (key, got, r["total"])
+            assert_cut_listings_agree(b, key, rows, own=key)
+            heads = [ln.split(" (`")[0] for ln in ops.history._history_text(r, {}).splitlines() if ln.startswith("  as ")]
+            names = [g[0] for g in rows]
+            assert heads == [f"  as {n}, before it moved to {prev}" for prev, n in zip(names, names[1:]) if n != prev], (key, heads)
+        for v in h.versions(b, "notes/b", limit=0)["versions"][1:]:  # every version listed holds text: a move in, an edit
+            assert h.version_bytes(b, "page", v.get("name", "notes/b"), v["version"]).startswith(RENAMED.encode())
 
 
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
@@ -1666,6 +1727,60 @@ def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name
         assert mine != theirs
         assert run(b, "history", slug="team/ana")["conflict_copies"] == [mine]
         assert run(b, "history", slug="ana")["conflict_copies"] == [theirs]
+        eng.close()
+
+
+def test_history_names_a_conflict_copy_of_an_earlier_stretch_of_a_name_the_page_had_twice(tmp_path, db_path):
+    """`history` named the copies whose conflict's texts are versions of the page, read from one
+    stretch per name (`lineage_spans` without `every`) and the key's own versions since its last
+    move away only. A conflict copy made while the page was at `a`, then the page edited and moved
+    a→b→a (→b): `history a` (`history b`) named the copy no more, though it still held a save of
+    this note, moved with the page each time (`a.conflict-….md`). Every stretch of every name counts."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("one\ntwo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("a", "one\nbrain two\n")
+        (root / "a.md").write_text("one\nfile two\n")
+        cp = eng.sync()["conflicts"][0]["copy_path"]
+        assert cp.startswith("a.conflict-") and run(b, "history", slug="a")["conflict_copies"] == [cp]
+        b.put("a", "one\nfile two\nthree\n")  # the conflict's texts are no longer the newest's
+        for src, dst in (("a", "b"), ("b", "a"), ("a", "b")):
+            run(b, "move", slug=src, to=dst)
+            eng.sync()
+            cp = dst + cp[len(src):]  # (the copy moves with the page: tests/test_move.py)
+            assert (root / cp).exists() and b.page_row(cp[:-3]) is not None
+            assert run(b, "history", slug=dst).get("conflict_copies") == [cp], (src, dst)
+        eng.close()
+
+
+def test_history_leaves_out_the_conflict_copy_of_a_deleted_page_whose_name_another_page_moved_onto(tmp_path, db_path):
+    """`a` had a conflict copy and was deleted; `c` moved onto `a`. `history a` lists the deleted
+    page's versions apart (`another page's, before this one moved in`), but named its conflict copy
+    as "another version of this note": the copies were read from every version since the name's
+    last move away, the other page's too."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("one\ntwo\n")
+    (root / "c.md").write_text("# C\nsee\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("a", "one\nbrain two\n")
+        (root / "a.md").write_text("one\nfile two\n")
+        cp = eng.sync()["conflicts"][0]["copy_path"]
+        run(b, "delete", slug="a")
+        eng.sync()
+        run(b, "move", slug="c", to="a")
+        eng.sync()
+        assert (root / cp).exists() and b.page_row(cp[:-3]) is not None  # the copy is still there
+        r = run(b, "history", slug="a", limit=0)
+        assert [v.get("name") for v in r["versions"]][-1] == "a", r  # (the deleted page's versions, apart)
+        assert "conflict_copies" not in r, r
         eng.close()
 
 

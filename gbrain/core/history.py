@@ -696,23 +696,41 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
     rows: list = []
     spans = lineage_spans(conn, kind, key, every=True)
-    cut = _moved_in_at(conn, kind, key, spans)
+    gaps = _their_gaps(conn, kind, key, spans)
+    theirs = _theirs(key, gaps)
+    away = _moves_away_between(key, spans)
     for name, after, upto in _own_spans(key, spans):
         q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
         args: tuple = (kind, name, after)
         if upto is not None:
             q += " AND version <= ?"
             args += (upto,)
+        elif away:
+            q += f" AND version NOT IN ({','.join('?' * len(away))})"
+            args += tuple(away)
         if with_body:
             q += " AND body_id IS NOT NULL"
         q += " ORDER BY version DESC"
-        if limit > 0:  # the newest `limit` of all are among each name's newest `limit`
+        if limit > 0:  # the newest `limit` of all are among each name's newest `limit` (the key's: and another page's listed after)
+            more = 0
+            for lo, hi in (gaps if name == key and upto is None else ()):
+                more += conn.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ?", (kind, key, lo, hi)).fetchone()[0]
             q += " LIMIT ?"
-            args += (limit,)
+            args += (limit + more,)
         rows += conn.execute(q, args).fetchall()
-    # another page's versions under the key (before this page moved in) go after this page's
-    rows.sort(key=lambda r: (cut is not None and r["name"] == key and r["version"] < cut, -r["id"]))
+    # another page's versions under the key (before this page moved in, or between its stretches) go after this page's
+    rows.sort(key=lambda r: (theirs(r), -r["id"]))
     return rows[:limit] if limit > 0 else rows
+
+
+def _moves_away_between(key: str, spans: list) -> list[int]:
+    """The versions of ``key`` that are this page's moves away between its stretches of it (a page
+    moved a→b→a: `a`'s `to b`), from ``spans`` (:func:`lineage_spans` with ``every``). Each move is
+    listed once, as its move in at the next name (``move from …``): an older name's move away is
+    never listed, and the key's own between its stretches are left out alike (before 2026-12-06
+    `history b` of a page moved a→b→a→b→c listed `b`'s `to a` and none of `a`'s). The key's last
+    move away, how the page left it, is listed: no move in of it is."""
+    return sorted(upto + 1 for nm, _after, upto in spans[1:] if nm == key)
 
 
 def _own_spans(key: str, spans: list) -> list:
@@ -738,6 +756,57 @@ def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
                         (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
+def _head_after(conn, kind: str, key: str, spans: list) -> int:
+    """The version of ``key`` after which the newest stretch of the page that last had it starts
+    (:func:`page_spans`): after the last move away (the one before the key's last row, when that
+    row is the page's move away on) and from its move in when the versions before it are another
+    page's (:func:`_moved_in_at`)."""
+    last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+    away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
+    after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
+                         (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
+    cut = _moved_in_at(conn, kind, key, spans)
+    return after if cut is None else max(after, cut - 1)
+
+
+def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]:
+    """The versions of ``key`` that are another page's in the listing of ``key``
+    (:func:`_lineage_rows`), as ``[(lo, hi)]``, ``lo < version <= hi``: those another page wrote at
+    the name before this page moved in (:func:`_moved_in_at`) or between two of this page's
+    stretches of it (a page moved a→b, another page written at `a` and moved on, the first moved
+    back: before 2026-12-06 `history a` listed the other's among its own, each line counted
+    against the other page's text). Versions before this page's first stretch of the key stay the
+    name's (a page written at a name another left by moving away: its history is the name's)."""
+    cut = _moved_in_at(conn, kind, key, spans)
+    if cut is not None:
+        return [(0, cut - 1)]
+    own = sorted((after, upto + 1) for nm, after, upto in spans[1:] if nm == key)  # each earlier stretch, its move away included
+    if not own:
+        return []
+    own.append((_head_after(conn, kind, key, spans), 0))
+    return [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
+
+
+def _theirs(key: str, gaps: list):
+    """Whether a history row is another page's version of ``key`` (``gaps``: :func:`_their_gaps`)."""
+    if not gaps:
+        return lambda r: False
+    return lambda r: r["name"] == key and any(lo < r["version"] <= hi for lo, hi in gaps)
+
+
+def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
+    """The versions of the one page (or file) that last had the name ``key``, by name:
+    ``[(name, after, upto)]``, the versions ``after < version <= upto`` (``upto`` None: every one
+    after ``after``), ``key``'s newest stretch first, then every earlier stretch of every name it
+    had, the key's own included (:func:`lineage_spans` with ``every``). Unlike the key's history
+    (every version of the name), ``key``'s newest stretch starts at this page: after the last move
+    away of another page (before the key's own last row, when that is the page's move away) and at
+    its move in when the versions before it are another page's (:func:`_moved_in_at`). What
+    belongs to the page: its open conflict copies (``history``), ``purge SLUG``."""
+    spans = lineage_spans(conn, kind, key, every=True)
+    return [(key, _head_after(conn, kind, key, spans), None)] + spans[1:]
+
+
 def versions(brain, name: str, limit: int = 20) -> dict:
     """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
     [{version, at, op, size, surface, operation, client, origin, path, by, added, removed,
@@ -751,19 +820,18 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     kind, key = resolve_key(brain, name)
     c = brain.conn
     rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
-    total = 0
     spans = lineage_spans(c, kind, key, every=True)
+    total = -len(_moves_away_between(key, spans))  # (not listed: :func:`_lineage_rows`)
     for nm, after, upto in _own_spans(key, spans):
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
     # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
-    older = cut = None
+    older = None
+    theirs = _theirs(key, _their_gaps(c, kind, key, spans))
     if rows:
-        cut = _moved_in_at(c, kind, key, spans)
-
         def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
-            return (cut is not None and r["name"] == key and r["version"] < cut, -r["id"])
+            return (theirs(r), -r["id"])
         older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
     prev_bid = older["body_id"] if older else None
     cache: dict[int, bytes] = {}
@@ -777,7 +845,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
 
     deltas = {}
     for i, r in enumerate(reversed(rows)):
-        if i and cut is not None and rows[len(rows) - i]["name"] == key and rows[len(rows) - i]["version"] < cut and not (r["name"] == key and r["version"] < cut):
+        if i and theirs(rows[len(rows) - i]) and not theirs(r):
             prev_bid = None  # this page's first version: the other page's before it is no base
         bid = r["body_id"]
         if r["op"] == "delete" or (r["op"] == "move" and bid is None):
@@ -793,7 +861,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({marks})", part))
     for r in rows:
         d = _version_dict(r)
-        if r["name"] != key or (cut is not None and r["version"] < cut):  # the key's own name: another page's, before this one moved in
+        if r["name"] != key or theirs(r):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
         d["added"], d["removed"] = dl if dl else (None, None)

@@ -217,9 +217,13 @@ def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tup
 def _family_rows(c, key: tuple[str, str]) -> list:
     """The history rows of ``key`` and of every name its page or file had: the renames after it,
     followed to its last name when that is not current (a page deleted after its renames), and
-    the names before that one (:func:`~gbrain.core.history.lineage`: each old name's versions
-    up to its move away, that move included). ``purge SLUG`` took the one name's history: a page
-    renamed twice needed three purges (the versions under its old names kept its text)."""
+    the names before that one (:func:`~gbrain.core.history.page_spans`: each stretch of each old
+    name, up to its move away, that move included). ``purge SLUG`` took the one name's history: a page
+    renamed twice needed three purges (the versions under its old names kept its text). Another
+    page's versions at one of its names (a page that left the name before this one had it, or was
+    deleted there before this one moved in) are that page's: left, and taken by a purge of that
+    page's name once it is the page that last had it (before 2026-12-06 they went too: `purge
+    notes/a` of a deleted page moved onto notes/a took the past of the live page that left it)."""
     kind, cur = key
     seen = {cur}
     while len(seen) <= h.MAX_MOVES:  # the renames after key
@@ -234,13 +238,14 @@ def _family_rows(c, key: tuple[str, str]) -> list:
         cur = nxt
     live = c.execute(f"SELECT 1 FROM {'pages WHERE slug' if kind == 'page' else 'files WHERE path'} = ?", (cur,)).fetchone()
     end = key[1] if live else cur  # a page that lives on under its last name: its old names' versions only
-    rows: list = []
-    for name, upto in h.lineage(c, kind, end):
-        q, args = "SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ?", (kind, name)
+    rows: dict[int, object] = {}
+    for name, after, upto in h.page_spans(c, kind, end):  # the page's versions only: never another page's at one of its names
+        q, args = "SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?", (kind, name, after)
         if upto is not None:  # an old name: up to its move away (a later page of that name is another page)
             q, args = q + " AND version <= ?", args + (upto + 1,)
-        rows += c.execute(q + " ORDER BY version", args).fetchall()
-    return rows
+        rows.update((r["id"], r) for r in c.execute(q + " ORDER BY version", args).fetchall())
+    order = {n: i for i, n in reversed(list(enumerate(r["name"] for r in rows.values())))}  # each name where it first came
+    return sorted(rows.values(), key=lambda r: (order[r["name"]], r["version"]))  # oldest first per name (a name it had twice: once)
 
 
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:

@@ -107,10 +107,10 @@ def _open_copies(b, r: dict) -> list[str]:
 
     paths: set[str] = set()
     hashes: set[str] = set()
-    for nm, lo, upto in h.lineage_spans(b.conn, kind, r["name"]):  # the paths and texts of every name it had, while it had it
-        # (a page written at a name another page left is another page: review of trial 47)
-        lo = lo if upto is not None else (b.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL",
-                                                         (kind, nm)).fetchone()[0] or 0)  # (the key itself: since its last move away)
+    # the paths and texts of every name it had, while it had it, each stretch of a name it had twice
+    # (a page written at a name another page left, or one another page moved onto, is another page:
+    # review of trial 47; a→b→a: `a`'s first stretch is this page's)
+    for nm, lo, upto in h.page_spans(b.conn, kind, r["name"]):
         hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
         for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
                                        "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args)).fetchall():
