@@ -33,6 +33,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -208,6 +209,7 @@ def main() -> None:
         if args.check:
             check(url)
     srv.cleanup()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
