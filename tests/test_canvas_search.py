@@ -320,3 +320,43 @@ def test_copy_carries_the_cards_both_ways(pg_url, tmp_path):
             assert [(h["slug"], h["node"]) for h in _search(db, word)] == ([("Boards/Plan.canvas", node)] if node else []), (db, word)
     r = gbrain_in_process("check", "--db", c)
     assert r.returncode == 0, r.stderr
+
+
+STOP_CARDS = (("text", "text", "Don't ship it before the review"), ("group", "label", "Zeppelin plans for the roadmap"),
+              ("text", "text", "The roadmap of the quarterly roadmap and the zeppelin"))
+
+
+def test_a_cards_stop_words_are_found(db_path):
+    """A card's words 'english' drops (its stop words: ``before``, ``don``) are found on both engines,
+    as in a page (SQLite's FTS5 keeps every word; Postgres indexes them as written since pg_v82)."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Board.canvas", _canvas(*STOP_CARDS))
+    assert [(h["slug"], h["node"]) for h in _search(db_path, "before")] == [("Board.canvas", "n0")]
+    assert [(h["slug"], h["node"]) for h in _search(db_path, "don't")] == [("Board.canvas", "n0")]
+    assert [h["slug"] for h in _search(db_path, "after")] == []
+
+
+@pytest.mark.engine_free
+def test_postgres_v82_indexes_a_cards_stop_words(pg_url, monkeypatch):
+    """A brain made at v81 (a card's stop words out of its tsv) finds them after the migration; an
+    ordinary query's canvas and page scores stay (a card's BM25 length leaves the stop words out:
+    keyword._CARD_LEN), and no page's vectors change (gb_alias_tsv gives v81's vectors)."""
+    from gbrain.storage import pg
+
+    pages = "SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages ORDER BY slug"
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 81)
+    with Brain.open(pg_url, create=True) as b:
+        b.save_file("Board.canvas", _canvas(*STOP_CARDS))
+        b.put("Notes/Plan", "# The roadmap\n\nDon't fly the zeppelin before the roadmap is done; it's an idea now.\n")
+        before = b.conn.execute(pages).fetchall()
+    ordinary = {q: [(h["slug"], h.get("node"), h["score"]) for h in _search(pg_url, q)] for q in ("roadmap", "zeppelin roadmap", "quarterly")}
+    assert [h["slug"] for h in _search(pg_url, "before")] == ["Notes/Plan"]  # (the card's not yet)
+    monkeypatch.undo()
+    with Brain.open(pg_url) as b:
+        assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION >= 82
+        assert b.conn.execute(pages).fetchall() == before
+        with b.transaction():  # what a write gives every page now
+            b.conn.execute("UPDATE pages SET title = title")
+        assert b.conn.execute(pages).fetchall() == before
+    assert {q: [(h["slug"], h.get("node"), h["score"]) for h in _search(pg_url, q)] for q in ordinary} == ordinary
+    assert {(h["slug"], h.get("node")) for h in _search(pg_url, "before")} == {("Notes/Plan", None), ("Board.canvas", "n0")}

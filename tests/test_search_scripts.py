@@ -206,6 +206,37 @@ def test_postgres_v81_indexes_stop_words(tmp_path, pg_url, monkeypatch):
         assert found(b, "an*") == ["en/apple"]
 
 
+@pytest.mark.engine_free
+def test_postgres_v82_stop_words_as_v81_read_them(pg_url):
+    """pg_v82's gb_alias_tsv (a field's 'simple' lexemes in the fixed list gb_stop_words()) gives
+    the vector v81's gave (pg_v57's: 'english' asked about each lexeme), positions and all, on
+    texts of every stop word, apostrophes, digits, other scripts and case mappings; every word of
+    the list is one 'english' drops on this server."""
+    from importlib import resources
+
+    import re
+
+    v57 = re.search(r"CREATE OR REPLACE FUNCTION gb_alias_tsv\(.*?\$\$.*?\$\$;",
+                    (resources.files("gbrain.storage") / "sql" / "pg_v57.sql").read_text(encoding="utf-8"), re.S).group(0)
+    stop = "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself " \
+        "they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having " \
+        "do does did doing a an the and but if or because as until while of at by for with about against between into through during " \
+        "before after above below to from up down in out on off over under again further then once here there when where why how all any " \
+        "both each few more most other some such no nor not only own same so than too very s t can will just don should now"
+    texts = [stop, stop.upper(), "Don't touch the oven. It's hot, before noon; an apple a day", "the-who of_a now2 2now 1e5 don't've",
+             "İT IS Ünïcode straße Ångström ΣΟΦΙΑ the Ελληνικά и в не на русском", "हिन्दी में the लिखता", "データ the 同期 a",
+             "a " * 3000 + "end", "", "   ...  ", "The wills of the will: ones, haves, doing does"]
+    with Brain.open(pg_url, create=True) as b:
+        c = b.conn
+        assert sorted(c.execute("SELECT unnest(gb_stop_words())").fetchall()) == sorted((w,) for w in stop.split())
+        with b.transaction():
+            c.execute(v57.replace("FUNCTION gb_alias_tsv(", "FUNCTION gb_alias_tsv_v57("))
+            for t in texts:
+                got = c.execute("SELECT gb_alias_tsv(?)::text, gb_alias_tsv_v57(?)::text", (t, t)).fetchone()
+                assert got[0] == got[1], t[:60]
+            c.execute("DROP FUNCTION gb_alias_tsv_v57(text)")
+
+
 def test_stop_words_alike_on_both(brain):
     # (what both engines find today: a stop word as a prefix also meets the words it begins)
     assert found(brain, "a*") == ["ar/bare", "ar/marked", "en/apple"]  # (``ar`` of a path)

@@ -4452,9 +4452,15 @@ def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
 _K1, _B = 1.2, 0.75
 
 
+#: a canvas card's BM25 length on Postgres: its lexemes of weight D, the 'english' stems and words
+#: (pg_v82 adds the text's stop words as written at weight A: counted as before, so an ordinary
+#: query's scores stay; a card of an older schema is all D)
+_CARD_LEN = "length(ts_filter(tsv, '{d}'))"
+
+
 def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = None) -> list[dict]:
     """The cards of :func:`canvas_hits` on Postgres: BM25 computed from the cards' tsvectors (a
-    term's frequency: its lexemes' positions; a card's length: its lexemes, ``length(tsv)``, as
+    term's frequency: its lexemes' positions; a card's length: its lexemes, :data:`_CARD_LEN`, as
     reading every position of every card for the average cost ~50 ms a query on 3,100 cards); a
     term's IDF over the pages (``search_totals``, ``gb_match_count``) and cards together, read
     in one statement. ``query``: in :func:`search_form`; ``spelled``: as :func:`pg_parts` takes it."""
@@ -4465,12 +4471,12 @@ def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = N
         return []
     ones = [_pg_parts_tsquery([p]) for p in parts]
     stats = conn.execute(
-        "SELECT s.pages, (SELECT count(*) FROM canvas_cards), (SELECT coalesce(avg(length(tsv)), 0) FROM canvas_cards)"
+        f"SELECT s.pages, (SELECT count(*) FROM canvas_cards), (SELECT coalesce(avg({_CARD_LEN}), 0) FROM canvas_cards)"
         + "".join(f", gb_match_count({q}) + (SELECT count(*) FROM canvas_cards WHERE tsv @@ {q})" for q, _ in ones) + " FROM search_totals s",
         [x for _, a in ones for x in (*a, *a)]).fetchone()
     n_pages, n_rows, avgdl, dfs = int(stats[0]), int(stats[1]), float(stats[2] or 0), [int(x) for x in stats[3:]]
     rows = conn.execute(
-        f"SELECT c.id, c.node, coalesce(c.search, c.text), f.path, length(c.tsv) AS dl "
+        f"SELECT c.id, c.node, coalesce(c.search, c.text), f.path, {_CARD_LEN.replace('tsv', 'c.tsv')} AS dl "
         f"FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE c.tsv @@ {tsq} ORDER BY ts_rank(c.tsv, {tsq}) DESC, c.id LIMIT ?",
         [*targs, *targs, CANVAS_CARDS_READ]).fetchall()
     if not rows:
