@@ -241,3 +241,57 @@ def test_an_upgraded_brain_reads_days_as_logseq_does(tmp_path, db_path, setting)
         assert plan["Nov 1th, 2026"] == "journals/2026_11_01"
         assert plan["Nov 20th, 2026"] == ("pages/2026-11-20" if setting == "auto" else None)
         assert fresh_import_differences(b) == {}
+
+
+# ---- the journals are read once per write, not once per link ----------------------------------
+
+def test_a_save_or_move_reads_the_journals_once_not_per_day_link(tmp_path, db_path, monkeypatch):
+    """A page with many dangling links naming days (``[[2030-01-02]]``…): its save and its move
+    resolve each against the graph's journals (``links.journal_keys``), read once per write, not
+    once per link (each read goes over every ``pages``/``journals`` page of the graph:
+    ``benchmarks/journal_links.py``), and the links resolve as a fresh import's."""
+    from gbrain.page import links
+
+    loads = []
+    orig = links.JournalIndex.__init__
+
+    def counting(self, days, formats=(), load=None):
+        orig(self, days, formats, (lambda: loads.append(1) or load()) if load else None)
+
+    monkeypatch.setattr(links.JournalIndex, "__init__", counting)
+    body = "".join(f"- [[2030-01-{d:02d}]] [[Jan {d}th, 2030]]\n" for d in range(4, 20)) + "- [[2026-11-1]]\n"
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", GRAPH))
+        for step in (lambda: b.save_page("pages/Days.md", body), lambda: b.save_page("pages/Days.md", body + "- more\n"),
+                     lambda: b.move_page("pages/Days", "pages/Days2")):
+            loads.clear()
+            step()
+            assert len(loads) <= 2, len(loads)  # (a move: the page's own rows, then the links again)
+        assert link_targets(b, "pages/Days2")["2026-11-1"] == "journals/2026_11_01"
+        assert link_targets(b, "pages/Days2")["2030-01-04"] is None
+        assert fresh_import_differences(b) == {}
+
+
+def test_lint_reads_the_journals_once_for_all_dead_links(tmp_path, db_path, monkeypatch):
+    """lint's dead_links resolves a moved page's dangling relative links from where the page was
+    (``Moves.destination``): one page index for the whole check, so the graph's journals are read
+    once a pass, not once per dead link (9 reads for these 8 links before)."""
+    from gbrain.core.lint import lint
+    from gbrain.page import links
+
+    loads = []
+    orig = links.JournalIndex.__init__
+
+    def counting(self, days, formats=(), load=None):
+        orig(self, days, formats, (lambda: loads.append(1) or load()) if load else None)
+
+    monkeypatch.setattr(links.JournalIndex, "__init__", counting)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", GRAPH))
+        body = "".join(f"- [d](2030-01-{d:02d}.md)\n" for d in range(4, 12))
+        b.save_page("a/p.md", body)
+        b.move_page("a/p", "b/p")
+        loads.clear()
+        found = lint(b, checks=["dead_links"], limit=None)["items"]
+        assert sum(1 for f in found if f["slug"] == "b/p") == 8
+        assert len(loads) <= 2, len(loads)  # (lint's fix plan, plan_link_fixes, reads them once too)

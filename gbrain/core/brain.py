@@ -1315,7 +1315,8 @@ class Brain:
                 ph = ", ".join(f":{k}" for k in ins)
                 pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", ins).fetchone()[0]
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
-            write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
+            index = SqlIndex(self.conn)  # (one for the page's links: the journals read once)
+            write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target, index)) if resolve_links else None, new=not row)
             write_name_folds(self.conn, [(pid, slug, vals["title"], vals["search_aliases"], vals["h1_key"])], new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug)} | title_names(page.title) if not row else (title_names(row["title"]) | title_names(page.title) if row["title"] != page.title else set())
@@ -1474,7 +1475,8 @@ class Brain:
             # the new folder reads the same text otherwise (into or out of a Logseq graph's
             # pages/: its tags:: and alias:: lines, its #tags as links): its rows as a save writes them
             alias_keys = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} ^ {loose_key(a) for a in moved.aliases}
-            write_rows(c, pid, moved, lambda kind, target: self.resolve_link(new_slug, kind, target))
+            index = SqlIndex(c)  # (the page's title not yet written: an index of its own)
+            write_rows(c, pid, moved, lambda kind, target: self.resolve_link(new_slug, kind, target, index))
         sf = search_fields(moved)
         c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ?, "
                   "search_fold_names = ? WHERE id = ?",
@@ -1482,10 +1484,11 @@ class Brain:
                    sf["search_fold_names"], pid))
         write_name_folds(c, [(pid, new_slug, moved.title, sf["search_aliases"], sf["h1_key"])])
         # outbound links (relative ones depend on the folder) and inbound ones, resolved again
+        index = SqlIndex(c)  # (pages and configs stay as they are while the links are resolved: one index)
         for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
-            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
+            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(new_slug, r["kind"], r["target"], index), r["id"]))
         for r in c.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id = ?", (pid,)).fetchall():
-            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(r["slug"], r["kind"], r["target"]), r["id"]))
+            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(r["slug"], r["kind"], r["target"], index), r["id"]))
         old_slug = slug_for_path(src)
         self.re_resolve({loose_key(new_slug), loose_key(old_slug)} | title_names(moved.title) | title_names(old_title) | alias_keys
                         | self.journal_names(dst, moved.title) | self.journal_names(src, old_title))
@@ -1680,9 +1683,13 @@ class Brain:
 
     # ---- links ----------------------------------------------------------------
 
-    def resolve_link(self, from_slug: str, kind: str, target: str) -> int | None:
-        """Page id a link points at, or None (dangling); rules in :mod:`gbrain.page.links`."""
-        return resolve(SqlIndex(self.conn), from_slug, kind, target)
+    def resolve_link(self, from_slug: str, kind: str, target: str, index: "SqlIndex | None" = None) -> int | None:
+        """Page id a link points at, or None (dangling); rules in :mod:`gbrain.page.links`.
+        ``index``: a :class:`~gbrain.page.links.SqlIndex` shared by the links of one write (it
+        reads the graph's journals once, :func:`~gbrain.page.links.journal_keys`, for every link
+        naming a day; a new one per call reads them per link); pass one only while no page's
+        title, path or a graph's config changes between the calls."""
+        return resolve(index or SqlIndex(self.conn), from_slug, kind, target)
 
     def link_target(self, src: sqlite3.Row, name: str) -> sqlite3.Row:
         """The page ``link``/``unlink`` from page ``src`` to ``name`` means: :meth:`resolve_slug`'s

@@ -408,6 +408,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
     moves: Moves | None = None
+    index = SqlIndex(brain.conn)  # (one for the whole check: it reads a Logseq graph's journals once)
     if any(r["kind"] == "markdown" for r in rows):  # a markdown link to a file the brain holds (Other.markdown, notes.txt) is no dead page link
         stored = {(r["slug"], r["target"]) for r in rows if r["kind"] == "markdown" and _names_stored_file(brain.conn, r["slug"], r["target"])}
         rows = [r for r in rows if (r["slug"], r["target"]) not in stored]
@@ -460,7 +461,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
         # name dangle; the history knows where it went
         if moves is None:
             moves = Moves(brain.conn)
-        dests, _style, via = moves.destination(SqlIndex(brain.conn), r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
+        dests, _style, via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
         moved = dests[0] if len(dests) == 1 else None
         if moved:
             sugg = [moved] + [s for s in sugg if s != moved][:4]
@@ -494,7 +495,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     # links gbrain still resolves by a title or alias, written with a file name a move took away
     if moves is None:
         moves = Moves(brain.conn)
-    misnamed = _misnamed_links(brain.conn, moves, SqlIndex(brain.conn)) if moves.load() else []
+    misnamed = _misnamed_links(brain.conn, moves, index) if moves.load() else []
     misnamed = [m for m in misnamed if (only is None or m[0]["slug"] in only) and not is_page_copy(m[0]["slug"])]
     for r, _dests, _style in misnamed:
         links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
@@ -513,7 +514,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     # move behind them: no file has that path, so the page is a guess (Obsidian and any markdown
     # viewer show the link as broken)
     told = {r["id"] for r, _d, _s in misnamed}
-    guessed = [r for r in _guessed_path_links(brain.conn, SqlIndex(brain.conn)) if r["id"] not in told and (only is None or r["slug"] in only)]
+    guessed = [r for r in _guessed_path_links(brain.conn, index) if r["id"] not in told and (only is None or r["slug"] in only)]
     for r in guessed:
         to = r["to_slug"]
         missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), r["target"].strip()))

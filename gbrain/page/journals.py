@@ -24,7 +24,8 @@ from typing import NamedTuple
 #: Logseq's own defaults (a graph without ``config.edn``, or one that does not set them)
 TITLE_FORMAT = "MMM do, yyyy"
 FILE_FORMAT = "yyyy_MM_dd"
-#: the folder Logseq keeps journals in (``:journals-directory``, rarely changed: not read)
+#: the folder Logseq keeps journals in (a config's ``:journals-directory``/``:pages-directory``, where
+#: Logseq writes new journals and pages, are not read yet: tests/test_logseq_folders.py says what a fix needs)
 FOLDER = "journals"
 #: where a graph keeps its settings, relative to the graph's root
 CONFIG = "logseq/config.edn"
