@@ -470,6 +470,18 @@ def test_sync_on_a_brain_whose_disk_is_full_at_start_is_one_clear_line_not_damag
     assert gbrain("get", "b", "--db", str(db)).stdout == b"# B\n"
 
 
+#: a `gbrain` process whose SQLite busy timeout is this short (ms; the product's is
+#: ``db.BUSY_TIMEOUT_MS``, 10 s): a test that must sit through it (an open behind a full disk's
+#: reader) waits 1 s, not 10
+SHORT_BUSY_MS = 1000
+
+
+def short_busy_gbrain(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    """:func:`conftest.gbrain`, the process's busy timeout :data:`SHORT_BUSY_MS`."""
+    code = f"from gbrain.storage import db; db.BUSY_TIMEOUT_MS = {SHORT_BUSY_MS}; from gbrain.entry import main; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], input=input.encode() if input is not None else None, capture_output=True, timeout=300)
+
+
 @pytest.mark.engine_free
 def test_a_brain_a_full_disk_reader_holds_alone_is_named_so_not_unusable(tmp_path, small_fs):
     """Busy-wait edges, item 2: a gbrain process that opens the brain on a full disk reads it
@@ -493,12 +505,12 @@ def test_a_brain_a_full_disk_reader_holds_alone_is_named_so_not_unusable(tmp_pat
         reader.stdin.flush()
         assert select.select([reader.stdout], [], [], 120)[0], "the reader said nothing"
         assert json.loads(reader.stdout.readline())["ok"]  # (it holds the file now: a full disk's reader)
-        r = gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")
+        r = short_busy_gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")  # (it waits its busy timeout)
         err = json.loads(r.stdout)
         assert r.returncode == 1 and "not a usable" not in err["error"], err
         assert "is full" in err["error"] and "another gbrain process" in err["error"] and "alone" in err["error"], err
         filler.unlink()
-        r = gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")
+        r = short_busy_gbrain("put", "people/ana", "--json", "--db", str(db), input="# Ana\n\nB.\n")
         err = json.loads(r.stdout)
         assert r.returncode == 1 and err["kind"] == "busy" and "holds it alone" in err["error"] and "not a usable" not in err["error"], err
     finally:

@@ -47,9 +47,13 @@ def wait_for(cond, what: str, timeout: float = TIMEOUT):
 class Watch:
     """A running ``gbrain watch`` subprocess; stderr lines are collected in ``lines``."""
 
-    def __init__(self, root: Path, db: Path, *args: str, prefix: tuple[str, ...] = ()):
+    def __init__(self, root: Path, db: Path, *args: str, prefix: tuple[str, ...] = (), busy_ms: int | None = None):
+        """``busy_ms``: the process's SQLite busy timeout (``db.BUSY_TIMEOUT_MS``, 10 s), for a
+        test that sits through it (an open behind a full disk's reader)."""
         env = dict(os.environ, GBRAIN_DB=str(db), PYTHONFAULTHANDLER="1")
-        self.p = subprocess.Popen([*prefix, sys.executable, "-m", "gbrain", "watch", str(root), "--debounce", "50", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        run = ["-m", "gbrain"] if busy_ms is None else \
+            ["-c", f"from gbrain.storage import db; db.BUSY_TIMEOUT_MS = {busy_ms}; from gbrain.entry import main; main()"]
+        self.p = subprocess.Popen([*prefix, sys.executable, *run, "watch", str(root), "--debounce", "50", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.lines: list[str] = []
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
@@ -854,7 +858,7 @@ def test_watch_waiting_for_space_waits_on_when_space_returns_but_a_full_disk_rea
         f = brain_tree / "people" / "ana-lima.md"
         edited = f.read_bytes() + b"\nEdited while another process held the brain.\n"
         f.write_bytes(edited)
-        w = Watch(brain_tree, db)
+        w = Watch(brain_tree, db, busy_ms=1000)  # (each of its opens behind the reader waits its busy timeout)
         wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
         filler.unlink()
         wait_for(lambda: w.saw("busy") or w.p.poll() is not None, "watch's reconnect to meet the reader", timeout=3 * TIMEOUT)

@@ -14,8 +14,12 @@ import pytest
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
+#: the writers' busy timeout (ms): shorter than the product's 10 s so the holder need not hold
+#: the lock 12 s to outlast it; begin_write's own wait (WRITE_WAIT_S) is what must outwait it
+WRITER_BUSY_MS = 2000
 WRITER = (
-    "import sys\nfrom gbrain import operations as ops\nfrom gbrain.core.brain import Brain\n"
+    "import sys\nfrom gbrain import operations as ops\nfrom gbrain.core.brain import Brain\nfrom gbrain.storage import db\n"
+    f"db.BUSY_TIMEOUT_MS = {WRITER_BUSY_MS}\n"
     "for i in range(5):\n"
     "    with Brain.open(sys.argv[2]) as b:\n"
     "        ops.run('put', {'slug': f'w/w{sys.argv[1]}-{i}', 'content': f'# W {sys.argv[1]} {i}\\n\\nBody.\\n'}, brain=b)\n"
@@ -40,7 +44,7 @@ def test_four_writer_processes_outwait_a_write_lock_held_past_the_busy_timeout(t
     r = gbrain("put", "people/ana", "--db", str(db), input="# Ana\n\nA person.\n")
     assert r.returncode == 0, r.stderr
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    hold = dbmod.BUSY_TIMEOUT_MS / 1000 + 2
+    hold = WRITER_BUSY_MS / 1000 + 2  # (the writers' busy timeout, set in WRITER)
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), str(hold)], env=env, stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline() == b"held\n"

@@ -515,7 +515,8 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10, fresh_db=None) ->
     for each view that differs (at most ``limit`` rows each); empty when the incremental brain
     equals a fresh import of its own tree. ``fresh_db``: where to import (a new SQLite path or an
     empty ``postgresql://`` database, the caller's to drop); None: where :data:`FRESH_STORE` says
-    (a temporary SQLite file). Reads ``brain`` only; costs one export and one import."""
+    (a temporary SQLite file). Reads ``brain`` only; costs one export and one import (with no
+    pause for files written just now: the export is this call's own, nobody edits it)."""
     import contextlib
     import tempfile
 
@@ -539,7 +540,7 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10, fresh_db=None) ->
                 fresh.set_config("embedding_chunk_tokens", brain.get_config("embedding_chunk_tokens"))
             if brain.get_config(SERVER_WINDOW):  # (a server's window, as `embed` cached it)
                 fresh.remember_config(SERVER_WINDOW, brain.get_config(SERVER_WINDOW))
-            import_tree(fresh, tree)
+            import_tree(fresh, tree, settle=0)  # (its own export, which nothing else writes: no second look at young files)
             problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
             same = getattr(fresh.conn, "dialect", "sqlite") == getattr(brain.conn, "dialect", "sqlite")
