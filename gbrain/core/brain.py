@@ -1418,8 +1418,7 @@ class Brain:
             if clash:
                 raise BadInput(f"{path} is stored as a non-page file (an attachment, sidecar or index/log/schema file); refusing to overwrite it")
             self._check_path_free(path)
-            if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
-                raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
+            self._check_name_length(path)
         old_text, sound = self._stored_text(row) if row else ("", True)
         if row and not text.strip() and old_text.strip():
             # `gbrain put x < /dev/null` from a script whose input went missing must not wipe a page
@@ -1562,6 +1561,13 @@ class Brain:
         else:
             self._raw_rows(left, page_slug_for_sidecar(left), pid, blobs.file_bytes(self.conn, left))
 
+    @staticmethod
+    def _check_name_length(path: str) -> None:
+        """Raise :class:`BadInput` when a part of the new page file ``path`` is over
+        :data:`MAX_NAME_BYTES` (the names ``put`` creates and ``move`` gives)."""
+        if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
+            raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
+
     @atomic
     def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
         """Rename the page ``slug`` (as :meth:`resolve_slug` finds it) to the slug ``new``, or move
@@ -1586,6 +1592,7 @@ class Brain:
         if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
             raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
         self._check_path_free(dst)
+        self._check_name_length(dst)
         # every sidecar of the page moves with it (ana.JSON beside ana.json too: left at the old
         # name it would be raw data of no page to a fresh import, and the page's in the brain)
         renames = self.sidecar_renames(row["id"], row["path"], dst)
