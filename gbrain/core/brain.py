@@ -88,6 +88,8 @@ from ..page.slugs import (
     slug_key,
     tag_identity,
     title_key,
+    shown,
+    _SOMETHING_ELSE,
 )
 
 #: re_resolve reads every link once (instead of looking the names up) when it has at least one
@@ -2308,10 +2310,13 @@ class Brain:
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
         its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
         ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
-        Raises :class:`BadInput` for a tag holding white space (Obsidian reads ``#YC Alum`` as
+        Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
         matches (``yc-alum``, with its page count)."""
         tag = nfc(_check_tag(tag))  # (a tag typed decomposed is written composed, as put names a page: trial 43)
+        bad = _SOMETHING_ELSE.search(tag)
+        if bad:  # as a slug, a new tag must look like what it is (a NUL, a right-to-left override; trial 66); untag still takes one
+            raise BadInput(f"invalid tag '{shown(tag)}': it contains an invisible or control character (U+{ord(bad.group()):04X})")
         if any(ch.isspace() for ch in tag):
             raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)
