@@ -84,7 +84,7 @@ def test_move_refuses_a_name_too_long_for_a_file_as_put_does(db_path):
         for tool, params in (("get", {}), ("put", {"content": "x"}), ("move", {"to": "a/b"})):
             with pytest.raises(BadInput) as e:
                 ops.run(tool, {"slug": "x" * 100_000, **params}, brain=b)
-            assert "bytes" in str(e.value)
+            assert "bytes" in str(e.value) and len(str(e.value)) < 500  # the name cut, not a 100 KB error line
 
 
 def test_move_by_suffix_and_a_case_only_rename(db_path):

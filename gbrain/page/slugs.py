@@ -550,7 +550,8 @@ def check_slug(slug: str, *, keep_spaces: bool = False) -> str:
         s = s[:-3]
     why = slug_problem(s)
     if why:
-        raise BadInput(f"slug {slug!r}: {why}")
+        said = repr(slug) if len(slug) <= 300 else f"{slug[:200]!r}… ({len(slug):,} characters)"  # no 100 KB error line
+        raise BadInput(f"slug {said}: {why}")
     return nfc(s)
 
 
