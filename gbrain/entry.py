@@ -627,7 +627,7 @@ def run_pipe() -> None:
                 _check_request_keys(req, n)
                 tool = req.get("tool") or req.get("name")
                 if not isinstance(tool, str):
-                    raise BadInput("request needs a 'tool' name")
+                    raise BadInput(f"bad request line {n} of the input: a request needs a 'tool' name (a string)")
                 o = find_op(tool)
                 if brain is None and o.db != "none":
                     from .storage.db import resolve_db_path

@@ -481,3 +481,16 @@ def test_the_put_twin_check_is_indexed_lookups_on_both_engines(db_path, monkeypa
                 b.conn.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(dbmod._m58_put_lookups)}")
     with Brain.open(db_path) as b:
         assert [p for p in plans(b) if scans(p)] == []
+
+
+@pytest.mark.parametrize("tool, params", [("brain_lint", {"slug": [None]}), ("brain_lint", {"slug": [5]}),
+                                          ("brain_lint_fix", {"slug": ["people/ana-lima", {"a": 1}]})])
+def test_a_list_holding_other_than_strings_is_bad_input_not_an_internal_error(fixture_db, tool, params):
+    # trial 66: the schema says items are strings; [null] failed inside lint with
+    # "internal error: AttributeError: 'NoneType' object has no attribute 'strip'" (exit 1)
+    from conftest import gbrain_in_process
+
+    r = gbrain_in_process("--db", str(fixture_db), "call", tool, json.dumps(params))
+    out = json.loads(r.stdout)
+    assert r.returncode == 2 and out["kind"] == "bad_input", out
+    assert "slug" in out["error"] and "strings" in out["error"], out

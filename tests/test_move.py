@@ -70,6 +70,23 @@ def test_move_refuses_a_taken_name_and_changes_nothing(db_path):
         assert {s: b.get_text(s) for s in before} == before
 
 
+def test_move_refuses_a_name_too_long_for_a_file_as_put_does(db_path):
+    # trial 66: brain_move took a 300-byte (and a 100,000-byte) name that put refuses; export could
+    # not write the page's file after (Validation: FAILED), and every read of the name failed
+    # with "database error: LIKE or GLOB pattern too complex" (exit 1, not bad input)
+    with _brain(db_path) as b:
+        before = {s: b.get_text(s) for s in ("meetings/sync", "people/ana", "people/bo")}
+        for to in ("long/" + "y" * 300, "x" * 100_000):
+            with pytest.raises(BadInput) as e:
+                ops.run("move", {"slug": "meetings/sync", "to": to}, brain=b)
+            assert "bytes" in str(e.value)
+        assert {s: b.get_text(s) for s in before} == before
+        for tool, params in (("get", {}), ("put", {"content": "x"}), ("move", {"to": "a/b"})):
+            with pytest.raises(BadInput) as e:
+                ops.run(tool, {"slug": "x" * 100_000, **params}, brain=b)
+            assert "bytes" in str(e.value) and len(str(e.value)) < 500  # the name cut, not a 100 KB error line
+
+
 def test_move_by_suffix_and_a_case_only_rename(db_path):
     with _brain(db_path) as b:
         r = ops.run("move", {"slug": "bo", "to": "people/Bo"}, brain=b)

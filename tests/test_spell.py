@@ -131,6 +131,18 @@ def test_which_words_may_be_corrected():
     assert got == ["Kaprathy", "obsdian"]  # no phrase, prefix, digits, short word, stop word, CJK; each once
 
 
+def test_a_word_too_long_to_be_a_typo_is_not_looked_up(brain, monkeypatch):
+    # trial 66: a 3,000-letter word (a pasted blob, a script's bug) made edits1's ~300,000 strings of
+    # 3,000 letters, each stemmed: 20 CPU-s for one search, 216 for 100,000 letters (no page holds it)
+    long = "x" * 3000
+    assert [w for _, _, w in spell._candidate_words(f"{long} obsdian")] == ["obsdian"]
+    tried: list[str] = []
+    real = spell.edits1
+    monkeypatch.setattr(spell, "edits1", lambda w: tried.append(w) or real(w))
+    slugs, _said = _search(brain, f"obsdian {'q' * (spell.MAX_LEN + 1)}")
+    assert all(len(w) <= spell.MAX_LEN for w in tried)
+
+
 def test_a_read_only_brain_offers_it_too(brain):
     # serve --read-only: the connection refuses every write, a temporary table's too (it failed the
     # search on SQLite); on Postgres the vocabulary's cache cannot be made: the index is read instead

@@ -221,17 +221,20 @@ def test_pipe_names_the_line_of_a_request_that_is_no_object_and_refuses_unknown_
     an unknown tool parameter is."""
     data = b"\n".join([b"[1]", b'"x"', b"", b"3", json.dumps({"id": 5, "tool": "brain_get", "parmas": {"slug": "ana-lima"}}).encode(),
                         json.dumps({"id": 6, "tool": "brain_stats", "params": {}, "note": "x"}).encode(),
-                        json.dumps({"id": 7, "name": "brain_get", "arguments": {"slug": "ana-lima"}}).encode()]) + b"\n"
+                        json.dumps({"id": 7, "name": "brain_get", "arguments": {"slug": "ana-lima"}}).encode(),
+                        json.dumps({"id": 8, "params": {}}).encode(), json.dumps({"id": 9, "tool": 5}).encode()]) + b"\n"
     r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)
     out = [json.loads(x) for x in r.stdout.decode().splitlines()]
     assert r.returncode == 2, r.stderr
-    assert [o["id"] for o in out] == [None, None, None, 5, 6, 7], out
+    assert [o["id"] for o in out] == [None, None, None, 5, 6, 7, 8, 9], out
     assert [o["error"] for o in out[:3]] == [f"bad request line {n} of the input: a request must be a JSON object, not {k}"
                                              for n, k in ((1, "an array"), (2, "a string"), (4, "a number"))], out
     assert out[3]["error"].startswith("bad request line 5 of the input: unknown key(s) 'parmas'; did you mean: params; "), out[3]
     assert out[3]["exit_code"] == 2 and out[3]["kind"] == "bad_input" and out[3]["suggestions"] == ["params"], out[3]
     assert out[4]["error"].startswith("bad request line 6 of the input: unknown key(s) 'note'; ") and "suggestions" not in out[4], out[4]
     assert out[5]["ok"] and out[5]["result"]["slug"] == "people/ana-lima", out[5]  # (MCP's spelling is taken)
+    # trial 66: a request with no tool name (or not a string) said so without its line
+    assert [o["error"] for o in out[6:]] == [f"bad request line {n} of the input: a request needs a 'tool' name (a string)" for n in (8, 9)], out
 
 
 @pytest.mark.engine_free

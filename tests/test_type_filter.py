@@ -125,3 +125,19 @@ def test_a_slip_is_still_an_error_naming_what_was_meant(db_path, args, meant):
     with pytest.raises(NotFound) as e:
         ops.run("list", args, ops.Context(db=str(db_path)))
     assert e.value.suggestions == [meant], (str(e.value), e.value.suggestions)
+
+
+@pytest.mark.parametrize("tag", ["a\x00b", "ship\u202eit", "zero\u200bwidth", "tab\there"])
+def test_a_tag_with_a_control_or_invisible_character_is_refused(fixture_db, tag):
+    """Trial 66: brain_tag took "a\\u0000b" (written as the YAML escape "a\\0b") and a right-to-left
+    override, which slugs refuse as names that do not look like what they are. Nothing written."""
+    from gbrain.core.brain import Brain
+    from gbrain.errors import BadInput
+
+    with Brain.open(fixture_db) as b:
+        before = b.get_text("people/ana-lima")
+    with pytest.raises(BadInput) as e:
+        ops.run("tag", {"slug": "ana-lima", "tag": tag}, ops.Context(db=str(fixture_db)))
+    assert "character" in str(e.value)
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == before

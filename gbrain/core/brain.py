@@ -87,6 +87,8 @@ from ..page.slugs import (
     slug_key,
     tag_identity,
     title_key,
+    shown,
+    _SOMETHING_ELSE,
 )
 
 #: re_resolve reads every link once (instead of looking the names up) when it has at least one
@@ -1418,8 +1420,7 @@ class Brain:
             if clash:
                 raise BadInput(f"{path} is stored as a non-page file (an attachment, sidecar or index/log/schema file); refusing to overwrite it")
             self._check_path_free(path)
-            if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
-                raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
+            self._check_name_length(path)
         old_text, sound = self._stored_text(row) if row else ("", True)
         if row and not text.strip() and old_text.strip():
             # `gbrain put x < /dev/null` from a script whose input went missing must not wipe a page
@@ -1564,6 +1565,13 @@ class Brain:
         else:
             self._raw_rows(left, page_slug_for_sidecar(left), pid, blobs.file_bytes(self.conn, left))
 
+    @staticmethod
+    def _check_name_length(path: str) -> None:
+        """Raise :class:`BadInput` when a part of the new page file ``path`` is over
+        :data:`MAX_NAME_BYTES` (the names ``put`` creates and ``move`` gives)."""
+        if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
+            raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
+
     @atomic
     def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
         """Rename the page ``slug`` (as :meth:`resolve_slug` finds it) to the slug ``new``, or move
@@ -1588,6 +1596,7 @@ class Brain:
         if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
             raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
         self._check_path_free(dst)
+        self._check_name_length(dst)
         # every sidecar of the page moves with it (ana.JSON beside ana.json too: left at the old
         # name it would be raw data of no page to a fresh import, and the page's in the brain)
         renames = self.sidecar_renames(row["id"], row["path"], dst)
@@ -2309,10 +2318,13 @@ class Brain:
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
         its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
         ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
-        Raises :class:`BadInput` for a tag holding white space (Obsidian reads ``#YC Alum`` as
+        Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
         matches (``yc-alum``, with its page count)."""
         tag = nfc(_check_tag(tag))  # (a tag typed decomposed is written composed, as put names a page: trial 43)
+        bad = _SOMETHING_ELSE.search(tag)
+        if bad:  # as a slug, a new tag must look like what it is (a NUL, a right-to-left override; trial 66); untag still takes one
+            raise BadInput(f"invalid tag '{shown(tag)}': it contains an invisible or control character (U+{ord(bad.group()):04X})")
         if any(ch.isspace() for ch in tag):
             raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)

@@ -515,6 +515,10 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
             if p.shape:
                 raise BadInput(f"{where}{what} takes {p.shape}; got {json_kind(v)}")
             raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}{fix}")
+        if p.type == "array" and isinstance(v, list):  # items are strings (the schema's "items")
+            bad = next((x for x in v if not isinstance(x, str)), "")
+            if not isinstance(bad, str):
+                raise BadInput(f"{where}{what} must be an array of strings, got {json_kind(bad)} in it")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
         if p.enum and v not in p.enum and isinstance(v, str):  # `Meeting` for meeting (trial 26)

@@ -20,6 +20,9 @@ from ..errors import BadInput
 RESERVED_DIRS = {".git", ".hg", ".svn", ".raw"}
 #: longest file-name segment (bytes) a slug may have: 255 (ext4, APFS) less ".md" and margin
 MAX_NAME_BYTES = 240
+#: longest file-name segment (bytes) any file system here holds (ext4, APFS, NTFS): a longer one
+#: is no page's name, read or written (:func:`slug_problem`)
+NAME_MAX = 255
 
 
 def nfc(s: str) -> str:
@@ -397,7 +400,7 @@ def slug_problem(slug: str) -> str | None:
     and reported) and by every command (:func:`check_slug`): no empty name, no NUL, control,
     bidi or invisible character (:data:`INVISIBLE`: a right-to-left override or a zero-width
     space makes a name look like another), no absolute path or drive (``C:/`` — ``1: Weekly plan`` is a name), no ``.``,
-    ``..`` or empty segment, no backslash, nothing inside ``.git/``/``.raw/`` or with gbrain's
+    ``..`` or empty segment, no segment over :data:`NAME_MAX` bytes as a file, no backslash, nothing inside ``.git/``/``.raw/`` or with gbrain's
     temporary-file prefix. Spaces, colons, ``#`` and every other character are allowed.
     """
     if not isinstance(slug, str) or not slug.strip():
@@ -410,7 +413,12 @@ def slug_problem(slug: str) -> str | None:
         return "it contains a backslash; use '/' between folders"
     if slug.startswith("/") or (len(slug) > 1 and slug[0].isascii() and slug[0].isalpha() and slug[1] == ":" and (len(slug) == 2 or slug[2] == "/")):
         return "it is an absolute path; slugs are relative to the brain, e.g. people/ana-lima"
-    for part in slug.split("/"):
+    parts = slug.split("/")
+    for i, part in enumerate(parts):
+        if len(part.encode("utf-8", "surrogatepass")) > NAME_MAX - (3 if i == len(parts) - 1 else 0):
+            # no file system holds such a name (its file is NAME.md); said before any look-up reads it
+            # (a 100,000-byte name failed reads with "LIKE or GLOB pattern too complex": trial 66)
+            return f"a name longer than {NAME_MAX} bytes (with .md) cannot be a file"
         if part.strip() in ("", ".", ".."):
             url = _URL_RE.match(slug)
             if url and url.end() < len(slug):  # memory://people/ana (another memory server's URLs: trial 48)
@@ -542,7 +550,8 @@ def check_slug(slug: str, *, keep_spaces: bool = False) -> str:
         s = s[:-3]
     why = slug_problem(s)
     if why:
-        raise BadInput(f"slug {slug!r}: {why}")
+        said = repr(slug) if len(slug) <= 300 else f"{slug[:200]!r}… ({len(slug):,} characters)"  # no 100 KB error line
+        raise BadInput(f"slug {said}: {why}")
     return nfc(s)
 
 

@@ -37,6 +37,9 @@ from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote, search
 
 #: the shortest word corrected (a word of 3 letters has too many neighbours to guess from)
 MIN_LEN = 4
+#: the longest word corrected (a longer one is no typo of a word: a pasted hash or blob, whose
+#: one-edit strings would be ~100 x its length squared in characters: 20 CPU-s at 3,000 letters)
+MAX_LEN = 48
 #: at most this many of a query's words are looked up
 MAX_WORDS = 8
 #: Postgres: ``search_vocab`` is made again when the brain's pages or lexemes moved by this share
@@ -75,12 +78,12 @@ class Suggestion:
 
 def _candidate_words(query: str) -> list[tuple[int, int, str]]:
     """The (start, end, word) of the words of ``query`` that may be corrected: outside quoted
-    phrases, no ``*`` prefix, letters only, :data:`MIN_LEN` or more, no stop word, no CJK."""
+    phrases, no ``*`` prefix, letters only, :data:`MIN_LEN` to :data:`MAX_LEN` long, no stop word, no CJK."""
     masked = _PHRASE.sub(lambda m: " " * len(m.group(0)), query)
     out: list[tuple[int, int, str]] = []
     for m in _WORD.finditer(masked):
         w = m.group(0)
-        if w.endswith("*") or not _LETTERS.fullmatch(w) or len(w) < MIN_LEN or _CJK_RUN.search(w):
+        if w.endswith("*") or not _LETTERS.fullmatch(w) or not MIN_LEN <= len(w) <= MAX_LEN or _CJK_RUN.search(w):
             continue
         if _fold(w) in STOP_WORDS:
             continue
