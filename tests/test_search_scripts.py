@@ -245,3 +245,26 @@ def test_stop_words_alike_on_both(brain):
 
 def test_still_a_fresh_import(brain):
     assert verify.fresh_import_differences(brain) == {}
+
+
+@pytest.mark.engine_free
+@pytest.mark.xfail(strict=True, reason="since pg_v81 gb_alias_tsv builds a field's whole 'simple' tsvector (to take its stop "
+                   "words; pg_v82 too), which overflows tsvector's 1 MB where v80's 'english' one fitted: such a page no "
+                   "longer saves, and a v80 brain holding one fails the v81 migration (every page indexed again), so it "
+                   "cannot be opened; a fix changes gb_alias_tsv (a new pg version, and v81's step run with it)")
+def test_postgres_a_page_of_many_distinct_words_saves_and_migrates(pg_url, monkeypatch):
+    """A page of ~60,000 distinct words (a word list, a glossary), which v80 indexed ('english'
+    stems fit the 1 MB tsvector): the current schema opens a v80 brain holding it, and saves it."""
+    from test_canvas_search import _many_distinct_words
+
+    from gbrain.storage import pg
+
+    text = "# Word list\n\n" + _many_distinct_words() + "\n"
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 80)
+    with Brain.open(pg_url, create=True) as b:
+        b.put("Words", text)
+    monkeypatch.undo()
+    with Brain.open(pg_url) as b:
+        assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
+        b.put("Words2", text)
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE search_tsv <> ''").fetchone()[0] == 2

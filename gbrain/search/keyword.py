@@ -4456,6 +4456,12 @@ _K1, _B = 1.2, 0.75
 #: (pg_v82 adds the text's stop words as written at weight A: counted as before, so an ordinary
 #: query's scores stay; a card of an older schema is all D)
 _CARD_LEN = "length(ts_filter(tsv, '{d}'))"
+#: ``ts_rank`` weights ``{D, C, B, A}`` choosing the cards :func:`_canvas_cards_pg` reads: a card's
+#: words (D) as by the default weights, its stop words (A since pg_v82) next to nothing, so a
+#: stop word ``search`` keeps (``now``, ``before``: no :data:`STOP_WORDS`), held by most cards, never
+#: pushes a card of the query's other words out of the :data:`CANVAS_CARDS_READ` read (the default
+#: weights count A 10× D)
+_CARD_PICK_WEIGHTS = "'{0.1, 0.2, 0.4, 0.0001}'::float4[]"
 
 
 def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = None) -> list[dict]:
@@ -4477,7 +4483,7 @@ def _canvas_cards_pg(conn, query: str, spelled: "str | Sequence[str] | None" = N
     n_pages, n_rows, avgdl, dfs = int(stats[0]), int(stats[1]), float(stats[2] or 0), [int(x) for x in stats[3:]]
     rows = conn.execute(
         f"SELECT c.id, c.node, coalesce(c.search, c.text), f.path, {_CARD_LEN.replace('tsv', 'c.tsv')} AS dl "
-        f"FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE c.tsv @@ {tsq} ORDER BY ts_rank(c.tsv, {tsq}) DESC, c.id LIMIT ?",
+        f"FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE c.tsv @@ {tsq} ORDER BY ts_rank({_CARD_PICK_WEIGHTS}, c.tsv, {tsq}) DESC, c.id LIMIT ?",
         [*targs, *targs, CANVAS_CARDS_READ]).fetchall()
     if not rows:
         return []
