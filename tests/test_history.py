@@ -588,6 +588,51 @@ def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_that_h
         assert [(v.get("name"), v["version"]) for v in h.versions(b, "notes/y", limit=0)["versions"]] == [(None, 1), ("notes/a", 4), ("notes/a", 3)]
 
 
+def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_deleted_at_the_name_between(db_path):
+    """Review of e03e6356: X moved notes/a → notes/b; another page Y was written at notes/a and
+    deleted there (not moved on); X moved back to notes/a. `history notes/a` listed Y's versions
+    among X's, without a name, Y's create counted against X's text (`+1 -2`) and X's edit at
+    notes/b against Y's (`+3 -3`; its own: `+1 -0`), and `purge notes/a` took them: `_their_gaps` took X's newest stretch from the name's last move away,
+    and Y left by a deletion. X's stretch starts at its move in; Y's go after, apart."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\n")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.delete_page("notes/a")
+        b.put("notes/b", "X one\nX two\nX three\n")
+        b.move_page("notes/b", "notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = listing(b, "notes/a")
+        assert got == [(None, 6, "move", 0, 0), ("notes/b", 2, "update", 1, 0), ("notes/b", 1, "move", 0, 0), (None, 1, "create", 2, 0),
+                       ("notes/a", 5, "delete", 0, 0), ("notes/a", 4, "update", 2, 0), ("notes/a", 3, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/a", got)
+        assert h.version_bytes(b, "page", "notes/a", -3) == b"X one\nX two\n"  # counting back: X's own create, never Y's
+        assert [sp[:2] for sp in h.page_spans(b.conn, "page", "notes/a")] == [("notes/a", 5), ("notes/b", 0), ("notes/a", 0)]
+
+
+def test_history_of_a_renamed_page_deleted_and_restored_keeps_its_old_names(db_path):
+    """Review of e03e6356: a page moved notes/a → notes/b, deleted, then restored (`restore`).
+    `history notes/b` lost notes/a's versions (the walk back through the page's names stopped at
+    the deletion: the restore, a create, is no move in) and counted its move in `+5 -0` against
+    nothing. The restore brings back the same page: its history goes on through its old names."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.put("notes/a", "one\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\nthree\n")
+        b.delete_page("notes/b")
+        run(b, "restore", slug="notes/b")
+        r = h.versions(b, "notes/b", limit=0)
+        got = listing(b, "notes/b")
+        assert got == [(None, 4, "create", 0, 0), (None, 3, "delete", 0, 0), (None, 2, "update", 1, 0), (None, 1, "move", 0, 0),
+                       ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/b", got)
+        assert h.version_bytes(b, "page", "notes/b", -2) == b"one\ntwo\n"
+
+
 def test_history_shows_each_move_of_a_page_renamed_a_b_a_b_c_once_whatever_name_is_asked(db_path):
     """A page moved a→b→a→b→c (an edit under each name). Each move is two rows, the move away at
     the old name and the move in at the new one; `history` lists the move in (`move from …`),

@@ -624,6 +624,47 @@ def _line_delta(old: bytes | None, new: bytes | None) -> tuple[int, int] | None:
 MAX_MOVES = 100
 
 
+#: the label of a deleted page's version brought back (``restore``, ``revert``: :func:`_revert_key`)
+_BROUGHT_BACK = re.compile(r"to v(\d+)( of an older name)?")
+
+
+def _stretch_first(conn, kind: str, name: str, upto: int | None):
+    """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
+    ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
+    text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
+    same page: its stretch goes on before the deletion, from the stretch of the version it brought
+    back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
+    ``history`` and from ``purge SLUG``, which left its text there)."""
+    cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
+    end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
+    if end is None:
+        return None
+    last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
+    top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
+    below = top + 1
+    while True:
+        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
+        first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                             (kind, name, gap or 0, top)).fetchone()
+        back = _BROUGHT_BACK.fullmatch(first["detail"] or "") if first is not None and first["op"] == "create" and gap else None
+        if back is None:
+            return first
+        gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
+        if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
+            return first
+        # the version it brought back: a version of this name below the deletion, else the stretch before it
+        below = int(back.group(1)) if back.group(2) is None and int(back.group(1)) < gap else gap
+
+
+def _key_start(conn, kind: str, key: str) -> int | None:
+    """The version of ``key`` at which the newest stretch of the page that last had it began, when
+    it began by a move in (``move from OLD``, :func:`_stretch_first`), else None."""
+    first = _stretch_first(conn, kind, key, None)
+    if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
+        return None
+    return first["version"]
+
+
 def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int | None]]:
     """The names whose versions make up the history of ``(kind, key)``, newest first:
     ``[(key, None), (older name, last version), …]``. The key itself contributes every version;
@@ -638,22 +679,21 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     gives ``[(b, None), (a, 6), (b, 2), (a, 3)]``, every stretch of every name it had, a name
     more than once (the key's repeats add nothing: it contributes every version already; review
     of 0eb9e4b: `history b` left out a's first stretch)."""
-    out: list[tuple[str, int | None]] = [(key, None)]
+    return [(name, upto) for name, upto, _start in _walk(conn, kind, key, every)]
+
+
+def _walk(conn, kind: str, key: str, every: bool) -> list[tuple[str, int | None, int | None]]:
+    """:func:`lineage` with the version each stretch began at, when it began by a move in
+    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``."""
+    out: list[list] = [[key, None, None]]
     seen = {key}
     pairs = set()
     cur, upto = key, None
     while len(out) <= MAX_MOVES:
-        cond, args = ("", (kind, cur)) if upto is None else (" AND version <= ?", (kind, cur, upto))
-        end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
-        if end is None:
-            break
-        last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, cur, end)).fetchone()
-        top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
-        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, cur, top + 1)).fetchone()[0]
-        first = conn.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
-                             (kind, cur, gap or 0, top)).fetchone()
+        first = _stretch_first(conn, kind, cur, upto)
         if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
             break
+        out[-1][2] = first["version"]
         old = first["detail"][5:]
         if old in seen and not every:
             break
@@ -664,10 +704,10 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
             break
         away = away[0]
         pairs.add((old, away))
-        out.append((old, away - 1))
+        out.append([old, away - 1, None])
         seen.add(old)
         cur, upto = old, away - 1
-    return out
+    return [tuple(x) for x in out]
 
 
 def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
@@ -679,11 +719,13 @@ def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool 
     listed the first page's versions). The key itself keeps every version (a name's history).
     ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
     out: list[tuple[str, int, int | None]] = []
-    for name, upto in lineage(conn, kind, key, every=every):
+    for name, upto, start in _walk(conn, kind, key, every):
         after = 0
         if upto is not None:
             after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
                                  (kind, name, upto)).fetchone()[0] or 0
+            if start is not None:  # from its move in: another page written and deleted there before it came is not this one
+                after = max(after, start - 1)
         out.append((name, after, upto))
     return out
 
@@ -760,12 +802,15 @@ def _head_after(conn, kind: str, key: str, spans: list) -> int:
     """The version of ``key`` after which the newest stretch of the page that last had it starts
     (:func:`page_spans`): after the last move away (the one before the key's last row, when that
     row is the page's move away on) and from its move in when the versions before it are another
-    page's (:func:`_moved_in_at`)."""
+    page's (:func:`_moved_in_at`), or when it came back to the key (:func:`_key_start`: another page
+    written and deleted at the key meanwhile is not this one, review of e03e6356)."""
     last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
     away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
     after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
                          (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
     cut = _moved_in_at(conn, kind, key, spans)
+    if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
+        cut = _key_start(conn, kind, key)
     return after if cut is None else max(after, cut - 1)
 
 
