@@ -1947,3 +1947,33 @@ def test_a_version_without_text_is_not_found_as_a_missing_version_is(db_path):
     r = cli("--db", db, "get", "notes/y", "--version", "0")
     assert r.returncode == 2, r.stderr
     assert cli("--db", db, "get", "notes/y", "--version", "2").stdout.decode() == "# X\n\ntwo\n"
+
+
+def test_a_listing_reads_each_version_s_body_once_not_its_whole_chain(db_path):
+    """Review of e03e6356: `history --limit 0` of a page with 318 versions sent ~3,150 statements,
+    ~10 a version: each body's chain of deltas (up to MAX_DEPTH + 1 links) was read again from its
+    start for every version, though the version before, read just then, is its base. A listing
+    reads a body once (`_body_whole`'s memo); the line counts are as before."""
+    with Brain.open(db_path) as b:
+        text = "".join(f"line {i}\n" for i in range(30))
+        for i in range(60):
+            b.put("notes/long", text + f"edit {i}\n")
+        c = b.conn
+        reads = []
+
+        class Counting:  # the brain's connection, counting the statements that read a history body
+            def execute(self, q, *a):
+                if "FROM history_bodies WHERE id = ?" in q:
+                    reads.append(q)
+                return c.execute(q, *a)
+
+            def __getattr__(self, k):
+                return getattr(c, k)
+
+        b.conn = Counting()
+        try:
+            r = h.versions(b, "notes/long", limit=0)
+        finally:
+            b.conn = c
+        assert len(r["versions"]) == 60 and [(v["added"], v["removed"]) for v in r["versions"]] == [(1, 1)] * 59 + [(31, 0)]
+        assert len(reads) <= 61, len(reads)

@@ -166,23 +166,40 @@ def body_pieces(conn: sqlite3.Connection, body_id: int):
     return iter([_body_whole(conn, body_id)])
 
 
-def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
+def _body_whole(conn: sqlite3.Connection, body_id: int, memo: "dict[int, bytes] | None" = None) -> bytes:
+    """The bytes of body ``body_id``; ``memo`` (body id → bytes, of bodies read before): a chain
+    stops at a base it holds, and the answer goes into it (a listing reads a page's versions
+    oldest first, each a delta of the one before: one statement a version, not one a link of its
+    chain, up to :data:`MAX_DEPTH` + 1); a body stored in pieces (marker ``c``) is read whole."""
+    if memo is not None and body_id in memo:
+        return memo[body_id]
     chain = []
     bid: int | None = body_id
+    out: bytes | None = None
     while bid is not None:
+        if memo is not None and bid in memo:
+            out = memo[bid]
+            break
         r = conn.execute("SELECT base_id, data, hash FROM history_bodies WHERE id = ?", (bid,)).fetchone()
         if r is None:
             raise NotFound(f"history body {bid} is missing")
         data = bytes(r[1])
+        if memo is not None and not chain and data[:1] == b"c":  # (body_pieces reads it piece by piece)
+            from ..storage.blobs import iter_pieces
+
+            out = b"".join(iter_pieces(conn, r[2]))
+            memo[body_id] = out
+            return out
         if data[:1] in (REF, FILE_REF):  # the current text of a page (v24) or bytes of a file (v35): the end of the chain
             chain.append(b"r" + _referenced(conn, bid, data, r[2]))
             break
         chain.append(data)
         bid = r[0] if data[:1] in DELTA_TAGS else None
-    out: bytes | None = None
     for data in reversed(chain):
         out = _unpack_one(data, out)
     assert out is not None
+    if memo is not None:
+        memo[body_id] = out
     return out
 
 
@@ -879,14 +896,15 @@ def versions(brain, name: str, limit: int = 20) -> dict:
             return (theirs(r), -r["id"])
         older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
     prev_bid = older["body_id"] if older else None
-    cache: dict[int, bytes] = {}
+    memo: dict[int, bytes] = {}  # the few bodies read last: the next one's base, mostly (_body_whole)
 
     def get(bid):
         if bid is None:
             return None
-        if bid not in cache:
-            cache[bid] = body(c, bid)
-        return cache[bid]
+        out = _body_whole(c, bid, memo)
+        while len(memo) > 4:  # (a long listing of a big page holds a few texts, not every one)
+            del memo[next(iter(memo))]
+        return out
 
     deltas = {}
     for i, r in enumerate(reversed(rows)):
