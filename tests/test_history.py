@@ -612,6 +612,29 @@ def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_delete
         assert [sp[:2] for sp in h.page_spans(b.conn, "page", "notes/a")] == [("notes/a", 5), ("notes/b", 0), ("notes/a", 0)]
 
 
+def test_history_of_a_page_that_moved_onto_a_name_twice_keeps_apart_the_page_there_before_it(db_path):
+    """Review of e03e6356: X lived at notes/d and moved on to notes/x; Y moved notes/a → notes/d,
+    back to notes/a, and onto notes/d again. `history notes/d` listed X's versions among Y's, without
+    a name, and counted Y's create (notes/a v1) `+1 -2` against X's text: `_their_gaps` took the
+    versions before the page's first stretch of the key for the name's whenever it came back, though
+    that stretch began with a move in (one move in, `_moved_in_at`, listed them apart)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/d", "X one\nX two\n")
+        b.move_page("notes/d", "notes/x")
+        b.put("notes/a", "Y one\n")
+        b.move_page("notes/a", "notes/d")
+        b.put("notes/d", "Y one\nY two\n")
+        b.move_page("notes/d", "notes/a")
+        b.move_page("notes/a", "notes/d")
+        r = h.versions(b, "notes/d", limit=0)
+        got = listing(b, "notes/d")
+        assert got == [(None, 6, "move", 0, 0), ("notes/a", 3, "move", 0, 0), (None, 4, "update", 1, 0), (None, 3, "move", 0, 0),
+                       ("notes/a", 1, "create", 1, 0), ("notes/d", 2, "move", 0, 0), ("notes/d", 1, "create", 2, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/d", got)
+        assert h.version_bytes(b, "page", "notes/d", -4) == b"Y one\n"  # counting back: Y's create, then X's
+
+
 def test_history_of_a_renamed_page_deleted_and_restored_keeps_its_old_names(db_path):
     """Review of e03e6356: a page moved notes/a → notes/b, deleted, then restored (`restore`).
     `history notes/b` lost notes/a's versions (the walk back through the page's names stopped at

@@ -837,8 +837,10 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     the name before this page moved in (:func:`_moved_in_at`) or between two of this page's
     stretches of it (a page moved a→b, another page written at `a` and moved on, the first moved
     back: before 2026-12-06 `history a` listed the other's among its own, each line counted
-    against the other page's text). Versions before this page's first stretch of the key stay the
-    name's (a page written at a name another left by moving away: its history is the name's)."""
+    against the other page's text), and those before its first stretch of the key when that began
+    by a move in (review of e03e6356). Versions before a first stretch the page began by being
+    written at the name stay the name's (a page written at a name another left by moving away: its
+    history is the name's)."""
     cut = _moved_in_at(conn, kind, key, spans)
     if cut is not None:
         return [(0, cut - 1)]
@@ -846,7 +848,12 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     if not own:
         return []
     own.append((_head_after(conn, kind, key, spans), 0))
-    return [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
+    gaps = [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
+    first = own[0][0]
+    start = _stretch_first(conn, kind, key, own[0][1] - 1) if first else None
+    if start is not None and start["version"] == first + 1 and start["op"] == "move" and (start["detail"] or "").startswith("from "):
+        gaps.insert(0, (0, first))  # its first stretch of the key began by a move in: the versions before it are another page's
+    return gaps
 
 
 def _theirs(key: str, gaps: list):
