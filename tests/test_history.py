@@ -2000,3 +2000,21 @@ def test_a_listing_reads_each_version_s_body_once_not_its_whole_chain(db_path):
             b.conn = c
         assert len(r["versions"]) == 60 and [(v["added"], v["removed"]) for v in r["versions"]] == [(1, 1)] * 59 + [(31, 0)]
         assert len(reads) <= 61, len(reads)
+
+
+def test_history_of_a_deleted_page_reverted_to_a_version_before_its_move_away_and_back_keeps_every_stretch(db_path):
+    """Review of e03e6356: a page at notes/c moved to notes/b and back, deleted, then `revert notes/c
+    --to 1` (a version of its first stretch at notes/c). The walk back through its names went on from
+    the stretch of the version brought back, so `history notes/c` lost notes/b's versions: the page
+    deleted is the one brought back, its stretch before the deletion goes on."""
+    with Brain.open(db_path) as b:
+        b.put("notes/c", "one\n")
+        b.move_page("notes/c", "notes/b")
+        b.put("notes/b", "one\ntwo\n")
+        b.move_page("notes/b", "notes/c")
+        b.delete_page("notes/c")
+        run(b, "revert", slug="notes/c", to=1)
+        got = listing(b, "notes/c")
+        assert got == [(None, 5, "create", 0, 1), (None, 4, "delete", 0, 0), (None, 3, "move", 0, 0), ("notes/b", 2, "update", 1, 0),
+                       ("notes/b", 1, "move", 0, 0), (None, 1, "create", 1, 0)], got
+        assert_cut_listings_agree(b, "notes/c", got)

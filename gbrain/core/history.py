@@ -642,7 +642,7 @@ MAX_MOVES = 100
 
 
 #: the label of a deleted page's version brought back (``restore``, ``revert``: :func:`_revert_key`)
-_BROUGHT_BACK = re.compile(r"to v(\d+)( of an older name)?")
+_BROUGHT_BACK = re.compile(r"to v\d+( of an older name)?")
 
 
 def _stretch_first(conn, kind: str, name: str, upto: int | None):
@@ -669,8 +669,7 @@ def _stretch_first(conn, kind: str, name: str, upto: int | None):
         gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
         if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
             return first
-        # the version it brought back: a version of this name below the deletion, else the stretch before it
-        below = int(back.group(1)) if back.group(2) is None and int(back.group(1)) < gap else gap
+        below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
 
 
 def _key_start(conn, kind: str, key: str) -> int | None:
