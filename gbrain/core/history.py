@@ -746,15 +746,15 @@ def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool 
     return out
 
 
-def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0) -> list:
+def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, walked: tuple | None = None) -> list:
     """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first in the
     order they were written (``history.id``), whatever name each was written under: a page renamed
     away and back lists the versions of the name it had in between among its own, where they came
     (trial 65: they were a block after its first version, so each line count was taken against the
-    wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
+    wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many;
+    ``walked``: ``(spans, gaps)`` read already (:func:`lineage_spans` with ``every``, :func:`_their_gaps`)."""
     rows: list = []
-    spans = lineage_spans(conn, kind, key, every=True)
-    gaps = _their_gaps(conn, kind, key, spans)
+    spans, gaps = walked or _walked(conn, kind, key)
     theirs = _theirs(key, gaps)
     away = _moves_away_between(key, spans)
     for name, after, upto in _own_spans(key, spans):
@@ -779,6 +779,12 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     # another page's versions under the key (before this page moved in, or between its stretches) go after this page's
     rows.sort(key=lambda r: (theirs(r), -r["id"]))
     return rows[:limit] if limit > 0 else rows
+
+
+def _walked(conn, kind: str, key: str) -> tuple[list, list]:
+    """``(spans, gaps)`` of ``key``'s listing: :func:`lineage_spans` with ``every``, :func:`_their_gaps`."""
+    spans = lineage_spans(conn, kind, key, every=True)
+    return spans, _their_gaps(conn, kind, key, spans)
 
 
 def _moves_away_between(key: str, spans: list) -> list[int]:
@@ -887,8 +893,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     are numbered under)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
-    rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
-    spans = lineage_spans(c, kind, key, every=True)
+    walked = spans, gaps = _walked(c, kind, key)
+    rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0, walked=walked)
     total = -len(_moves_away_between(key, spans))  # (not listed: :func:`_lineage_rows`)
     for nm, after, upto in _own_spans(key, spans):
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
@@ -896,11 +902,11 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     out = []
     # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
     older = None
-    theirs = _theirs(key, _their_gaps(c, kind, key, spans))
+    theirs = _theirs(key, gaps)
     if rows:
         def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
             return (theirs(r), -r["id"])
-        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
+        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1, walked=walked) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
     prev_bid = older["body_id"] if older else None
     memo: dict[int, bytes] = {}  # the few bodies read last: the next one's base, mostly (_body_whole)
 
