@@ -1056,3 +1056,35 @@ def test_purge_slug_of_a_page_that_had_a_name_twice_takes_every_stretch_and_no_o
             got = [i["version"] for i in items if i["name"] == n]
             assert got == sorted(got), (n, got)
         assert [i["name"] for i in items] == sorted([i["name"] for i in items], key=[i["name"] for i in items].index)
+
+
+def test_purge_slug_leaves_another_page_deleted_at_a_name_between_two_stretches_of_this_one(db_path):
+    """Review of e03e6356: X moved notes/a → notes/b; Y was written at notes/a and deleted there;
+    X moved back to notes/a and was deleted. `purge notes/a` took Y's versions with X's (docs: a
+    page's that was deleted there before this one moved in stay). X's only."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\n")
+        b.delete_page("notes/a")
+        b.move_page("notes/b", "notes/a")
+        b.delete_page("notes/a")
+    xs = {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 2), ("notes/a", 5), ("notes/a", 6)}
+    assert _items(run("purge", {"slug": "notes/a"})) == xs
+
+
+def test_purge_slug_of_a_renamed_page_deleted_and_restored_takes_its_old_names_too(db_path):
+    """Review of e03e6356: a page moved notes/a → notes/b, deleted, restored, deleted again.
+    `purge notes/b` took notes/b's versions only: notes/a's, the page's text too, stayed (the walk
+    back through its names stopped at the first deletion)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "secret one\n")
+        b.move_page("notes/a", "notes/b")
+        b.delete_page("notes/b")
+    run("restore", {"slug": "notes/b"})
+    with Brain.open(db_path) as b:
+        b.delete_page("notes/b")
+    r = run("purge", {"slug": "notes/b", "apply": True})
+    assert _items(r) == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 2), ("notes/b", 3), ("notes/b", 4)}, r
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, b"secret") == []

@@ -588,6 +588,74 @@ def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_that_h
         assert [(v.get("name"), v["version"]) for v in h.versions(b, "notes/y", limit=0)["versions"]] == [(None, 1), ("notes/a", 4), ("notes/a", 3)]
 
 
+def test_history_of_a_page_renamed_away_and_back_keeps_apart_another_page_deleted_at_the_name_between(db_path):
+    """Review of e03e6356: X moved notes/a → notes/b; another page Y was written at notes/a and
+    deleted there (not moved on); X moved back to notes/a. `history notes/a` listed Y's versions
+    among X's, without a name, Y's create counted against X's text (`+1 -2`) and X's edit at
+    notes/b against Y's (`+3 -3`; its own: `+1 -0`), and `purge notes/a` took them: `_their_gaps` took X's newest stretch from the name's last move away,
+    and Y left by a deletion. X's stretch starts at its move in; Y's go after, apart."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\n")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.delete_page("notes/a")
+        b.put("notes/b", "X one\nX two\nX three\n")
+        b.move_page("notes/b", "notes/a")
+        r = h.versions(b, "notes/a", limit=0)
+        got = listing(b, "notes/a")
+        assert got == [(None, 6, "move", 0, 0), ("notes/b", 2, "update", 1, 0), ("notes/b", 1, "move", 0, 0), (None, 1, "create", 2, 0),
+                       ("notes/a", 5, "delete", 0, 0), ("notes/a", 4, "update", 2, 0), ("notes/a", 3, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/a", got)
+        assert h.version_bytes(b, "page", "notes/a", -3) == b"X one\nX two\n"  # counting back: X's own create, never Y's
+        assert [sp[:2] for sp in h.page_spans(b.conn, "page", "notes/a")] == [("notes/a", 5), ("notes/b", 0), ("notes/a", 0)]
+
+
+def test_history_of_a_page_that_moved_onto_a_name_twice_keeps_apart_the_page_there_before_it(db_path):
+    """Review of e03e6356: X lived at notes/d and moved on to notes/x; Y moved notes/a → notes/d,
+    back to notes/a, and onto notes/d again. `history notes/d` listed X's versions among Y's, without
+    a name, and counted Y's create (notes/a v1) `+1 -2` against X's text: `_their_gaps` took the
+    versions before the page's first stretch of the key for the name's whenever it came back, though
+    that stretch began with a move in (one move in, `_moved_in_at`, listed them apart)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/d", "X one\nX two\n")
+        b.move_page("notes/d", "notes/x")
+        b.put("notes/a", "Y one\n")
+        b.move_page("notes/a", "notes/d")
+        b.put("notes/d", "Y one\nY two\n")
+        b.move_page("notes/d", "notes/a")
+        b.move_page("notes/a", "notes/d")
+        r = h.versions(b, "notes/d", limit=0)
+        got = listing(b, "notes/d")
+        assert got == [(None, 6, "move", 0, 0), ("notes/a", 3, "move", 0, 0), (None, 4, "update", 1, 0), (None, 3, "move", 0, 0),
+                       ("notes/a", 1, "create", 1, 0), ("notes/d", 2, "move", 0, 0), ("notes/d", 1, "create", 2, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/d", got)
+        assert h.version_bytes(b, "page", "notes/d", -4) == b"Y one\n"  # counting back: Y's create, then X's
+
+
+def test_history_of_a_renamed_page_deleted_and_restored_keeps_its_old_names(db_path):
+    """Review of e03e6356: a page moved notes/a → notes/b, deleted, then restored (`restore`).
+    `history notes/b` lost notes/a's versions (the walk back through the page's names stopped at
+    the deletion: the restore, a create, is no move in) and counted its move in `+5 -0` against
+    nothing. The restore brings back the same page: its history goes on through its old names."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.put("notes/a", "one\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\nthree\n")
+        b.delete_page("notes/b")
+        run(b, "restore", slug="notes/b")
+        r = h.versions(b, "notes/b", limit=0)
+        got = listing(b, "notes/b")
+        assert got == [(None, 4, "create", 0, 0), (None, 3, "delete", 0, 0), (None, 2, "update", 1, 0), (None, 1, "move", 0, 0),
+                       ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 1, 0)], got
+        assert r["total"] == len(got)
+        assert_cut_listings_agree(b, "notes/b", got)
+        assert h.version_bytes(b, "page", "notes/b", -2) == b"one\ntwo\n"
+
+
 def test_history_shows_each_move_of_a_page_renamed_a_b_a_b_c_once_whatever_name_is_asked(db_path):
     """A page moved a→b→a→b→c (an edit under each name). Each move is two rows, the move away at
     the old name and the move in at the new one; `history` lists the move in (`move from …`),
@@ -1902,3 +1970,51 @@ def test_a_version_without_text_is_not_found_as_a_missing_version_is(db_path):
     r = cli("--db", db, "get", "notes/y", "--version", "0")
     assert r.returncode == 2, r.stderr
     assert cli("--db", db, "get", "notes/y", "--version", "2").stdout.decode() == "# X\n\ntwo\n"
+
+
+def test_a_listing_reads_each_version_s_body_once_not_its_whole_chain(db_path):
+    """Review of e03e6356: `history --limit 0` of a page with 318 versions sent ~3,150 statements,
+    ~10 a version: each body's chain of deltas (up to MAX_DEPTH + 1 links) was read again from its
+    start for every version, though the version before, read just then, is its base. A listing
+    reads a body once (`_body_whole`'s memo); the line counts are as before."""
+    with Brain.open(db_path) as b:
+        text = "".join(f"line {i}\n" for i in range(30))
+        for i in range(60):
+            b.put("notes/long", text + f"edit {i}\n")
+        c = b.conn
+        reads = []
+
+        class Counting:  # the brain's connection, counting the statements that read a history body
+            def execute(self, q, *a):
+                if "FROM history_bodies WHERE id = ?" in q:
+                    reads.append(q)
+                return c.execute(q, *a)
+
+            def __getattr__(self, k):
+                return getattr(c, k)
+
+        b.conn = Counting()
+        try:
+            r = h.versions(b, "notes/long", limit=0)
+        finally:
+            b.conn = c
+        assert len(r["versions"]) == 60 and [(v["added"], v["removed"]) for v in r["versions"]] == [(1, 1)] * 59 + [(31, 0)]
+        assert len(reads) <= 61, len(reads)
+
+
+def test_history_of_a_deleted_page_reverted_to_a_version_before_its_move_away_and_back_keeps_every_stretch(db_path):
+    """Review of e03e6356: a page at notes/c moved to notes/b and back, deleted, then `revert notes/c
+    --to 1` (a version of its first stretch at notes/c). The walk back through its names went on from
+    the stretch of the version brought back, so `history notes/c` lost notes/b's versions: the page
+    deleted is the one brought back, its stretch before the deletion goes on."""
+    with Brain.open(db_path) as b:
+        b.put("notes/c", "one\n")
+        b.move_page("notes/c", "notes/b")
+        b.put("notes/b", "one\ntwo\n")
+        b.move_page("notes/b", "notes/c")
+        b.delete_page("notes/c")
+        run(b, "revert", slug="notes/c", to=1)
+        got = listing(b, "notes/c")
+        assert got == [(None, 5, "create", 0, 1), (None, 4, "delete", 0, 0), (None, 3, "move", 0, 0), ("notes/b", 2, "update", 1, 0),
+                       ("notes/b", 1, "move", 0, 0), (None, 1, "create", 1, 0)], got
+        assert_cut_listings_agree(b, "notes/c", got)

@@ -166,23 +166,40 @@ def body_pieces(conn: sqlite3.Connection, body_id: int):
     return iter([_body_whole(conn, body_id)])
 
 
-def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
+def _body_whole(conn: sqlite3.Connection, body_id: int, memo: "dict[int, bytes] | None" = None) -> bytes:
+    """The bytes of body ``body_id``; ``memo`` (body id → bytes, of bodies read before): a chain
+    stops at a base it holds, and the answer goes into it (a listing reads a page's versions
+    oldest first, each a delta of the one before: one statement a version, not one a link of its
+    chain, up to :data:`MAX_DEPTH` + 1); a body stored in pieces (marker ``c``) is read whole."""
+    if memo is not None and body_id in memo:
+        return memo[body_id]
     chain = []
     bid: int | None = body_id
+    out: bytes | None = None
     while bid is not None:
+        if memo is not None and bid in memo:
+            out = memo[bid]
+            break
         r = conn.execute("SELECT base_id, data, hash FROM history_bodies WHERE id = ?", (bid,)).fetchone()
         if r is None:
             raise NotFound(f"history body {bid} is missing")
         data = bytes(r[1])
+        if memo is not None and not chain and data[:1] == b"c":  # (body_pieces reads it piece by piece)
+            from ..storage.blobs import iter_pieces
+
+            out = b"".join(iter_pieces(conn, r[2]))
+            memo[body_id] = out
+            return out
         if data[:1] in (REF, FILE_REF):  # the current text of a page (v24) or bytes of a file (v35): the end of the chain
             chain.append(b"r" + _referenced(conn, bid, data, r[2]))
             break
         chain.append(data)
         bid = r[0] if data[:1] in DELTA_TAGS else None
-    out: bytes | None = None
     for data in reversed(chain):
         out = _unpack_one(data, out)
     assert out is not None
+    if memo is not None:
+        memo[body_id] = out
     return out
 
 
@@ -624,6 +641,46 @@ def _line_delta(old: bytes | None, new: bytes | None) -> tuple[int, int] | None:
 MAX_MOVES = 100
 
 
+#: the label of a deleted page's version brought back (``restore``, ``revert``: :func:`_revert_key`)
+_BROUGHT_BACK = re.compile(r"to v\d+( of an older name)?")
+
+
+def _stretch_first(conn, kind: str, name: str, upto: int | None):
+    """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
+    ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
+    text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
+    same page: its stretch goes on before the deletion, from the stretch of the version it brought
+    back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
+    ``history`` and from ``purge SLUG``, which left its text there)."""
+    cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
+    end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
+    if end is None:
+        return None
+    last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
+    top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
+    below = top + 1
+    while True:
+        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
+        first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                             (kind, name, gap or 0, top)).fetchone()
+        back = _BROUGHT_BACK.fullmatch(first["detail"] or "") if first is not None and first["op"] == "create" and gap else None
+        if back is None:
+            return first
+        gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
+        if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
+            return first
+        below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
+
+
+def _key_start(conn, kind: str, key: str) -> int | None:
+    """The version of ``key`` at which the newest stretch of the page that last had it began, when
+    it began by a move in (``move from OLD``, :func:`_stretch_first`), else None."""
+    first = _stretch_first(conn, kind, key, None)
+    if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
+        return None
+    return first["version"]
+
+
 def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int | None]]:
     """The names whose versions make up the history of ``(kind, key)``, newest first:
     ``[(key, None), (older name, last version), …]``. The key itself contributes every version;
@@ -638,22 +695,21 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     gives ``[(b, None), (a, 6), (b, 2), (a, 3)]``, every stretch of every name it had, a name
     more than once (the key's repeats add nothing: it contributes every version already; review
     of 0eb9e4b: `history b` left out a's first stretch)."""
-    out: list[tuple[str, int | None]] = [(key, None)]
+    return [(name, upto) for name, upto, _start in _walk(conn, kind, key, every)]
+
+
+def _walk(conn, kind: str, key: str, every: bool) -> list[tuple[str, int | None, int | None]]:
+    """:func:`lineage` with the version each stretch began at, when it began by a move in
+    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``."""
+    out: list[list] = [[key, None, None]]
     seen = {key}
     pairs = set()
     cur, upto = key, None
     while len(out) <= MAX_MOVES:
-        cond, args = ("", (kind, cur)) if upto is None else (" AND version <= ?", (kind, cur, upto))
-        end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
-        if end is None:
-            break
-        last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, cur, end)).fetchone()
-        top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
-        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, cur, top + 1)).fetchone()[0]
-        first = conn.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
-                             (kind, cur, gap or 0, top)).fetchone()
+        first = _stretch_first(conn, kind, cur, upto)
         if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
             break
+        out[-1][2] = first["version"]
         old = first["detail"][5:]
         if old in seen and not every:
             break
@@ -664,10 +720,10 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
             break
         away = away[0]
         pairs.add((old, away))
-        out.append((old, away - 1))
+        out.append([old, away - 1, None])
         seen.add(old)
         cur, upto = old, away - 1
-    return out
+    return [tuple(x) for x in out]
 
 
 def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
@@ -679,24 +735,26 @@ def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool 
     listed the first page's versions). The key itself keeps every version (a name's history).
     ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
     out: list[tuple[str, int, int | None]] = []
-    for name, upto in lineage(conn, kind, key, every=every):
+    for name, upto, start in _walk(conn, kind, key, every):
         after = 0
         if upto is not None:
             after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
                                  (kind, name, upto)).fetchone()[0] or 0
+            if start is not None:  # from its move in: another page written and deleted there before it came is not this one
+                after = max(after, start - 1)
         out.append((name, after, upto))
     return out
 
 
-def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0) -> list:
+def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, walked: tuple | None = None) -> list:
     """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first in the
     order they were written (``history.id``), whatever name each was written under: a page renamed
     away and back lists the versions of the name it had in between among its own, where they came
     (trial 65: they were a block after its first version, so each line count was taken against the
-    wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many."""
+    wrong version); ``with_body``: only versions with text; ``limit`` > 0: at most that many;
+    ``walked``: ``(spans, gaps)`` read already (:func:`lineage_spans` with ``every``, :func:`_their_gaps`)."""
     rows: list = []
-    spans = lineage_spans(conn, kind, key, every=True)
-    gaps = _their_gaps(conn, kind, key, spans)
+    spans, gaps = walked or _walked(conn, kind, key)
     theirs = _theirs(key, gaps)
     away = _moves_away_between(key, spans)
     for name, after, upto in _own_spans(key, spans):
@@ -721,6 +779,12 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
     # another page's versions under the key (before this page moved in, or between its stretches) go after this page's
     rows.sort(key=lambda r: (theirs(r), -r["id"]))
     return rows[:limit] if limit > 0 else rows
+
+
+def _walked(conn, kind: str, key: str) -> tuple[list, list]:
+    """``(spans, gaps)`` of ``key``'s listing: :func:`lineage_spans` with ``every``, :func:`_their_gaps`."""
+    spans = lineage_spans(conn, kind, key, every=True)
+    return spans, _their_gaps(conn, kind, key, spans)
 
 
 def _moves_away_between(key: str, spans: list) -> list[int]:
@@ -760,12 +824,15 @@ def _head_after(conn, kind: str, key: str, spans: list) -> int:
     """The version of ``key`` after which the newest stretch of the page that last had it starts
     (:func:`page_spans`): after the last move away (the one before the key's last row, when that
     row is the page's move away on) and from its move in when the versions before it are another
-    page's (:func:`_moved_in_at`)."""
+    page's (:func:`_moved_in_at`), or when it came back to the key (:func:`_key_start`: another page
+    written and deleted at the key meanwhile is not this one, review of e03e6356)."""
     last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
     away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
     after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
                          (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
     cut = _moved_in_at(conn, kind, key, spans)
+    if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
+        cut = _key_start(conn, kind, key)
     return after if cut is None else max(after, cut - 1)
 
 
@@ -775,8 +842,10 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     the name before this page moved in (:func:`_moved_in_at`) or between two of this page's
     stretches of it (a page moved a→b, another page written at `a` and moved on, the first moved
     back: before 2026-12-06 `history a` listed the other's among its own, each line counted
-    against the other page's text). Versions before this page's first stretch of the key stay the
-    name's (a page written at a name another left by moving away: its history is the name's)."""
+    against the other page's text), and those before its first stretch of the key when that began
+    by a move in (review of e03e6356). Versions before a first stretch the page began by being
+    written at the name stay the name's (a page written at a name another left by moving away: its
+    history is the name's)."""
     cut = _moved_in_at(conn, kind, key, spans)
     if cut is not None:
         return [(0, cut - 1)]
@@ -784,7 +853,12 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     if not own:
         return []
     own.append((_head_after(conn, kind, key, spans), 0))
-    return [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
+    gaps = [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
+    first = own[0][0]
+    start = _stretch_first(conn, kind, key, own[0][1] - 1) if first else None
+    if start is not None and start["version"] == first + 1 and start["op"] == "move" and (start["detail"] or "").startswith("from "):
+        gaps.insert(0, (0, first))  # its first stretch of the key began by a move in: the versions before it are another page's
+    return gaps
 
 
 def _theirs(key: str, gaps: list):
@@ -819,8 +893,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     are numbered under)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
-    rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
-    spans = lineage_spans(c, kind, key, every=True)
+    walked = spans, gaps = _walked(c, kind, key)
+    rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0, walked=walked)
     total = -len(_moves_away_between(key, spans))  # (not listed: :func:`_lineage_rows`)
     for nm, after, upto in _own_spans(key, spans):
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
@@ -828,20 +902,21 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     out = []
     # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
     older = None
-    theirs = _theirs(key, _their_gaps(c, kind, key, spans))
+    theirs = _theirs(key, gaps)
     if rows:
         def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
             return (theirs(r), -r["id"])
-        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
+        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1, walked=walked) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
     prev_bid = older["body_id"] if older else None
-    cache: dict[int, bytes] = {}
+    memo: dict[int, bytes] = {}  # the few bodies read last: the next one's base, mostly (_body_whole)
 
     def get(bid):
         if bid is None:
             return None
-        if bid not in cache:
-            cache[bid] = body(c, bid)
-        return cache[bid]
+        out = _body_whole(c, bid, memo)
+        while len(memo) > 4:  # (a long listing of a big page holds a few texts, not every one)
+            del memo[next(iter(memo))]
+        return out
 
     deltas = {}
     for i, r in enumerate(reversed(rows)):
