@@ -68,20 +68,94 @@ def test_a_graphs_own_pages_and_journals_folders_are_read_as_its(tmp_path, db_pa
         assert fresh_import_differences(b) == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "journals.settings reads :journal/page-title-format only. Design: its title format is "
-    "_edn_string(:journal/page-title-format) or _edn_string(:date-formatter) or TITLE_FORMAT (and settings' "
-    "early return must look for ':date-formatter' too). Stored journals and pages named as days change title: "
-    "a schema version's step re-runs db.rederive_logseq_days (journals whose title is not their day in the "
-    "format, pages/ pages named as days, then the links), for graphs whose config holds ':date-formatter'."))
+LEGACY_GRAPH = {"logseq/config.edn": LEGACY_FORMAT,
+                "journals/2026_11_20.md": "- a day\n",
+                "pages/2026_11_21.md": "- a page named as a day\n",
+                "pages/Plan.md": "- [[2026-11-20]] [[Nov 20th, 2026]] [[Nov 21st, 2026]] [[2026-11-21]]\n"}
+#: where Logseq opens each of Plan's links under ``:date-formatter "yyyy-MM-dd"``: each name read as a
+#: day (the title format, ``MMM do, yyyy``, ``yyyy-MM-dd``, ``yyyy_MM_dd``) is that day's page
+LEGACY_TARGETS = {"2026-11-20": "journals/2026_11_20", "Nov 20th, 2026": "journals/2026_11_20",
+                  "Nov 21st, 2026": "pages/2026_11_21", "2026-11-21": "pages/2026_11_21"}
+
+
 def test_a_legacy_date_formatter_is_the_graphs_title_format(tmp_path, db_path):
-    graph = {"logseq/config.edn": LEGACY_FORMAT,
-             "journals/2026_11_20.md": "- a day\n",
-             "pages/Plan.md": "- [[2026-11-20]] [[Nov 20th, 2026]]\n"}
     with Brain.open(db_path, create=True) as b:
-        import_tree(b, write_tree(tmp_path / "g", graph))
-        assert page_titles(b)["journals/2026_11_20"] == "2026-11-20"
+        import_tree(b, write_tree(tmp_path / "g", LEGACY_GRAPH))
+        t = page_titles(b)
+        assert (t["journals/2026_11_20"], t["pages/2026_11_21"]) == ("2026-11-20", "2026-11-21")
+        assert link_targets(b, "pages/Plan") == LEGACY_TARGETS
         assert fresh_import_differences(b) == {}
+
+
+def test_a_date_formatter_written_changed_or_removed_is_read_at_once(tmp_path, db_path):
+    """A config edit that sets, changes or drops ``:date-formatter`` titles the journals (and the
+    pages named as a day) as a fresh import of the tree would; the newer key, once set, wins."""
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", {**LEGACY_GRAPH, "logseq/config.edn": DEFAULT_CONFIG}))
+        assert page_titles(b)["journals/2026_11_20"] == "Nov 20th, 2026"
+        steps = [(LEGACY_FORMAT, "2026-11-20"),
+                 (LEGACY_FORMAT.replace('"yyyy-MM-dd"', '"dd.MM.yyyy"'), "20.11.2026"),
+                 (LEGACY_FORMAT.replace(":hidden []", ':hidden [] :journal/page-title-format "yyyy/MM/dd"'), "2026/11/20"),
+                 (DEFAULT_CONFIG, "Nov 20th, 2026"), (LEGACY_FORMAT, "2026-11-20")]
+        for config, title in steps:
+            b.save_file("logseq/config.edn", config.encode())
+            assert page_titles(b)["journals/2026_11_20"] == title
+            assert fresh_import_differences(b) == {}
+        assert link_targets(b, "pages/Plan") == LEGACY_TARGETS
+
+
+@pytest.mark.parametrize("setting", ["auto", "logseq"])
+def test_an_upgraded_brain_reads_a_legacy_date_formatter(tmp_path, db_path, monkeypatch, setting):
+    """A brain made before v76 / pg_v83 read a graph's ``:date-formatter`` as unset (its journals
+    and pages named as a day titled ``Nov 20th, 2026``, its links resolved so): on open they are
+    read as Logseq reads them, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.page import journals
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    read = journals.settings
+    with monkeypatch.context() as m:  # gbrain before v76: :date-formatter unread
+        m.setattr(journals, "settings", lambda text: read(text.replace(":date-formatter", ":unread-date-formatter")))
+        with Brain.open(db_path, create=True) as b:
+            if setting == "logseq":
+                b.set_config("property_syntax", "logseq")
+            import_tree(b, write_tree(tmp_path / "g", LEGACY_GRAPH))
+            assert page_titles(b)["journals/2026_11_20"] == "Nov 20th, 2026"
+            with b.transaction():
+                _rewind(b.conn, pg._logseq_settings, dbmod._m76_logseq_settings)
+    with Brain.open(db_path) as b:
+        assert page_titles(b)["journals/2026_11_20"] == "2026-11-20"
+        if setting == "auto":
+            assert page_titles(b)["pages/2026_11_21"] == "2026-11-21"
+            assert link_targets(b, "pages/Plan") == LEGACY_TARGETS
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_upgrade_reads_no_page_of_a_brain_without_a_legacy_date_formatter(tmp_path, db_path, monkeypatch):
+    """v76 / pg_v83's step reads the stored graph configs once: a vault with a ``journals/`` or
+    ``daily/`` folder and no ``logseq/config.edn``, or a graph whose config has no ``:date-formatter``
+    (or sets the newer key too), parses no page and changes no row."""
+    from gbrain.storage import db as dbmod
+
+    days = []
+    monkeypatch.setattr(dbmod, "rederive_logseq_days", lambda conn: days.append(1) or 0)
+    vault = {"journals/2026-11-20.md": "# a day\n", "daily/2026-11-21.md": "- [[2026-11-20]]\n",
+             "notes/config.edn": ':date-formatter "yyyy-MM-dd"\n'}
+    newer = LEGACY_FORMAT.replace(":hidden []", ':hidden [] :journal/page-title-format "MMM do, yyyy"')
+    for i, tree in enumerate((vault, {**vault, "logseq/config.edn": DEFAULT_CONFIG}, {**vault, "logseq/config.edn": newer},
+                              {**vault, "g/logseq/config.edn": newer, "g/journals/2026_11_20.md": "- x\n"})):
+        with Brain.open(str(tmp_path / f"{i}.db"), create=True) as b:
+            import_tree(b, write_tree(tmp_path / f"t{i}", tree))
+            with b.transaction():
+                assert dbmod.rederive_logseq_settings(b.conn) == 0
+    assert days == []
+    with Brain.open(str(tmp_path / "legacy.db"), create=True) as b:  # (the test's own check: it can fail)
+        import_tree(b, write_tree(tmp_path / "legacy", {**vault, "logseq/config.edn": LEGACY_FORMAT}))
+        with b.transaction():
+            dbmod.rederive_logseq_settings(b.conn)
+    assert days == [1]
 
 
 def test_the_page_title_format_wins_over_a_legacy_date_formatter(tmp_path, db_path):

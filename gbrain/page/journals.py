@@ -38,7 +38,8 @@ _TOKEN_RE = re.compile(r"'[^']*'|do|y+|M+|d+|E+|.", re.S)
 
 def formats(config_text: str) -> tuple[str, str]:
     """``(title format, file-name format)`` set in the text of a Logseq ``config.edn``: its top
-    map's ``:journal/page-title-format`` and ``:journal/file-name-format`` string values, read as
+    map's ``:journal/page-title-format`` (else the legacy ``:date-formatter``, as Logseq reads it)
+    and ``:journal/file-name-format`` string values, read as
     EDN (:func:`settings`: not in a string, a ``;`` comment, a ``#_`` discarded form or another
     key's map; the first setting of a key counts); Logseq's default (:data:`TITLE_FORMAT`,
     :data:`FILE_FORMAT`) for one it does not set, or sets to no string or an empty one. Never raises."""
@@ -98,7 +99,9 @@ class Settings(NamedTuple):
 
     #: ``:file/name-format``: ``triple-lowbar`` or ``legacy`` (:func:`name_format`)
     name_format: str
-    #: ``:journal/page-title-format`` (:data:`TITLE_FORMAT` unset)
+    #: ``:journal/page-title-format``, else the legacy ``:date-formatter`` (Logseq's graph-parser
+    #: ``config.cljs``: ``(or (:journal/page-title-format c) (:date-formatter c) "MMM do, yyyy")``),
+    #: else :data:`TITLE_FORMAT`
     title_format: str
     #: ``:journal/file-name-format`` (:data:`FILE_FORMAT` unset)
     file_format: str
@@ -132,7 +135,7 @@ def settings(config_text: str) -> Settings:
     Logseq's reader (``cljs.reader``) refuses the whole file (a regex literal, a reader
     conditional, a duplicate key: Logseq then uses its defaults): the settings written are read.
     Never raises."""
-    if ":file/name-format" not in config_text and ":journal/" not in config_text:
+    if ":file/name-format" not in config_text and ":journal/" not in config_text and ":date-formatter" not in config_text:
         return DEFAULTS
     top: dict = {}
     items = _top_map(config_text)
@@ -140,7 +143,7 @@ def settings(config_text: str) -> Settings:
         if isinstance(key, str):
             top.setdefault(key, value)
     return Settings("triple-lowbar" if top.get(":file/name-format") == ":triple-lowbar" else "legacy",
-                    _edn_string(top.get(":journal/page-title-format")) or TITLE_FORMAT,
+                    _edn_string(top.get(":journal/page-title-format")) or _edn_string(top.get(":date-formatter")) or TITLE_FORMAT,
                     _edn_string(top.get(":journal/file-name-format")) or FILE_FORMAT)
 
 
