@@ -2597,21 +2597,38 @@ def rederive_logseq_settings(conn) -> int:
     setting the legacy ``:date-formatter`` and no ``:journal/page-title-format`` (Logseq's
     graph-parser ``config.cljs``: ``(or (:journal/page-title-format c) (:date-formatter c) "MMM do,
     yyyy")``, :func:`gbrain.page.journals.settings`) titles its journals and its pages named as a
-    day in that format: :func:`rederive_logseq_days` (those pages, then their links). One query of
-    the configs first: a brain with no stored graph config holding ``:date-formatter`` reads no
-    page. For SQLite v76 / Postgres v83, in the caller's transaction. Returns how many pages were
+    day in that format: :func:`rederive_logseq_days` (those pages, then their links). A config
+    setting ``:pages-directory``/``:journals-directory`` to another folder makes that folder's
+    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's: every
+    page of those four folders derived again, then every link resolved again
+    (:func:`gbrain.storage.derive.relink_all`). One query of the configs first: a brain with no
+    stored graph config holding ``:date-formatter`` or a folder setting reads no page. For SQLite v76 / Postgres v83, in the caller's transaction. Returns how many pages were
     parsed."""
     from ..page import journals
     from ..page.links import _config_text, is_graph_config
+    from ..page.markdown import reads_graphs
+    from .derive import parse_settings, relink_all
 
     legacy = False
+    heads: list[str] = []  # the folders of the graphs whose pages/journals folders are others
     for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
         if not is_graph_config(path):
             continue
         text = _config_text(data)
         if ":date-formatter" in text and journals.settings(text).title_format != _pre_v76_title_format(text):
             legacy = True
-    return rederive_logseq_days(conn) if legacy else 0
+        st = journals.settings(text)
+        if (st.pages_dir, st.journals_dir) != ("pages", journals.FOLDER):
+            root = path[: -len(journals.CONFIG)]
+            heads += [root + d + "/" for d in {"pages", journals.FOLDER, st.pages_dir, st.journals_dir}]
+    parsed = rederive_logseq_days(conn) if legacy else 0
+    if heads and reads_graphs(parse_settings(conn)[2]):
+        ids = sorted({r[0] for h in sorted(set(heads)) for r in conn.execute(
+            "SELECT id FROM pages WHERE substr(path, 1, ?) = ?", (len(h), h)).fetchall()})
+        rederive_page_ids(conn, ids)
+        relink_all(conn)  # (titles, aliases, journals and tags of those pages: rare, every link once)
+        parsed += len(ids)
+    return parsed
 
 
 def _pre_v76_title_format(config_text: str) -> str:
@@ -2629,8 +2646,9 @@ def _pre_v76_title_format(config_text: str) -> str:
 
 def _m76_logseq_settings(conn: sqlite3.Connection) -> None:
     """(SQLite v76 / Postgres v83) a Logseq graph's legacy ``:date-formatter`` is its journal
-    title format where ``:journal/page-title-format`` is unset, as Logseq reads it: the graph's
-    journals and pages named as a day derived again and their links resolved again
+    title format where ``:journal/page-title-format`` is unset, as Logseq reads it, and its
+    ``:pages-directory``/``:journals-directory`` name the folders of its pages and journals: the
+    pages these change derived again and their links resolved again
     (:func:`rederive_logseq_settings`)."""
     rederive_logseq_settings(conn)
 

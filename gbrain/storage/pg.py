@@ -1360,7 +1360,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              78: _logseq_file_names,  # v78: a Logseq graph's page named by its file, a journal by its day, before an H1; journal formats read as EDN (SQLite v73)
              79: _logseq_contents,  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
              80: _logseq_days,  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
-             83: _logseq_settings}  # v83: a graph's legacy :date-formatter is its journal title format (SQLite v76)
+             83: _logseq_settings}  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
 
 
 def migrate(conn: PgConnection) -> int:
