@@ -144,8 +144,9 @@ class JournalIndex:
         return out
 
 
-#: the pages that may be a graph's journal (a ``journals``/``pages`` folder's, titled with a digit)
-_JOURNAL_CANDIDATES = "SELECT id, slug, path, title FROM pages WHERE slug LIKE ? OR slug LIKE ?"
+#: the pages that may be a graph's journal (a graph's journals or pages folder's: one ``slug LIKE ?``
+#: a folder, :func:`graph_folder_likes`, joined by ``OR``)
+_JOURNAL_CANDIDATES = "SELECT id, slug, path, title FROM pages WHERE "
 
 
 def journal_keys(conn) -> JournalIndex:
@@ -176,7 +177,7 @@ def journal_keys(conn) -> JournalIndex:
         shapes = [journals.title_re(f) for f in formats]
         out: dict[str, dict] = {}
         likes = graph_folder_likes(graphs)
-        sql = _JOURNAL_CANDIDATES.split(" WHERE ")[0] + " WHERE " + " OR ".join("slug LIKE ?" for _ in likes)
+        sql = _JOURNAL_CANDIDATES + " OR ".join("slug LIKE ?" for _ in likes)
         for pid, slug, path, title in conn.execute(sql, likes).fetchall():
             if not any(r.match(title) for r in shapes):
                 continue
