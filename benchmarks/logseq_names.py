@@ -29,7 +29,17 @@ generated graph gets ``pages/2025-3-5.md``-style pages (one in 20) and journals 
 pages' stored titles set back to their file names, the links to them dangling, as the older page
 model left them, before the brain is marked as made before v75.
 
-    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74|75]
+``--version 76`` measures v76 (Postgres v83, ``db.rederive_logseq_settings``: a graph's legacy
+``:date-formatter`` its title format where ``:journal/page-title-format`` is unset): the generated
+graph's config gets ``:date-formatter "yyyy-MM-dd"`` and every twentieth page is named as a day;
+each tree is imported (no parse pool) by a gbrain that reads ``:date-formatter`` as unset, as
+before v76, and the brain marked as made before v76. The corpora and the hub graph hold no
+``:date-formatter``: the step's one query of the configs. ``--dirs``: the generated graph keeps its
+pages in ``notes/`` and journals in ``daily/`` and its config says so (``:pages-directory``,
+``:journals-directory``, unread before v76 too): every page of those folders parsed again, then
+every link resolved again.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74|75|76 [--dirs]]
 """
 from __future__ import annotations
 
@@ -63,11 +73,28 @@ print(json.dumps({"open_cpu": first, "again_cpu": time.process_time() - t, "pars
 """
 
 
-def graph(out: Path, n: int, contents: bool = False, days: bool = False) -> Path:
+#: v76: an import as gbrain made it before v76 (``:date-formatter`` unread), in one process
+IMPORT_PRE_V76 = r"""
+import os, sys
+os.environ["GBRAIN_PARSE_WORKERS"] = "1"
+from pathlib import Path
+from gbrain.page import journals
+read = journals.settings
+journals.settings = lambda text: read(text.replace(":date-formatter", ":unread-date-formatter").replace("-directory", "-directory-unread"))
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+with Brain.open(sys.argv[1], create=True) as b:
+    import_tree(b, Path(sys.argv[2]))
+"""
+
+
+def graph(out: Path, n: int, contents: bool = False, days: bool = False, legacy: bool = False, dirs: bool = False) -> Path:
     """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them;
     ``contents``: and Logseq's ``pages/contents.md`` linking a few; ``days``: every twentieth page
     named as a day (``2025-3-5``), every fourth journal named ``2026-1-5.md``, linked by lenient
-    spellings (``[[2025-03-5]]``, ``[[Jan 5th, 2026]]``)."""
+    spellings (``[[2025-03-5]]``, ``[[Jan 5th, 2026]]``); ``legacy``: ``:date-formatter "yyyy-MM-dd"``
+    in its config; ``dirs``: its pages in ``notes/``, its journals in ``daily/``, as its config's
+    ``:pages-directory``/``:journals-directory`` say."""
     (out / "logseq").mkdir(parents=True, exist_ok=True)
     (out / "logseq" / "config.edn").write_text("{:meta/version 1\n :file/name-format :triple-lowbar}\n")
     (out / "pages").mkdir(exist_ok=True)
@@ -88,6 +115,13 @@ def graph(out: Path, n: int, contents: bool = False, days: bool = False) -> Path
     if contents:  # and a title format of its own: its journals titled 2025-01-01
         (out / "logseq" / "config.edn").write_text('{:meta/version 1\n :file/name-format :triple-lowbar\n :journal/page-title-format "yyyy-MM-dd"}\n')
         (out / "pages" / "contents.md").write_text("".join(f"- [[{names[k]}]]\n" for k in range(min(n, 10))))
+    if legacy:
+        (out / "logseq" / "config.edn").write_text('{:meta/version 1\n :file/name-format :triple-lowbar\n :date-formatter "yyyy-MM-dd"}\n')
+    if dirs:
+        (out / "pages").rename(out / "notes")
+        (out / "journals").rename(out / "daily")
+        text = (out / "logseq" / "config.edn").read_text()
+        (out / "logseq" / "config.edn").write_text(text.replace("{:meta/version 1", '{:meta/version 1 :pages-directory "notes" :journals-directory "daily"'))
     return out
 
 
@@ -95,9 +129,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--work", default="/tmp/logseq_names")
-    ap.add_argument("--version", type=int, choices=(71, 73, 74, 75), default=71)
+    ap.add_argument("--version", type=int, choices=(71, 73, 74, 75, 76), default=71)
+    ap.add_argument("--dirs", action="store_true", help="v76: the generated graph's folders named by its config (notes/, daily/)")
     a = ap.parse_args()
-    work = Path(a.work) / f"v{a.version}"
+    work = Path(a.work) / (f"v{a.version}" + ("-dirs" if a.dirs else ""))
     work.mkdir(parents=True, exist_ok=True)
     trees = {c.name: c for c in sorted(CORPORA.iterdir()) if c.is_dir() and c.name != "ir"}
     hub = work / "hub-graph"
@@ -108,7 +143,7 @@ def main() -> int:
     trees["obsidian-hub as a legacy graph"] = hub
     gen = work / f"graph-{a.pages}"
     if not gen.exists():
-        graph(gen, a.pages, contents=a.version == 74, days=a.version == 75)
+        graph(gen, a.pages, contents=a.version == 74, days=a.version in (75, 76), legacy=a.version == 76, dirs=a.dirs)
     trees[f"generated graph, {a.pages} pages"] = gen
     print(f"{'tree':38} {'pages':>6} {'parsed':>6} {f'v{a.version} open CPU s':>15} {'open again':>11} {'step':>7}")
     for name, tree in trees.items():
@@ -117,8 +152,11 @@ def main() -> int:
             if a.version == 73:  # the older page model's titles: H1s, file names as written
                 for cmd in (["init"], ["config", "set", "property_syntax", "logseq"]):
                     subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), *cmd], cwd=ROOT, check=True, capture_output=True)
-            subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "import", str(tree)], cwd=ROOT, check=True,
-                           capture_output=True)
+            if a.version == 76:
+                subprocess.run([sys.executable, "-c", IMPORT_PRE_V76, str(db), str(tree)], cwd=ROOT, check=True, capture_output=True)
+            else:
+                subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "import", str(tree)], cwd=ROOT, check=True,
+                               capture_output=True)
         import sqlite3
         c = sqlite3.connect(db)
         pages = c.execute("SELECT count(*) FROM pages").fetchone()[0]

@@ -28,7 +28,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, SPACED_WHERE, in_parts, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_settings, graphs_of, is_graph_config, journal_day_of, journal_link_names, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_folder_likes, graph_journal_folders, graph_roots, graph_settings, graphs_of, is_graph_config, journal_day_of, journal_link_names, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import Settings, graph_root, logseq_day, regex_runs
 from ..page.canvas import canvas_nodes, is_canvas
@@ -49,7 +49,6 @@ from ..page.markdown import (
     logseq_items,
     logseq_properties,
     map_strings,
-    LOGSEQ_FOLDERS,
     PROPERTY_SYNTAXES,
     TAG_SYNTAXES,
     notion_items,
@@ -885,7 +884,8 @@ class Brain:
                 self.rederive_pages()  # back to the page's path deciding
         return True
 
-    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False, days: bool = False) -> int:
+    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False, days: bool = False,
+                       dirs: "tuple[str, str]" = ("pages", "journals")) -> int:
         """Parse again (same bytes) the pages of the ``pages``/``journals`` folders of the graph
         rooted at ``root`` (``''``: the top), but those at a path of ``skip``, and rebuild their
         derived rows, as a fresh import would: after its ``logseq/config.edn`` came or went
@@ -894,12 +894,13 @@ class Brain:
         :func:`~gbrain.page.markdown.logseq_page_name`), after the config was edited; ``days``:
         the ``journals`` folder's pages (their titles follow the journal formats) and the ``pages``
         folder's whose file name or title holds a digit (one Logseq reads as a day is titled in the
-        title format). Returns the number of pages."""
-        folders = ("pages",) if named else ("journals", "pages") if days else sorted(LOGSEQ_FOLDERS)
+        title format). ``dirs``: the graph's ``(pages folder, journals folder)`` (its
+        ``:pages-directory``/``:journals-directory``). Returns the number of pages."""
+        folders = (dirs[0],) if named else dirs
         heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in folders]
         sel = "SELECT path, title, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
             "substr(path, 1, ?) = ?" for _ in heads)
-        pages_head = f"{root}/pages/" if root else "pages/"
+        pages_head = f"{root}/{dirs[0]}/" if root else f"{dirs[0]}/"
 
         def wanted(r) -> bool:
             if named:
@@ -1761,7 +1762,8 @@ class Brain:
         import would (one pass over those links; a config edit is rare); when it came or went, the
         graph's pages are derived again first (:meth:`rederive_graph`: whether its
         ``pages``/``journals`` are read as Logseq's depends on it), when its ``:file/name-format``
-        changed, the pages whose names that format reads. A config edited with the settings
+        changed, the pages whose names that format reads; when its ``:pages-directory``/
+        ``:journals-directory`` changed, the pages of the old and the new folders. A config edited with the settings
         ``before`` unchanged (a comment, a setting gbrain does not read) changes nothing. Returns
         how many links changed (0 for any other file)."""
         if not is_graph_config(path):
@@ -1771,22 +1773,35 @@ class Brain:
         if present and existed and before is not None and now == before:
             return 0  # nothing gbrain reads from the config changed: no title, no link
         root = path[: -len(JOURNAL_CONFIG)].rstrip("/")
-        if present != existed and self.property_syntax == "auto":
-            self.rederive_graph(root, skip=self._graph_parsed)
+        new_dirs = (now.pages_dir, now.journals_dir) if present else None
+        old_dirs = (before.pages_dir, before.journals_dir) if before is not None else ("pages", "journals") if existed else None
+        moved = present and existed and old_dirs != new_dirs
+        both = tuple(dict.fromkeys(d for d in (new_dirs, old_dirs) if d is not None)) or (("pages", "journals"),)
+        if moved and self.property_syntax != "dataview":
+            # its folders changed: the pages of the old folders and of the new ones read again
+            for dirs in both:
+                self.rederive_graph(root, skip=self._graph_parsed, dirs=dirs)
+        elif present != existed and self.property_syntax == "auto":
+            self.rederive_graph(root, skip=self._graph_parsed, dirs=(new_dirs or old_dirs or ("pages", "journals")))
         elif present and self.property_syntax == "auto":
             if before is None or now.name_format != before.name_format:
                 # its :file/name-format changed: the titles it gives
-                self.rederive_graph(root, skip=self._graph_parsed, named=True)
-            if before is None or now[1:] != before[1:]:
+                self.rederive_graph(root, skip=self._graph_parsed, named=True, dirs=new_dirs)
+            if before is None or now[1:3] != before[1:3]:
                 # its journal formats changed: the journals' titles (and its pages/ pages named as a day)
-                self.rederive_graph(root, skip=self._graph_parsed, days=True)
-        elif self.property_syntax == "logseq" and (present != existed or before is None or now is None or now[1:] != before[1:]):
+                self.rederive_graph(root, skip=self._graph_parsed, days=True, dirs=new_dirs)
+        elif self.property_syntax == "logseq" and (present != existed or before is None or now is None or now[1:3] != before[1:3]):
             # (``logseq``: a graph's journals are titled by its config's title format too)
-            self.rederive_graph(root, skip=self._graph_parsed, days=True)
+            for dirs in both:
+                self.rederive_graph(root, skip=self._graph_parsed, days=True, dirs=dirs)
+        graphs = graph_roots(self.conn)
+        likes = tuple(sorted(set(graph_folder_likes(graphs)) | {f"%{d}/%" for dirs in both for d in dirs}))
+        journal_heads = graph_journal_folders(graphs) + tuple(f"{root}/{d[1]}/" if root else f"{d[1]}/" for d in both)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
-               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? OR t.slug LIKE ? ORDER BY l.id")
-        rows = [r for r in self.conn.execute(sel, ("%journals/%", "%pages/%")).fetchall()
-                if r[5] is None or graph_root(r[5]) is not None or any(ch.isdigit() for ch in r[2])]
+               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR " + " OR ".join("t.slug LIKE ?" for _ in likes) + " ORDER BY l.id")
+        rows = [r for r in self.conn.execute(sel, likes).fetchall()
+                if r[5] is None or graph_root(r[5]) is not None or any(ch.isdigit() for ch in r[2]) or moved
+                or any(r[5].startswith(h) for h in journal_heads)]
         return self._resolve_rows(rows)
 
     def resolve_dangling(self) -> int:
@@ -2869,11 +2884,12 @@ class Brain:
     def delete_file(self, path: str) -> None:
         with self.transaction():
             row = self.conn.execute("SELECT kind, page_id FROM files WHERE path = ?", (path,)).fetchone()
+            before = graph_settings(self.conn, path) if row and is_graph_config(path) else None  # (its folders: whose pages to read again)
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             if row and row["kind"] == "raw" and row["page_id"]:
                 self._raw_rows_again(row["page_id"])  # the page's other sidecar (ana.JSON beside ana.json) gives its rows now
             if row:
-                self.graph_config_changed(path, existed=True)
+                self.graph_config_changed(path, existed=True, before=before)
 
     def raw_get(self, slug: str, source: str | None = None, on_warning: Callable[[str], None] | None = None) -> dict:
         """The page's raw data, source → JSON. A sidecar whose text is not JSON has none: that

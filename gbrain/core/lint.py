@@ -87,7 +87,7 @@ from ..storage.db import in_parts
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, reads_logseq_properties, split_lines, stem, tag_items, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, split_lines, stem, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
 
 CHECKS = (
@@ -994,7 +994,7 @@ def _by_hand(brain, tag: str, slugs: list[str], new: str) -> str:
     for slug in slugs:
         row = brain.conn.execute("SELECT * FROM pages WHERE slug = ?", (slug,)).fetchone()
         # (only a Notion-named page or one in a Logseq graph's folder can have such a line: no parse of the others)
-        may = row is not None and (notion_name(row["path"]) != stem(row["path"]) or reads_logseq_properties(row["path"], brain.property_syntax))
+        may = row is not None and (notion_name(row["path"]) != stem(row["path"]) or brain.page_syntax(row["path"]).startswith("logseq"))
         line = brain.tag_line(row, brain.parsed(row), tag_identity(tag))[0] if may else None
         (lines.setdefault(line, []) if line else bare).append(slug)
     parts = [f"'#{tag}' in the text of {', '.join(bare)} → '#{new}'"] if bare else []

@@ -24,8 +24,8 @@ from typing import NamedTuple
 #: Logseq's own defaults (a graph without ``config.edn``, or one that does not set them)
 TITLE_FORMAT = "MMM do, yyyy"
 FILE_FORMAT = "yyyy_MM_dd"
-#: the folder Logseq keeps journals in (a config's ``:journals-directory``/``:pages-directory``, where
-#: Logseq writes new journals and pages, are not read yet: tests/test_logseq_folders.py says what a fix needs)
+#: the folder Logseq keeps journals in unless a config's ``:journals-directory`` names another
+#: (:attr:`Settings.journals_dir`; ``:pages-directory``, :attr:`Settings.pages_dir`, for its pages)
 FOLDER = "journals"
 #: where a graph keeps its settings, relative to the graph's root
 CONFIG = "logseq/config.edn"
@@ -38,7 +38,8 @@ _TOKEN_RE = re.compile(r"'[^']*'|do|y+|M+|d+|E+|.", re.S)
 
 def formats(config_text: str) -> tuple[str, str]:
     """``(title format, file-name format)`` set in the text of a Logseq ``config.edn``: its top
-    map's ``:journal/page-title-format`` and ``:journal/file-name-format`` string values, read as
+    map's ``:journal/page-title-format`` (else the legacy ``:date-formatter``, as Logseq reads it)
+    and ``:journal/file-name-format`` string values, read as
     EDN (:func:`settings`: not in a string, a ``;`` comment, a ``#_`` discarded form or another
     key's map; the first setting of a key counts); Logseq's default (:data:`TITLE_FORMAT`,
     :data:`FILE_FORMAT`) for one it does not set, or sets to no string or an empty one. Never raises."""
@@ -98,14 +99,34 @@ class Settings(NamedTuple):
 
     #: ``:file/name-format``: ``triple-lowbar`` or ``legacy`` (:func:`name_format`)
     name_format: str
-    #: ``:journal/page-title-format`` (:data:`TITLE_FORMAT` unset)
+    #: ``:journal/page-title-format``, else the legacy ``:date-formatter`` (Logseq's graph-parser
+    #: ``config.cljs``: ``(or (:journal/page-title-format c) (:date-formatter c) "MMM do, yyyy")``),
+    #: else :data:`TITLE_FORMAT`
     title_format: str
     #: ``:journal/file-name-format`` (:data:`FILE_FORMAT` unset)
     file_format: str
+    #: ``:pages-directory``: the folder under the graph's root Logseq writes new pages into
+    #: (``pages`` unset; :func:`_folder`)
+    pages_dir: str = "pages"
+    #: ``:journals-directory``: the folder Logseq writes new journals into (:data:`FOLDER` unset)
+    journals_dir: str = "journals"
 
 
 #: the settings of a config that sets none (no config read: Logseq's defaults)
 DEFAULTS = Settings("legacy", TITLE_FORMAT, FILE_FORMAT)
+#: the folder settings :func:`settings` reads (their keys' common tail: the early return)
+_DIR_KEYS = (":pages-directory", ":journals-directory")
+
+
+def _folder(form, default: str) -> str:
+    """A folder setting's value: the EDN string's text without leading/trailing ``/`` (``./`` and
+    a ``.`` segment dropped), ``default`` for no string, an empty one, or one naming no folder
+    inside the graph (``..`` in it)."""
+    text = _edn_string(form)
+    if not text:
+        return default
+    parts = [p for p in text.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts) if parts and ".." not in parts else default
 
 _EDN_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "b": "\b", "f": "\f"}
 _EDN_ESCAPE_RE = re.compile(r'\\(u[0-9A-Fa-f]{4}|.)', re.S)
@@ -132,7 +153,8 @@ def settings(config_text: str) -> Settings:
     Logseq's reader (``cljs.reader``) refuses the whole file (a regex literal, a reader
     conditional, a duplicate key: Logseq then uses its defaults): the settings written are read.
     Never raises."""
-    if ":file/name-format" not in config_text and ":journal/" not in config_text:
+    if (":file/name-format" not in config_text and ":journal/" not in config_text and ":date-formatter" not in config_text
+            and "-directory" not in config_text):
         return DEFAULTS
     top: dict = {}
     items = _top_map(config_text)
@@ -140,8 +162,9 @@ def settings(config_text: str) -> Settings:
         if isinstance(key, str):
             top.setdefault(key, value)
     return Settings("triple-lowbar" if top.get(":file/name-format") == ":triple-lowbar" else "legacy",
-                    _edn_string(top.get(":journal/page-title-format")) or TITLE_FORMAT,
-                    _edn_string(top.get(":journal/file-name-format")) or FILE_FORMAT)
+                    _edn_string(top.get(":journal/page-title-format")) or _edn_string(top.get(":date-formatter")) or TITLE_FORMAT,
+                    _edn_string(top.get(":journal/file-name-format")) or FILE_FORMAT,
+                    _folder(top.get(":pages-directory"), "pages"), _folder(top.get(":journals-directory"), FOLDER))
 
 
 def name_format(config_text: str) -> str:
@@ -524,8 +547,28 @@ def split_formats(value: str) -> tuple[str, tuple[str, str] | None]:
     """``(head, (title format, file-name format) or None for Logseq's defaults)`` of a
     :func:`join_formats` value (a :func:`graph_value`, a journal page's syntax): the formats only
     when the value has exactly three parts. Never raises."""
-    parts = value.split(_SEP)
+    parts = value.split(_DIRS_SEP, 1)[0].split(_SEP)
     return parts[0], (parts[1], parts[2]) if len(parts) == 3 else None
+
+
+#: where a graph's folder settings ride in a :func:`graph_value`, after its formats
+_DIRS_SEP = "\x1e"
+
+
+#: the tail of a journal's syntax (:func:`gbrain.page.markdown.page_property_syntax`) in a graph's
+#: own ``:journals-directory`` (not ``journals``): the page is its graph's journal whatever its
+#: folder's name (:func:`gbrain.page.markdown.journal_name`)
+JOURNAL_MARK = "\x1ejournal"
+
+
+def split_dirs(value) -> tuple[str, str]:
+    """``(pages folder, journals folder)`` of a :func:`graph_value` (Logseq's ``pages``,
+    ``journals`` for one that sets neither, or for a value that is no string). Never raises."""
+    if isinstance(value, str) and _DIRS_SEP in value:
+        parts = value.split(_DIRS_SEP)
+        if len(parts) == 3:
+            return parts[1], parts[2]
+    return "pages", FOLDER
 
 
 def graph_value(config_text: str) -> str:
@@ -534,7 +577,9 @@ def graph_value(config_text: str) -> str:
     defaults, by them (:func:`join_formats`; :func:`split_formats` reads it). Never raises."""
     st = settings(config_text)
     days = (st.title_format, st.file_format)
-    return join_formats(st.name_format, None if days == (TITLE_FORMAT, FILE_FORMAT) else days)
+    value = join_formats(st.name_format, None if days == (TITLE_FORMAT, FILE_FORMAT) else days)
+    dirs = (st.pages_dir, st.journals_dir)
+    return value if dirs == ("pages", FOLDER) else _DIRS_SEP.join((value, *dirs))
 
 
 def graph_root(slug: str) -> str | None:

@@ -83,13 +83,35 @@ def graph_roots(conn) -> dict[str, str]:
             conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall() if is_graph_config(path)}
 
 
-def graphs_of(conn, path: str) -> dict[str, str]:
-    """Of the page at ``path``'s graph candidates (:func:`gbrain.page.markdown.graph_candidates`),
-    those holding a stored ``logseq/config.edn``, with their name format (as :func:`graph_roots`):
-    one indexed lookup, none for a page in no ``pages``/``journals`` folder."""
-    from .markdown import graph_candidates
+def graph_folder_likes(graphs) -> tuple[str, ...]:
+    """``LIKE`` patterns (``%journals/%``, ``%pages/%``, and each folder a graph of ``graphs``, a
+    :func:`graph_roots` mapping, names in ``:pages-directory``/``:journals-directory``) of the
+    paths that may be a graph's page: the candidates of a query, read by
+    :func:`gbrain.page.markdown.page_property_syntax` after."""
+    folders = {journals.FOLDER, "pages"}
+    for value in (graphs.values() if isinstance(graphs, dict) else ()):
+        folders.update(journals.split_dirs(value))
+    return tuple(f"%{f}/%" for f in sorted(folders))
 
-    roots = graph_candidates(path)
+
+def graph_journal_folders(graphs) -> tuple[str, ...]:
+    """The slug prefixes (``journals/``, ``g/daily/``…) of the journals folders of the graphs of
+    ``graphs`` (a :func:`graph_roots` mapping), and ``journals/`` of any folder: a link to a page
+    there may name a day (``Brain.graph_config_changed`` resolves those links again)."""
+    out = ["journals/"]
+    for root, value in (graphs.items() if isinstance(graphs, dict) else ()):
+        folder = journals.split_dirs(value)[1]
+        out.append(f"{root}/{folder}/" if root else f"{folder}/")
+    return tuple(dict.fromkeys(out))
+
+
+def graphs_of(conn, path: str) -> dict[str, str]:
+    """Of the folders above the page at ``path`` (``''``, the top, among them), those holding a
+    stored ``logseq/config.edn``, with their name format (as :func:`graph_roots`): one indexed
+    lookup. (A graph's ``:pages-directory``/``:journals-directory`` may be any folder: every
+    ancestor is a candidate, :func:`gbrain.page.markdown.page_property_syntax` decides.)"""
+    parts = path.split("/")[:-1]
+    roots = ["/".join(parts[:i]) for i in range(len(parts))]
     if not roots:
         return {}
     cfgs = {(r + "/" if r else "") + journals.CONFIG: r for r in roots}
@@ -122,8 +144,9 @@ class JournalIndex:
         return out
 
 
-#: the pages that may be a graph's journal (a ``journals``/``pages`` folder's, titled with a digit)
-_JOURNAL_CANDIDATES = "SELECT id, slug, path, title FROM pages WHERE slug LIKE ? OR slug LIKE ?"
+#: the pages that may be a graph's journal (a graph's journals or pages folder's: one ``slug LIKE ?``
+#: a folder, :func:`graph_folder_likes`, joined by ``OR``)
+_JOURNAL_CANDIDATES = "SELECT id, slug, path, title FROM pages WHERE "
 
 
 def journal_keys(conn) -> JournalIndex:
@@ -153,7 +176,9 @@ def journal_keys(conn) -> JournalIndex:
     def load() -> dict:
         shapes = [journals.title_re(f) for f in formats]
         out: dict[str, dict] = {}
-        for pid, slug, path, title in conn.execute(_JOURNAL_CANDIDATES, (f"%{journals.FOLDER}/%", "%pages/%")).fetchall():
+        likes = graph_folder_likes(graphs)
+        sql = _JOURNAL_CANDIDATES + " OR ".join("slug LIKE ?" for _ in likes)
+        for pid, slug, path, title in conn.execute(sql, likes).fetchall():
             if not any(r.match(title) for r in shapes):
                 continue
             found = journal_day_of(path, title, page_property_syntax(path, setting, graphs))

@@ -1043,13 +1043,13 @@ def journal_name(path: str, property_syntax: str = "logseq") -> str | None:
     :func:`page_property_syntax` from its graph's ``config.edn``), else Logseq's defaults
     (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``). :func:`parse_page` gives it
     only to a page read as a Logseq graph's. None for any other page."""
-    if "journals/" not in path or not path.endswith(".md"):
+    if not path.endswith(".md"):
         return None
     from . import journals
 
     slug = path[:-3]
-    if journals.graph_root(slug) is None:
-        return None
+    if not property_syntax.endswith(journals.JOURNAL_MARK) and ("journals/" not in path or journals.graph_root(slug) is None):
+        return None  # (a journal of a graph's own journals folder: its syntax says so, whatever the folder's name)
     _, fmt = journals.split_formats(property_syntax)
     return journals.journal_title(slug.rpartition("/")[2], *(fmt or ()))
 
@@ -1962,7 +1962,9 @@ TAG_SYNTAXES = ("obsidian", "bear")
 #: properties in every page) or ``dataview`` (Dataview inline fields in every page: no title,
 #: alias or tag from them)
 PROPERTY_SYNTAXES = ("auto", "logseq", "dataview")
-#: the folders of a Logseq graph that hold its pages (``pages/``, ``journals/``)
+#: the folders of a Logseq graph that hold its pages (``pages/``, ``journals/``) unless its config
+#: names others (``:pages-directory``/``:journals-directory``: :func:`page_property_syntax`); a
+#: path alone (``auto`` in :func:`reads_logseq_properties`) knows only these
 LOGSEQ_FOLDERS = frozenset({"pages", "journals"})
 
 
@@ -1998,31 +2000,44 @@ def graph_candidates(path: str) -> list[str]:
 
 def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     """The ``property_syntax`` to parse the page at ``path`` with: the brain's setting, or under
-    ``auto`` ``logseq`` when one of its :func:`graph_candidates` is in ``graphs`` (the folders
-    holding a Logseq graph's ``logseq/config.edn``, as every Logseq graph has: ``''`` for the top)
-    and ``dataview`` otherwise: a vault's own ``pages/`` folder is no Logseq graph's. When
-    ``graphs`` is a mapping ``{root: name format}`` (:func:`gbrain.page.links.graph_roots`) and
-    the page is in that graph's ``pages/`` folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``,
-    ``logseq:legacy``): its title falls back to the name Logseq reads from its file name
-    (:func:`logseq_page_name`) rather than the file name itself."""
+    ``auto`` ``logseq`` when the page is in the pages or journals folder of a graph of ``graphs``
+    (the folders holding a Logseq graph's ``logseq/config.edn``, as every Logseq graph has: ``''``
+    for the top; its folders ``pages``/``journals``, or those its config's ``:pages-directory``/
+    ``:journals-directory`` name, :func:`gbrain.page.journals.split_dirs`) and ``dataview``
+    otherwise: a vault's own ``pages/`` folder is no Logseq graph's. When ``graphs`` is a mapping
+    ``{root: graph value}`` (:func:`gbrain.page.links.graph_roots`) and the page is in that graph's
+    pages folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``, ``logseq:legacy``): its title falls
+    back to the name Logseq reads from its file name (:func:`logseq_page_name`) rather than the file
+    name itself; a page right in a journals folder of another name than ``journals`` ends with
+    :data:`gbrain.page.journals.JOURNAL_MARK` (:func:`journal_name` reads it as a journal)."""
     if not reads_graphs(property_syntax):
         return property_syntax
-    parts = path.split("/")
-    for i, part in enumerate(parts[:-1]):
-        if part in LOGSEQ_FOLDERS and "/".join(parts[:i]) in graphs:
-            value = graphs.get("/".join(parts[:i])) if isinstance(graphs, dict) else None
-            if not isinstance(value, str) or not value:
-                return "logseq"
-            from .journals import join_formats, split_formats
+    from .journals import FOLDER, JOURNAL_MARK, join_formats, split_dirs, split_formats
 
-            fmt, days = split_formats(value)
-            if part == "journals":  # (under ``logseq`` too: Logseq titles a journal by its graph's config)
-                return join_formats("logseq", days)
-            if property_syntax == "logseq":
-                continue  # (a pages/ folder under ``logseq``: file names as written)
-            if i == len(parts) - 2 and parts[-1].startswith("contents."):
-                return LOGSEQ_CONTENTS_SYNTAX
-            return join_formats(f"logseq:{fmt}", days)
+    parts = path.split("/")
+    for i in range(len(parts) - 1):
+        root = "/".join(parts[:i])
+        if root not in graphs:
+            continue
+        value = graphs.get(root) if isinstance(graphs, dict) else None
+        pages_dir, journals_dir = split_dirs(value)
+        rest = "/".join(parts[i:])
+        if rest.startswith(journals_dir + "/"):
+            days = split_formats(value)[1] if isinstance(value, str) else None
+            syntax = join_formats("logseq", days)  # (under ``logseq`` too: Logseq titles a journal by its graph's config)
+            if journals_dir != FOLDER and "/" not in rest[len(journals_dir) + 1:]:
+                syntax += JOURNAL_MARK  # (right in the graph's own journals folder: a journal, journal_name)
+            return syntax
+        if not rest.startswith(pages_dir + "/"):
+            continue
+        if not isinstance(value, str) or not value:
+            return "logseq"
+        fmt, days = split_formats(value)
+        if property_syntax == "logseq":
+            continue  # (a pages/ folder under ``logseq``: file names as written)
+        if rest.startswith("pages/contents.") and rest.count("/") == 1:
+            return LOGSEQ_CONTENTS_SYNTAX
+        return join_formats(f"logseq:{fmt}", days)
     return "dataview" if property_syntax == "auto" else property_syntax
 
 
@@ -2060,7 +2075,8 @@ def graph_title_format(path: str, property_syntax: str) -> str | None:
 
     if property_syntax == LOGSEQ_CONTENTS_SYNTAX or not property_syntax.startswith("logseq"):
         return None
-    if not property_syntax.startswith("logseq:") and (not path.endswith(".md") or journals.graph_root(path[:-3]) is None):
+    if not property_syntax.startswith("logseq:") and (not path.endswith(".md") or (
+            not property_syntax.endswith(journals.JOURNAL_MARK) and journals.graph_root(path[:-3]) is None)):
         return None
     days = journals.split_formats(property_syntax)[1]
     return days[0] if days and days[0] else journals.TITLE_FORMAT

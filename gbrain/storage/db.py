@@ -2592,6 +2592,67 @@ def _m75_logseq_days(conn: sqlite3.Connection) -> None:
     rederive_logseq_days(conn)
 
 
+def rederive_logseq_settings(conn) -> int:
+    """Re-derive what a Logseq graph's ``config.edn`` settings read since v76 change: a config
+    setting the legacy ``:date-formatter`` and no ``:journal/page-title-format`` (Logseq's
+    graph-parser ``config.cljs``: ``(or (:journal/page-title-format c) (:date-formatter c) "MMM do,
+    yyyy")``, :func:`gbrain.page.journals.settings`) titles its journals and its pages named as a
+    day in that format: :func:`rederive_logseq_days` (those pages, then their links). A config
+    setting ``:pages-directory``/``:journals-directory`` to another folder makes that folder's
+    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's: every
+    page of those four folders derived again, then every link resolved again
+    (:func:`gbrain.storage.derive.relink_all`). One query of the configs first: a brain with no
+    stored graph config holding ``:date-formatter`` or a folder setting reads no page. For SQLite v76 / Postgres v83, in the caller's transaction. Returns how many pages were
+    parsed."""
+    from ..page import journals
+    from ..page.links import _config_text, is_graph_config
+    from ..page.markdown import reads_graphs
+    from .derive import parse_settings, relink_all
+
+    legacy = False
+    heads: list[str] = []  # the folders of the graphs whose pages/journals folders are others
+    for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
+        if not is_graph_config(path):
+            continue
+        text = _config_text(data)
+        if ":date-formatter" in text and journals.settings(text).title_format != _pre_v76_title_format(text):
+            legacy = True
+        st = journals.settings(text)
+        if (st.pages_dir, st.journals_dir) != ("pages", journals.FOLDER):
+            root = path[: -len(journals.CONFIG)]
+            heads += [root + d + "/" for d in {"pages", journals.FOLDER, st.pages_dir, st.journals_dir}]
+    parsed = rederive_logseq_days(conn) if legacy else 0
+    if heads and reads_graphs(parse_settings(conn)[2]):
+        ids = sorted({r[0] for h in sorted(set(heads)) for r in conn.execute(
+            "SELECT id FROM pages WHERE substr(path, 1, ?) = ?", (len(h), h)).fetchall()})
+        rederive_page_ids(conn, ids)
+        relink_all(conn)  # (titles, aliases, journals and tags of those pages: rare, every link once)
+        parsed += len(ids)
+    return parsed
+
+
+def _pre_v76_title_format(config_text: str) -> str:
+    """The journal title format gbrain read from a ``config.edn`` before v76: its
+    ``:journal/page-title-format`` alone (the legacy ``:date-formatter`` unread)."""
+    from ..page import journals
+
+    top: dict = {}
+    items = journals._top_map(config_text)
+    for key, value in zip(items[::2], items[1::2]):
+        if isinstance(key, str):
+            top.setdefault(key, value)
+    return journals._edn_string(top.get(":journal/page-title-format")) or journals.TITLE_FORMAT
+
+
+def _m76_logseq_settings(conn: sqlite3.Connection) -> None:
+    """(SQLite v76 / Postgres v83) a Logseq graph's legacy ``:date-formatter`` is its journal
+    title format where ``:journal/page-title-format`` is unset, as Logseq reads it, and its
+    ``:pages-directory``/``:journals-directory`` name the folders of its pages and journals: the
+    pages these change derived again and their links resolved again
+    (:func:`rederive_logseq_settings`)."""
+    rederive_logseq_settings(conn)
+
+
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
 #: before ``#`` (``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape otherwise)
 _ESCAPED_HASH_PAGES = ("SELECT id FROM pages WHERE compiled_truth LIKE ? ESCAPE '!' OR timeline LIKE ? ESCAPE '!' ORDER BY id",
@@ -2812,7 +2873,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 82
+PG_SCHEMA_VERSION = 83
 
 
 def is_url(db: object) -> bool:
@@ -1303,6 +1303,12 @@ def _logseq_days(conn: "PgConnection") -> None:
     _m75_logseq_days(conn)
 
 
+def _logseq_settings(conn: "PgConnection") -> None:
+    from .db import _m76_logseq_settings
+
+    _m76_logseq_settings(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1353,7 +1359,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              77: _escaped_hashes,  # v77: an escaped \# is no tag (SQLite v72)
              78: _logseq_file_names,  # v78: a Logseq graph's page named by its file, a journal by its day, before an H1; journal formats read as EDN (SQLite v73)
              79: _logseq_contents,  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
-             80: _logseq_days}  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
+             80: _logseq_days,  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
+             83: _logseq_settings}  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
 
 
 def migrate(conn: PgConnection) -> int:

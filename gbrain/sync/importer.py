@@ -435,13 +435,15 @@ def property_syntax_hint(brain: Brain, all_paths: Iterable[str], new_paths: set[
     under ``property_syntax auto`` they are read as Dataview fields, so ``title::``, ``alias::`` and
     ``tags::`` name and tag nothing; the setting ``logseq`` reads them as Logseq does. Advice only
     (what the pages derive is unchanged); ``[]`` otherwise (another setting chosen, no such page)."""
-    from ..page.markdown import logseq_properties, reads_logseq_properties
+    from ..page.markdown import logseq_properties, page_property_syntax, reads_logseq_properties
 
     if brain.property_syntax != "auto" or not any(p == CONFIG or p.endswith("/" + CONFIG) for p in all_paths):
         return []
     found = []
+    graphs = graph_roots(brain.conn)
     for path, body in brain.conn.execute("SELECT path, compiled_truth FROM pages WHERE compiled_truth LIKE '%::%'"):
-        if path in new_paths and not reads_logseq_properties(path, "auto") and logseq_properties(body.replace("\r\n", "\n")):
+        if (path in new_paths and not reads_logseq_properties(path, "auto") and not page_property_syntax(path, "auto", graphs).startswith("logseq")
+                and logseq_properties(body.replace("\r\n", "\n"))):
             found.append(path)
     if not found:
         return []
