@@ -481,6 +481,35 @@ def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
     assert errs[2].error.code == -32602 and "--since" not in str(errs[2]) and "since must be a span" in str(errs[2]), str(errs[2])
 
 
+def test_a_prompt_argument_misnamed_is_invalid_params_naming_the_prompts_arguments(fixture_db, tmp_path):
+    """Trial 67: an argument a prompt does not take (`topic` for the briefing's `focus`, `question`
+    for a skill's `task`) was JSON-RPC code 0 "Error rendering prompt …" (no hint) and ~20 KB of
+    traceback on the server's stderr per call. Now each is -32602 naming it and the prompt's own."""
+    errlog = tmp_path / "serve.err"
+
+    async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
+        errs = []
+        with open(errlog, "w") as f:
+            async with connect(fixture_db, errlog=f) as c:
+                for name, args in (("brain_briefing", {"topic": "River AI"}), ("gbrain-query", {"question": "who is Ana?"}),
+                                   ("brain_ingest_meeting", {"transcript": "hi", "source": "meet/7"})):
+                    try:
+                        await c.get_prompt(name, args)
+                    except MCPError as e:
+                        errs.append(e)
+                ok_ = await c.get_prompt("brain_briefing", {"since": "3650d", "focus": "River AI"})  # still served
+        return errs, ok_
+
+    errs, ok_ = anyio.run(main)
+    assert ok_.messages and len(errs) == 3, errs
+    assert all(e.error.code == -32602 for e in errs), [(e.error.code, str(e)) for e in errs]
+    assert "topic" in str(errs[0]) and "since, focus" in str(errs[0]), str(errs[0])
+    assert "question" in str(errs[1]) and "task" in str(errs[1]), str(errs[1])
+    assert "source" in str(errs[2]) and "transcript, source_ref" in str(errs[2]), str(errs[2])
+    assert "Traceback" not in errlog.read_text() and "raised" not in errlog.read_text()
+
+
 #: where the TypeScript SDK is installed for the test (npm, once per machine; CI installs it too)
 NPM_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "gbrain-tests", "npm")
 TS_SDK = "@modelcontextprotocol/sdk@1"

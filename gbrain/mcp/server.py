@@ -573,9 +573,17 @@ class _Server(MCPServer):
         return out
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):  # type: ignore[override]
-        if not self._prompt_manager.get_prompt(name):
+        p = self._prompt_manager.get_prompt(name)
+        if not p:
             known = ", ".join(sorted(p.name for p in self._prompt_manager.list_prompts()))
             raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt '{name}'; prompts: {known}")
+        # an argument the prompt does not take: named here (the SDK answers code 0 "Error rendering
+        # prompt" and logs a traceback)
+        takes = [a.name for a in (p.arguments or [])]
+        unknown = [a for a in (arguments or {}) if a not in takes]
+        if unknown:
+            raise MCPError(code=INVALID_PARAMS, message=f"prompt {name}: unknown argument(s) {', '.join(map(str, unknown))}; "
+                           f"it takes {', '.join(takes) or 'none'}")
         return await super().get_prompt(name, arguments, context)
 
 
