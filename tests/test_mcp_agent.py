@@ -818,6 +818,28 @@ def test_tools_call_arguments_that_are_no_object_get_an_error_naming_the_tool(fi
     assert none["result"]["structuredContent"]["pages"] == absent["result"]["structuredContent"]["pages"] == 6
 
 
+
+def test_prompt_arguments_that_are_not_strings_get_an_error_naming_them(fixture_db):
+    """Trial 67: ``prompts/get`` with an argument that is not a string (``"since": 7``; MCP prompt
+    arguments are text) or ``arguments`` not an object got the SDK's -32602 "Invalid request
+    parameters" (data '') naming nothing: now -32602 with the id, naming the prompt and the
+    argument; strings are served as before and the server goes on."""
+    with raw_server(fixture_db) as (ask, send, _):
+
+        def get(rid, args) -> dict:
+            return ask({"jsonrpc": "2.0", "id": rid, "method": "prompts/get", "params": {"name": "brain_briefing", "arguments": args}})
+
+        ask(INIT)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        num, both, lst = get(10, {"since": 7}), get(11, {"since": True, "focus": ["a"]}), get(12, ["7d"])
+        good = get(13, {"since": "3650d"})
+    for rid, r in zip((10, 11, 12), (num, both, lst)):
+        assert r["id"] == rid and r["error"]["code"] == -32602 and "brain_briefing" in r["error"]["message"], r
+    assert "since" in num["error"]["message"] and "a number" in num["error"]["message"], num
+    assert "since (a boolean), focus (an array)" in both["error"]["message"], both
+    assert "`arguments` must be a JSON object" in lst["error"]["message"], lst
+    assert good["id"] == 13 and good["result"]["messages"], good
+
 def _tool_cancelled_mid_run(db, name: str, args: dict, block, after: bool = False) -> int:
     """Call tool ``name`` of an in-process server on ``db``, and cancel it as a client does once
     its work has reached ``block`` (a ``(target, attribute)`` to wrap: the call's thread waits
