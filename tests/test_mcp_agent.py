@@ -481,6 +481,35 @@ def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
     assert errs[2].error.code == -32602 and "--since" not in str(errs[2]) and "since must be a span" in str(errs[2]), str(errs[2])
 
 
+def test_a_prompt_argument_misnamed_is_invalid_params_naming_the_prompts_arguments(fixture_db, tmp_path):
+    """Trial 67: an argument a prompt does not take (`topic` for the briefing's `focus`, `question`
+    for a skill's `task`) was JSON-RPC code 0 "Error rendering prompt …" (no hint) and ~20 KB of
+    traceback on the server's stderr per call. Now each is -32602 naming it and the prompt's own."""
+    errlog = tmp_path / "serve.err"
+
+    async def main():
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
+        errs = []
+        with open(errlog, "w") as f:
+            async with connect(fixture_db, errlog=f) as c:
+                for name, args in (("brain_briefing", {"topic": "River AI"}), ("gbrain-query", {"question": "who is Ana?"}),
+                                   ("brain_ingest_meeting", {"transcript": "hi", "source": "meet/7"})):
+                    try:
+                        await c.get_prompt(name, args)
+                    except MCPError as e:
+                        errs.append(e)
+                ok_ = await c.get_prompt("brain_briefing", {"since": "3650d", "focus": "River AI"})  # still served
+        return errs, ok_
+
+    errs, ok_ = anyio.run(main)
+    assert ok_.messages and len(errs) == 3, errs
+    assert all(e.error.code == -32602 for e in errs), [(e.error.code, str(e)) for e in errs]
+    assert "topic" in str(errs[0]) and "since, focus" in str(errs[0]), str(errs[0])
+    assert "question" in str(errs[1]) and "task" in str(errs[1]), str(errs[1])
+    assert "source" in str(errs[2]) and "transcript, source_ref" in str(errs[2]), str(errs[2])
+    assert "Traceback" not in errlog.read_text() and "raised" not in errlog.read_text()
+
+
 #: where the TypeScript SDK is installed for the test (npm, once per machine; CI installs it too)
 NPM_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "gbrain-tests", "npm")
 TS_SDK = "@modelcontextprotocol/sdk@1"
@@ -788,6 +817,28 @@ def test_tools_call_arguments_that_are_no_object_get_an_error_naming_the_tool(fi
     assert nested["id"] == 20 and not nested["result"]["isError"], nested
     assert none["result"]["structuredContent"]["pages"] == absent["result"]["structuredContent"]["pages"] == 6
 
+
+
+def test_prompt_arguments_that_are_not_strings_get_an_error_naming_them(fixture_db):
+    """Trial 67: ``prompts/get`` with an argument that is not a string (``"since": 7``; MCP prompt
+    arguments are text) or ``arguments`` not an object got the SDK's -32602 "Invalid request
+    parameters" (data '') naming nothing: now -32602 with the id, naming the prompt and the
+    argument; strings are served as before and the server goes on."""
+    with raw_server(fixture_db) as (ask, send, _):
+
+        def get(rid, args) -> dict:
+            return ask({"jsonrpc": "2.0", "id": rid, "method": "prompts/get", "params": {"name": "brain_briefing", "arguments": args}})
+
+        ask(INIT)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        num, both, lst = get(10, {"since": 7}), get(11, {"since": True, "focus": ["a"]}), get(12, ["7d"])
+        good = get(13, {"since": "3650d"})
+    for rid, r in zip((10, 11, 12), (num, both, lst)):
+        assert r["id"] == rid and r["error"]["code"] == -32602 and "brain_briefing" in r["error"]["message"], r
+    assert "since" in num["error"]["message"] and "a number" in num["error"]["message"], num
+    assert "since (a boolean), focus (an array)" in both["error"]["message"], both
+    assert "`arguments` must be a JSON object" in lst["error"]["message"], lst
+    assert good["id"] == 13 and good["result"]["messages"], good
 
 def _tool_cancelled_mid_run(db, name: str, args: dict, block, after: bool = False) -> int:
     """Call tool ``name`` of an in-process server on ``db``, and cancel it as a client does once

@@ -573,9 +573,17 @@ class _Server(MCPServer):
         return out
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):  # type: ignore[override]
-        if not self._prompt_manager.get_prompt(name):
+        p = self._prompt_manager.get_prompt(name)
+        if not p:
             known = ", ".join(sorted(p.name for p in self._prompt_manager.list_prompts()))
             raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt '{name}'; prompts: {known}")
+        # an argument the prompt does not take: named here (the SDK answers code 0 "Error rendering
+        # prompt" and logs a traceback)
+        takes = [a.name for a in (p.arguments or [])]
+        unknown = [a for a in (arguments or {}) if a not in takes]
+        if unknown:
+            raise MCPError(code=INVALID_PARAMS, message=f"prompt {name}: unknown argument(s) {', '.join(map(str, unknown))}; "
+                           f"it takes {', '.join(takes) or 'none'}")
         return await super().get_prompt(name, arguments, context)
 
 
@@ -706,7 +714,7 @@ _ODD_ID = re.compile(r'"id"\s*:\s*(?:null|true|false|[\[{]|-?\d+(?:\.|[eE]))')
 #: an ``"arguments":`` whose value is no object and not null (a list, a string, a number, true);
 #: only a line it matches is loaded again to check that it is a tools/call's own
 _ODD_ARGUMENTS = re.compile(r'"arguments"\s*:\s*(?![\s{]|null\b)')
-_JSON_TYPE = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+_JSON_TYPE = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
 
 
 def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
@@ -717,12 +725,13 @@ def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
     request's id when the rest of the line is JSON; a request whose ``id`` is no string or
     integer (the SDK reads it as a notification and never answers): ``-32600``, id null; and a
     ``tools/call`` whose ``arguments`` is no object (the SDK's -32602 says only "Invalid request
-    parameters"): ``-32602`` with the id, naming the tool."""
+    parameters"): ``-32602`` with the id, naming the tool; so is a ``prompts/get`` whose
+    ``arguments`` is no object or holds a value that is not a string (prompt arguments are text)."""
     if not line.isascii() and _NOT_UTF8.search(line):
         rid, _ = _request_id([{"input": line}])
         return PARSE_ERROR, "Parse error: the line is not valid UTF-8 (JSON-RPC messages are UTF-8)", rid
     odd_id = _ODD_ID.search(line)
-    if odd_id or (_ODD_ARGUMENTS.search(line) and "tools/call" in line):
+    if odd_id or (_ODD_ARGUMENTS.search(line) and "tools/call" in line) or '"prompts/get"' in line:
         try:
             raw = json.loads(line)
         except (ValueError, RecursionError):
@@ -738,6 +747,16 @@ def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
                 tool = name if isinstance(name, str) and ops.valid_unicode(name) else "tools/call"
                 return (INVALID_PARAMS, f"Invalid params: {tool}: `arguments` must be a JSON object of the tool's parameters "
                         f"(got {_JSON_TYPE.get(type(args), 'another value')}); tools/list gives each tool's inputSchema", rid)
+            args = params.get("arguments") if raw["method"] == "prompts/get" and isinstance(params, dict) else None
+            if args is not None:
+                name = params.get("name")
+                prompt = f"prompt {name}" if isinstance(name, str) and ops.valid_unicode(name) else "prompts/get"
+                if not isinstance(args, dict):
+                    return (INVALID_PARAMS, f"Invalid params: {prompt}: `arguments` must be a JSON object of its arguments "
+                            f"(got {_JSON_TYPE.get(type(args), 'another value')}); prompts/list gives each prompt's arguments", rid)
+                bad = [f"{k} ({_JSON_TYPE.get(type(v), 'another value')})" for k, v in args.items() if not isinstance(v, str)]
+                if bad:
+                    return (INVALID_PARAMS, f"Invalid params: {prompt}: prompt arguments are strings, not {', '.join(bad)}", rid)
     return None
 
 
