@@ -88,6 +88,7 @@ from ..page.slugs import (
     tag_identity,
     title_key,
     shown,
+    NAME_MAX,
     _SOMETHING_ELSE,
 )
 
@@ -2929,6 +2930,10 @@ class Brain:
         if twins:
             on_warning(twins)
         fdata = blobs.file_bytes(self.conn, path)
+        if fdata is None and len(path.rsplit("/", 1)[-1].encode("utf-8", "surrogatepass")) > NAME_MAX:
+            # (an imported page named by up to 252 bytes, NAME.md 255: NAME.json would be no file; review of trial 66)
+            raise BadInput(f"{shown(row['slug'])}: its raw data file {shown(path.rsplit('/', 1)[-1])} would be a name longer than "
+                           f"{NAME_MAX} bytes, which no file system holds; move the page to a shorter name first")
         obj: dict = {"sources": {}}
         bom = ""  # (a byte order mark the file starts with: kept, as a page keeps its bom)
         if fdata is not None:
