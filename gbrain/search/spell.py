@@ -38,8 +38,9 @@ from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote, search
 #: the shortest word corrected (a word of 3 letters has too many neighbours to guess from)
 MIN_LEN = 4
 #: the longest word corrected (a longer one is no typo of a word: a pasted hash or blob, whose
-#: one-edit strings would be ~100 x its length squared in characters: 20 CPU-s at 3,000 letters)
-MAX_LEN = 48
+#: one-edit strings would be ~100 x its length squared in characters: 20 CPU-s at 3,000 letters;
+#: German and Finnish compounds of 60+ letters are real words: ~0.03 CPU-s at 64)
+MAX_LEN = 64
 #: at most this many of a query's words are looked up
 MAX_WORDS = 8
 #: Postgres: ``search_vocab`` is made again when the brain's pages or lexemes moved by this share
