@@ -3234,6 +3234,7 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
             split += [(_alternative(folded), False)] + [(_alternative(x), True) for x in as_typed]
         else:
             split.append((p, False))
+    seen: set[tuple[str, str]] = set()
     for p, spelled in split:
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
@@ -3245,7 +3246,8 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
         if date:
             text = text.replace(" ", "-")
         part = ("prefix" if prefix else "date" if date else "phrase" if " " in text else "word", text)
-        if part not in out:
+        if part not in seen:  # (a set: a list's look-up compared each term with every other, 16 CPU-s at 20,000 words)
+            seen.add(part)
             out.append(part)
             other.append(spelled)
     # (the terms the query writes, NAME_WORDS; a phrase's other spellings with their phrase, as
