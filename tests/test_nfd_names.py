@@ -62,3 +62,20 @@ def test_sync_and_put_keep_the_nfd_name(tmp_path, db_path, run):
     assert len([p for p in _json(run, "list", "--db", db) if unicodedata.normalize("NFC", p["slug"]) == NFC]) == 1
     stats = _json(run, "stats", "--db", db)
     assert stats["pages"] == 3 and stats["files"] == 0 and stats["links_dangling"] == 0, stats
+
+
+def test_a_long_name_typed_decomposed_finds_its_page(tmp_path, db_path):
+    # review of trial 66: a name's byte limit (255 with .md) counted the name as typed; macOS pastes
+    # a name decomposed (NFD: é is 3 bytes, not 2), so the page notes/é×126 (252 bytes, its file 255)
+    # typed so was refused as "longer than 255 bytes" though it is the page's own name
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.sync.importer import import_tree
+
+    name = "é" * 126
+    tree = write_tree(tmp_path / "vault", {f"notes/{name}.md": "hello\n"})
+    typed = unicodedata.normalize("NFD", f"notes/{name}")
+    assert len(typed.encode()) > 255
+    with Brain.open(db_path) as b:
+        assert import_tree(b, tree)["ok"]
+        assert ops.run("get", {"slug": typed}, brain=b)["content"] == "hello\n"

@@ -13,6 +13,7 @@ import pytest
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
 from gbrain.storage import rawspans
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
@@ -150,3 +151,21 @@ def test_a_page_with_two_sidecars_one_marked_upgrades_to_a_fresh_imports_rows(db
     with Brain.open(db_path) as b:
         assert _raw(b, "ana") == ({"marked": 2} if marked == "ana.json" else {"plain": 1})
         assert fresh_import_differences(b) == {}
+
+
+def test_raw_data_for_a_page_whose_name_leaves_no_room_for_its_sidecar_is_refused(db_path, tmp_path):
+    # review of trial 66: an imported page named by 252 bytes (a file NAME.md of 255) took raw data
+    # into .raw/NAME.json, 257 bytes: no file system holds it, so export failed (Validation: FAILED)
+    src = tmp_path / "v"
+    (src / "notes").mkdir(parents=True)
+    name = "é" * 126  # 252 bytes: NAME.md is 255, the longest file name
+    (src / "notes" / f"{name}.md").write_text("hello\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        assert import_tree(b, src)["ok"]
+        with pytest.raises(BadInput) as e:
+            ops.run("raw", {"slug": f"notes/{name}", "source": "x", "data": {"a": 1}}, brain=b)
+        assert "255" in str(e.value) and "move" in str(e.value)
+        out = tmp_path / "out"
+        assert export_tree(b, out)["ok"]
+        ops.run("move", {"slug": f"notes/{name}", "to": "notes/short"}, brain=b)  # the way out the error names
+        ops.run("raw", {"slug": "notes/short", "source": "x", "data": {"a": 1}}, brain=b)

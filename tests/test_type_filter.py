@@ -141,3 +141,19 @@ def test_a_tag_with_a_control_or_invisible_character_is_refused(fixture_db, tag)
     assert "character" in str(e.value)
     with Brain.open(fixture_db) as b:
         assert b.get_text("people/ana-lima") == before
+
+
+def test_tag_on_a_page_already_holding_an_invisible_tag_is_no_change(db_path):
+    """Review of trial 66: a tag written in Obsidian with a zero-width space (imported, not added
+    by ``tag``) is the page's; ``tag`` of it again is no change, as for any tag the page has (it
+    was refused, exit 2, where a script re-tagging its pages expects 0), and ``untag`` removes it."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path) as b:
+        b.save_page("notes/p", "---\ntags: [a\u200bb]\n---\nbody\n")
+        before = b.get_text("notes/p")
+        got = ops.run("tag", {"slug": "notes/p", "tag": "a\u200bb"}, brain=b)
+        assert got["changed"] is False and b.get_text("notes/p") == before
+        assert [r["slug"] for r in ops.run("list", {"tag": "a\u200bb"}, brain=b)] == ["notes/p"]
+        ops.run("untag", {"slug": "notes/p", "tag": "a\u200bb"}, brain=b)
+        assert "a\u200bb" not in b.get_text("notes/p")

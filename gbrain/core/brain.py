@@ -87,6 +87,7 @@ from ..page.slugs import (
     tag_identity,
     title_key,
     shown,
+    NAME_MAX,
     _SOMETHING_ELSE,
 )
 
@@ -2338,14 +2339,16 @@ class Brain:
         matches (``yc-alum``, with its page count)."""
         tag = nfc(_check_tag(tag))  # (a tag typed decomposed is written composed, as put names a page: trial 43)
         bad = _SOMETHING_ELSE.search(tag)
+        if any(ch.isspace() for ch in tag) and not bad:
+            raise BadInput(self._spaced_tag(tag))
+        row = self.resolve_slug(slug)
+        page = self.parsed(row)
+        if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:  # (one the page has, even one written so in Obsidian)
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
         if bad:  # as a slug, a new tag must look like what it is (a NUL, a right-to-left override; trial 66); untag still takes one
             raise BadInput(f"invalid tag '{shown(tag)}': it contains an invisible or control character (U+{ord(bad.group()):04X})")
         if any(ch.isspace() for ch in tag):
             raise BadInput(self._spaced_tag(tag))
-        row = self.resolve_slug(slug)
-        page = self.parsed(row)
-        if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:
-            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
         spellings = self.conn.execute("SELECT tag, COUNT(DISTINCT page_id) AS n FROM tags WHERE tag_key = ? GROUP BY tag ORDER BY n DESC, tag",
                                       (tag_identity(tag),)).fetchall()
         note = None
@@ -2945,6 +2948,10 @@ class Brain:
         if twins:
             on_warning(twins)
         fdata = blobs.file_bytes(self.conn, path)
+        if fdata is None and len(path.rsplit("/", 1)[-1].encode("utf-8", "surrogatepass")) > NAME_MAX:
+            # (an imported page named by up to 252 bytes, NAME.md 255: NAME.json would be no file; review of trial 66)
+            raise BadInput(f"{shown(row['slug'])}: its raw data file {shown(path.rsplit('/', 1)[-1])} would be a name longer than "
+                           f"{NAME_MAX} bytes, which no file system holds; move the page to a shorter name first")
         obj: dict = {"sources": {}}
         bom = ""  # (a byte order mark the file starts with: kept, as a page keeps its bom)
         if fdata is not None:

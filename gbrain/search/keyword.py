@@ -1376,10 +1376,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
     parts += _terms(text[pos:].replace('"', " "), rx, pieces=pieces)
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
-    seen: list[str] = []
-    for p in parts:
-        if p not in seen:
-            seen.append(p)
+    seen = list(dict.fromkeys(parts))  # (each once, in order: not each compared with every other, trial 66's review)
     if any(not _is_stop(p) for p in seen):
         seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
     return seen
@@ -2161,19 +2158,26 @@ PHRASE_SIGNAL = 0.5
 _PHRASE_GAP = r"(?:\]\([^()\n]*\)|\[\[[^\]|\n]*\||[\W_])++"
 
 
+#: phrase evidence reads at most a query's first this many pairs (each pair's expression is compiled
+#: once per search and scanned over each of :data:`PHRASE_DEPTH` pages: 12,000 CJK characters, as
+#: many pairs, took 74 CPU-s; review of trial 66); :func:`_pair_regex`'s cache holds them all
+PHRASE_MAX_PAIRS = 128
+
+
 def phrase_pairs(query: str) -> list[tuple[str, str]]:
     """The word pairs of ``query`` that phrase evidence looks for: each two words next to each
     other in the query (its :func:`search_form`, casefolded; quotes dropped), in order, each pair
-    once; a pair of two :data:`STOP_WORDS` (``of the``) and a pair with a prefix word (``wor*``)
+    once, the first :data:`PHRASE_MAX_PAIRS`; a pair of two :data:`STOP_WORDS` (``of the``) and a pair with a prefix word (``wor*``)
     left out. ``"lists the LDF files"`` → ``[("lists", "the"), ("the", "ldf"), ("ldf", "files")]``."""
     words = _WORD.findall(search_form(query or "").replace('"', " ").casefold())
-    out: list[tuple[str, str]] = []
+    out: dict[tuple[str, str], None] = {}
     for a, b in zip(words, words[1:]):
         if a.endswith("*") or b.endswith("*") or (a in STOP_WORDS and b in STOP_WORDS):
             continue
-        if (a, b) not in out:
-            out.append((a, b))
-    return out
+        out[(a, b)] = None
+        if len(out) == PHRASE_MAX_PAIRS:
+            break
+    return list(out)
 
 
 #: phrase evidence takes a word with a plural ``s``/``es`` more or less, as :func:`names_word`
@@ -3230,6 +3234,7 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
             split += [(_alternative(folded), False)] + [(_alternative(x), True) for x in as_typed]
         else:
             split.append((p, False))
+    seen: set[tuple[str, str]] = set()
     for p, spelled in split:
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
@@ -3241,7 +3246,8 @@ def pg_parts(query: str, typed: "str | Sequence[str] | None" = None) -> list[tup
         if date:
             text = text.replace(" ", "-")
         part = ("prefix" if prefix else "date" if date else "phrase" if " " in text else "word", text)
-        if part not in out:
+        if part not in seen:  # (a set: a list's look-up compared each term with every other, 16 CPU-s at 20,000 words)
+            seen.add(part)
             out.append(part)
             other.append(spelled)
     # (the terms the query writes, NAME_WORDS; a phrase's other spellings with their phrase, as
