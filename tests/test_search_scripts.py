@@ -275,7 +275,8 @@ def test_postgres_a_long_fields_stop_words_as_its_whole_simple_vector(pg_url):
     whitespace) gives what gb_stop_tsv of the whole field's gives where that fits: the same lexemes and
     positions, past the 16,383rd word (the positions' cap) and a stop word's 255 positions, with
     newlines, words too long to index (2,047+ bytes), letters of other scripts; a text too long for
-    the 'simple' tsvector gets its stop words too, and gb_alias_tsv the 'english' vector with them."""
+    the 'simple' tsvector gets its stop words too, and gb_alias_tsv the 'english' vector with them;
+    a run without whitespace too long for a piece gets none (v80's vector), and no error."""
     import random
 
     from test_canvas_search import _many_distinct_words
@@ -305,3 +306,10 @@ def test_postgres_a_long_fields_stop_words_as_its_whole_simple_vector(pg_url):
         assert c.execute("SELECT gb_stop_long(gb_fold(?))::text", (words,)).fetchone()[0] == "'before':16383 'now':16383 'the':16383"
         assert c.execute("SELECT gb_alias_tsv(?) = to_tsvector('english', gb_fold(?)) || 'before:16383 now:16383 the:16383'::tsvector",
                          (words, words)).fetchone()[0]
+        # a run without whitespace making a piece over 300,000 bytes: no stop words (v80's vector), no error
+        run = "the an " + "データの同期" * 20_000
+        assert c.execute("SELECT gb_stop_long(?)::text, gb_alias_tsv(?) = to_tsvector('english', ?)", (run, run, run)).fetchone() == ("", True)
+        # no exception block (a subtransaction, refused in a parallel worker)
+        c.execute("SET debug_parallel_query = on")
+        assert c.execute("SELECT gb_stop_long(repeat('the cat ', 40000) || x) FROM generate_series(1, 2) x").fetchall()
+        c.execute("RESET debug_parallel_query")
