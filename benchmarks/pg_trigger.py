@@ -13,8 +13,8 @@ interleaved, each round in another order of the variants:
   'english' about each distinct lexeme);
 * ``v82``: ``pg_v82.sql``'s ``gb_alias_tsv`` (plpgsql, a fixed stop-word list; as edited after
   release: a field over 200,000 bytes indexed by 'english' alone, which changes nothing here);
-* ``now``: the brain's own functions (since ``pg_v83.sql`` a field over 200,000 bytes takes its stop
-  words piece by piece, ``gb_stop_long``; a shorter one as ``v82``);
+* ``now``: the brain's own functions (since ``gb_stop_long`` came, a field over 200,000 bytes takes its stop
+  words piece by piece; a shorter one as ``v82``);
 * ``floor``: ``UPDATE pages SET search_len = search_len`` (the trigger does not fire: the row
   write alone).
 
