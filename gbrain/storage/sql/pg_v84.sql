@@ -1,4 +1,4 @@
--- gbrain Postgres schema v83 (Postgres only): a field too long for its whole 'simple' tsvector.
+-- gbrain Postgres schema v84 (Postgres only): a field too long for its whole 'simple' tsvector.
 -- v81/v82 took a field's stop words from its whole to_tsvector('simple', …), which overflows
 -- tsvector's 1 MB (program_limit_exceeded) before the 'english' one does (~60,000 distinct
 -- 14-letter words, ~900 KB: 'english' stems are shorter): such a page or canvas card, which v80
