@@ -393,16 +393,12 @@ def _many_distinct_words(n: int = 60_000) -> str:
 
 
 @pytest.mark.engine_free
-@pytest.mark.xfail(strict=True, reason="pg_v82's canvas_cards_tsv_fn builds the whole 'simple' tsvector of a card's text "
-                   "(to take its stop words), which overflows tsvector's 1 MB where v81's 'english' one fitted: such a "
-                   "canvas no longer saves, and a v81 brain holding one fails its v82 migration (UPDATE canvas_cards), so "
-                   "it cannot be opened; a fix changes the trigger function (a new pg version)")
 def test_postgres_a_card_of_many_distinct_words_saves_and_migrates(pg_url, monkeypatch):
     """A card whose text has ~60,000 distinct words (a word list, a glossary): v81 indexed it
     ('english' stems fit the 1 MB tsvector); v82 must open such a brain and save such a canvas."""
     from gbrain.storage import pg
 
-    text = _many_distinct_words()
+    text = _many_distinct_words() + " before now"
     board = _canvas(("text", "text", text), ("text", "text", "Zeppelin roadmap"))
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 81)
     with Brain.open(pg_url, create=True) as b:
@@ -413,3 +409,5 @@ def test_postgres_a_card_of_many_distinct_words_saves_and_migrates(pg_url, monke
         assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
         b.save_file("Other.canvas", board)
         assert b.conn.execute("SELECT count(*) FROM canvas_cards").fetchone()[0] == 4
+        # (its stop words too, at weight A: the long text's taken piece by piece, gb_stop_long)
+        assert b.conn.execute("SELECT count(*) FROM canvas_cards WHERE tsv @@ 'before:A & now:A'::tsquery").fetchone()[0] == 2

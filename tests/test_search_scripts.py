@@ -248,10 +248,6 @@ def test_still_a_fresh_import(brain):
 
 
 @pytest.mark.engine_free
-@pytest.mark.xfail(strict=True, reason="since pg_v81 gb_alias_tsv builds a field's whole 'simple' tsvector (to take its stop "
-                   "words; pg_v82 too), which overflows tsvector's 1 MB where v80's 'english' one fitted: such a page no "
-                   "longer saves, and a v80 brain holding one fails the v81 migration (every page indexed again), so it "
-                   "cannot be opened; a fix changes gb_alias_tsv (a new pg version, and v81's step run with it)")
 def test_postgres_a_page_of_many_distinct_words_saves_and_migrates(pg_url, monkeypatch):
     """A page of ~60,000 distinct words (a word list, a glossary), which v80 indexed ('english'
     stems fit the 1 MB tsvector): the current schema opens a v80 brain holding it, and saves it."""
@@ -259,7 +255,7 @@ def test_postgres_a_page_of_many_distinct_words_saves_and_migrates(pg_url, monke
 
     from gbrain.storage import pg
 
-    text = "# Word list\n\n" + _many_distinct_words() + "\n"
+    text = "# Word list\n\n" + _many_distinct_words() + " before now\n"
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 80)
     with Brain.open(pg_url, create=True) as b:
         b.put("Words", text)
@@ -268,3 +264,52 @@ def test_postgres_a_page_of_many_distinct_words_saves_and_migrates(pg_url, monke
         assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
         b.put("Words2", text)
         assert b.conn.execute("SELECT count(*) FROM pages WHERE search_tsv <> ''").fetchone()[0] == 2
+        # (its stop words too, as written: the long field's taken piece by piece, gb_stop_long)
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE search_tsv @@ 'before & now'::tsquery").fetchone()[0] == 2
+        assert found(b, "before") == ["Words", "Words2"]
+
+
+@pytest.mark.engine_free
+def test_postgres_a_long_fields_stop_words_as_its_whole_simple_vector(pg_url):
+    """gb_stop_long (a field over 200,000 bytes: its 'simple' tsvector taken piece by piece, cut at
+    whitespace) gives what gb_stop_tsv of the whole field's gives where that fits: the same lexemes and
+    positions, past the 16,383rd word (the positions' cap) and a stop word's 255 positions, with
+    newlines, words too long to index (2,047+ bytes), letters of other scripts; a text too long for
+    the 'simple' tsvector gets its stop words too, and gb_alias_tsv the 'english' vector with them;
+    a run without whitespace too long for a piece gets none (v80's vector), and no error."""
+    import random
+
+    from test_canvas_search import _many_distinct_words
+
+    rnd = random.Random(5)
+    stops = "the a an of to in and or before after now don it its is was not no how what".split()
+
+    def text(n: int, longest: int, stop_share: float, newlines: float = 0.05) -> str:
+        out = []
+        for _ in range(n):
+            out.append(rnd.choice(stops) if rnd.random() < stop_share else
+                       "".join(rnd.choice("abcdefghijklmnopqrstuvwxyzé") for _ in range(rnd.randint(1, longest))))
+            out.append("\n" if rnd.random() < newlines else rnd.choice([" ", " ", ", ", ". ", " - "]))
+        return "".join(out)
+
+    texts = [text(40_000, 8, 0.3), text(60_000, 12, 0.02), text(45_000, 6, 0.5, 0.3), text(120_000, 3, 0.4),
+             "word " * 5000 + text(50_000, 10, 0.1), "the " * 60_000, ("x" * 3000 + " the ") * 100,
+             text(30_000, 9, 0.3) + "ŁŻ" * 30_000 + text(30_000, 9, 0.3), "a" * 250_000 + " the an " * 10]
+    with Brain.open(pg_url, create=True) as b:
+        c = b.conn
+        for t in texts:
+            f = c.execute("SELECT gb_fold(?)", (t,)).fetchone()[0]
+            assert len(f.encode()) > 200_000
+            whole, pieces = c.execute("SELECT gb_stop_tsv(to_tsvector('simple', ?))::text, gb_stop_long(?)::text", (f, f)).fetchone()
+            assert pieces == whole, t[:60]
+        words = _many_distinct_words() + " before the now"
+        assert c.execute("SELECT gb_stop_long(gb_fold(?))::text", (words,)).fetchone()[0] == "'before':16383 'now':16383 'the':16383"
+        assert c.execute("SELECT gb_alias_tsv(?) = to_tsvector('english', gb_fold(?)) || 'before:16383 now:16383 the:16383'::tsvector",
+                         (words, words)).fetchone()[0]
+        # a run without whitespace making a piece over 300,000 bytes: no stop words (v80's vector), no error
+        run = "the an " + "データの同期" * 20_000
+        assert c.execute("SELECT gb_stop_long(?)::text, gb_alias_tsv(?) = to_tsvector('english', ?)", (run, run, run)).fetchone() == ("", True)
+        # no exception block (a subtransaction, refused in a parallel worker)
+        c.execute("SET debug_parallel_query = on")
+        assert c.execute("SELECT gb_stop_long(repeat('the cat ', 40000) || x) FROM generate_series(1, 2) x").fetchall()
+        c.execute("RESET debug_parallel_query")
