@@ -398,8 +398,10 @@ class FreshEqual(RuleBasedStateMachine):
 
     @rule(name=names)
     def op_embed_page(self, name):
-        try:  # the page the name resolves to (exact, case-insensitive, suffix, alias)
-            row = self.brain.resolve_slug(name)
+        from gbrain.operations.registry import read_slug
+
+        try:  # the page the name resolves to (exact, case-insensitive, suffix, alias; a renamed page's old name reads its new one)
+            row = self.brain.resolve_slug(read_slug(self.brain, name)[0])
         except GBrainError:
             row = None
         if self._op("embed", {"slug": name}) is not None and row:
