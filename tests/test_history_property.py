@@ -12,8 +12,8 @@ By design (docs/history.md): a name deleted and then written by a new page (a cr
 in the trash) is one history: the new page continues the deleted one's, and ``purge`` of the
 name takes both (the model gives the new page the deleted one's identity).
 
-``GBRAIN_HISTORY_EXAMPLES`` (default 25) sets the examples on SQLite,
-``GBRAIN_HISTORY_PG_EXAMPLES`` (default 10) on Postgres."""
+``GBRAIN_HISTORY_EXAMPLES`` (default 60) sets the examples on SQLite,
+``GBRAIN_HISTORY_PG_EXAMPLES`` (default 15) on Postgres."""
 from __future__ import annotations
 
 import os
@@ -35,8 +35,8 @@ STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.
 
 def _examples(engine: str) -> int:
     if engine == "postgres":
-        return int(os.environ.get("GBRAIN_HISTORY_PG_EXAMPLES", "10"))
-    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "25"))
+        return int(os.environ.get("GBRAIN_HISTORY_PG_EXAMPLES", "15"))
+    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "60"))
 
 
 def run(b, name, **args):
@@ -187,7 +187,9 @@ class Model:
                 # `get --version -k`: the k-th version with text the listing shows
                 assert h.version_bytes(b, "page", key, -with_text if with_text else None) == text, (what, -with_text)
                 with_text += 1
-                older = [self.rows[w.get("name", key), w["version"]] for w in listed[listed.index(v) + 1:] if w["content_hash"] is not None]
+                # (another page's versions of the key, listed after this page's with `name` set, are no base of this page's)
+                older = [self.rows[w.get("name", key), w["version"]] for w in listed[listed.index(v) + 1:]
+                         if w["content_hash"] is not None and (w.get("name") == key) == (v.get("name") == key)]
                 if base is NAMED or (base is not None and not any(o[0] == pid for o in older)):
                     # a listing of a name that holds another page's versions as the name's (by design:
                     # `_their_gaps`), without this page's text before: against the version listed before
