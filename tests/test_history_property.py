@@ -176,6 +176,7 @@ class Model:
                 assert part["total"] == full["total"], (why, n)
                 assert part["versions"] == listed[:n], (why, n)
             with_text = 0
+            own = self.rows[listed[0].get("name", key), listed[0]["version"]][0]  # the page the listing is of
             for v in listed:
                 nm = v.get("name", key)
                 pid, text, base = self.rows[nm, v["version"]]
@@ -190,9 +191,10 @@ class Model:
                 # (another page's versions of the key, listed after this page's with `name` set, are no base of this page's)
                 older = [self.rows[w.get("name", key), w["version"]] for w in listed[listed.index(v) + 1:]
                          if w["content_hash"] is not None and (w.get("name") == key) == (v.get("name") == key)]
-                if base is NAMED or (base is not None and not any(o[0] == pid for o in older)):
+                if base is NAMED or pid != own or (base is not None and not any(o[0] == pid for o in older)):
                     # a listing of a name that holds another page's versions as the name's (by design:
-                    # `_their_gaps`), without this page's text before: against the version listed before
+                    # `_their_gaps`: a page written at a name another left), or without this page's text
+                    # before: against the version listed before (docs/history.md: "whatever its name")
                     base = older[0][1] if older else None
                 assert (v["added"], v["removed"]) == h._line_delta(base, text), what
             pid = self.trashed(name)
