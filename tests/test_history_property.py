@@ -11,8 +11,9 @@ page's rows. A review's ad-hoc harness found 22 bad sequences in 150 before the 
 By design (docs/history.md, `history._their_gaps`): a page written at a name another page left
 (deleted or moved away) has the name's history: the other page's versions there are listed as the
 name's, each counted against the version listed before it. The model gives the new page an
-identity of its own; a name written again while in the trash is left out of the purge check
-(see the strict xfail below: `purge` then takes only the deleted page's last stretch there).
+identity of its own; ``purge SLUG`` of a name written again while in the trash takes the deleted
+page's rows too, under every name it had (`heir_of`; before 2026-12-06 it took only the deleted
+page's last stretch there: `test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions`).
 
 ``GBRAIN_HISTORY_EXAMPLES`` (default 60) sets the examples on SQLite,
 ``GBRAIN_HISTORY_PG_EXAMPLES`` (default 15) on Postgres."""
@@ -57,7 +58,7 @@ class Model:
         self.last: dict[int, bytes] = {}
         self.newest: dict[str, tuple[str, int]] = {}  # name → (op, page id) of its newest row
         self.seen = 0  # the last history row id taken into the model
-        self.heirs: set[str] = set()  # names a new page was written at while in the trash
+        self.heir_of: dict[int, int] = {}  # a page written at a name in the trash → the page deleted there
         self.n = 0
         self.log: list[str] = []
 
@@ -104,11 +105,10 @@ class Model:
             if name in self.live:
                 return
             # a new page; by design a create at a name in the trash continues the name's history
-            # (not the deleted page's other names: `heirs`, and the purge check is left to
-            # test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions)
-            if self.trashed(name) is not None:
-                self.heirs.add(name)
+            # (not the deleted page's other names); `purge` of it takes the deleted page's rows too
             pid = 1000 + self.n
+            if self.trashed(name) is not None:
+                self.heir_of[pid] = self.trashed(name)
             text = f"# {name} {self.n}\n\nline c{self.n}\n".encode()
             self.log.append(f"create {name}")
             # (if_hash '': a new page, never the page that moved away from the name: `put`'s `_renamed_target`)
@@ -205,9 +205,13 @@ class Model:
                     base = older[0][1] if older else None
                 assert (v["added"], v["removed"]) == h._line_delta(base, text), what
             pid = self.trashed(name)
-            if pid is not None and name not in self.heirs:
+            if pid is not None:
                 _, items = purgemod.plan(b, key=("page", name))
-                mine = {k for k, row in self.rows.items() if row[0] == pid}
+                family = {pid}
+                while pid in self.heir_of:  # the pages deleted at a name this one (or its forebear) was written at
+                    pid = self.heir_of[pid]
+                    family.add(pid)
+                mine = {k for k, row in self.rows.items() if row[0] in family}
                 assert {(x["name"], x["version"]) for x in items} == mine, why
 
 
@@ -248,8 +252,6 @@ def _one(b, steps):
         print("steps", len(steps), "done", len(m.log), "rows", len(m.rows))
 
 
-@pytest.mark.xfail(strict=True, reason="found by the property (2026-12-06): purge of a name a new page was written at while "
-                   "in the trash takes the deleted page's last stretch there only, not its earlier stretch nor its other name's")
 def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions(db_path):
     with Brain.open(db_path) as b:
         run(b, "put", slug="notes/a", content="# a\n\nsecret one\n", if_hash="")

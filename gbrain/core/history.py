@@ -645,13 +645,16 @@ MAX_MOVES = 100
 _BROUGHT_BACK = re.compile(r"to v\d+( of an older name)?")
 
 
-def _stretch_first(conn, kind: str, name: str, upto: int | None):
+def _stretch_first(conn, kind: str, name: str, upto: int | None, heir: bool = False):
     """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
     ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
     text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
     same page: its stretch goes on before the deletion, from the stretch of the version it brought
     back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
-    ``history`` and from ``purge SLUG``, which left its text there)."""
+    ``history`` and from ``purge SLUG``, which left its text there). ``heir``: a new page written
+    at the name while the page deleted there was in the trash (any create right after the deletion)
+    goes on before it too: the one text's past for ``purge SLUG`` (:func:`page_spans`), never the
+    listing's identity of a page."""
     cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
     end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
     if end is None:
@@ -663,8 +666,8 @@ def _stretch_first(conn, kind: str, name: str, upto: int | None):
         gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
         first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
                              (kind, name, gap or 0, top)).fetchone()
-        back = _BROUGHT_BACK.fullmatch(first["detail"] or "") if first is not None and first["op"] == "create" and gap else None
-        if back is None:
+        back = first is not None and first["op"] == "create" and gap and (heir or _BROUGHT_BACK.fullmatch(first["detail"] or ""))
+        if not back:
             return first
         gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
         if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
@@ -672,10 +675,10 @@ def _stretch_first(conn, kind: str, name: str, upto: int | None):
         below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
 
 
-def _key_start(conn, kind: str, key: str) -> int | None:
+def _key_start(conn, kind: str, key: str, heir: bool = False) -> int | None:
     """The version of ``key`` at which the newest stretch of the page that last had it began, when
-    it began by a move in (``move from OLD``, :func:`_stretch_first`), else None."""
-    first = _stretch_first(conn, kind, key, None)
+    it began by a move in (``move from OLD``, :func:`_stretch_first`, ``heir`` as there), else None."""
+    first = _stretch_first(conn, kind, key, None, heir)
     if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
         return None
     return first["version"]
@@ -698,15 +701,16 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     return [(name, upto) for name, upto, _start in _walk(conn, kind, key, every)]
 
 
-def _walk(conn, kind: str, key: str, every: bool) -> list[tuple[str, int | None, int | None]]:
+def _walk(conn, kind: str, key: str, every: bool, heir: bool = False) -> list[tuple[str, int | None, int | None]]:
     """:func:`lineage` with the version each stretch began at, when it began by a move in
-    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``."""
+    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``.
+    ``heir``: through a deleted page's new page at its name too (:func:`_stretch_first`)."""
     out: list[list] = [[key, None, None]]
     seen = {key}
     pairs = set()
     cur, upto = key, None
     while len(out) <= MAX_MOVES:
-        first = _stretch_first(conn, kind, cur, upto)
+        first = _stretch_first(conn, kind, cur, upto, heir)
         if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
             break
         out[-1][2] = first["version"]
@@ -726,16 +730,17 @@ def _walk(conn, kind: str, key: str, every: bool) -> list[tuple[str, int | None,
     return [tuple(x) for x in out]
 
 
-def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
+def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False, heir: bool = False) -> list[tuple[str, int, int | None]]:
     """:func:`lineage` with each older name's first version: ``[(name, after, upto)]``, the
     versions ``after < version <= upto`` (``upto`` None: every one after). An older name's span
     starts after its last move away below ``upto``: a page that left the name earlier (moved on
     to live elsewhere) is another page, whose versions are that page's history, not this one's
     (review of trial 47: `a` moved to `x`, a new note at `a` moved to `sub/a`: `history sub/a`
     listed the first page's versions). The key itself keeps every version (a name's history).
-    ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
+    ``every``: a name the page had more than once, each stretch (:func:`lineage`). ``heir``: through
+    a deleted page's new page at its name too (:func:`_stretch_first`, :func:`page_spans`)."""
     out: list[tuple[str, int, int | None]] = []
-    for name, upto, start in _walk(conn, kind, key, every):
+    for name, upto, start in _walk(conn, kind, key, every, heir):
         after = 0
         if upto is not None:
             after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
@@ -820,19 +825,20 @@ def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
                         (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
-def _head_after(conn, kind: str, key: str, spans: list) -> int:
+def _head_after(conn, kind: str, key: str, spans: list, heir: bool = False) -> int:
     """The version of ``key`` after which the newest stretch of the page that last had it starts
     (:func:`page_spans`): after the last move away (the one before the key's last row, when that
     row is the page's move away on) and from its move in when the versions before it are another
     page's (:func:`_moved_in_at`), or when it came back to the key (:func:`_key_start`: another page
-    written and deleted at the key meanwhile is not this one, review of e03e6356)."""
+    written and deleted at the key meanwhile is not this one, review of e03e6356; ``heir`` as
+    there)."""
     last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
     away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
     after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
                          (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
     cut = _moved_in_at(conn, kind, key, spans)
     if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
-        cut = _key_start(conn, kind, key)
+        cut = _key_start(conn, kind, key, heir)
     return after if cut is None else max(after, cut - 1)
 
 
@@ -868,7 +874,7 @@ def _theirs(key: str, gaps: list):
     return lambda r: r["name"] == key and any(lo < r["version"] <= hi for lo, hi in gaps)
 
 
-def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
+def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[str, int, int | None]]:
     """The versions of the one page (or file) that last had the name ``key``, by name:
     ``[(name, after, upto)]``, the versions ``after < version <= upto`` (``upto`` None: every one
     after ``after``), ``key``'s newest stretch first, then every earlier stretch of every name it
@@ -876,9 +882,13 @@ def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
     (every version of the name), ``key``'s newest stretch starts at this page: after the last move
     away of another page (before the key's own last row, when that is the page's move away) and at
     its move in when the versions before it are another page's (:func:`_moved_in_at`). What
-    belongs to the page: its open conflict copies (``history``), ``purge SLUG``."""
-    spans = lineage_spans(conn, kind, key, every=True)
-    return [(key, _head_after(conn, kind, key, spans), None)] + spans[1:]
+    belongs to the page: its open conflict copies (``history``), ``purge SLUG``. ``heir`` (purge):
+    a new page written at a name while the page deleted there was in the trash has the deleted page's versions too,
+    under every name it had (``heir``, :func:`_stretch_first`: before 2026-12-06 `purge notes/a` of
+    a page moved a→b→a, deleted, and a new page written and deleted at `notes/a` left `notes/b`'s
+    versions and `notes/a`'s first stretch, the first page's text)."""
+    spans = lineage_spans(conn, kind, key, every=True, heir=heir)
+    return [(key, _head_after(conn, kind, key, spans, heir=heir), None)] + spans[1:]
 
 
 def versions(brain, name: str, limit: int = 20) -> dict:
