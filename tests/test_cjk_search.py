@@ -292,3 +292,13 @@ def test_a_cjk_question_no_page_holds_as_written_finds_the_pages_holding_its_par
         assert slugs(search.search(b.conn, "旋转位置编码")) == ["zh/rope"]  # 旋转, 位置, 编码 apart
         # a quoted phrase is what the user asked for: never loosened
         assert search.search(b.conn, '"对话太长时如何压缩历史消息"') == []
+
+
+@pytest.mark.parametrize("n", [12_000, 30_000])
+def test_a_very_long_cjk_query_searches_without_error(tmp_path, db_path, n):
+    # (review, session 54: on Postgres a CJK run of 12,000-30,000 characters was one phrase of
+    # thousands of bigrams, "stack depth limit exceeded"; its terms are now capped, CJK_MAX_TERMS)
+    q = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(n))
+    with _brain(tmp_path, db_path) as b:
+        assert isinstance(search.search(b.conn, q, limit=10), list)
+        assert isinstance(search.search(b.conn, "データ同期処理" + q, limit=10), list)

@@ -69,3 +69,14 @@ def test_the_fts_query_keeps_each_term_once_without_comparing_every_pair(monkeyp
     parts = keyword.fts_parts(text)
     assert parts == list(dict.fromkeys(parts)) and len(parts) > 1
     assert _Counted.eqs < 4 * len(parts), _Counted.eqs  # (before: every term with every earlier one)
+
+
+def test_a_long_cjk_run_is_searched_by_its_first_bigrams():
+    run = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(30_000))
+    (phrase,) = keyword._cjk_terms(run)
+    assert phrase == '"' + " ".join(run[i : i + 2] for i in range(keyword.CJK_MAX_BIGRAMS)) + '"'
+    assert len(keyword.cjk_loosened(run).split()) == keyword.CJK_MAX_BIGRAMS
+    assert len(keyword._cjk_phrase([run[:100], run[100:]])[1:-1].split()) == keyword.CJK_MAX_BIGRAMS
+    short = run[: keyword.CJK_MAX_BIGRAMS + 1]  # (a run at the cap: every bigram, as before)
+    assert keyword._cjk_terms(short) == ['"' + " ".join(short[i : i + 2] for i in range(len(short) - 1)) + '"']
+    assert keyword.cjk_loosened(short).split() == [short[i : i + 2] for i in range(len(short) - 1)]

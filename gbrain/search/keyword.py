@@ -1570,6 +1570,14 @@ def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timelin
     return cjk_bigrams(title, aliases, path.rpartition("/")[0], compiled_truth, timeline, words)
 
 
+#: a CJK run of a query is searched by its first this many bigrams (its first 129 characters: a
+#: phrase of them, or, :func:`cjk_loosened`, each apart; a quoted phrase of CJK runs likewise,
+#: :func:`_cjk_phrase`): a pasted passage of 30,000 characters was one phrase of 29,999 bigrams,
+#: which Postgres refused ("stack depth limit exceeded"), and SQLite took 20 CPU-s over 100,000
+#: (docs/search.md, "CJK text"). A run of at most 129 characters is searched as before.
+CJK_MAX_BIGRAMS = 128
+
+
 def _cjk_terms(word: str, prefix: bool = False) -> list[str]:
     """The FTS5 terms of a query word holding CJK text: each CJK run a phrase of its bigrams
     (``同期`` → ``"同期"``, ``データ同期`` → ``"デー ータ タ同 同期"``: it matches inside
@@ -1581,7 +1589,7 @@ def _cjk_terms(word: str, prefix: bool = False) -> list[str]:
     pieces = [x for x in _CJK_SPLIT.split(word) if x]
     for i, x in enumerate(pieces):
         if _CJK_RUN.fullmatch(x):
-            out.append(_quote(x) + "*" if len(x) == 1 else _quote(" ".join(_cjk_tokens(x)[:-1])))
+            out.append(_quote(x) + "*" if len(x) == 1 else _quote(" ".join(_cjk_tokens(x[: CJK_MAX_BIGRAMS + 1])[:-1])))
         else:
             out.append(_quote(x) + ("*" if prefix and i == len(pieces) - 1 else ""))
     return out
@@ -1607,7 +1615,7 @@ def cjk_loosened(query: str) -> str | None:
             if len(x) < 3:
                 return x
             changed = True
-            return " " + " ".join(x[i : i + 2] for i in range(len(x) - 1)) + " "
+            return " " + " ".join(x[i : i + 2] for i in range(min(len(x) - 1, CJK_MAX_BIGRAMS))) + " "
         return _CJK_RUN.sub(run, text)
 
     out, pos = [], 0
@@ -1632,7 +1640,7 @@ def _cjk_phrase(words: list[str]) -> str:
     character, which then must end a run)."""
     tokens = [t for w in words[:-1] for t in _cjk_tokens(w)]
     last = _cjk_tokens(words[-1])
-    return _quote(" ".join(tokens + (last[:-1] if len(last) > 1 else last)))
+    return _quote(" ".join((tokens + (last[:-1] if len(last) > 1 else last))[:CJK_MAX_BIGRAMS]))
 
 
 #: a page's first H1 that differs from its title is a name of the page: search weighs it as an
