@@ -89,7 +89,7 @@ def graph_folder_likes(graphs) -> tuple[str, ...]:
     paths that may be a graph's page: the candidates of a query, read by
     :func:`gbrain.page.markdown.page_property_syntax` after."""
     folders = {journals.FOLDER, "pages"}
-    for value in (graphs.values() if isinstance(graphs, dict) else ()):
+    for value in graphs.values():
         folders.update(journals.split_dirs(value))
     return tuple(f"%{f}/%" for f in sorted(folders))
 
@@ -99,7 +99,7 @@ def graph_journal_folders(graphs) -> tuple[str, ...]:
     ``graphs`` (a :func:`graph_roots` mapping), and ``journals/`` of any folder: a link to a page
     there may name a day (``Brain.graph_config_changed`` resolves those links again)."""
     out = ["journals/"]
-    for root, value in (graphs.items() if isinstance(graphs, dict) else ()):
+    for root, value in graphs.items():
         folder = journals.split_dirs(value)[1]
         out.append(f"{root}/{folder}/" if root else f"{folder}/")
     return tuple(dict.fromkeys(out))

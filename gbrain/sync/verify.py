@@ -270,7 +270,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
             raw_want[pid] = _raw_rows(data)
     index = MemoryIndex(c) if not sampled else SqlIndex(c)
     res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "chars_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
-    graphs = graph_roots(c) if reads_graphs(property_syntax) else frozenset()  # (page_property_syntax: a Logseq graph's pages, a journal's title format)
+    graphs = graph_roots(c) if reads_graphs(property_syntax) else {}  # (page_property_syntax: a Logseq graph's pages, a journal's title format)
     jobs = [(r["path"], render_row(r), split, tag_syntax, page_property_syntax(r["path"], property_syntax, graphs)) for r in pages]
     for r, job, page in zip(pages, jobs, parse_all(jobs)):
         pid = r["id"]
