@@ -353,9 +353,11 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
         for p in o.params:
             if p.type == "object" and isinstance(args.get(p.name), str):
                 try:
-                    args[p.name] = json.loads(args[p.name])
+                    args[p.name] = loads_request(args[p.name])
                 except json.JSONDecodeError as e:
                     raise BadInput(f"{ops.cli_name(p)} is not valid JSON: {e}") from e
+                except DuplicateKey as e:
+                    raise BadInput(f"{ops.cli_name(p)} is not valid: {e}") from e
                 if args[p.name] is None:  # typed `null`: not the same as leaving the option out
                     from .operations.registry import type_words
 
@@ -570,6 +572,34 @@ no part of the JSON `call` and `pipe` read (RFC 8259 lets a reader ignore it).""
 OWN_COMMANDS = {"serve": "runs until stopped (the MCP server on stdio)", "call": "is a command of its own", "pipe": "is a command of its own"}
 
 
+class DuplicateKey(ValueError):
+    """A JSON object naming one key twice (:func:`loads_request`): ``key`` is the key."""
+
+    def __init__(self, key: str):
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKey(k)
+            seen.add(k)
+    return out
+
+
+def loads_request(text: str):
+    """The JSON value ``text`` holds (a leading byte order mark ignored, :data:`BOM`), an object
+    naming one key twice refused: RFC 8259 §4 leaves such names to the reader, and Python's json
+    keeps the last, so a script that built ``{"slug": "a", "slug": "b"}`` would read ``b`` unsaid.
+    Raises ``json.JSONDecodeError`` for text that is no JSON, :class:`DuplicateKey` for a repeated
+    key (at any depth)."""
+    return json.loads(text.removeprefix(BOM), object_pairs_hook=_refuse_duplicates)
+
+
 def find_op(tool: str) -> "ops.Operation":
     """The operation ``call``/``pipe`` name; BadInput for a command of its own (``serve``)."""
     if isinstance(tool, str) and tool.removeprefix("brain_") in OWN_COMMANDS:
@@ -583,9 +613,13 @@ def run_call(tool: str, params: str | None) -> None:
     piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
     try:
         text = sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}"
-        args = json.loads(text.removeprefix(BOM))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
+        if params == "-" and not text.strip():
+            fail(f"no parameters: standard input is empty (`gbrain call {tool} -` reads a JSON object there; '{{}}' for none)", 2, True)
+        args = loads_request(text)
     except UnicodeDecodeError as e:
         fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
+    except DuplicateKey as e:
+        fail(f"parameters are not valid: {e}", 2, True)
     except json.JSONDecodeError as e:
         fail(f"parameters are not valid JSON: {e}", 2, True)
     try:
@@ -616,9 +650,11 @@ def run_pipe() -> None:
             rid = None
             try:
                 try:  # only the parsing of the line is "bad JSON": a failure of the op below is the op's
-                    req = json.loads(line.decode("utf-8").removeprefix(BOM).rstrip("\r\n"))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
+                    req = loads_request(line.decode("utf-8").rstrip("\r\n"))
                 except UnicodeDecodeError as e:
                     raise BadInput(f"bad JSON line {n} of the input: not UTF-8 (byte {e.start})") from e
+                except DuplicateKey as e:
+                    raise BadInput(f"bad JSON line {n} of the input: {e}") from e
                 except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
                     raise BadInput(f"bad JSON line {n} of the input: {e.msg.removesuffix(' at')} at column {e.colno}") from e  # (json's "… starting at": one "at")
                 if not isinstance(req, dict):

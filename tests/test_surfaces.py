@@ -575,3 +575,32 @@ def test_an_unknown_tool_that_ends_a_tools_name_is_pointed_at_it():
     with pytest.raises(ops.BadInput) as e:
         ops.find("serach")  # a misspelling keeps the spelling guess
     assert e.value.suggestions[0] == "search", e.value.suggestions
+
+
+@pytest.mark.engine_free
+def test_a_duplicate_key_and_an_empty_standard_input_are_named(own_fixture_db):
+    """Trial 66, left: a pipe line or call parameters naming one key twice (``{"slug": "a", "slug":
+    "b"}``) silently took the last, as Python's json does (RFC 8259 leaves it to the reader); a
+    script that built the object by string concatenation read the wrong page with exit 0. And
+    ``gbrain call TOOL -`` with nothing on standard input said "Expecting value: line 1 column 1".
+    Each is bad input (exit 2) naming the key, or saying the input was empty; nothing runs."""
+    db = str(own_fixture_db)
+    r = gbrain_in_process("--db", db, "call", "brain_get", '{"slug": "nobody", "slug": "ana-lima"}')
+    assert r.returncode == 2 and json.loads(r.stdout)["kind"] == "bad_input", (r.returncode, r.stdout)
+    assert "duplicate key 'slug'" in r.stderr.decode() and "slug" not in json.loads(r.stdout), r.stderr
+    r = gbrain_in_process("--db", db, "put", "notes/dup", "--frontmatter", '{"type": "note", "type": "person"}', input=b"text\n")
+    assert r.returncode == 2 and "--frontmatter is not valid: duplicate key 'type'" in r.stderr.decode(), r.stderr
+    assert gbrain_in_process("--db", db, "get", "notes/dup").returncode != 0  # (nothing written)
+    r = gbrain_in_process("--db", db, "call", "brain_get", "-", input=b"")
+    assert r.returncode == 2 and "standard input is empty" in r.stderr.decode(), r.stderr
+    r = gbrain_in_process("--db", db, "call", "brain_get", "-", input=b'{"slug": "ana-lima"}')
+    assert r.returncode == 0 and json.loads(r.stdout)["slug"] == "people/ana-lima", r.stderr
+    data = b"\n".join([b'{"id": 1, "tool": "brain_get", "params": {"slug": "x", "slug": "ana-lima"}}',
+                       b'{"id": 2, "id": 3, "tool": "brain_stats"}', b'{"id": 4, "tool": "brain_get", "params": {"slug": "ana-lima"}}']) + b"\n"
+    r = gbrain_in_process("--db", db, "pipe", input=data)
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert r.returncode == 2, r.stderr
+    assert [o.get("id") for o in out] == [None, None, 4], out
+    assert out[0]["error"] == "bad JSON line 1 of the input: duplicate key 'slug'", out[0]
+    assert out[1]["error"] == "bad JSON line 2 of the input: duplicate key 'id'", out[1]
+    assert out[2]["ok"] and out[2]["result"]["slug"] == "people/ana-lima", out[2]
