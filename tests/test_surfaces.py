@@ -604,3 +604,21 @@ def test_a_duplicate_key_and_an_empty_standard_input_are_named(own_fixture_db):
     assert out[0]["error"] == "bad JSON line 1 of the input: duplicate key 'slug'", out[0]
     assert out[1]["error"] == "bad JSON line 2 of the input: duplicate key 'id'", out[1]
     assert out[2]["ok"] and out[2]["result"]["slug"] == "people/ana-lima", out[2]
+
+
+@pytest.mark.engine_free
+def test_import_verify_export_and_sync_report_the_folder_as_one_path(tmp_path, monkeypatch):
+    """Trial 66, left: `import --json` (and verify's, export's) `root` was the folder as typed
+    (`g`), `sync --json`'s the whole path (`/tmp/…/g`): a script keying reports by folder saw two
+    folders. Each now gives the absolute path (symlinks as typed, as sync's engine)."""
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "a.md").write_text("# A\n\ntext\n")
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "b.db")
+    want = str(tmp_path / "g")
+    roots = {}
+    for cmd in (["import", "g"], ["verify", "g"], ["sync", "g"], ["export", "--dir", "out"]):
+        r = gbrain_in_process("--db", db, *cmd, "--json")
+        assert r.returncode == 0, (cmd, r.stderr)
+        roots[cmd[0]] = json.loads(r.stdout)["root"]
+    assert roots == {"import": want, "verify": want, "sync": want, "export": str(tmp_path / "out")}, roots

@@ -971,7 +971,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     made = {"created_folders": created} if created else {}  # said first in the report: a mistyped --dir shows
     if not check:
-        return {"ok": True, "counts": counts, "root": str(root), **made}
+        return {"ok": True, "counts": counts, "root": os.path.abspath(root), **made}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     # the partial temp files of an export (or sync) killed mid-write: never left for a `git add -A`
     cleaned = remove_dead_temps(scan.temps, own=lambda p: holds_bytes_of(brain, p))

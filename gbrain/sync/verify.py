@@ -835,7 +835,7 @@ def report(
         comparison["left_alone"] = sum(left.values())
     rep = {
         "ok": not problems,
-        "root": str(scan.root),
+        "root": os.path.abspath(scan.root),  # (as sync's engine: the whole path, symlinks as typed)
         "comparison": comparison,
         "different": c.hash_mismatch[:MAX_LISTED],
         "only_in_brain": c.missing_on_disk[:MAX_LISTED],
