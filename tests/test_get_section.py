@@ -470,3 +470,26 @@ def test_headings_are_the_page_models_on_generated_html_in_lists():
     for _ in range(1000):
         text = "\n".join(rnd.choice(_PIECES + _HTML_PIECES) for _ in range(rnd.randint(2, 6))) + "\n"
         assert [h.plain for h in sections.headings(text)] == parse_page(text).headings, text
+
+
+def test_a_part_is_not_cut_down_to_a_short_first_line_before_a_long_paragraph(brain):
+    """s54 trial 67, left: a page whose second line is one paragraph longer than a part was read as
+    a first part of 8 characters (`# Big\\n` plus nothing: the cut went back to the last line end
+    in the window, however early). A part ends at a line end only when that keeps at least half
+    the part; else after the last blank (space or tab) in the window's second half; else at the
+    cap. The parts still join to the page, each at most ``max_chars``."""
+    from gbrain.operations.core import part_end
+
+    words = " ".join(f"w{i:05d}" for i in range(3_000))  # 20,999 characters, one line
+    text = f"# Big\n{words}\nlast line\n"
+    assert part_end(text, 0, 1_000) > 500 and text[part_end(text, 0, 1_000) - 1] == " "
+    assert part_end("ab\n" + "x" * 5_000, 0, 1_000) == 1_000  # (no blank: the cap)
+    assert part_end("a" * 600 + "\n" + "b" * 5_000, 0, 1_000) == 601  # (a line end keeping half: as before)
+    ops.run("put", {"slug": "notes/big", "content": text}, ops.Context(), brain=brain)
+    parts, offset = [], 0
+    while offset is not None:
+        r = get(brain, slug="notes/big", offset=offset, max_chars=1_000)
+        parts.append(r["content"])
+        offset = r["next_offset"]
+    assert "".join(parts).rstrip("\n").endswith("last line") and all(len(p) <= 1_000 for p in parts)
+    assert len(parts[0]) > 500 and all(len(p) > 500 for p in parts[:-2]), [len(p) for p in parts]

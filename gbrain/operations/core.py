@@ -423,13 +423,21 @@ def _check_hash(b, row, text: str) -> None:
 
 def part_end(text: str, offset: int, cap: int) -> int:
     """Where the part of ``text`` from ``offset`` ends: at most ``cap`` characters on (0: no cap),
-    cut after the last line end within them when there is one (brain_get's, brain_raw's and the
-    page resource's parts)."""
+    cut after the last line end within them when that keeps at least half of them, else after the
+    last space or tab in their second half (a paragraph longer than a part: a first line of 8
+    characters was a part of its own), else at the cap (brain_get's, brain_raw's and the page
+    resource's parts; a character offset, never inside a ``\r\n``)."""
     end = len(text) if not cap else min(len(text), offset + cap)
     if end < len(text):
-        nl = text.rfind("\n", offset, end)
-        if nl > offset:
-            end = nl + 1
+        half = offset + max(1, (end - offset) // 2)
+        nl = text.rfind("\n", half - 1, end)
+        if nl >= half - 1:
+            return nl + 1
+        blank = max(text.rfind(" ", half, end), text.rfind("\t", half, end))
+        if blank >= half:
+            return blank + 1
+        if text[end - 1] == "\r" and text[end] == "\n" and end - 1 > offset:
+            return end - 1
     return end
 
 
