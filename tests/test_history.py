@@ -2018,3 +2018,26 @@ def test_history_of_a_deleted_page_reverted_to_a_version_before_its_move_away_an
         assert got == [(None, 5, "create", 0, 1), (None, 4, "delete", 0, 0), (None, 3, "move", 0, 0), ("notes/b", 2, "update", 1, 0),
                        ("notes/b", 1, "move", 0, 0), (None, 1, "create", 1, 0)], got
         assert_cut_listings_agree(b, "notes/c", got)
+
+
+def test_a_versions_line_count_is_against_its_own_pages_version_before_whatever_name_is_asked(db_path):
+    """X written at notes/a, moved to notes/b; a new page Y written at notes/a, moved to notes/c.
+    notes/a v3 (Y's create) read `+2 -2` under `history notes/a` (counted against X's text, the
+    version listed before it) and `+3 -0` under `history notes/c`. A version's `+N -M` is against
+    the same page's version before it, whatever name is asked: a new page's first version against
+    nothing; `diff` without numbers compares the newest with that same version."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.move_page("notes/a", "notes/c")
+        assert listing(b, "notes/a") == [(None, 4, "move", 0, 0), (None, 3, "create", 3, 0), (None, 2, "move", 0, 0), (None, 1, "create", 2, 0)]
+        assert listing(b, "notes/c") == [(None, 1, "move", 0, 0), ("notes/a", 3, "create", 3, 0)]
+        assert listing(b, "notes/b") == [(None, 1, "move", 0, 0), ("notes/a", 1, "create", 2, 0)]
+        b.put("notes/a", "Z one\n")  # a third page at the name: its newest version is its first
+        assert listing(b, "notes/a")[:2] == [(None, 5, "create", 1, 0), (None, 4, "move", 0, 0)]
+        with pytest.raises(NotFound, match="first version"):
+            h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit
+        assert h.diff(b, "notes/a", 3, 5)["removed"] == 3  # asked by number: any two versions of the name
+        d = h.diff(b, "notes/c")  # the move in against the text it carried
+        assert d["from_name"] == "notes/a" and d["from"] == 3 and d["diff"] == "", d

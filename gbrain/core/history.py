@@ -891,13 +891,53 @@ def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[s
     return [(key, _head_after(conn, kind, key, spans, heir=heir), None)] + spans[1:]
 
 
+def _base_row(conn, kind: str, r, known: dict | None = None):
+    """The history row (with text) that version row ``r``'s ``+N -M`` counts against, and that
+    ``diff`` without numbers compares the newest with: the same page's version before it, whatever
+    name it was written under. An edit: the name's version before it; a move in (``move from
+    OLD``): OLD's last text before the move away written with it (:func:`_walk`'s pairing); a page
+    brought back (a create labelled ``to vN``, :data:`_BROUGHT_BACK`, right after its deletion):
+    its last text before the deletion; any other create is a new page's first version: None (before
+    2026-12-06 a create at a name another page had left was counted against that page's text in
+    the name's listing, ``+2 -2``, and against nothing under the page's later name, ``+3 -0``).
+    None too for a row without text. ``known``: ``{(name, version): row}`` read already."""
+    known = known or {}
+
+    def at(name: str, v: int):
+        if (name, v) in known:
+            return known[name, v]
+        return conn.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, v)).fetchone()
+
+    def before(name: str, v: int):
+        """The row of ``name`` just below version ``v`` (None: none)."""
+        w = v - 1 if (name, v - 1) in known else conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND version < ?",
+                                                              (kind, name, v)).fetchone()[0]
+        return None if w is None else at(name, w)
+
+    if r["body_id"] is None:
+        return None
+    detail = r["detail"] or ""
+    if r["op"] == "move" and detail.startswith("from "):
+        old = detail[5:]
+        away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + r["name"], r["id"])).fetchone()
+        prev = before(old, away[0]) if away is not None else None
+        return prev if prev is not None and prev["body_id"] is not None else None
+    prev = before(r["name"], r["version"])
+    if r["op"] == "create":
+        if prev is None or prev["op"] != "delete" or not _BROUGHT_BACK.fullmatch(detail):
+            return None  # a new page's first version
+        prev = before(r["name"], prev["version"])
+    return prev if prev is not None and prev["body_id"] is not None else None
+
+
 def versions(brain, name: str, limit: int = 20) -> dict:
     """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
     [{version, at, op, size, surface, operation, client, origin, path, by, added, removed,
     content_hash}]}`` (``by``: who wrote it, :func:`gbrain.storage.origin.identity`; '' unknown;
     ``content_hash``: the sha256 of the version's bytes, None for a deletion or a move away).
-    ``added`` / ``removed`` count lines against the version before (None for binary files).
-    The history follows the page's moves (:func:`lineage`): versions written under an older
+    ``added`` / ``removed`` count lines against the same page's version before (:func:`_base_row`;
+    None for binary files). The history follows the page's moves (:func:`lineage`): versions written under an older
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
     are numbered under)."""
@@ -910,14 +950,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
-    # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
-    older = None
     theirs = _theirs(key, gaps)
-    if rows:
-        def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
-            return (theirs(r), -r["id"])
-        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1, walked=walked) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
-    prev_bid = older["body_id"] if older else None
     memo: dict[int, bytes] = {}  # the few bodies read last: the next one's base, mostly (_body_whole)
 
     def get(bid):
@@ -928,16 +961,18 @@ def versions(brain, name: str, limit: int = 20) -> dict:
             del memo[next(iter(memo))]
         return out
 
+    # each version counted against its own page's version before it (:func:`_base_row`), whatever
+    # name is asked and wherever the listing is cut: a row reads the same in every listing
+    known = {(r["name"], r["version"]): r for r in rows}
     deltas = {}
-    for i, r in enumerate(reversed(rows)):
-        if i and theirs(rows[len(rows) - i]) and not theirs(r):
-            prev_bid = None  # this page's first version: the other page's before it is no base
+    for r in reversed(rows):
         bid = r["body_id"]
-        if r["op"] == "delete" or (r["op"] == "move" and bid is None):
+        if bid is None:  # a deletion, a move away
             deltas[r["name"], r["version"]] = (0, 0)
             continue
+        base = _base_row(c, kind, r, known)
+        prev_bid = base["body_id"] if base is not None else None
         deltas[r["name"], r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
-        prev_bid = bid
     # each version's sha256, as `get --version N --json` gives it: a version checked against a
     # file or a backup without reading every text (trial 47)
     hashes = {}
@@ -1043,8 +1078,9 @@ def get_version(brain, name: str, n: int) -> dict:
 
 
 def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3, from_name: str | None = None) -> dict:
-    """Unified diff of two versions: none given, the version before the newest against the
-    newest; one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
+    """Unified diff of two versions: none given, the version the newest's ``+N -M`` counts against
+    (:func:`_base_row`: the same page's version before it) against the newest (NotFound when the
+    newest is a new page's first version); one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
     older name of the page (:func:`lineage`) whose version ``a`` is the first side (a version
     written before a rename against one after it; ``a`` None: that name's last version with
     text, as it moved away). Returns ``{name, from, to, diff, added,
@@ -1075,6 +1111,13 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     else:
         ra = _version_row(brain, kind, key, a if a is not None else -1)
     rb = _version_row(brain, kind, key, b)
+    if a is None and b is None and from_name is None:  # the newest against the version its `+N -M` counts against
+        base = _base_row(brain.conn, kind, rb)
+        if base is None:  # a new page's first version: the versions before it at the name are another page's
+            raise NotFound(f"version {rb['version']} of {rb['name']} is the first version of the page written there; the versions "
+                           f"before it are another page's, which it does not continue: `gbrain diff {cmd_arg(key)} N {rb['version']}` "
+                           f"compares one of them with it (`gbrain history {cmd_arg(key)}` lists them)")
+        ra = base
     da, db_ = body(brain.conn, ra["body_id"]), body(brain.conn, rb["body_id"])
     try:
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
