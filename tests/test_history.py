@@ -2041,3 +2041,31 @@ def test_a_versions_line_count_is_against_its_own_pages_version_before_whatever_
         assert h.diff(b, "notes/a", 3, 5)["removed"] == 3  # asked by number: any two versions of the name
         d = h.diff(b, "notes/c")  # the move in against the text it carried
         assert d["from_name"] == "notes/a" and d["from"] == 3 and d["diff"] == "", d
+
+
+def test_revert_of_an_old_name_of_a_renamed_then_deleted_page_brings_the_page_back_at_its_last_name(db_path):
+    """notes/a moved to notes/b, edited, then deleted; `revert notes/a --to 1` made a new page at
+    notes/a (a second page of that text, its history cut from notes/b's, notes/b still in the
+    trash). It brings the deleted page back where it was last, as `revert notes/b` and `restore`
+    do: at notes/b, with notes/a's version 1, its history continuous through both names."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.put("notes/a", "one\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\nthree\n")
+        b.delete_page("notes/b")
+        r = run(b, "revert", slug="notes/a", to=1)
+        assert r["slug"] == "notes/b" and r["moved_from"] == "notes/a" and r["changed"], r
+        assert b.get_text("notes/b") == "one\n"
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert listing(b, "notes/b") == [(None, 4, "create", 0, 2), (None, 3, "delete", 0, 0), (None, 2, "update", 1, 0), (None, 1, "move", 0, 0),
+                                         ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 1, 0)]
+        assert h.versions(b, "notes/b")["versions"][0]["detail"] == "to v1 of an older name"
+        assert not any(t["name"] in ("notes/a", "notes/b") for t in h.trash_list(b))
+        b.put("notes/b", "taken\n")  # the last name taken by another page since: said, nothing written
+        b.move_page("notes/b", "notes/c")
+        b.delete_page("notes/c")
+        b.put("notes/c", "another page\n")
+        with pytest.raises(BadInput, match="notes/c"):
+            run(b, "revert", slug="notes/a", to=1)
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0

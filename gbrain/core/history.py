@@ -1651,12 +1651,13 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
             live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
             if not live:
                 # a page moved away (renamed, under watch or by `move`) lives on under its new slug:
-                # its old version goes back onto that page, not into a second copy at the old path
-                moved_to = _moved_to(c, key)
+                # its old version goes back onto that page, not into a second copy at the old path;
+                # deleted there, it comes back there (as `revert NEW`, `restore`: one history)
+                moved_to = _moved_away_to(c, kind, key, n)
                 if moved_to is not None:
                     key = moved_to
                     live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
-            path = live["path"] if live else r["path"]
+            path = live["path"] if live else (_version_row(brain, "page", key, None)["path"] if moved_to else r["path"])
             sidecars: list[str] = []
             if not live:
                 if c.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
@@ -1677,8 +1678,9 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
         else:
             if not c.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
                 # an attachment moved away (its folder renamed, under watch or sync) likewise goes
-                # back onto the file where it is now, not into a copy that brings the old folder back
-                moved_to = _moved_to(c, key, "file")
+                # back onto the file where it is now (or where it was deleted), not into a copy that
+                # brings the old folder back
+                moved_to = _moved_away_to(c, kind, key, n)
                 if moved_to is not None:
                     key = moved_to
             path = key
@@ -1872,21 +1874,55 @@ def renamed_words(old: str, moved: dict) -> str:
 
 def _moved_to(c, slug: str, kind: str = "page") -> str | None:
     """The live page a page moved away from ``slug`` is now (following moves: a → b → c), or
-    None when its newest history row is not a move or the chain ends at no live page. ``kind``
-    ``file``: the same for a stored file's path (an attachment moved by sync or watch)."""
+    None when its newest history row is not a move, the chain ends at no live page, or the page at
+    its end is another one (:func:`_moved_on`). ``kind`` ``file``: the same for a stored file's
+    path (an attachment moved by sync or watch)."""
+    on = _moved_on(c, slug, kind)
+    return on[0] if on is not None and on[1] == "live" else None
+
+
+def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
+    """The name ``revert KEY --to N`` writes to when ``key`` holds no page (or file) now: the last
+    name of the page that moved away from it, live or deleted there (:func:`_moved_on`), else None
+    (``key`` itself). Raises BadInput when that name holds another page now: never onto it, nor a
+    second copy at ``key``."""
+    on = _moved_on(c, key, kind)
+    if on is None:
+        return None
+    name, state = on
+    if state == "taken":
+        raise BadInput(f"{key} was renamed to {name} since, which another {kind} has now: `gbrain get {cmd_arg(key)} --version {n}` "
+                       f"gives version {n}'s text to put where it belongs (`gbrain history {cmd_arg(name)}` lists both)")
+    return name
+
+
+def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
+    """Where the page (or file) that moved away from ``slug`` went: ``(its last name, state)``,
+    state ``live`` (it is there), ``deleted`` (it was deleted there: its newest row, the trash) or
+    ``taken`` (the name holds another page's versions now: one written there after it left or was
+    deleted, whose stretch did not begin by its move in); None when ``slug``'s newest row is no move
+    away or the moves run in a circle. Two indexed queries per hop, then :func:`_stretch_first` of
+    the last name (before 2026-12-06 a page at the last name was taken for the page that moved
+    there: `revert OLD` wrote onto another page, and onto nothing of a deleted one: a new page at OLD)."""
     seen = {slug}
-    live = "SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?"
-    for _ in range(100):
+    prev = None
+    for _ in range(MAX_MOVES):
         r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
         if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
-            return None
-        slug = r["detail"][3:]
+            break
+        prev, slug = slug, r["detail"][3:]
         if slug in seen:
             return None
         seen.add(slug)
-        if c.execute(live, (slug,)).fetchone():
-            return slug
-    return None
+    else:
+        return None
+    if prev is None:
+        return None
+    first = _stretch_first(c, kind, slug, None)
+    if first is None or first["op"] != "move" or first["detail"] != "from " + prev:
+        return slug, "taken"
+    live = c.execute("SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?", (slug,)).fetchone()
+    return slug, "live" if live else "deleted"
 
 
 def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False,
