@@ -1088,3 +1088,27 @@ def test_purge_slug_of_a_renamed_page_deleted_and_restored_takes_its_old_names_t
     assert _items(r) == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 2), ("notes/b", 3), ("notes/b", 4)}, r
     with Brain.open(db_path) as b:
         assert bodies_holding(b, b"secret") == []
+
+
+def test_a_text_purge_of_a_deleted_page_at_a_name_written_again_leaves_no_empty_deletion(db_path):
+    """X written at notes/a with the secret and deleted; a new page Y written at notes/a (then
+    deleted, or live). `purge --text` took X's version and left its deletion: `history notes/a`
+    listed a deletion of nothing (notes/a v2), and a page of nothing moved away alike. A deletion or
+    move away none of whose page's versions there is left goes with them, as a deleted page none of
+    whose versions is left goes whole."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", f"X {SECRET}\n")
+        b.delete_page("notes/a")
+        b.put("notes/a", "Y clean\n")
+        b.put("notes/m", f"M {SECRET}\n")
+        b.move_page("notes/m", "notes/n")
+        b.put("notes/n", "M clean\n")  # (notes/n lives: its move in holds the text, its edit not)
+        b.put("notes/m", "W clean\n")  # another page at the name M left
+    assert _items(run("purge", {"text": SECRET})) == {("notes/a", 1), ("notes/a", 2), ("notes/m", 1), ("notes/m", 2), ("notes/n", 1)}
+    r = run("purge", {"text": SECRET, "apply": True})
+    assert not r.get("refused"), r
+    with Brain.open(db_path) as b:
+        assert [(v["version"], v["op"]) for v in h.versions(b, "notes/a", limit=0)["versions"]] == [(3, "create")]
+        assert [(v["version"], v["op"]) for v in h.versions(b, "notes/m", limit=0)["versions"]] == [(3, "create")]
+        b.delete_page("notes/a")
+        assert [t["version"] for t in h.trash_list(b) if t["slug"] == "notes/a"] == [3]

@@ -2061,7 +2061,7 @@ def test_revert_of_an_old_name_of_a_renamed_then_deleted_page_brings_the_page_ba
         assert listing(b, "notes/b") == [(None, 4, "create", 0, 2), (None, 3, "delete", 0, 0), (None, 2, "update", 1, 0), (None, 1, "move", 0, 0),
                                          ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 1, 0)]
         assert h.versions(b, "notes/b")["versions"][0]["detail"] == "to v1 of an older name"
-        assert not any(t["name"] in ("notes/a", "notes/b") for t in h.trash_list(b))
+        assert not any(t["slug"] in ("notes/a", "notes/b") for t in h.trash_list(b))
         b.put("notes/b", "taken\n")  # the last name taken by another page since: said, nothing written
         b.move_page("notes/b", "notes/c")
         b.delete_page("notes/c")

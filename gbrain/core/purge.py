@@ -192,10 +192,29 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
         gone = {r["id"] for r in drop}
         if k not in live and all(r["body_id"] is None or r["id"] in gone for r in rows):
             drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
+        else:
+            drop += _emptied_ends(rows, gone)
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
         texts |= {(r["path"], r["body_id"]) for r in drop if k[0] == "page" and r["body_id"] is not None}
     return ids, items, texts, set()
+
+
+def _emptied_ends(rows: list, gone: set[int]) -> list:
+    """The deletions and moves away among ``rows`` (one name's history, by version) whose page's
+    versions before them at the name all go (``gone``: row ids): a page written there, then
+    deleted or moved on, none of whose text is left, goes whole from the name, as a name's whole
+    history does (before 2026-12-06 `purge --text` of a deleted page's text at a name a new page was
+    then written at left its deletion: `history` listed a deletion of nothing)."""
+    out, stretch = [], []
+    for r in rows:
+        if r["body_id"] is not None:
+            stretch.append(r)
+            continue
+        if stretch and all(x["id"] in gone for x in stretch):
+            out.append(r)
+        stretch = []
+    return out
 
 
 def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
