@@ -35,6 +35,7 @@ import re
 import time
 
 from ..errors import BadInput
+from ..page.slugs import cmd_arg
 from ..storage.db import in_parts
 from . import history as h
 
@@ -169,6 +170,8 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
     c = brain.conn
     if key is not None:
         rows = _family_rows(c, key)
+        for ck in _conflict_copies(c, rows)[1]:  # its deleted conflict copies: the page's text too
+            rows += [r for r in _family_rows(c, ck) if all(r["id"] != x["id"] for x in rows)]
         texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
         return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
                 {r["path"] for r in rows if r["path"]})
@@ -269,6 +272,35 @@ def _family_rows(c, key: tuple[str, str]) -> list:
     return sorted(rows.values(), key=lambda r: (order[r["name"]], r["version"]))  # oldest first per name (a name it had twice: once)
 
 
+def _conflict_copies(c, rows: list) -> tuple[list[str], list[tuple[str, str]]]:
+    """The conflict copies of the page (or file) whose history rows are ``rows`` (:func:`_family_rows`):
+    ``(current copies' paths, deleted copies' keys)``. A copy is that of a conflict recorded at one
+    of the page's paths whose brain or file text is one of its versions (as ``history`` names a
+    page's open copies, ``operations.history._open_copies``): a version of this page kept beside
+    the note by sync or watch. A current one refuses ``purge SLUG`` (a purge never touches a
+    current page: :func:`purge`); a deleted one's history goes with the page's (before
+    2026-12-06 `purge SLUG` left both, the page's text)."""
+    paths = sorted({r["path"] for r in rows if r["path"]})
+    bids = sorted({r["body_id"] for r in rows if r["body_id"] is not None})
+    hashes: set[str] = set()
+    for part, marks in in_parts(bids):
+        hashes |= {x[0] for x in c.execute(f"SELECT hash FROM history_bodies WHERE id IN ({marks})", part)}
+    live, gone = [], []
+    for part, marks in in_parts(paths):
+        for cp, fh, dh in c.execute(f"SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path IN ({marks}) AND copy_path IS NOT NULL "
+                                    "ORDER BY id", part).fetchall():
+            if (fh is not None or dh is not None) and fh not in hashes and dh not in hashes:
+                continue  # a conflict of another page once at that path
+            if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+                if cp not in live:
+                    live.append(cp)
+                continue
+            ck = h.key_for_path(c, cp)
+            if ck not in gone and c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", ck).fetchone():
+                gone.append(ck)
+    return live, gone
+
+
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
     """Take the purged paths (``text``: those holding it; else ``paths``, the purged history's)
     that are no longer current out of the sync tables, which name them beyond the history: the
@@ -351,6 +383,12 @@ def _shown(names: list[str]) -> str:
     return ", ".join(names[:_NAMES_SHOWN]) + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
 
 
+def _name_of(c, path: str) -> str:
+    """The slug of the page at ``path``, else ``path`` (a file)."""
+    r = c.execute("SELECT slug FROM pages WHERE path = ?", (path,)).fetchone()
+    return r[0] if r else path
+
+
 def refusal(live: list[str], text: str, pages: "set[str] | None" = None, in_bytes: "set[str] | None" = None) -> str:
     """Why a purge of ``text`` the current pages/files ``live`` hold is refused (naming them, never
     the text): a name holding it (:func:`live_holders`) is renamed, not edited; the others' text is.
@@ -399,8 +437,13 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     if key is not None and c.execute(f"SELECT 1 FROM {'pages WHERE slug' if key[0] == 'page' else 'files WHERE path'} = ?", (key[1],)).fetchone():
         raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
     in_bytes: set[str] = set()
-    live = live_holders(brain, text, in_bytes) if text is not None else []
-    why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
+    if text is not None:
+        live = live_holders(brain, text, in_bytes)
+        why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
+    else:  # the page's conflict copies still in the brain: its text, current (never touched by a purge)
+        live = [_name_of(c, p) for p in _conflict_copies(c, _family_rows(c, key))[0]]
+        why = (f"{_shown(live)}, a conflict copy of {key[1]} (a version of it sync kept beside the note), is current: delete it first "
+               f"({'; '.join(f'`gbrain delete {cmd_arg(x)}`' for x in live[:_NAMES_SHOWN])}), then purge, which takes its versions too") if live else ""
     if live and apply:
         raise BadInput(why + "; nothing was purged")
     folder = folder_holders(brain, text) if text is not None else []
