@@ -466,6 +466,8 @@ def test_purge_slug_drops_the_conflict_records_of_the_page(tmp_path, db_path):
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT COUNT(*) FROM sync_conflicts WHERE path = 'notes/plan.md'").fetchone()[0] == 1
     assert gbrain("delete", "notes/plan").returncode == 0
+    with Brain.open(db_path) as b:  # (its copy, the brain's version, too: a current copy refuses the purge, below)
+        b.delete_page(b.conn.execute("SELECT p.slug FROM pages p JOIN sync_conflicts s ON s.copy_path = p.path").fetchone()[0])
     r = gbrain("purge", "notes/plan", "--apply")
     assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
