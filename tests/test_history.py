@@ -2069,3 +2069,30 @@ def test_revert_of_an_old_name_of_a_renamed_then_deleted_page_brings_the_page_ba
         with pytest.raises(BadInput, match="notes/c"):
             run(b, "revert", slug="notes/a", to=1)
         assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+
+
+def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_deleted_there(tmp_path, db_path):
+    """X got a conflict copy at notes/x, was edited, moved to notes/plan (its copy with it) and
+    deleted there; a new page Y was written at notes/plan. `history notes/plan` lists X's versions
+    there (the name's history) but named X's copy only when the conflict's texts were versions
+    written at notes/plan: this one's were notes/x's, so the copy was named nowhere (`history
+    notes/x` neither: its record follows the page). The page deleted at the name is followed to
+    its older names, as `purge notes/plan` takes them (`page_spans(heir=True)`)."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "x.md").write_text("one\ntwo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("notes/x", "one\nbrain two\n")
+        (root / "notes" / "x.md").write_text("one\nfile two\n")
+        assert eng.sync()["conflicts"]
+        eng.close()
+        b.put("notes/x", "one\nfile two\nthree\n")
+        b.move_page("notes/x", "notes/plan")
+        (copy,) = [r[0] for r in b.conn.execute("SELECT copy_path FROM sync_conflicts")]
+        assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]
+        b.delete_page("notes/plan")
+        b.put("notes/plan", "Y one\n")
+        assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]
