@@ -16,8 +16,8 @@ identity of its own; ``purge SLUG`` of a name written again while in the trash t
 page's rows too, under every name it had (`heir_of`; before 2026-12-06 it took only the deleted
 page's last stretch there: `test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions`).
 
-``GBRAIN_HISTORY_EXAMPLES`` (default 60) sets the examples on SQLite,
-``GBRAIN_HISTORY_PG_EXAMPLES`` (default 15) on Postgres."""
+``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
+Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
 from __future__ import annotations
 
 import os
@@ -37,9 +37,7 @@ STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.
 
 
 def _examples(engine: str) -> int:
-    if engine == "postgres":
-        return int(os.environ.get("GBRAIN_HISTORY_PG_EXAMPLES", "15"))
-    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "60"))
+    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "15" if engine == "postgres" else "60"))
 
 
 def run(b, name, **args):
