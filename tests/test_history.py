@@ -2077,7 +2077,7 @@ def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_del
     there (the name's history) but named X's copy only when the conflict's texts were versions
     written at notes/plan: this one's were notes/x's, so the copy was named nowhere (`history
     notes/x` neither: its record follows the page). The page deleted at the name is followed to
-    its older names, as `purge notes/plan` takes them (`page_spans(heir=True)`)."""
+    its older names, as `purge notes/plan` takes them (`page_spans`: `_Walk(heir=True)`)."""
     root = tmp_path / "vault"
     (root / "notes").mkdir(parents=True)
     (root / "notes" / "x.md").write_text("one\ntwo\n")

@@ -6,7 +6,7 @@ full listing (line counts too); every ``+N -M`` is a recount against the text th
 before; every listed version's bytes (by number, and counted back from the newest: ``get
 --version -k``) are the model's; ``purge SLUG`` of a deleted page (dry run) takes exactly that
 page's rows. A review's ad-hoc harness found 22 bad sequences in 150 before the fixes of
-2026-12-06 (`_their_gaps`, `_walk`, `_stretch_first`, `purge._family_rows`).
+2026-12-06 (`_their_gaps`, `_Walk.walk`, `_Walk.first`, `purge._family_rows`).
 
 By design (docs/history.md, `history._their_gaps`): a page written at a name another page left
 (deleted or moved away) has the name's history: the other page's versions there are listed as the

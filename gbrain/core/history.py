@@ -645,43 +645,112 @@ MAX_MOVES = 100
 _BROUGHT_BACK = re.compile(r"to v\d+( of an older name)?")
 
 
-def _stretch_first(conn, kind: str, name: str, upto: int | None, heir: bool = False):
-    """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
-    ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
-    text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
-    same page: its stretch goes on before the deletion, from the stretch of the version it brought
-    back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
-    ``history`` and from ``purge SLUG``, which left its text there). ``heir``: a new page written
-    at the name while the page deleted there was in the trash (any create right after the deletion)
-    goes on before it too: the one text's past for ``purge SLUG`` (:func:`page_spans`), never the
-    listing's identity of a page."""
-    cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
-    end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
-    if end is None:
-        return None
-    last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
-    top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
-    below = top + 1
-    while True:
-        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
-        first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
-                             (kind, name, gap or 0, top)).fetchone()
-        back = first is not None and first["op"] == "create" and gap and (heir or _BROUGHT_BACK.fullmatch(first["detail"] or ""))
-        if not back:
-            return first
-        gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
-        if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
-            return first
-        below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
+class _Walk:
+    """How the stretches of one page's names are found, for ``(conn, kind)``. ``heir``: a new page
+    written at a name while the page deleted there was in the trash (any create right after the
+    deletion) goes on before it, through the deleted page's stretch and names: the one text's past
+    for :func:`page_spans` (``purge SLUG``, a name's open conflict copies), never the listing's
+    identity of a page. (Before 2026-12-06 the flag was an argument of five functions.)"""
+
+    def __init__(self, conn, kind: str, heir: bool = False):
+        self.conn, self.kind, self.heir = conn, kind, heir
+
+    def first(self, name: str, upto: int | None):
+        """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
+        ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
+        text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
+        same page: its stretch goes on before the deletion, from the stretch of the version it brought
+        back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
+        ``history`` and from ``purge SLUG``, which left its text there); with ``heir``, any create
+        right after a deletion."""
+        conn, kind = self.conn, self.kind
+        cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
+        end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
+        if end is None:
+            return None
+        last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
+        top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
+        below = top + 1
+        while True:
+            gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
+            first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                                 (kind, name, gap or 0, top)).fetchone()
+            back = first is not None and first["op"] == "create" and gap and (self.heir or _BROUGHT_BACK.fullmatch(first["detail"] or ""))
+            if not back:
+                return first
+            gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
+            if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
+                return first
+            below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
+
+    def moved_in(self, name: str, upto: int | None):
+        """The first row of that stretch (:meth:`first`) when it began by a move in (``move from OLD``), else None."""
+        first = self.first(name, upto)
+        return first if first is not None and first["op"] == "move" and (first["detail"] or "").startswith("from ") else None
+
+    def walk(self, key: str, every: bool) -> list[tuple[str, int | None, int | None]]:
+        """:func:`lineage` with the version each stretch began at, when it began by a move in
+        (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``."""
+        conn, kind = self.conn, self.kind
+        out: list[list] = [[key, None, None]]
+        seen = {key}
+        pairs = set()
+        cur, upto = key, None
+        while len(out) <= MAX_MOVES:
+            first = self.moved_in(cur, upto)
+            if first is None:
+                break
+            out[-1][2] = first["version"]
+            old = first["detail"][5:]
+            if old in seen and not every:
+                break
+            # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
+            away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                                "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
+            if away is None or (old, away[0]) in pairs:
+                break
+            away = away[0]
+            pairs.add((old, away))
+            out.append([old, away - 1, None])
+            seen.add(old)
+            cur, upto = old, away - 1
+        return [tuple(x) for x in out]
+
+    def spans(self, key: str, every: bool) -> list[tuple[str, int, int | None]]:
+        """:func:`lineage_spans`."""
+        out: list[tuple[str, int, int | None]] = []
+        for name, upto, start in self.walk(key, every):
+            after = 0
+            if upto is not None:
+                after = self.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
+                                          (self.kind, name, upto)).fetchone()[0] or 0
+                if start is not None:  # from its move in: another page written and deleted there before it came is not this one
+                    after = max(after, start - 1)
+            out.append((name, after, upto))
+        return out
+
+    def head_after(self, key: str, spans: list) -> int:
+        """The version of ``key`` after which the newest stretch of the page that last had it starts
+        (:func:`page_spans`): after the last move away (the one before the key's last row, when that
+        row is the page's move away on) and from its move in when the versions before it are another
+        page's (:func:`_moved_in_at`), or when it came back to the key (its newest stretch's move in,
+        :meth:`moved_in`: another page written and deleted at the key meanwhile is not this one,
+        review of e03e6356)."""
+        conn, kind = self.conn, self.kind
+        last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+        away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
+        after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
+                             (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
+        cut = _moved_in_at(conn, kind, key, spans)
+        if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
+            first = self.moved_in(key, None)
+            cut = first["version"] if first is not None else None
+        return after if cut is None else max(after, cut - 1)
 
 
-def _key_start(conn, kind: str, key: str, heir: bool = False) -> int | None:
-    """The version of ``key`` at which the newest stretch of the page that last had it began, when
-    it began by a move in (``move from OLD``, :func:`_stretch_first`, ``heir`` as there), else None."""
-    first = _stretch_first(conn, kind, key, None, heir)
-    if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
-        return None
-    return first["version"]
+def _stretch_first(conn, kind: str, name: str, upto: int | None):
+    """:meth:`_Walk.first` (no ``heir``)."""
+    return _Walk(conn, kind).first(name, upto)
 
 
 def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int | None]]:
@@ -698,57 +767,18 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     gives ``[(b, None), (a, 6), (b, 2), (a, 3)]``, every stretch of every name it had, a name
     more than once (the key's repeats add nothing: it contributes every version already; review
     of 0eb9e4b: `history b` left out a's first stretch)."""
-    return [(name, upto) for name, upto, _start in _walk(conn, kind, key, every)]
+    return [(name, upto) for name, upto, _start in _Walk(conn, kind).walk(key, every)]
 
 
-def _walk(conn, kind: str, key: str, every: bool, heir: bool = False) -> list[tuple[str, int | None, int | None]]:
-    """:func:`lineage` with the version each stretch began at, when it began by a move in
-    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``.
-    ``heir``: through a deleted page's new page at its name too (:func:`_stretch_first`)."""
-    out: list[list] = [[key, None, None]]
-    seen = {key}
-    pairs = set()
-    cur, upto = key, None
-    while len(out) <= MAX_MOVES:
-        first = _stretch_first(conn, kind, cur, upto, heir)
-        if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
-            break
-        out[-1][2] = first["version"]
-        old = first["detail"][5:]
-        if old in seen and not every:
-            break
-        # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
-        away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
-        if away is None or (old, away[0]) in pairs:
-            break
-        away = away[0]
-        pairs.add((old, away))
-        out.append([old, away - 1, None])
-        seen.add(old)
-        cur, upto = old, away - 1
-    return [tuple(x) for x in out]
-
-
-def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False, heir: bool = False) -> list[tuple[str, int, int | None]]:
+def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
     """:func:`lineage` with each older name's first version: ``[(name, after, upto)]``, the
     versions ``after < version <= upto`` (``upto`` None: every one after). An older name's span
     starts after its last move away below ``upto``: a page that left the name earlier (moved on
     to live elsewhere) is another page, whose versions are that page's history, not this one's
     (review of trial 47: `a` moved to `x`, a new note at `a` moved to `sub/a`: `history sub/a`
     listed the first page's versions). The key itself keeps every version (a name's history).
-    ``every``: a name the page had more than once, each stretch (:func:`lineage`). ``heir``: through
-    a deleted page's new page at its name too (:func:`_stretch_first`, :func:`page_spans`)."""
-    out: list[tuple[str, int, int | None]] = []
-    for name, upto, start in _walk(conn, kind, key, every, heir):
-        after = 0
-        if upto is not None:
-            after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
-                                 (kind, name, upto)).fetchone()[0] or 0
-            if start is not None:  # from its move in: another page written and deleted there before it came is not this one
-                after = max(after, start - 1)
-        out.append((name, after, upto))
-    return out
+    ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
+    return _Walk(conn, kind).spans(key, every)
 
 
 def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, walked: tuple | None = None) -> list:
@@ -825,23 +855,6 @@ def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
                         (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
-def _head_after(conn, kind: str, key: str, spans: list, heir: bool = False) -> int:
-    """The version of ``key`` after which the newest stretch of the page that last had it starts
-    (:func:`page_spans`): after the last move away (the one before the key's last row, when that
-    row is the page's move away on) and from its move in when the versions before it are another
-    page's (:func:`_moved_in_at`), or when it came back to the key (:func:`_key_start`: another page
-    written and deleted at the key meanwhile is not this one, review of e03e6356; ``heir`` as
-    there)."""
-    last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
-    away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
-    after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
-                         (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
-    cut = _moved_in_at(conn, kind, key, spans)
-    if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
-        cut = _key_start(conn, kind, key, heir)
-    return after if cut is None else max(after, cut - 1)
-
-
 def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]:
     """The versions of ``key`` that are another page's in the listing of ``key``
     (:func:`_lineage_rows`), as ``[(lo, hi)]``, ``lo < version <= hi``: those another page wrote at
@@ -858,7 +871,7 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     own = sorted((after, upto + 1) for nm, after, upto in spans[1:] if nm == key)  # each earlier stretch, its move away included
     if not own:
         return []
-    own.append((_head_after(conn, kind, key, spans), 0))
+    own.append((_Walk(conn, kind).head_after(key, spans), 0))
     gaps = [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
     first = own[0][0]
     start = _stretch_first(conn, kind, key, own[0][1] - 1) if first else None
@@ -874,7 +887,7 @@ def _theirs(key: str, gaps: list):
     return lambda r: r["name"] == key and any(lo < r["version"] <= hi for lo, hi in gaps)
 
 
-def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[str, int, int | None]]:
+def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
     """The versions of the one page (or file) that last had the name ``key``, by name:
     ``[(name, after, upto)]``, the versions ``after < version <= upto`` (``upto`` None: every one
     after ``after``), ``key``'s newest stretch first, then every earlier stretch of every name it
@@ -882,20 +895,22 @@ def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[s
     (every version of the name), ``key``'s newest stretch starts at this page: after the last move
     away of another page (before the key's own last row, when that is the page's move away) and at
     its move in when the versions before it are another page's (:func:`_moved_in_at`). What
-    belongs to the page: its open conflict copies (``history``), ``purge SLUG``. ``heir`` (purge):
-    a new page written at a name while the page deleted there was in the trash has the deleted page's versions too,
-    under every name it had (``heir``, :func:`_stretch_first`: before 2026-12-06 `purge notes/a` of
-    a page moved a→b→a, deleted, and a new page written and deleted at `notes/a` left `notes/b`'s
-    versions and `notes/a`'s first stretch, the first page's text)."""
-    spans = lineage_spans(conn, kind, key, every=True, heir=heir)
-    return [(key, _head_after(conn, kind, key, spans, heir=heir), None)] + spans[1:]
+    belongs to the page: its open conflict copies (``history``), ``purge SLUG``. A new page written
+    at a name while the page deleted there was in the trash has the deleted page's versions too,
+    under every name it had (``heir``, :class:`_Walk`: before 2026-12-06 `purge notes/a` of a page
+    moved a→b→a, deleted, and a new page written and deleted at `notes/a` left `notes/b`'s versions
+    and `notes/a`'s first stretch, the first page's text; and `history` named the conflict copies of
+    such a deleted page nowhere when their texts were its older names')."""
+    w = _Walk(conn, kind, heir=True)
+    spans = w.spans(key, True)
+    return [(key, w.head_after(key, spans), None)] + spans[1:]
 
 
 def _base_row(conn, kind: str, r, known: dict | None = None):
     """The history row (with text) that version row ``r``'s ``+N -M`` counts against, and that
     ``diff`` without numbers compares the newest with: the same page's version before it, whatever
     name it was written under. An edit: the name's version before it; a move in (``move from
-    OLD``): OLD's last text before the move away written with it (:func:`_walk`'s pairing); a page
+    OLD``): OLD's last text before the move away written with it (:meth:`_Walk.walk`'s pairing); a page
     brought back (a create labelled ``to vN``, :data:`_BROUGHT_BACK`, right after its deletion):
     its last text before the deletion; any other create is a new page's first version: None (before
     2026-12-06 a create at a name another page had left was counted against that page's text in

@@ -263,7 +263,7 @@ def _family_rows(c, key: tuple[str, str]) -> list:
     rows: dict[int, object] = {}
     # the page's versions only: never another page's at one of its names; a page deleted at a name a new
     # page was then written at (while it was in the trash) is that page's past (`heir`): its text goes with it
-    for name, after, upto in h.page_spans(c, kind, end, heir=True):
+    for name, after, upto in h.page_spans(c, kind, end):
         q, args = "SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?", (kind, name, after)
         if upto is not None:  # an old name: up to its move away (a later page of that name is another page)
             q, args = q + " AND version <= ?", args + (upto + 1,)

@@ -112,7 +112,7 @@ def _open_copies(b, r: dict) -> list[str]:
     # review of trial 47; a→b→a: `a`'s first stretch is this page's); a page deleted at the name a new
     # page was written at since, whose versions there the name's history lists, with its older names
     # (`heir`: its copy was named nowhere when the conflict's texts were an older name's)
-    for nm, lo, upto in h.page_spans(b.conn, kind, r["name"], heir=True):
+    for nm, lo, upto in h.page_spans(b.conn, kind, r["name"]):
         hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
         for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
                                        "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args)).fetchall():
