@@ -30,6 +30,7 @@ from gbrain import operations as ops
 from gbrain.core import history as h
 from gbrain.core import purge as purgemod
 from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
 OPS = ["create", "edit", "move", "delete", "restore", "revert"]
@@ -83,6 +84,11 @@ class Model:
         op, pid = self.newest.get(name, (None, None))
         return pid if op == "delete" and name not in self.live else None
 
+    def moved_away(self, name: str) -> int | None:
+        """The page whose move away is ``name``'s newest row (None: none)."""
+        op, pid = self.newest.get(name, (None, None))
+        return pid if op == "move" and name not in self.live and self.rows[name, max(v for nm, v in self.rows if nm == name)][1] is None else None
+
     def step(self, what: str, i: int, j: int, k: int):
         """One step; ``i``, ``j`` pick among the names the step can take (a live page to edit, move
         or delete, a free name to create at or move to, a name in the trash to restore), so that
@@ -90,8 +96,9 @@ class Model:
         live = sorted(self.live)
         free = [nm for nm in NAMES if nm not in self.live]
         trash = [nm for nm in NAMES if self.trashed(nm) is not None]
+        left = [nm for nm in NAMES if self.moved_away(nm) is not None]
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": trash,
-                "revert": sorted(live + trash)}[what]
+                "revert": sorted(live + trash + left)}[what]
         if not pick:
             return
         name = pick[i % len(pick)]
@@ -152,7 +159,7 @@ class Model:
             self.live[name] = pid
             self._take(pid, self.last[pid])
         elif what == "revert":
-            pid = self.live.get(name) or self.trashed(name)
+            pid = self.live.get(name) or self.trashed(name) or self.moved_away(name)
             if pid is None:
                 return
             own = sorted(v for (nm, v), row in self.rows.items() if nm == name and row[1] is not None)
@@ -161,8 +168,17 @@ class Model:
             to = own[k % len(own)]
             text = self.rows[name, to][1]
             self.log.append(f"revert {name} {to}")
+            at = name
+            if name not in self.live and self.trashed(name) is None:
+                # a name the page moved away from: the page where it is now, or where it was deleted
+                # (its name free since); deleted at a name another page took since: refused
+                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                if at is None:
+                    with pytest.raises(BadInput):
+                        run(b, "revert", slug=name, to=to)
+                    return
             run(b, "revert", slug=name, to=to)
-            self.live[name] = pid
+            self.live[at] = pid
             self._take(pid, text)
 
     def check(self):

@@ -1913,31 +1913,44 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
 
 def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
     """Where the page (or file) that moved away from ``slug`` went: ``(its last name, state)``,
-    state ``live`` (it is there), ``deleted`` (it was deleted there: its newest row, the trash) or
-    ``taken`` (the name holds another page's versions now: one written there after it left or was
-    deleted, whose stretch did not begin by its move in); None when ``slug``'s newest row is no move
-    away or the moves run in a circle. Two indexed queries per hop, then :func:`_stretch_first` of
-    the last name (before 2026-12-06 a page at the last name was taken for the page that moved
-    there: `revert OLD` wrote onto another page, and onto nothing of a deleted one: a new page at OLD)."""
-    seen = {slug}
-    prev = None
+    state ``live`` (it is there), ``deleted`` (it was deleted there, and the name holds nothing
+    since: the trash) or ``taken`` (it was deleted there and another page written there since);
+    None when ``slug``'s newest row is no move away or the chain breaks. The page is followed by its
+    own rows, whatever was written at its names after it left: each move away's move in (the
+    nearest by ``history.id``), then that name's first deletion or move away after it, a deletion
+    brought back (a create labelled ``to vN`` right after it: ``restore``, ``revert``) passed over.
+    Before 2026-12-06 the chain followed each name's newest row and took the page found at its end
+    for the one that moved there: `revert OLD` wrote onto another page, and a page deleted after
+    its move came back as a new page at OLD."""
+    row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
+    if row is None or row["op"] != "move" or row["body_id"] is not None or not (row["detail"] or "").startswith("to "):
+        return None
+    prev = slug
     for _ in range(MAX_MOVES):
-        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
-        if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
-            break
-        prev, slug = slug, r["detail"][3:]
-        if slug in seen:
+        name = row["detail"][3:]
+        came = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NOT NULL AND detail = ? "
+                         "ORDER BY abs(id - ?) LIMIT 1", (kind, name, "from " + prev, row["id"])).fetchone()
+        if came is None:
             return None
-        seen.add(slug)
-    else:
-        return None
-    if prev is None:
-        return None
-    first = _stretch_first(c, kind, slug, None)
-    if first is None or first["op"] != "move" or first["detail"] != "from " + prev:
-        return slug, "taken"
-    live = c.execute("SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?", (slug,)).fetchone()
-    return slug, "live" if live else "deleted"
+        v = came["version"]
+        while True:  # the page's first deletion or move away at the name after it came (one brought back: the next)
+            row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version > ? AND body_id IS NULL ORDER BY version LIMIT 1",
+                            (kind, name, v)).fetchone()
+            if row is None or row["op"] != "delete":
+                break
+            nxt = c.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, row["version"] + 1)).fetchone()
+            if nxt is None:
+                return name, "deleted"
+            if nxt["op"] != "create" or not _BROUGHT_BACK.fullmatch(nxt["detail"] or ""):
+                return name, "taken"
+            v = row["version"] + 1
+        if row is None:
+            live = c.execute("SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?", (name,)).fetchone()
+            return (name, "live") if live else None
+        if row["op"] != "move" or not (row["detail"] or "").startswith("to "):
+            return None
+        prev = name
+    return None
 
 
 def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False,
