@@ -466,6 +466,8 @@ def test_purge_slug_drops_the_conflict_records_of_the_page(tmp_path, db_path):
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT COUNT(*) FROM sync_conflicts WHERE path = 'notes/plan.md'").fetchone()[0] == 1
     assert gbrain("delete", "notes/plan").returncode == 0
+    with Brain.open(db_path) as b:  # (its copy, the brain's version, too: a current copy refuses the purge, below)
+        b.delete_page(b.conn.execute("SELECT p.slug FROM pages p JOIN sync_conflicts s ON s.copy_path = p.path").fetchone()[0])
     r = gbrain("purge", "notes/plan", "--apply")
     assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
@@ -1088,3 +1090,64 @@ def test_purge_slug_of_a_renamed_page_deleted_and_restored_takes_its_old_names_t
     assert _items(r) == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 2), ("notes/b", 3), ("notes/b", 4)}, r
     with Brain.open(db_path) as b:
         assert bodies_holding(b, b"secret") == []
+
+
+def test_a_text_purge_of_a_deleted_page_at_a_name_written_again_leaves_no_empty_deletion(db_path):
+    """X written at notes/a with the secret and deleted; a new page Y written at notes/a (then
+    deleted, or live). `purge --text` took X's version and left its deletion: `history notes/a`
+    listed a deletion of nothing (notes/a v2), and a page of nothing moved away alike. A deletion or
+    move away none of whose page's versions there is left goes with them, as a deleted page none of
+    whose versions is left goes whole."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", f"X {SECRET}\n")
+        b.delete_page("notes/a")
+        b.put("notes/a", "Y clean\n")
+        b.put("notes/m", f"M {SECRET}\n")
+        b.move_page("notes/m", "notes/n")
+        b.put("notes/n", "M clean\n")  # (notes/n lives: its move in holds the text, its edit not)
+        b.put("notes/m", "W clean\n")  # another page at the name M left
+    assert _items(run("purge", {"text": SECRET})) == {("notes/a", 1), ("notes/a", 2), ("notes/m", 1), ("notes/m", 2), ("notes/n", 1)}
+    r = run("purge", {"text": SECRET, "apply": True})
+    assert not r.get("refused"), r
+    with Brain.open(db_path) as b:
+        assert [(v["version"], v["op"]) for v in h.versions(b, "notes/a", limit=0)["versions"]] == [(3, "create")]
+        assert [(v["version"], v["op"]) for v in h.versions(b, "notes/m", limit=0)["versions"]] == [(3, "create")]
+        b.delete_page("notes/a")
+        assert [t["version"] for t in h.trash_list(b) if t["slug"] == "notes/a"] == [3]
+
+
+def test_purge_slug_refuses_while_the_pages_conflict_copy_is_current_then_takes_its_versions(tmp_path, db_path):
+    """`purge notes/plan` of a deleted page whose conflict copy (the brain's version, kept beside the
+    note by sync) is still a page of the brain dropped the page's versions and its conflict record and
+    left the copy, the page's text, current and in the history. A purge never touches a current page:
+    it is refused, naming the copy (delete it first); the copy deleted, the purge takes its versions
+    with the page's."""
+    from conftest import gbrain_in_process as gbrain
+
+    v = tmp_path / "vault"
+    (v / "notes").mkdir(parents=True)
+    f = v / "notes" / "plan.md"
+    f.write_text("# Plan\n\nfirst\n")
+    assert gbrain("import", str(v)).returncode == 0
+    f.write_text("# Plan\n\nedited in the folder\n")
+    with Brain.open(db_path) as b:
+        b.put("notes/plan", "# Plan\n\nedited in the brain secretly\n")
+    assert gbrain("sync", str(v)).returncode == 3  # a conflict: the brain's version kept as a copy
+    with Brain.open(db_path) as b:
+        (copy,) = [r[0] for r in b.conn.execute("SELECT copy_path FROM sync_conflicts WHERE path = 'notes/plan.md'")]
+        (slug,) = [r[0] for r in b.conn.execute("SELECT slug FROM pages WHERE path = ?", (copy,))]
+        b.delete_page("notes/plan")
+        b.put("notes/other", "# Other\n\nedited in the brain secretly too, another page\n")
+    dry = run("purge", {"slug": "notes/plan"})
+    assert dry["refused"] and dry["exit_code"] == 2 and slug in dry["refusal"] and f"gbrain delete {slug}" in dry["refusal"], dry
+    r = gbrain("purge", "notes/plan", "--apply")
+    assert r.returncode == 2 and slug.encode() in r.stderr, r
+    with Brain.open(db_path) as b:
+        assert b.get_text(slug) is not None and h.versions(b, "notes/plan")["total"] > 0  # nothing purged
+        b.delete_page(slug)
+    r = run("purge", {"slug": "notes/plan", "apply": True})
+    assert not r["refused"] and {i["name"] for i in r["items"]} == {"notes/plan", slug}, r
+    with Brain.open(db_path) as b:
+        assert [bid for bid in bodies_holding(b, b"edited in the brain secretly") if b"another page" not in h.body(b.conn, bid)] == []
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE name = ?", (slug,)).fetchone()[0] == 0
+        assert b.get_text("notes/other") is not None

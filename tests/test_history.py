@@ -2018,3 +2018,81 @@ def test_history_of_a_deleted_page_reverted_to_a_version_before_its_move_away_an
         assert got == [(None, 5, "create", 0, 1), (None, 4, "delete", 0, 0), (None, 3, "move", 0, 0), ("notes/b", 2, "update", 1, 0),
                        ("notes/b", 1, "move", 0, 0), (None, 1, "create", 1, 0)], got
         assert_cut_listings_agree(b, "notes/c", got)
+
+
+def test_a_versions_line_count_is_against_its_own_pages_version_before_whatever_name_is_asked(db_path):
+    """X written at notes/a, moved to notes/b; a new page Y written at notes/a, moved to notes/c.
+    notes/a v3 (Y's create) read `+2 -2` under `history notes/a` (counted against X's text, the
+    version listed before it) and `+3 -0` under `history notes/c`. A version's `+N -M` is against
+    the same page's version before it, whatever name is asked: a new page's first version against
+    nothing; `diff` without numbers compares the newest with that same version."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "X one\nX two\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "Y one\nY two\nY three\n")
+        b.move_page("notes/a", "notes/c")
+        assert listing(b, "notes/a") == [(None, 4, "move", 0, 0), (None, 3, "create", 3, 0), (None, 2, "move", 0, 0), (None, 1, "create", 2, 0)]
+        assert listing(b, "notes/c") == [(None, 1, "move", 0, 0), ("notes/a", 3, "create", 3, 0)]
+        assert listing(b, "notes/b") == [(None, 1, "move", 0, 0), ("notes/a", 1, "create", 2, 0)]
+        b.put("notes/a", "Z one\n")  # a third page at the name: its newest version is its first
+        assert listing(b, "notes/a")[:2] == [(None, 5, "create", 1, 0), (None, 4, "move", 0, 0)]
+        with pytest.raises(NotFound, match="first version"):
+            h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit
+        assert h.diff(b, "notes/a", 3, 5)["removed"] == 3  # asked by number: any two versions of the name
+        d = h.diff(b, "notes/c")  # the move in against the text it carried
+        assert d["from_name"] == "notes/a" and d["from"] == 3 and d["diff"] == "", d
+
+
+def test_revert_of_an_old_name_of_a_renamed_then_deleted_page_brings_the_page_back_at_its_last_name(db_path):
+    """notes/a moved to notes/b, edited, then deleted; `revert notes/a --to 1` made a new page at
+    notes/a (a second page of that text, its history cut from notes/b's, notes/b still in the
+    trash). It brings the deleted page back where it was last, as `revert notes/b` and `restore`
+    do: at notes/b, with notes/a's version 1, its history continuous through both names."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.put("notes/a", "one\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\nthree\n")
+        b.delete_page("notes/b")
+        r = run(b, "revert", slug="notes/a", to=1)
+        assert r["slug"] == "notes/b" and r["moved_from"] == "notes/a" and r["changed"], r
+        assert b.get_text("notes/b") == "one\n"
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert listing(b, "notes/b") == [(None, 4, "create", 0, 2), (None, 3, "delete", 0, 0), (None, 2, "update", 1, 0), (None, 1, "move", 0, 0),
+                                         ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 1, 0)]
+        assert h.versions(b, "notes/b")["versions"][0]["detail"] == "to v1 of an older name"
+        assert not any(t["slug"] in ("notes/a", "notes/b") for t in h.trash_list(b))
+        b.put("notes/b", "taken\n")  # the last name taken by another page since: said, nothing written
+        b.move_page("notes/b", "notes/c")
+        b.delete_page("notes/c")
+        b.put("notes/c", "another page\n")
+        with pytest.raises(BadInput, match="notes/c"):
+            run(b, "revert", slug="notes/a", to=1)
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+
+
+def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_deleted_there(tmp_path, db_path):
+    """X got a conflict copy at notes/x, was edited, moved to notes/plan (its copy with it) and
+    deleted there; a new page Y was written at notes/plan. `history notes/plan` lists X's versions
+    there (the name's history) but named X's copy only when the conflict's texts were versions
+    written at notes/plan: this one's were notes/x's, so the copy was named nowhere (`history
+    notes/x` neither: its record follows the page). The page deleted at the name is followed to
+    its older names, as `purge notes/plan` takes them (`page_spans`: `_Walk(heir=True)`)."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "x.md").write_text("one\ntwo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("notes/x", "one\nbrain two\n")
+        (root / "notes" / "x.md").write_text("one\nfile two\n")
+        assert eng.sync()["conflicts"]
+        eng.close()
+        b.put("notes/x", "one\nfile two\nthree\n")
+        b.move_page("notes/x", "notes/plan")
+        (copy,) = [r[0] for r in b.conn.execute("SELECT copy_path FROM sync_conflicts")]
+        assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]
+        b.delete_page("notes/plan")
+        b.put("notes/plan", "Y one\n")
+        assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]

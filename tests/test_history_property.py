@@ -6,17 +6,18 @@ full listing (line counts too); every ``+N -M`` is a recount against the text th
 before; every listed version's bytes (by number, and counted back from the newest: ``get
 --version -k``) are the model's; ``purge SLUG`` of a deleted page (dry run) takes exactly that
 page's rows. A review's ad-hoc harness found 22 bad sequences in 150 before the fixes of
-2026-12-06 (`_their_gaps`, `_walk`, `_stretch_first`, `purge._family_rows`).
+2026-12-06 (`_their_gaps`, `_Walk.walk`, `_Walk.first`, `purge._family_rows`).
 
 By design (docs/history.md, `history._their_gaps`): a page written at a name another page left
 (deleted or moved away) has the name's history: the other page's versions there are listed as the
-name's, each counted against the version listed before it. The model gives the new page an
+name's; each version is counted against its own page's text before it (`history._base_row`: a new
+page's first version against nothing; before 2026-12-06 against the version listed before it). The model gives the new page an
 identity of its own; ``purge SLUG`` of a name written again while in the trash takes the deleted
 page's rows too, under every name it had (`heir_of`; before 2026-12-06 it took only the deleted
 page's last stretch there: `test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions`).
 
-``GBRAIN_HISTORY_EXAMPLES`` (default 60) sets the examples on SQLite,
-``GBRAIN_HISTORY_PG_EXAMPLES`` (default 15) on Postgres."""
+``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
+Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
 from __future__ import annotations
 
 import os
@@ -29,17 +30,15 @@ from gbrain import operations as ops
 from gbrain.core import history as h
 from gbrain.core import purge as purgemod
 from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
 
-NAMED = b"(the version listed before)"  # a base that is the listing's: see Model.step's create
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
 OPS = ["create", "edit", "move", "delete", "restore", "revert"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
 def _examples(engine: str) -> int:
-    if engine == "postgres":
-        return int(os.environ.get("GBRAIN_HISTORY_PG_EXAMPLES", "15"))
-    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "60"))
+    return int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "15" if engine == "postgres" else "60"))
 
 
 def run(b, name, **args):
@@ -67,7 +66,7 @@ class Model:
         text must hold ``text``; ``base``: the text its line counts are against (default: the
         page's latest)."""
         c = self.b.conn
-        base = base if base is not None else self.last.get(pid)  # (NAMED: the listing's)
+        base = base if base is not None else self.last.get(pid)
         new = c.execute("SELECT id, name, version, op, body_id FROM history WHERE kind = 'page' AND id > ? ORDER BY id", (self.seen,)).fetchall()
         for r in new:
             data = h.body(c, r["body_id"]) if r["body_id"] is not None else None
@@ -85,6 +84,11 @@ class Model:
         op, pid = self.newest.get(name, (None, None))
         return pid if op == "delete" and name not in self.live else None
 
+    def moved_away(self, name: str) -> int | None:
+        """The page whose move away is ``name``'s newest row (None: none)."""
+        op, pid = self.newest.get(name, (None, None))
+        return pid if op == "move" and name not in self.live and self.rows[name, max(v for nm, v in self.rows if nm == name)][1] is None else None
+
     def step(self, what: str, i: int, j: int, k: int):
         """One step; ``i``, ``j`` pick among the names the step can take (a live page to edit, move
         or delete, a free name to create at or move to, a name in the trash to restore), so that
@@ -92,8 +96,9 @@ class Model:
         live = sorted(self.live)
         free = [nm for nm in NAMES if nm not in self.live]
         trash = [nm for nm in NAMES if self.trashed(nm) is not None]
+        left = [nm for nm in NAMES if self.moved_away(nm) is not None]
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": trash,
-                "revert": sorted(live + trash)}[what]
+                "revert": sorted(live + trash + left)}[what]
         if not pick:
             return
         name = pick[i % len(pick)]
@@ -114,11 +119,9 @@ class Model:
             # (if_hash '': a new page, never the page that moved away from the name: `put`'s `_renamed_target`)
             run(b, "put", slug=name, content=text.decode(), if_hash="")
             self.live[name] = pid
-            # by design, a page written at a name another page left (deleted or moved away) has the
-            # name's history where that name is listed with it (`_their_gaps`): its first version counts
-            # against the version listed before it (the other page's last text there, or none)
-            before = any(nm == name for nm, _ in self.rows)
-            self._take(pid, text, NAMED if before else None)
+            # a new page's first version counts against nothing, in every listing it is in (`_base_row`;
+            # before 2026-12-06 against the other page's text listed before it at the name)
+            self._take(pid, text, None)
         elif what == "edit":
             if name not in self.live:
                 return
@@ -156,7 +159,7 @@ class Model:
             self.live[name] = pid
             self._take(pid, self.last[pid])
         elif what == "revert":
-            pid = self.live.get(name) or self.trashed(name)
+            pid = self.live.get(name) or self.trashed(name) or self.moved_away(name)
             if pid is None:
                 return
             own = sorted(v for (nm, v), row in self.rows.items() if nm == name and row[1] is not None)
@@ -165,8 +168,17 @@ class Model:
             to = own[k % len(own)]
             text = self.rows[name, to][1]
             self.log.append(f"revert {name} {to}")
+            at = name
+            if name not in self.live and self.trashed(name) is None:
+                # a name the page moved away from: the page where it is now, or where it was deleted
+                # (its name free since); deleted at a name another page took since: refused
+                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                if at is None:
+                    with pytest.raises(BadInput):
+                        run(b, "revert", slug=name, to=to)
+                    return
             run(b, "revert", slug=name, to=to)
-            self.live[name] = pid
+            self.live[at] = pid
             self._take(pid, text)
 
     def check(self):
@@ -183,7 +195,6 @@ class Model:
                 assert part["total"] == full["total"], (why, n)
                 assert part["versions"] == listed[:n], (why, n)
             with_text = 0
-            own = self.rows[listed[0].get("name", key), listed[0]["version"]][0]  # the page the listing is of
             for v in listed:
                 nm = v.get("name", key)
                 pid, text, base = self.rows[nm, v["version"]]
@@ -195,14 +206,7 @@ class Model:
                 # `get --version -k`: the k-th version with text the listing shows
                 assert h.version_bytes(b, "page", key, -with_text if with_text else None) == text, (what, -with_text)
                 with_text += 1
-                # (another page's versions of the key, listed after this page's with `name` set, are no base of this page's)
-                older = [self.rows[w.get("name", key), w["version"]] for w in listed[listed.index(v) + 1:]
-                         if w["content_hash"] is not None and (w.get("name") == key) == (v.get("name") == key)]
-                if base is NAMED or pid != own or (base is not None and not any(o[0] == pid for o in older)):
-                    # a listing of a name that holds another page's versions as the name's (by design:
-                    # `_their_gaps`: a page written at a name another left), or without this page's text
-                    # before: against the version listed before (docs/history.md: "whatever its name")
-                    base = older[0][1] if older else None
+                # against the text its own page had before, whatever the listing (`_base_row`)
                 assert (v["added"], v["removed"]) == h._line_delta(base, text), what
             pid = self.trashed(name)
             if pid is not None:

@@ -645,43 +645,112 @@ MAX_MOVES = 100
 _BROUGHT_BACK = re.compile(r"to v\d+( of an older name)?")
 
 
-def _stretch_first(conn, kind: str, name: str, upto: int | None, heir: bool = False):
-    """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
-    ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
-    text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
-    same page: its stretch goes on before the deletion, from the stretch of the version it brought
-    back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
-    ``history`` and from ``purge SLUG``, which left its text there). ``heir``: a new page written
-    at the name while the page deleted there was in the trash (any create right after the deletion)
-    goes on before it too: the one text's past for ``purge SLUG`` (:func:`page_spans`), never the
-    listing's identity of a page."""
-    cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
-    end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
-    if end is None:
-        return None
-    last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
-    top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
-    below = top + 1
-    while True:
-        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
-        first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
-                             (kind, name, gap or 0, top)).fetchone()
-        back = first is not None and first["op"] == "create" and gap and (heir or _BROUGHT_BACK.fullmatch(first["detail"] or ""))
-        if not back:
-            return first
-        gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
-        if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
-            return first
-        below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
+class _Walk:
+    """How the stretches of one page's names are found, for ``(conn, kind)``. ``heir``: a new page
+    written at a name while the page deleted there was in the trash (any create right after the
+    deletion) goes on before it, through the deleted page's stretch and names: the one text's past
+    for :func:`page_spans` (``purge SLUG``, a name's open conflict copies), never the listing's
+    identity of a page. (Before 2026-12-06 the flag was an argument of five functions.)"""
+
+    def __init__(self, conn, kind: str, heir: bool = False):
+        self.conn, self.kind, self.heir = conn, kind, heir
+
+    def first(self, name: str, upto: int | None):
+        """The first history row (``id, version, op, detail``) of the stretch of ``name`` that ends at
+        ``upto`` (None: its newest), or None: the row after the last deletion or move away below its
+        text. A deleted page brought back (``restore``, ``revert``: a create labelled ``to vN``) is the
+        same page: its stretch goes on before the deletion, from the stretch of the version it brought
+        back (review of e03e6356: a page renamed, deleted and restored lost its old names' versions from
+        ``history`` and from ``purge SLUG``, which left its text there); with ``heir``, any create
+        right after a deletion."""
+        conn, kind = self.conn, self.kind
+        cond, args = ("", (kind, name)) if upto is None else (" AND version <= ?", (kind, name, upto))
+        end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
+        if end is None:
+            return None
+        last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, end)).fetchone()
+        top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
+        below = top + 1
+        while True:
+            gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, name, below)).fetchone()[0]
+            first = conn.execute("SELECT id, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                                 (kind, name, gap or 0, top)).fetchone()
+            back = first is not None and first["op"] == "create" and gap and (self.heir or _BROUGHT_BACK.fullmatch(first["detail"] or ""))
+            if not back:
+                return first
+            gone = conn.execute("SELECT op FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, gap)).fetchone()
+            if gone is None or gone["op"] != "delete":  # (brought back after a move away: another page's text at a name it left)
+                return first
+            below = gap  # the page deleted there: its stretch before the deletion (whichever version came back)
+
+    def moved_in(self, name: str, upto: int | None):
+        """The first row of that stretch (:meth:`first`) when it began by a move in (``move from OLD``), else None."""
+        first = self.first(name, upto)
+        return first if first is not None and first["op"] == "move" and (first["detail"] or "").startswith("from ") else None
+
+    def walk(self, key: str, every: bool) -> list[tuple[str, int | None, int | None]]:
+        """:func:`lineage` with the version each stretch began at, when it began by a move in
+        (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``."""
+        conn, kind = self.conn, self.kind
+        out: list[list] = [[key, None, None]]
+        seen = {key}
+        pairs = set()
+        cur, upto = key, None
+        while len(out) <= MAX_MOVES:
+            first = self.moved_in(cur, upto)
+            if first is None:
+                break
+            out[-1][2] = first["version"]
+            old = first["detail"][5:]
+            if old in seen and not every:
+                break
+            # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
+            away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                                "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
+            if away is None or (old, away[0]) in pairs:
+                break
+            away = away[0]
+            pairs.add((old, away))
+            out.append([old, away - 1, None])
+            seen.add(old)
+            cur, upto = old, away - 1
+        return [tuple(x) for x in out]
+
+    def spans(self, key: str, every: bool) -> list[tuple[str, int, int | None]]:
+        """:func:`lineage_spans`."""
+        out: list[tuple[str, int, int | None]] = []
+        for name, upto, start in self.walk(key, every):
+            after = 0
+            if upto is not None:
+                after = self.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
+                                          (self.kind, name, upto)).fetchone()[0] or 0
+                if start is not None:  # from its move in: another page written and deleted there before it came is not this one
+                    after = max(after, start - 1)
+            out.append((name, after, upto))
+        return out
+
+    def head_after(self, key: str, spans: list) -> int:
+        """The version of ``key`` after which the newest stretch of the page that last had it starts
+        (:func:`page_spans`): after the last move away (the one before the key's last row, when that
+        row is the page's move away on) and from its move in when the versions before it are another
+        page's (:func:`_moved_in_at`), or when it came back to the key (its newest stretch's move in,
+        :meth:`moved_in`: another page written and deleted at the key meanwhile is not this one,
+        review of e03e6356)."""
+        conn, kind = self.conn, self.kind
+        last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+        away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
+        after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
+                             (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
+        cut = _moved_in_at(conn, kind, key, spans)
+        if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
+            first = self.moved_in(key, None)
+            cut = first["version"] if first is not None else None
+        return after if cut is None else max(after, cut - 1)
 
 
-def _key_start(conn, kind: str, key: str, heir: bool = False) -> int | None:
-    """The version of ``key`` at which the newest stretch of the page that last had it began, when
-    it began by a move in (``move from OLD``, :func:`_stretch_first`, ``heir`` as there), else None."""
-    first = _stretch_first(conn, kind, key, None, heir)
-    if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
-        return None
-    return first["version"]
+def _stretch_first(conn, kind: str, name: str, upto: int | None):
+    """:meth:`_Walk.first` (no ``heir``)."""
+    return _Walk(conn, kind).first(name, upto)
 
 
 def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int | None]]:
@@ -698,57 +767,18 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     gives ``[(b, None), (a, 6), (b, 2), (a, 3)]``, every stretch of every name it had, a name
     more than once (the key's repeats add nothing: it contributes every version already; review
     of 0eb9e4b: `history b` left out a's first stretch)."""
-    return [(name, upto) for name, upto, _start in _walk(conn, kind, key, every)]
+    return [(name, upto) for name, upto, _start in _Walk(conn, kind).walk(key, every)]
 
 
-def _walk(conn, kind: str, key: str, every: bool, heir: bool = False) -> list[tuple[str, int | None, int | None]]:
-    """:func:`lineage` with the version each stretch began at, when it began by a move in
-    (``move from OLD``; None: the oldest, or one that did not): ``[(name, upto, start)]``.
-    ``heir``: through a deleted page's new page at its name too (:func:`_stretch_first`)."""
-    out: list[list] = [[key, None, None]]
-    seen = {key}
-    pairs = set()
-    cur, upto = key, None
-    while len(out) <= MAX_MOVES:
-        first = _stretch_first(conn, kind, cur, upto, heir)
-        if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
-            break
-        out[-1][2] = first["version"]
-        old = first["detail"][5:]
-        if old in seen and not every:
-            break
-        # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
-        away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
-        if away is None or (old, away[0]) in pairs:
-            break
-        away = away[0]
-        pairs.add((old, away))
-        out.append([old, away - 1, None])
-        seen.add(old)
-        cur, upto = old, away - 1
-    return [tuple(x) for x in out]
-
-
-def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False, heir: bool = False) -> list[tuple[str, int, int | None]]:
+def lineage_spans(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = False) -> list[tuple[str, int, int | None]]:
     """:func:`lineage` with each older name's first version: ``[(name, after, upto)]``, the
     versions ``after < version <= upto`` (``upto`` None: every one after). An older name's span
     starts after its last move away below ``upto``: a page that left the name earlier (moved on
     to live elsewhere) is another page, whose versions are that page's history, not this one's
     (review of trial 47: `a` moved to `x`, a new note at `a` moved to `sub/a`: `history sub/a`
     listed the first page's versions). The key itself keeps every version (a name's history).
-    ``every``: a name the page had more than once, each stretch (:func:`lineage`). ``heir``: through
-    a deleted page's new page at its name too (:func:`_stretch_first`, :func:`page_spans`)."""
-    out: list[tuple[str, int, int | None]] = []
-    for name, upto, start in _walk(conn, kind, key, every, heir):
-        after = 0
-        if upto is not None:
-            after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
-                                 (kind, name, upto)).fetchone()[0] or 0
-            if start is not None:  # from its move in: another page written and deleted there before it came is not this one
-                after = max(after, start - 1)
-        out.append((name, after, upto))
-    return out
+    ``every``: a name the page had more than once, each stretch (:func:`lineage`)."""
+    return _Walk(conn, kind).spans(key, every)
 
 
 def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, walked: tuple | None = None) -> list:
@@ -825,23 +855,6 @@ def _moved_in_at(conn, kind: str, key: str, spans: list) -> int | None:
                         (kind, key, "from " + spans[1][0])).fetchone()[0]
 
 
-def _head_after(conn, kind: str, key: str, spans: list, heir: bool = False) -> int:
-    """The version of ``key`` after which the newest stretch of the page that last had it starts
-    (:func:`page_spans`): after the last move away (the one before the key's last row, when that
-    row is the page's move away on) and from its move in when the versions before it are another
-    page's (:func:`_moved_in_at`), or when it came back to the key (:func:`_key_start`: another page
-    written and deleted at the key meanwhile is not this one, review of e03e6356; ``heir`` as
-    there)."""
-    last = conn.execute("SELECT version, op, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
-    away = last is not None and last["op"] == "move" and last["body_id"] is None  # the page moved on from the key: its own move away
-    after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + (" AND version < ?" if away else ""),
-                         (kind, key, last["version"]) if away else (kind, key)).fetchone()[0] or 0
-    cut = _moved_in_at(conn, kind, key, spans)
-    if cut is None and any(sp[0] == key for sp in spans[1:]):  # back at the key: from its move in (another page deleted there between)
-        cut = _key_start(conn, kind, key, heir)
-    return after if cut is None else max(after, cut - 1)
-
-
 def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]:
     """The versions of ``key`` that are another page's in the listing of ``key``
     (:func:`_lineage_rows`), as ``[(lo, hi)]``, ``lo < version <= hi``: those another page wrote at
@@ -858,7 +871,7 @@ def _their_gaps(conn, kind: str, key: str, spans: list) -> list[tuple[int, int]]
     own = sorted((after, upto + 1) for nm, after, upto in spans[1:] if nm == key)  # each earlier stretch, its move away included
     if not own:
         return []
-    own.append((_head_after(conn, kind, key, spans), 0))
+    own.append((_Walk(conn, kind).head_after(key, spans), 0))
     gaps = [(end, nxt) for (_a, end), (nxt, _e) in zip(own, own[1:]) if nxt > end]
     first = own[0][0]
     start = _stretch_first(conn, kind, key, own[0][1] - 1) if first else None
@@ -874,7 +887,7 @@ def _theirs(key: str, gaps: list):
     return lambda r: r["name"] == key and any(lo < r["version"] <= hi for lo, hi in gaps)
 
 
-def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[str, int, int | None]]:
+def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
     """The versions of the one page (or file) that last had the name ``key``, by name:
     ``[(name, after, upto)]``, the versions ``after < version <= upto`` (``upto`` None: every one
     after ``after``), ``key``'s newest stretch first, then every earlier stretch of every name it
@@ -882,13 +895,55 @@ def page_spans(conn, kind: str, key: str, *, heir: bool = False) -> list[tuple[s
     (every version of the name), ``key``'s newest stretch starts at this page: after the last move
     away of another page (before the key's own last row, when that is the page's move away) and at
     its move in when the versions before it are another page's (:func:`_moved_in_at`). What
-    belongs to the page: its open conflict copies (``history``), ``purge SLUG``. ``heir`` (purge):
-    a new page written at a name while the page deleted there was in the trash has the deleted page's versions too,
-    under every name it had (``heir``, :func:`_stretch_first`: before 2026-12-06 `purge notes/a` of
-    a page moved a→b→a, deleted, and a new page written and deleted at `notes/a` left `notes/b`'s
-    versions and `notes/a`'s first stretch, the first page's text)."""
-    spans = lineage_spans(conn, kind, key, every=True, heir=heir)
-    return [(key, _head_after(conn, kind, key, spans, heir=heir), None)] + spans[1:]
+    belongs to the page: its open conflict copies (``history``), ``purge SLUG``. A new page written
+    at a name while the page deleted there was in the trash has the deleted page's versions too,
+    under every name it had (``heir``, :class:`_Walk`: before 2026-12-06 `purge notes/a` of a page
+    moved a→b→a, deleted, and a new page written and deleted at `notes/a` left `notes/b`'s versions
+    and `notes/a`'s first stretch, the first page's text; and `history` named the conflict copies of
+    such a deleted page nowhere when their texts were its older names')."""
+    w = _Walk(conn, kind, heir=True)
+    spans = w.spans(key, True)
+    return [(key, w.head_after(key, spans), None)] + spans[1:]
+
+
+def _base_row(conn, kind: str, r, known: dict | None = None):
+    """The history row (with text) that version row ``r``'s ``+N -M`` counts against, and that
+    ``diff`` without numbers compares the newest with: the same page's version before it, whatever
+    name it was written under. An edit: the name's version before it; a move in (``move from
+    OLD``): OLD's last text before the move away written with it (:meth:`_Walk.walk`'s pairing); a page
+    brought back (a create labelled ``to vN``, :data:`_BROUGHT_BACK`, right after its deletion):
+    its last text before the deletion; any other create is a new page's first version: None (before
+    2026-12-06 a create at a name another page had left was counted against that page's text in
+    the name's listing, ``+2 -2``, and against nothing under the page's later name, ``+3 -0``).
+    None too for a row without text. ``known``: ``{(name, version): row}`` read already."""
+    known = known or {}
+
+    def at(name: str, v: int):
+        if (name, v) in known:
+            return known[name, v]
+        return conn.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, v)).fetchone()
+
+    def before(name: str, v: int):
+        """The row of ``name`` just below version ``v`` (None: none)."""
+        w = v - 1 if (name, v - 1) in known else conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND version < ?",
+                                                              (kind, name, v)).fetchone()[0]
+        return None if w is None else at(name, w)
+
+    if r["body_id"] is None:
+        return None
+    detail = r["detail"] or ""
+    if r["op"] == "move" and detail.startswith("from "):
+        old = detail[5:]
+        away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + r["name"], r["id"])).fetchone()
+        prev = before(old, away[0]) if away is not None else None
+        return prev if prev is not None and prev["body_id"] is not None else None
+    prev = before(r["name"], r["version"])
+    if r["op"] == "create":
+        if prev is None or prev["op"] != "delete" or not _BROUGHT_BACK.fullmatch(detail):
+            return None  # a new page's first version
+        prev = before(r["name"], prev["version"])
+    return prev if prev is not None and prev["body_id"] is not None else None
 
 
 def versions(brain, name: str, limit: int = 20) -> dict:
@@ -896,8 +951,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     [{version, at, op, size, surface, operation, client, origin, path, by, added, removed,
     content_hash}]}`` (``by``: who wrote it, :func:`gbrain.storage.origin.identity`; '' unknown;
     ``content_hash``: the sha256 of the version's bytes, None for a deletion or a move away).
-    ``added`` / ``removed`` count lines against the version before (None for binary files).
-    The history follows the page's moves (:func:`lineage`): versions written under an older
+    ``added`` / ``removed`` count lines against the same page's version before (:func:`_base_row`;
+    None for binary files). The history follows the page's moves (:func:`lineage`): versions written under an older
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
     are numbered under)."""
@@ -910,14 +965,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
                            (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
-    # the body the oldest listed version replaced: the nearest older version (by id, any name) that has one
-    older = None
     theirs = _theirs(key, gaps)
-    if rows:
-        def place(r):  # a row's place in the listing (:func:`_lineage_rows`' order)
-            return (theirs(r), -r["id"])
-        older = next((r for r in _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1, walked=walked) if place(r) > place(rows[-1]) and place(r)[0] == place(rows[-1])[0]), None)
-    prev_bid = older["body_id"] if older else None
     memo: dict[int, bytes] = {}  # the few bodies read last: the next one's base, mostly (_body_whole)
 
     def get(bid):
@@ -928,16 +976,18 @@ def versions(brain, name: str, limit: int = 20) -> dict:
             del memo[next(iter(memo))]
         return out
 
+    # each version counted against its own page's version before it (:func:`_base_row`), whatever
+    # name is asked and wherever the listing is cut: a row reads the same in every listing
+    known = {(r["name"], r["version"]): r for r in rows}
     deltas = {}
-    for i, r in enumerate(reversed(rows)):
-        if i and theirs(rows[len(rows) - i]) and not theirs(r):
-            prev_bid = None  # this page's first version: the other page's before it is no base
+    for r in reversed(rows):
         bid = r["body_id"]
-        if r["op"] == "delete" or (r["op"] == "move" and bid is None):
+        if bid is None:  # a deletion, a move away
             deltas[r["name"], r["version"]] = (0, 0)
             continue
+        base = _base_row(c, kind, r, known)
+        prev_bid = base["body_id"] if base is not None else None
         deltas[r["name"], r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
-        prev_bid = bid
     # each version's sha256, as `get --version N --json` gives it: a version checked against a
     # file or a backup without reading every text (trial 47)
     hashes = {}
@@ -1043,8 +1093,9 @@ def get_version(brain, name: str, n: int) -> dict:
 
 
 def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3, from_name: str | None = None) -> dict:
-    """Unified diff of two versions: none given, the version before the newest against the
-    newest; one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
+    """Unified diff of two versions: none given, the version the newest's ``+N -M`` counts against
+    (:func:`_base_row`: the same page's version before it) against the newest (NotFound when the
+    newest is a new page's first version); one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
     older name of the page (:func:`lineage`) whose version ``a`` is the first side (a version
     written before a rename against one after it; ``a`` None: that name's last version with
     text, as it moved away). Returns ``{name, from, to, diff, added,
@@ -1075,6 +1126,13 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     else:
         ra = _version_row(brain, kind, key, a if a is not None else -1)
     rb = _version_row(brain, kind, key, b)
+    if a is None and b is None and from_name is None:  # the newest against the version its `+N -M` counts against
+        base = _base_row(brain.conn, kind, rb)
+        if base is None:  # a new page's first version: the versions before it at the name are another page's
+            raise NotFound(f"version {rb['version']} of {rb['name']} is the first version of the page written there; the versions "
+                           f"before it are another page's, which it does not continue: `gbrain diff {cmd_arg(key)} N {rb['version']}` "
+                           f"compares one of them with it (`gbrain history {cmd_arg(key)}` lists them)")
+        ra = base
     da, db_ = body(brain.conn, ra["body_id"]), body(brain.conn, rb["body_id"])
     try:
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
@@ -1608,12 +1666,13 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
             live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
             if not live:
                 # a page moved away (renamed, under watch or by `move`) lives on under its new slug:
-                # its old version goes back onto that page, not into a second copy at the old path
-                moved_to = _moved_to(c, key)
+                # its old version goes back onto that page, not into a second copy at the old path;
+                # deleted there, it comes back there (as `revert NEW`, `restore`: one history)
+                moved_to = _moved_away_to(c, kind, key, n)
                 if moved_to is not None:
                     key = moved_to
                     live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
-            path = live["path"] if live else r["path"]
+            path = live["path"] if live else (_version_row(brain, "page", key, None)["path"] if moved_to else r["path"])
             sidecars: list[str] = []
             if not live:
                 if c.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
@@ -1634,8 +1693,9 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
         else:
             if not c.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
                 # an attachment moved away (its folder renamed, under watch or sync) likewise goes
-                # back onto the file where it is now, not into a copy that brings the old folder back
-                moved_to = _moved_to(c, key, "file")
+                # back onto the file where it is now (or where it was deleted), not into a copy that
+                # brings the old folder back
+                moved_to = _moved_away_to(c, kind, key, n)
                 if moved_to is not None:
                     key = moved_to
             path = key
@@ -1829,20 +1889,67 @@ def renamed_words(old: str, moved: dict) -> str:
 
 def _moved_to(c, slug: str, kind: str = "page") -> str | None:
     """The live page a page moved away from ``slug`` is now (following moves: a → b → c), or
-    None when its newest history row is not a move or the chain ends at no live page. ``kind``
-    ``file``: the same for a stored file's path (an attachment moved by sync or watch)."""
-    seen = {slug}
-    live = "SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?"
-    for _ in range(100):
-        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
-        if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+    None when its newest history row is not a move, the chain ends at no live page, or the page at
+    its end is another one (:func:`_moved_on`). ``kind`` ``file``: the same for a stored file's
+    path (an attachment moved by sync or watch)."""
+    on = _moved_on(c, slug, kind)
+    return on[0] if on is not None and on[1] == "live" else None
+
+
+def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
+    """The name ``revert KEY --to N`` writes to when ``key`` holds no page (or file) now: the last
+    name of the page that moved away from it, live or deleted there (:func:`_moved_on`), else None
+    (``key`` itself). Raises BadInput when that name holds another page now: never onto it, nor a
+    second copy at ``key``."""
+    on = _moved_on(c, key, kind)
+    if on is None:
+        return None
+    name, state = on
+    if state == "taken":
+        raise BadInput(f"{key} was renamed to {name} since, which another {kind} has now: `gbrain get {cmd_arg(key)} --version {n}` "
+                       f"gives version {n}'s text to put where it belongs (`gbrain history {cmd_arg(name)}` lists both)")
+    return name
+
+
+def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
+    """Where the page (or file) that moved away from ``slug`` went: ``(its last name, state)``,
+    state ``live`` (it is there), ``deleted`` (it was deleted there, and the name holds nothing
+    since: the trash) or ``taken`` (it was deleted there and another page written there since);
+    None when ``slug``'s newest row is no move away or the chain breaks. The page is followed by its
+    own rows, whatever was written at its names after it left: each move away's move in (the
+    nearest by ``history.id``), then that name's first deletion or move away after it, a deletion
+    brought back (a create labelled ``to vN`` right after it: ``restore``, ``revert``) passed over.
+    Before 2026-12-06 the chain followed each name's newest row and took the page found at its end
+    for the one that moved there: `revert OLD` wrote onto another page, and a page deleted after
+    its move came back as a new page at OLD."""
+    row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
+    if row is None or row["op"] != "move" or row["body_id"] is not None or not (row["detail"] or "").startswith("to "):
+        return None
+    prev = slug
+    for _ in range(MAX_MOVES):
+        name = row["detail"][3:]
+        came = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NOT NULL AND detail = ? "
+                         "ORDER BY abs(id - ?) LIMIT 1", (kind, name, "from " + prev, row["id"])).fetchone()
+        if came is None:
             return None
-        slug = r["detail"][3:]
-        if slug in seen:
+        v = came["version"]
+        while True:  # the page's first deletion or move away at the name after it came (one brought back: the next)
+            row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version > ? AND body_id IS NULL ORDER BY version LIMIT 1",
+                            (kind, name, v)).fetchone()
+            if row is None or row["op"] != "delete":
+                break
+            nxt = c.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, name, row["version"] + 1)).fetchone()
+            if nxt is None:
+                return name, "deleted"
+            if nxt["op"] != "create" or not _BROUGHT_BACK.fullmatch(nxt["detail"] or ""):
+                return name, "taken"
+            v = row["version"] + 1
+        if row is None:
+            live = c.execute("SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?", (name,)).fetchone()
+            return (name, "live") if live else None
+        if row["op"] != "move" or not (row["detail"] or "").startswith("to "):
             return None
-        seen.add(slug)
-        if c.execute(live, (slug,)).fetchone():
-            return slug
+        prev = name
     return None
 
 

@@ -35,6 +35,7 @@ import re
 import time
 
 from ..errors import BadInput
+from ..page.slugs import cmd_arg
 from ..storage.db import in_parts
 from . import history as h
 
@@ -169,6 +170,8 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
     c = brain.conn
     if key is not None:
         rows = _family_rows(c, key)
+        for ck in _conflict_copies(c, rows)[1]:  # its deleted conflict copies: the page's text too
+            rows += [r for r in _family_rows(c, ck) if all(r["id"] != x["id"] for x in rows)]
         texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
         return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
                 {r["path"] for r in rows if r["path"]})
@@ -192,10 +195,29 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
         gone = {r["id"] for r in drop}
         if k not in live and all(r["body_id"] is None or r["id"] in gone for r in rows):
             drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
+        else:
+            drop += _emptied_ends(rows, gone)
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
         texts |= {(r["path"], r["body_id"]) for r in drop if k[0] == "page" and r["body_id"] is not None}
     return ids, items, texts, set()
+
+
+def _emptied_ends(rows: list, gone: set[int]) -> list:
+    """The deletions and moves away among ``rows`` (one name's history, by version) whose page's
+    versions before them at the name all go (``gone``: row ids): a page written there, then
+    deleted or moved on, none of whose text is left, goes whole from the name, as a name's whole
+    history does (before 2026-12-06 `purge --text` of a deleted page's text at a name a new page was
+    then written at left its deletion: `history` listed a deletion of nothing)."""
+    out, stretch = [], []
+    for r in rows:
+        if r["body_id"] is not None:
+            stretch.append(r)
+            continue
+        if stretch and all(x["id"] in gone for x in stretch):
+            out.append(r)
+        stretch = []
+    return out
 
 
 def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
@@ -241,13 +263,42 @@ def _family_rows(c, key: tuple[str, str]) -> list:
     rows: dict[int, object] = {}
     # the page's versions only: never another page's at one of its names; a page deleted at a name a new
     # page was then written at (while it was in the trash) is that page's past (`heir`): its text goes with it
-    for name, after, upto in h.page_spans(c, kind, end, heir=True):
+    for name, after, upto in h.page_spans(c, kind, end):
         q, args = "SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?", (kind, name, after)
         if upto is not None:  # an old name: up to its move away (a later page of that name is another page)
             q, args = q + " AND version <= ?", args + (upto + 1,)
         rows.update((r["id"], r) for r in c.execute(q + " ORDER BY version", args).fetchall())
     order = {n: i for i, n in reversed(list(enumerate(r["name"] for r in rows.values())))}  # each name where it first came
     return sorted(rows.values(), key=lambda r: (order[r["name"]], r["version"]))  # oldest first per name (a name it had twice: once)
+
+
+def _conflict_copies(c, rows: list) -> tuple[list[str], list[tuple[str, str]]]:
+    """The conflict copies of the page (or file) whose history rows are ``rows`` (:func:`_family_rows`):
+    ``(current copies' paths, deleted copies' keys)``. A copy is that of a conflict recorded at one
+    of the page's paths whose brain or file text is one of its versions (as ``history`` names a
+    page's open copies, ``operations.history._open_copies``): a version of this page kept beside
+    the note by sync or watch. A current one refuses ``purge SLUG`` (a purge never touches a
+    current page: :func:`purge`); a deleted one's history goes with the page's (before
+    2026-12-06 `purge SLUG` left both, the page's text)."""
+    paths = sorted({r["path"] for r in rows if r["path"]})
+    bids = sorted({r["body_id"] for r in rows if r["body_id"] is not None})
+    hashes: set[str] = set()
+    for part, marks in in_parts(bids):
+        hashes |= {x[0] for x in c.execute(f"SELECT hash FROM history_bodies WHERE id IN ({marks})", part)}
+    live, gone = [], []
+    for part, marks in in_parts(paths):
+        for cp, fh, dh in c.execute(f"SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path IN ({marks}) AND copy_path IS NOT NULL "
+                                    "ORDER BY id", part).fetchall():
+            if (fh is not None or dh is not None) and fh not in hashes and dh not in hashes:
+                continue  # a conflict of another page once at that path
+            if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+                if cp not in live:
+                    live.append(cp)
+                continue
+            ck = h.key_for_path(c, cp)
+            if ck not in gone and c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", ck).fetchone():
+                gone.append(ck)
+    return live, gone
 
 
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
@@ -332,6 +383,12 @@ def _shown(names: list[str]) -> str:
     return ", ".join(names[:_NAMES_SHOWN]) + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
 
 
+def _name_of(c, path: str) -> str:
+    """The slug of the page at ``path``, else ``path`` (a file)."""
+    r = c.execute("SELECT slug FROM pages WHERE path = ?", (path,)).fetchone()
+    return r[0] if r else path
+
+
 def refusal(live: list[str], text: str, pages: "set[str] | None" = None, in_bytes: "set[str] | None" = None) -> str:
     """Why a purge of ``text`` the current pages/files ``live`` hold is refused (naming them, never
     the text): a name holding it (:func:`live_holders`) is renamed, not edited; the others' text is.
@@ -380,8 +437,13 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     if key is not None and c.execute(f"SELECT 1 FROM {'pages WHERE slug' if key[0] == 'page' else 'files WHERE path'} = ?", (key[1],)).fetchone():
         raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
     in_bytes: set[str] = set()
-    live = live_holders(brain, text, in_bytes) if text is not None else []
-    why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
+    if text is not None:
+        live = live_holders(brain, text, in_bytes)
+        why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
+    else:  # the page's conflict copies still in the brain: its text, current (never touched by a purge)
+        live = [_name_of(c, p) for p in _conflict_copies(c, _family_rows(c, key))[0]]
+        why = (f"{_shown(live)}, a conflict copy of {key[1]} (a version of it sync kept beside the note), is current: delete it first "
+               f"({'; '.join(f'`gbrain delete {cmd_arg(x)}`' for x in live[:_NAMES_SHOWN])}), then purge, which takes its versions too") if live else ""
     if live and apply:
         raise BadInput(why + "; nothing was purged")
     folder = folder_holders(brain, text) if text is not None else []

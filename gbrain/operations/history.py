@@ -109,7 +109,9 @@ def _open_copies(b, r: dict) -> list[str]:
     hashes: set[str] = set()
     # the paths and texts of every name it had, while it had it, each stretch of a name it had twice
     # (a page written at a name another page left, or one another page moved onto, is another page:
-    # review of trial 47; a→b→a: `a`'s first stretch is this page's)
+    # review of trial 47; a→b→a: `a`'s first stretch is this page's); a page deleted at the name a new
+    # page was written at since, whose versions there the name's history lists, with its older names
+    # (`heir`: its copy was named nowhere when the conflict's texts were an older name's)
     for nm, lo, upto in h.page_spans(b.conn, kind, r["name"]):
         hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
         for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
