@@ -588,18 +588,41 @@ def compat_words(text: str) -> list[str]:
     to CJK text gives its non-CJK runs (as :func:`search_words`' glued words). Indexing these
     beside the text lets a plain query find compatibility characters, which neither unicode61
     nor Postgres' parser fold."""
-    if _no_compat_words(text):
+    if text.isascii():
+        return []
+    spelt = _SPELT.search(text) is not None
+    if _no_compat_words(text) and not spelt:
         return []
     have = set(_PLAIN_WORD.findall(text))
     out: list[str] = []
-    for tok in _PLAIN_WORD.findall(search_form(text)):
+    form = search_form(text)
+    for tok in _PLAIN_WORD.findall(form):
         if tok in have:
             continue
         if _UNSPACED.search(tok):
             out += [w for w in _UNSPACED.split(tok) if w and w not in have]
         else:
             out.append(tok)
+    if spelt:
+        out += [w for w in _other_spellings(text, form) if w not in have]
     return out
+
+
+def _other_spellings(text: str, form: str) -> list[str]:
+    """The other spellings a query may write ``text``'s words in (``form``: its
+    :func:`search_form`), in order (SQLite v77 / Postgres v85): a word written with Arabic vowel
+    marks (:data:`_ARABIC_MARK`, harakat: optional in writing) bare (``الطَّالِبُ`` → ``الطالب``; unicode61
+    splits the marked word at them, Postgres keeps it whole: neither met the bare query word), and
+    a word written with ``đ`` in its ``dj`` spelling (``Đorđe`` → ``Djordje``, folded as
+    :func:`search_form` folds: ``djo*`` finds it; the fold alone, ``Dorde``, never met a ``dj``
+    prefix). The words are read from ``text`` as written (the bare spelling of an NFKC form's
+    word: a decomposed ``ؤ`` stays ``ؤ``)."""
+    out: list[str] = []
+    if _ARABIC_MARK.search(form):
+        out += [_ARABIC_MARK.sub("", w) for w in _script_marks()[1].findall(form) if _ARABIC_MARK.search(w)]
+    if "đ" in text or "Đ" in text:
+        out += [fold_letters(w.replace("đ", "dj").replace("Đ", "Dj")) for w in _PLAIN_WORD.findall(text) if "đ" in w or "Đ" in w]
+    return [w for w in out if w and w != "*"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -838,9 +861,12 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
 
 
 #: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…): optional in
-#: writing, so a query word written with them is searched without them too (:func:`_terms`; a text
-#: written with them is indexed as written: a bare query word does not find it)
+#: writing, so a query word written with them is searched without them too (:func:`_terms`), and a
+#: text written with them is indexed bare too (:func:`compat_words`, SQLite v77 / Postgres v85)
 _ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: a character whose words :func:`compat_words` also indexes in another spelling
+#: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
+_SPELT = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
 
 
 def _pg_word_rx(query: str) -> re.Pattern:
