@@ -587,42 +587,61 @@ def compat_words(text: str) -> list[str]:
     ``[]`` for text that is already NFKC (nearly every page: checked first, in C). A word glued
     to CJK text gives its non-CJK runs (as :func:`search_words`' glued words). Indexing these
     beside the text lets a plain query find compatibility characters, which neither unicode61
-    nor Postgres' parser fold."""
+    nor Postgres' parser fold. Then, for a text holding an Arabic vowel mark or ``đ``
+    (:data:`_SPELT`), its words' other spellings (:func:`_other_spellings`: ``الطَّالِبُ`` →
+    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85)."""
     if text.isascii():
         return []
-    spelt = _SPELT.search(text) is not None
-    if _no_compat_words(text) and not spelt:
-        return []
-    have = set(_PLAIN_WORD.findall(text))
+    # (one search for both kinds of letter, as _no_compat_words searched for its letters alone)
+    if not _LETTERS_SPELT.search(text):
+        if unicodedata.is_normalized("NFKC", text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text)):
+            return []
+        spelt = False
+    else:
+        spelt = _SPELT.search(text) is not None
     out: list[str] = []
-    form = search_form(text)
-    for tok in _PLAIN_WORD.findall(form):
-        if tok in have:
-            continue
-        if _UNSPACED.search(tok):
-            out += [w for w in _UNSPACED.split(tok) if w and w not in have]
-        else:
-            out.append(tok)
+    if not (spelt and _no_compat_words(text)):
+        have = set(_PLAIN_WORD.findall(text))
+        for tok in _PLAIN_WORD.findall(search_form(text)):
+            if tok in have:
+                continue
+            if _UNSPACED.search(tok):
+                out += [w for w in _UNSPACED.split(tok) if w and w not in have]
+            else:
+                out.append(tok)
     if spelt:
-        out += [w for w in _other_spellings(text, form) if w not in have]
+        out += _other_spellings(text)
     return out
 
 
-def _other_spellings(text: str, form: str) -> list[str]:
-    """The other spellings a query may write ``text``'s words in (``form``: its
-    :func:`search_form`), in order (SQLite v77 / Postgres v85): a word written with Arabic vowel
-    marks (:data:`_ARABIC_MARK`, harakat: optional in writing) bare (``الطَّالِبُ`` → ``الطالب``; unicode61
-    splits the marked word at them, Postgres keeps it whole: neither met the bare query word), and
-    a word written with ``đ`` in its ``dj`` spelling (``Đorđe`` → ``Djordje``, folded as
-    :func:`search_form` folds: ``djo*`` finds it; the fold alone, ``Dorde``, never met a ``dj``
-    prefix). The words are read from ``text`` as written (the bare spelling of an NFKC form's
-    word: a decomposed ``ؤ`` stays ``ؤ``)."""
+def _other_spellings(text: str) -> list[str]:
+    """The other spellings a query may write ``text``'s words in, in order, repeats kept (SQLite
+    v77 / Postgres v85): a word written with Arabic vowel marks (:data:`_ARABIC_MARK`, harakat:
+    optional in writing) bare (``الطَّالِبُ`` → ``الطالب``: unicode61 splits the marked word at its
+    marks, Postgres' parser keeps it whole with them, so neither met the bare query word; a word
+    with a final mark only too, ``الطالبُ``, which Postgres keeps whole), read in NFKC (a decomposed
+    ``ؤ`` stays ``ؤ``, as the query is read); and a word written with ``đ`` in its ``dj`` spelling,
+    folded as :func:`search_form` folds (``Đorđe`` → ``Djordje``: ``djo*`` finds it; the fold
+    alone, ``Dorde``, never met a ``dj`` prefix). Work grows with the marks and ``đ`` words found,
+    not the text (a text's words are not listed)."""
     out: list[str] = []
-    if _ARABIC_MARK.search(form):
-        out += [_ARABIC_MARK.sub("", w) for w in _script_marks()[1].findall(form) if _ARABIC_MARK.search(w)]
+    if _ARABIC_MARK.search(text):
+        form = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+        end = 0
+        for m in _ARABIC_MARK.finditer(form):
+            i = m.start()
+            if i < end:  # (a mark of the word just taken)
+                continue
+            a = i
+            while a > 0 and _WORD_OR_MARK.match(form, a - 1, a):
+                a -= 1
+            end = _WORD_OR_MARK.match(form, i).end()
+            bare = _ARABIC_MARK.sub("", form[a:end])
+            if bare:
+                out.append(bare)
     if "đ" in text or "Đ" in text:
-        out += [fold_letters(w.replace("đ", "dj").replace("Đ", "Dj")) for w in _PLAIN_WORD.findall(text) if "đ" in w or "Đ" in w]
-    return [w for w in out if w and w != "*"]
+        out += [fold_letters(w.replace("đ", "dj").replace("Đ", "Dj")) for w in _DJ_TEXT_WORD.findall(text)]
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -864,9 +883,15 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
 #: writing, so a query word written with them is searched without them too (:func:`_terms`), and a
 #: text written with them is indexed bare too (:func:`compat_words`, SQLite v77 / Postgres v85)
 _ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: a run of word characters and Arabic vowel marks (:func:`_other_spellings`: a marked word)
+_WORD_OR_MARK = re.compile("(?:[^\\W_]|" + _ARABIC_MARK.pattern + ")+")
+#: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
+_DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
 #: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
 _SPELT = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
+#: a character :func:`compat_words` looks for: a letter :data:`_LETTERS` folds or one of :data:`_SPELT`
+_LETTERS_SPELT = re.compile(_LETTERS.pattern[:-1] + _SPELT.pattern[1:])
 
 
 def _pg_word_rx(query: str) -> re.Pattern:
