@@ -11,11 +11,13 @@ real tree, beside a baseline checkout, same run.
   alternated in fresh processes, best of ``--rounds``: the added work without the import's noise;
 * ``migration``: a brain imported by the baseline (the schema before) opened by this tree (the
   upgrade runs), beside the same brain opened once upgraded: the difference is the migration's
-  CPU; and the pages and canvas cards it wrote.
+  CPU; and the pages and canvas cards it wrote;
+* ``pgmigration``: the same on a private pgserver (``pgserver``): a brain imported by the baseline
+  (Postgres v84) opened by this tree, client CPU-s and wall seconds (the server's work is in the wall).
 
 The load average is printed beside the figures (2 shared cores: CPU-seconds are the steadier figure).
 
-    python benchmarks/other_spellings.py --base /tmp/base-checkout [--tree DIR] [--rounds 3] [--parts import,words,migration]
+    python benchmarks/other_spellings.py --base /tmp/base-checkout [--tree DIR] [--rounds 3] [--parts import,words,migration,pgmigration]
 
 ``--base``: a checkout of the commit before (``git archive be725a50 | tar -x -C DIR``).
 """
@@ -66,10 +68,14 @@ OPEN = """
 import json, sys, time
 t = time.process_time()
 from gbrain.core.brain import Brain
-t0 = time.process_time()
+t0, w0 = time.process_time(), time.perf_counter()
 with Brain.open(sys.argv[1]) as b:
-    v = b.conn.execute("PRAGMA user_version").fetchone()[0]
-print(json.dumps({"cpu": time.process_time() - t0, "version": v}))
+    if getattr(b.conn, "dialect", "sqlite") == "postgres":
+        from gbrain.storage import pg
+        v = pg.schema_version(b.conn)
+    else:
+        v = b.conn.execute("PRAGMA user_version").fetchone()[0]
+print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() - w0, "version": v}))
 """
 
 
@@ -155,6 +161,34 @@ def main() -> None:
             print(f"migration v{ver} -> v{r['version']}: open with the upgrade {m:.3f} CPU-s, open after it {o:.3f} CPU-s: "
                   f"the migration ~{m - o:.3f} CPU-s; pages rewritten {pages} of {len(before_words)}, canvas cards {cards} "
                   f"of {len(before_cards)} (load {load()})")
+        if "pgmigration" in parts:
+            import pgserver
+            import psycopg
+
+            d = tmp / "pg"
+            d.mkdir()
+            os.chmod(tmp, 0o755)
+            os.chmod(d, 0o755)
+            srv = pgserver.get_server(str(d), cleanup_mode="stop")
+            try:
+                up, again = [], []
+                for i in range(a.rounds):
+                    with psycopg.connect(srv.get_uri(), autocommit=True) as c:
+                        c.execute(f"CREATE DATABASE spell_{i}")
+                    url = srv.get_uri().replace("/postgres?", f"/spell_{i}?", 1)
+                    run(IMPORT, sides["base"], str(a.tree), url)
+                    _, _, out = run(OPEN, ROOT, url)
+                    up.append(json.loads(out))
+                    _, _, out = run(OPEN, ROOT, url)
+                    again.append(json.loads(out))
+                m = statistics.median(x["cpu"] for x in up)
+                o = statistics.median(x["cpu"] for x in again)
+                mw = statistics.median(x["wall"] for x in up)
+                ow = statistics.median(x["wall"] for x in again)
+                print(f"Postgres migration -> v{up[-1]['version']}: the upgrading open {m:.3f} client CPU-s, {mw:.2f} s wall; "
+                      f"a second open {o:.3f} CPU-s, {ow:.2f} s wall (median of {a.rounds}; load {load()})")
+            finally:
+                srv.cleanup()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
