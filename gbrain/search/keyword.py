@@ -1545,6 +1545,11 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
             continue
         bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
         star = "*" if prefix else ""
+        if pieces and prefix and _THAI_RUN.fullmatch(w):
+            # (SQLite, a Thai prefix written with a mark: the phrase of its Thai bigrams, marks kept,
+            # which begin anywhere in a run, search_cjk; its unicode61 pieces start only after a mark)
+            out.append(_thai_term(w))
+            continue
         if pieces and prefix and unicodedata.category(w[-1])[0] == "M":
             prefix = False  # (SQLite: ``हि*`` is the piece ``ह`` whole, as unicode61 ends it at the sign)
         if bare != w and bare:  # (Arabic vowel marks are optional in writing: the word as typed or without them)
@@ -1606,11 +1611,47 @@ def cjk_bigrams(*texts: str) -> str:
             continue
         if not _compat_free(text):
             text = search_form(text)
-        if not _CJK_CHAR.search(text):  # (most non-ASCII texts: accents, dashes, quotes)
+        m = _CJK_OR_THAI.search(text)
+        if m is None:  # (most non-ASCII texts: accents, dashes, quotes)
             continue
-        for run in _CJK_RUN.findall(text):
-            out += _cjk_tokens(run)
+        if _CJK_CHAR.search(text, m.start()):
+            for run in _CJK_RUN.findall(text, m.start()):
+                out += _cjk_tokens(run)
+        if _THAI_CHAR.search(text, m.start()):
+            out += thai_tokens(text[m.start():])
     return " ".join(out)
+
+
+#: Thai letters and their combining marks (a run of them is written without spaces)
+_THAI_RUN = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]+")
+_THAI_CHAR = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]")
+_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}\u0e01-\u0e3a\u0e40-\u0e4e]")
+#: each character of a Thai run (:data:`_THAI_RUN`: letters and combining marks, above and below
+#: vowels, tone marks…) → the private-use character U+E0xx of its code point U+0Exx: unicode61 reads
+#: private-use characters as letters (category Co), so a run is one token of letters and marks in
+#: ``search_cjk`` (:func:`thai_tokens`; it splits Thai itself at its marks), while Postgres' parser
+#: reads them as blanks: its ``search_tsv`` (which keeps the marks in Thai words and finds them)
+#: gets nothing from them, no lexeme nor length
+_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for c in (*range(0x0E01, 0x0E3B), *range(0x0E40, 0x0E4F))})
+
+
+def thai_tokens(text: str) -> list[str]:
+    """The ``search_cjk`` tokens of the Thai runs of ``text`` (its :func:`search_form`): each run
+    (:data:`_THAI_RUN`) in private-use letters, its marks too (:data:`_THAI_PUA`), cut as a CJK
+    run is (:func:`_cjk_tokens`: overlapping bigrams, then the last character), so a Thai word
+    beginning inside an unspaced run is found with its marks (SQLite v77: ``เรี*`` finds
+    ``การเรียนรู้``, not ``เรือ``; unicode61 splits Thai at its vowel marks, ``การเร ยนร``, so the
+    prefix was the piece ``เร`` whole, which ``เรือ``'s first piece is)."""
+    return [t for run in _THAI_RUN.findall(text) for t in _cjk_tokens(run.translate(_THAI_PUA))]
+
+
+def _thai_term(word: str) -> str:
+    """The FTS5 term of a Thai query word with its marks (:func:`thai_tokens`): the phrase of
+    its bigrams (a word of one character: that character as a prefix, as a CJK one)."""
+    tokens = thai_tokens(word)
+    if len(tokens) <= 1:
+        return _quote(tokens[0] if tokens else word) + "*"
+    return _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
 
 
 def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:

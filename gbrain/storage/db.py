@@ -1062,22 +1062,25 @@ def _m18_file_ids(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_sync_state_file_id ON sync_state(client, file_id)")
 
 
-def rederive_cjk(conn) -> int:
+def rederive_cjk(conn, chars: str | None = None) -> int:
     """Fill ``pages.search_cjk`` (:func:`gbrain.search.keyword.search_cjk`: the CJK bigrams of the
-    title, aliases, the path's folders, text and frontmatter values) from the stored columns, no
-    parse, for the pages whose fields hold CJK text, in the caller's transaction. SQLite reads each
-    page's fields once (ASCII text skipped in O(1)); Postgres selects the pages in the server
-    (a regular expression of the CJK characters), so a brain without CJK sends no text. For SQLite
-    v21 / Postgres v21. Returns how many pages changed."""
+    title, aliases, the path's folders, text and frontmatter values, and since v77 the Thai ones) from
+    the stored columns, no parse, for the pages whose fields hold CJK text (``chars``: a character
+    class's body, those characters instead: v77 / v85 Thai's), in the caller's transaction. SQLite reads each
+    page's fields once (ASCII text skipped in O(1); with ``chars``, text without them too); Postgres selects the pages in the server
+    (a regular expression of the characters), so a brain without them sends no text. For SQLite
+    v21 / Postgres v21 and SQLite v77 / Postgres v85. Returns how many pages changed."""
     from ..search.keyword import _CJK_CHARS, _CJK_COMPAT, search_cjk
 
     cols = "id, title, search_aliases, path, compiled_truth, timeline, search_words, search_cjk"
     if is_postgres(conn):
-        cls = f"[{_CJK_CHARS}{_CJK_COMPAT}]"  # (the characters themselves: a bracket expression of Postgres' regular expressions)
+        cls = f"[{chars or _CJK_CHARS + _CJK_COMPAT}]"  # (the characters themselves: a bracket expression of Postgres' regular expressions)
         cond = " OR ".join(f"{c} ~ ?" for c in ("title", "search_aliases", "path", "compiled_truth", "timeline", "search_words"))
         rows = conn.execute(f"SELECT {cols} FROM pages WHERE {cond}", (cls,) * 6).fetchall()
     else:
-        rows = [r for r in conn.execute(f"SELECT {cols} FROM pages") if not all((x or "").isascii() for x in r[1:7])]
+        holds = re.compile(f"[{chars}]").search if chars else None
+        rows = [r for r in conn.execute(f"SELECT {cols} FROM pages")
+                if not all((x or "").isascii() for x in r[1:7]) and (holds is None or any(x and holds(x) for x in r[1:7]))]
     updates = []
     for pid, title, aliases, path, ct, tl, words, old in rows:
         new = search_cjk(title or "", aliases or "", path or "", ct or "", tl or "", words or "")
@@ -2419,10 +2422,13 @@ def _m77_other_spellings(conn: sqlite3.Connection) -> None:
     texts; Postgres selects them in the server), their names' in ``search_fold_names``
     (:func:`fill_fold_names`), the non-ASCII canvas cards theirs (:func:`refold_canvas_cards`);
     the FTS5 triggers re-index what changed (Postgres: the ``pages_search_tsv`` trigger, and
-    did-you-mean's vocabulary is made again when first asked, where a page changed)."""
-    from ..search.keyword import _SPELT
+    did-you-mean's vocabulary is made again when first asked, where a page changed). And a Thai run is
+    indexed as bigrams with its marks kept (``keyword.thai_tokens``, in ``search_cjk``; unicode61 splits
+    Thai at its vowel marks): ``เรี*`` finds ``การเรียนรู้``, not ``เรือ``; the pages holding Thai get
+    their ``search_cjk`` again (:func:`rederive_cjk`), the cards their words (above)."""
+    from ..search.keyword import _SPELT, _THAI_CHAR
 
-    changed = rederive_letter_words(conn, _SPELT.pattern[1:-1]) + fill_fold_names(conn)
+    changed = rederive_letter_words(conn, _SPELT.pattern[1:-1]) + fill_fold_names(conn) + rederive_cjk(conn, _THAI_CHAR.pattern[1:-1])
     if changed and is_postgres(conn):
         conn.execute("DELETE FROM search_vocab_state")
     refold_canvas_cards(conn)
