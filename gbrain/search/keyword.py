@@ -1573,7 +1573,8 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
 #: ``pages.search_cjk``) and queried as a phrase of bigrams (:func:`_cjk_terms`). Left out: the
 #: kana middle dot ``・``, ``゠`` and the voicing marks ``゛゜`` and U+3099–309A (separators for
 #: unicode61; NFKC composes the combining ones), and Thai (no CJK; unicode61 splits it at its vowel
-#: marks), which keeps the substring fallback (:data:`_UNSPACED`)
+#: marks), which keeps the substring fallback (:data:`_UNSPACED`) and is indexed beside it in
+#: private-use letters, its marks kept (:func:`thai_tokens`, SQLite v77 / Postgres v85)
 _CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e"
               "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f")
 #: characters not in :data:`_CJK_CHARS` whose NFKC form may be (Kangxi radicals, enclosed and
@@ -1603,8 +1604,9 @@ def cjk_bigrams(*texts: str) -> str:
     character, space-separated, in order, repeats kept (``データ同期処理`` → ``デー ータ タ同 同期
     期処 処理 理``): a word inside the run is the phrase of its bigrams (:func:`_cjk_terms`), and
     each character begins a token (a one-character query is a prefix). Two runs never make a
-    bigram across what separates them, so no phrase matches across it. ``''`` for text without
-    CJK (ASCII text costs one ``isascii``)."""
+    bigram across what separates them, so no phrase matches across it. Then the Thai runs'
+    tokens (:func:`thai_tokens`, SQLite v77 / Postgres v85). ``''`` for text without
+    CJK or Thai (ASCII text costs one ``isascii``)."""
     out: list[str] = []
     for text in texts:
         if not text or text.isascii():
@@ -1656,7 +1658,7 @@ def _thai_term(word: str) -> str:
 
 def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:
     """The ``search_cjk`` column of a page (body weight in the FTS index: :data:`WEIGHTS`): the
-    CJK bigrams (:func:`cjk_bigrams`) of its title, aliases (``search_aliases``), the folders of
+    CJK bigrams (:func:`cjk_bigrams`; Thai's too, :func:`thai_tokens`) of its title, aliases (``search_aliases``), the folders of
     its path, compiled truth, timeline and ``search_words`` (the frontmatter's values). A function
     of the stored columns alone, so a migration can compute it without a parse."""
     return cjk_bigrams(title, aliases, path.rpartition("/")[0], compiled_truth, timeline, words)

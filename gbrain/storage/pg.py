@@ -1367,7 +1367,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              79: _logseq_contents,  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
              80: _logseq_days,  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
              83: _logseq_settings,  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
-             85: _other_spellings}  # v85: words with harakat indexed bare, words with đ in their dj spelling (SQLite v77)
+             85: _other_spellings}  # v85: words with harakat indexed bare, words with đ in their dj spelling, Thai runs as bigrams (SQLite v77)
 
 
 def migrate(conn: PgConnection) -> int:
