@@ -6,7 +6,7 @@ real tree, beside a baseline checkout, same run.
 * ``import``: a full import of the tree (``--tree``, default obsidian-help) in a fresh process
   without the parse pool (``GBRAIN_PARSE_WORKERS=0``: all its work in that process), this tree and
   the baseline alternated, ``--rounds`` each: CPU-seconds (``RUSAGE_CHILDREN``), wall seconds;
-* ``words``: the search columns' functions alone (``search_words`` and ``fold_name_words`` over
+* ``words``: the search columns' functions alone (``search_words``, ``fold_name_words`` and ``search_cjk`` over
   every page's stored columns, as a migration computes them), this tree and the baseline
   alternated in fresh processes, best of ``--rounds``: the added work without the import's noise;
 * ``migration``: a brain imported by the baseline (the schema before) opened by this tree (the
@@ -49,16 +49,17 @@ with Brain.open(sys.argv[2], create=True) as b:
 
 WORDS = """
 import json, sys, time
-from gbrain.search.keyword import fold_name_words, search_words
+from gbrain.search.keyword import fold_name_words, search_cjk, search_words
 import sqlite3
 conn = sqlite3.connect(sys.argv[1])
-rows = conn.execute("SELECT compiled_truth, timeline, frontmatter, title, path, search_aliases FROM pages").fetchall()
+rows = conn.execute("SELECT compiled_truth, timeline, frontmatter, title, path, search_aliases, search_words FROM pages").fetchall()
 best = None
 for _ in range(int(sys.argv[2])):
     t = time.process_time()
-    for ct, tl, fm, title, path, aliases in rows:
+    for ct, tl, fm, title, path, aliases, sw in rows:
         search_words(ct or "", tl or "", json.loads(fm) if fm else {}, (title or "", path or ""))
         fold_name_words(title or "", aliases or "")
+        search_cjk(title or "", aliases or "", path or "", ct or "", tl or "", sw or "")
     d = time.process_time() - t
     best = d if best is None else min(best, d)
 print(json.dumps({"cpu": best, "pages": len(rows)}))
@@ -133,7 +134,7 @@ def main() -> None:
                     got[side].append(json.loads(out)["cpu"])
             pages = json.loads(out)["pages"]
             b, t = min(got["base"]), min(got["this"])
-            print(f"words ({pages} pages, search_words + fold_name_words): best CPU base {b * 1000:.1f} ms, "
+            print(f"words ({pages} pages, search_words + fold_name_words + search_cjk): best CPU base {b * 1000:.1f} ms, "
                   f"this {t * 1000:.1f} ms ({t - b:+.4f} s; load {load()})")
         if "migration" in parts:
             import sqlite3
