@@ -230,6 +230,7 @@ def test_a_thai_prefix_with_a_vowel_mark(brain):
     assert found(brain, "เรี*") == ["th/learn"]
     assert found(brain, "เรื*") == ["th/boat"]
     assert found(brain, "รู้*") == ["th/learn"]
+    assert keyword.fts_parts("เร*") == ['"เร"*']  # (a Thai prefix without a mark: as before, both engines)
 
 
 def test_thai_words(brain):

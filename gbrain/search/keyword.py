@@ -1649,8 +1649,9 @@ def thai_tokens(text: str) -> list[str]:
 
 def _thai_term(word: str) -> str:
     """The FTS5 term of a Thai query word with its marks (:func:`thai_tokens`): the phrase of
-    its bigrams (a word of one character: that character as a prefix, as a CJK one)."""
-    tokens = thai_tokens(word)
+    its bigrams (a word of one character: that character as a prefix, as a CJK one), read in its
+    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``)."""
+    tokens = thai_tokens(search_form(word))
     if len(tokens) <= 1:
         return _quote(tokens[0] if tokens else word) + "*"
     return _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
