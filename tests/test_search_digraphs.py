@@ -91,12 +91,13 @@ def test_dj_spellings_of_a_word():
 def test_a_query_of_many_dj_words_looks_up_a_bounded_number_of_terms(brain, monkeypatch):
     """A pasted text of many ``dj`` words looks up the first ``DJ_WORDS`` of them (each with its
     spellings, one statement): 300 words looked up 2,700 terms (review of session 51). The first
-    words are still spelled as the index holds them."""
+    words are still spelled as the index holds them (``djordje`` is held too since SQLite v77 /
+    Postgres v85, the dj spelling of *Đorđe* indexed beside it: searched both ways)."""
     seen: list[list[str]] = []
     real = keyword._held_terms
     monkeypatch.setattr(keyword, "_held_terms", lambda conn, terms: seen.append(terms) or real(conn, terms))
     query = "djordje " + " ".join(f"djadjbdjcdjddj{i}" for i in range(300))
-    assert keyword.dj_spelled(brain.conn, query).startswith("đorđe ")
+    assert keyword.dj_spelled(brain.conn, query).startswith("djordje đorđe ")
     assert len(seen) == 1 and len(seen[0]) <= 16 * (1 + keyword.LATIN_SPELLINGS), len(seen[0])  # (DJ_WORDS)
     assert slugs(brain, query)[:1] == ["people/Đorđe Balašević"]
 

@@ -123,7 +123,29 @@ def ref_cjk_bigrams(*texts: str) -> str:
             text = keyword.search_form(text)
         for run in keyword._CJK_RUN.findall(text):
             out += keyword._cjk_tokens(run)
+        for run in keyword._THAI_RUN.findall(text):  # (since v77: Thai runs, their characters as private-use letters)
+            out += keyword._cjk_tokens(run.translate(keyword._THAI_PUA))
     return " ".join(out)
+
+
+def ref_compat_words(text: str) -> list[str]:
+    """:func:`keyword.compat_words` without its one search for both kinds of letter: the NFKC
+    words unless ``_no_compat_words``, then the other spellings of a text holding ``_SPELT``."""
+    if text.isascii():
+        return []
+    out: list[str] = []
+    if not keyword._no_compat_words(text):
+        have = set(keyword._PLAIN_WORD.findall(text))
+        for tok in keyword._PLAIN_WORD.findall(keyword.search_form(text)):
+            if tok in have:
+                continue
+            if keyword._UNSPACED.search(tok):
+                out += [w for w in keyword._UNSPACED.split(tok) if w and w not in have]
+            else:
+                out.append(tok)
+    if keyword._SPELT.search(text):
+        out += keyword._other_spellings(text)
+    return out
 
 
 def ref_search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: tuple[str, ...] = ()) -> str:
@@ -169,6 +191,7 @@ def assert_page_same(text: str, path: str = "notes/x.md") -> None:
     assert derived_rows(page) == ref_derived_rows(page)
     for t in (page.compiled_truth, page.timeline, page.title, text):
         assert keyword.cjk_bigrams(t) == ref_cjk_bigrams(t)
+        assert keyword.compat_words(t) == ref_compat_words(t)
     assert keyword.cjk_bigrams(page.title, page.compiled_truth, page.timeline) == ref_cjk_bigrams(page.title, page.compiled_truth, page.timeline)
     got = keyword.search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     assert got == ref_search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
@@ -223,7 +246,8 @@ def test_make_brain_pages_agree_with_the_references(tmp_path):
 
 
 _PIECES = ["#tag", "#Tag", "#café", "#cafe\u0301", "#日本", " ", "\n", "データ同期処理", "重跑gen-itgc后", "ＧＰＴ４", "ﬁnancial",
-           "[[Ana Lima]]", "[x](y.md)", "- 2024-01-02 — src — did\n", "---\n", "é", "—", "“q”", "\u00a0", "ไทย", "한국어", "𠀀𠀁",
+           "[[Ana Lima]]", "[x](y.md)", "- 2024-01-02 — src — did\n", "---\n", "é", "—", "“q”", "\u00a0", "ไทย", "เรียนรู้", "한국어", "𠀀𠀁",
+           "الطَّالِبُ", "المهندسُ", "Đorđe", "Łukasz",
            "word", "tags: [a, B, b]\n", "aliases: [A, a]\n", "title: T\n"]
 
 

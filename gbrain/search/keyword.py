@@ -587,18 +587,60 @@ def compat_words(text: str) -> list[str]:
     ``[]`` for text that is already NFKC (nearly every page: checked first, in C). A word glued
     to CJK text gives its non-CJK runs (as :func:`search_words`' glued words). Indexing these
     beside the text lets a plain query find compatibility characters, which neither unicode61
-    nor Postgres' parser fold."""
-    if _no_compat_words(text):
+    nor Postgres' parser fold. Then, for a text holding an Arabic vowel mark or ``đ``
+    (:data:`_SPELT`), its words' other spellings (:func:`_other_spellings`: ``الطَّالِبُ`` →
+    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85)."""
+    if text.isascii():
         return []
-    have = set(_PLAIN_WORD.findall(text))
+    # (one search for both kinds of letter, as _no_compat_words searched for its letters alone)
+    if not _LETTERS_SPELT.search(text):
+        if unicodedata.is_normalized("NFKC", text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text)):
+            return []
+        spelt = False
+    else:
+        spelt = _SPELT.search(text) is not None
     out: list[str] = []
-    for tok in _PLAIN_WORD.findall(search_form(text)):
-        if tok in have:
-            continue
-        if _UNSPACED.search(tok):
-            out += [w for w in _UNSPACED.split(tok) if w and w not in have]
-        else:
-            out.append(tok)
+    if not (spelt and _no_compat_words(text)):
+        have = set(_PLAIN_WORD.findall(text))
+        for tok in _PLAIN_WORD.findall(search_form(text)):
+            if tok in have:
+                continue
+            if _UNSPACED.search(tok):
+                out += [w for w in _UNSPACED.split(tok) if w and w not in have]
+            else:
+                out.append(tok)
+    if spelt:
+        out += _other_spellings(text)
+    return out
+
+
+def _other_spellings(text: str) -> list[str]:
+    """The other spellings a query may write ``text``'s words in, in order, repeats kept (SQLite
+    v77 / Postgres v85): a word written with Arabic vowel marks (:data:`_ARABIC_MARK`, harakat:
+    optional in writing) bare (``الطَّالِبُ`` → ``الطالب``: unicode61 splits the marked word at its
+    marks, Postgres' parser keeps it whole with them, so neither met the bare query word; a word
+    with a final mark only too, ``الطالبُ``, which Postgres keeps whole), read in NFKC (a decomposed
+    ``ؤ`` stays ``ؤ``, as the query is read); and a word written with ``đ`` in its ``dj`` spelling,
+    folded as :func:`search_form` folds (``Đorđe`` → ``Djordje``: ``djo*`` finds it; the fold
+    alone, ``Dorde``, never met a ``dj`` prefix). Work grows with the marks and ``đ`` words found,
+    not the text (a text's words are not listed)."""
+    out: list[str] = []
+    if _ARABIC_MARK.search(text):
+        form = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+        end = 0
+        for m in _ARABIC_MARK.finditer(form):
+            i = m.start()
+            if i < end:  # (a mark of the word just taken)
+                continue
+            a = i
+            while a > 0 and _WORD_OR_MARK.match(form, a - 1, a):
+                a -= 1
+            end = _WORD_OR_MARK.match(form, i).end()
+            bare = _ARABIC_MARK.sub("", form[a:end])
+            if bare:
+                out.append(bare)
+    if "đ" in text or "Đ" in text:
+        out += [fold_letters(w.replace("đ", "dj").replace("Đ", "Dj")) for w in _DJ_TEXT_WORD.findall(text)]
     return out
 
 
@@ -838,9 +880,18 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
 
 
 #: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…): optional in
-#: writing, so a query word written with them is searched without them too (:func:`_terms`; a text
-#: written with them is indexed as written: a bare query word does not find it)
+#: writing, so a query word written with them is searched without them too (:func:`_terms`), and a
+#: text written with them is indexed bare too (:func:`compat_words`, SQLite v77 / Postgres v85)
 _ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: a run of word characters and Arabic vowel marks (:func:`_other_spellings`: a marked word)
+_WORD_OR_MARK = re.compile("(?:[^\\W_]|" + _ARABIC_MARK.pattern + ")+")
+#: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
+_DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
+#: a character whose words :func:`compat_words` also indexes in another spelling
+#: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
+_SPELT = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
+#: a character :func:`compat_words` looks for: a letter :data:`_LETTERS` folds or one of :data:`_SPELT`
+_LETTERS_SPELT = re.compile(_LETTERS.pattern[:-1] + _SPELT.pattern[1:])
 
 
 def _pg_word_rx(query: str) -> re.Pattern:
@@ -1494,6 +1545,11 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
             continue
         bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
         star = "*" if prefix else ""
+        if pieces and prefix and _THAI_RUN.fullmatch(w):
+            # (SQLite, a Thai prefix written with a mark: the phrase of its Thai bigrams, marks kept,
+            # which begin anywhere in a run, search_cjk; its unicode61 pieces start only after a mark)
+            out.append(_thai_term(w))
+            continue
         if pieces and prefix and unicodedata.category(w[-1])[0] == "M":
             prefix = False  # (SQLite: ``हि*`` is the piece ``ह`` whole, as unicode61 ends it at the sign)
         if bare != w and bare:  # (Arabic vowel marks are optional in writing: the word as typed or without them)
@@ -1517,7 +1573,8 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
 #: ``pages.search_cjk``) and queried as a phrase of bigrams (:func:`_cjk_terms`). Left out: the
 #: kana middle dot ``・``, ``゠`` and the voicing marks ``゛゜`` and U+3099–309A (separators for
 #: unicode61; NFKC composes the combining ones), and Thai (no CJK; unicode61 splits it at its vowel
-#: marks), which keeps the substring fallback (:data:`_UNSPACED`)
+#: marks), which keeps the substring fallback (:data:`_UNSPACED`) and is indexed beside it in
+#: private-use letters, its marks kept (:func:`thai_tokens`, SQLite v77 / Postgres v85)
 _CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e"
               "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f")
 #: characters not in :data:`_CJK_CHARS` whose NFKC form may be (Kangxi radicals, enclosed and
@@ -1547,24 +1604,62 @@ def cjk_bigrams(*texts: str) -> str:
     character, space-separated, in order, repeats kept (``データ同期処理`` → ``デー ータ タ同 同期
     期処 処理 理``): a word inside the run is the phrase of its bigrams (:func:`_cjk_terms`), and
     each character begins a token (a one-character query is a prefix). Two runs never make a
-    bigram across what separates them, so no phrase matches across it. ``''`` for text without
-    CJK (ASCII text costs one ``isascii``)."""
+    bigram across what separates them, so no phrase matches across it. Then the Thai runs'
+    tokens (:func:`thai_tokens`, SQLite v77 / Postgres v85). ``''`` for text without
+    CJK or Thai (ASCII text costs one ``isascii``)."""
     out: list[str] = []
     for text in texts:
         if not text or text.isascii():
             continue
         if not _compat_free(text):
             text = search_form(text)
-        if not _CJK_CHAR.search(text):  # (most non-ASCII texts: accents, dashes, quotes)
+        m = _CJK_OR_THAI.search(text)
+        if m is None:  # (most non-ASCII texts: accents, dashes, quotes)
             continue
-        for run in _CJK_RUN.findall(text):
-            out += _cjk_tokens(run)
+        if _CJK_CHAR.search(text, m.start()):
+            for run in _CJK_RUN.findall(text, m.start()):
+                out += _cjk_tokens(run)
+        if _THAI_CHAR.search(text, m.start()):
+            out += thai_tokens(text[m.start():])
     return " ".join(out)
+
+
+#: Thai letters and their combining marks (a run of them is written without spaces)
+_THAI_RUN = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]+")
+_THAI_CHAR = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]")
+_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}\u0e01-\u0e3a\u0e40-\u0e4e]")
+#: each character of a Thai run (:data:`_THAI_RUN`: letters and combining marks, above and below
+#: vowels, tone marks…) → the private-use character U+E0xx of its code point U+0Exx: unicode61 reads
+#: private-use characters as letters (category Co), so a run is one token of letters and marks in
+#: ``search_cjk`` (:func:`thai_tokens`; it splits Thai itself at its marks), while Postgres' parser
+#: reads them as blanks: its ``search_tsv`` (which keeps the marks in Thai words and finds them)
+#: gets nothing from them, no lexeme nor length
+_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for c in (*range(0x0E01, 0x0E3B), *range(0x0E40, 0x0E4F))})
+
+
+def thai_tokens(text: str) -> list[str]:
+    """The ``search_cjk`` tokens of the Thai runs of ``text`` (its :func:`search_form`): each run
+    (:data:`_THAI_RUN`) in private-use letters, its marks too (:data:`_THAI_PUA`), cut as a CJK
+    run is (:func:`_cjk_tokens`: overlapping bigrams, then the last character), so a Thai word
+    beginning inside an unspaced run is found with its marks (SQLite v77: ``เรี*`` finds
+    ``การเรียนรู้``, not ``เรือ``; unicode61 splits Thai at its vowel marks, ``การเร ยนร``, so the
+    prefix was the piece ``เร`` whole, which ``เรือ``'s first piece is)."""
+    return [t for run in _THAI_RUN.findall(text) for t in _cjk_tokens(run.translate(_THAI_PUA))]
+
+
+def _thai_term(word: str) -> str:
+    """The FTS5 term of a Thai query word with its marks (:func:`thai_tokens`): the phrase of
+    its bigrams (a word of one character: that character as a prefix, as a CJK one), read in its
+    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``)."""
+    tokens = thai_tokens(search_form(word))
+    if len(tokens) <= 1:
+        return _quote(tokens[0] if tokens else word) + "*"
+    return _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
 
 
 def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:
     """The ``search_cjk`` column of a page (body weight in the FTS index: :data:`WEIGHTS`): the
-    CJK bigrams (:func:`cjk_bigrams`) of its title, aliases (``search_aliases``), the folders of
+    CJK bigrams (:func:`cjk_bigrams`; Thai's too, :func:`thai_tokens`) of its title, aliases (``search_aliases``), the folders of
     its path, compiled truth, timeline and ``search_words`` (the frontmatter's values). A function
     of the stored columns alone, so a migration can compute it without a parse."""
     return cjk_bigrams(title, aliases, path.rpartition("/")[0], compiled_truth, timeline, words)

@@ -771,9 +771,10 @@ def rederive_letter_words(conn, letters: "dict[str, str] | None" = None) -> int:
     title or path holds a letter of ``letters`` (default :data:`gbrain.page.slugs.LETTER_FOLD`:
     a letter :func:`gbrain.search.keyword.fold_letters` spells in ASCII, ``Łukasz`` → ``Lukasz``,
     ``Søren`` → ``Soren``: their ASCII words join the page's compatibility words; v68 / v73 pass
-    :data:`~gbrain.page.slugs.SCRIPT_FOLD`, ``ё`` and Greek accents), writing the ones that
+    :data:`~gbrain.page.slugs.SCRIPT_FOLD`, ``ё`` and Greek accents; v77 / v85 a string, the body of a
+    character class, ``keyword._SPELT``'s: Arabic vowel marks, ``đ Đ``), writing the ones that
     differ, in the caller's transaction. Postgres selects those pages in the server. For SQLite
-    v54 / Postgres v56 and SQLite v68 / Postgres v73. Returns how many changed."""
+    v54 / Postgres v56, SQLite v68 / Postgres v73 and SQLite v77 / Postgres v85. Returns how many changed."""
     from ..search.keyword import LETTER_FOLD
 
     cls = "[" + "".join(LETTER_FOLD if letters is None else letters) + "]"
@@ -1061,22 +1062,25 @@ def _m18_file_ids(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_sync_state_file_id ON sync_state(client, file_id)")
 
 
-def rederive_cjk(conn) -> int:
+def rederive_cjk(conn, chars: str | None = None) -> int:
     """Fill ``pages.search_cjk`` (:func:`gbrain.search.keyword.search_cjk`: the CJK bigrams of the
-    title, aliases, the path's folders, text and frontmatter values) from the stored columns, no
-    parse, for the pages whose fields hold CJK text, in the caller's transaction. SQLite reads each
-    page's fields once (ASCII text skipped in O(1)); Postgres selects the pages in the server
-    (a regular expression of the CJK characters), so a brain without CJK sends no text. For SQLite
-    v21 / Postgres v21. Returns how many pages changed."""
+    title, aliases, the path's folders, text and frontmatter values, and since v77 the Thai ones) from
+    the stored columns, no parse, for the pages whose fields hold CJK text (``chars``: a character
+    class's body, those characters instead: v77 / v85 Thai's), in the caller's transaction. SQLite reads each
+    page's fields once (ASCII text skipped in O(1); with ``chars``, text without them too); Postgres selects the pages in the server
+    (a regular expression of the characters), so a brain without them sends no text. For SQLite
+    v21 / Postgres v21 and SQLite v77 / Postgres v85. Returns how many pages changed."""
     from ..search.keyword import _CJK_CHARS, _CJK_COMPAT, search_cjk
 
     cols = "id, title, search_aliases, path, compiled_truth, timeline, search_words, search_cjk"
     if is_postgres(conn):
-        cls = f"[{_CJK_CHARS}{_CJK_COMPAT}]"  # (the characters themselves: a bracket expression of Postgres' regular expressions)
+        cls = f"[{chars or _CJK_CHARS + _CJK_COMPAT}]"  # (the characters themselves: a bracket expression of Postgres' regular expressions)
         cond = " OR ".join(f"{c} ~ ?" for c in ("title", "search_aliases", "path", "compiled_truth", "timeline", "search_words"))
         rows = conn.execute(f"SELECT {cols} FROM pages WHERE {cond}", (cls,) * 6).fetchall()
     else:
-        rows = [r for r in conn.execute(f"SELECT {cols} FROM pages") if not all((x or "").isascii() for x in r[1:7])]
+        holds = re.compile(f"[{chars}]").search if chars else None
+        rows = [r for r in conn.execute(f"SELECT {cols} FROM pages")
+                if not all((x or "").isascii() for x in r[1:7]) and (holds is None or any(x and holds(x) for x in r[1:7]))]
     updates = []
     for pid, title, aliases, path, ct, tl, words, old in rows:
         new = search_cjk(title or "", aliases or "", path or "", ct or "", tl or "", words or "")
@@ -2408,6 +2412,28 @@ def _rederive_and_relink_titles(conn, ids: list[int]) -> int:
     return len(ids)
 
 
+def _m77_other_spellings(conn: sqlite3.Connection) -> None:
+    """(SQLite v77 / Postgres v85) a page's words written with Arabic vowel marks (harakat) are
+    indexed bare beside them, and its words written with ``đ`` in their ``dj`` spelling
+    (:func:`gbrain.search.keyword.compat_words` → ``_other_spellings``): the bare ``الطالب`` finds
+    a text writing ``الطَّالِبُ`` (unicode61 splits the marked word at its marks, Postgres keeps it
+    whole), ``djo*`` finds ``Đorđe``. The pages holding such a character get their words so
+    (:func:`rederive_letter_words` with ``keyword._SPELT``'s characters, one read of the pages'
+    texts; Postgres selects them in the server), their names' in ``search_fold_names``
+    (:func:`fill_fold_names`), the non-ASCII canvas cards theirs (:func:`refold_canvas_cards`);
+    the FTS5 triggers re-index what changed (Postgres: the ``pages_search_tsv`` trigger, and
+    did-you-mean's vocabulary is made again when first asked, where a page changed). And a Thai run is
+    indexed as bigrams with its marks kept (``keyword.thai_tokens``, in ``search_cjk``; unicode61 splits
+    Thai at its vowel marks): ``เรี*`` finds ``การเรียนรู้``, not ``เรือ``; the pages holding Thai get
+    their ``search_cjk`` again (:func:`rederive_cjk`), the cards their words (above)."""
+    from ..search.keyword import _SPELT, _THAI_CHAR
+
+    changed = rederive_letter_words(conn, _SPELT.pattern[1:-1]) + fill_fold_names(conn) + rederive_cjk(conn, _THAI_CHAR.pattern[1:-1])
+    if changed and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+    refold_canvas_cards(conn)
+
+
 def _m71_logseq_names(conn: sqlite3.Connection) -> None:
     """(SQLite v71 / Postgres v76) a page of a Logseq graph's ``pages/`` folder is titled as Logseq
     names it from its file name, by the graph's ``:file/name-format`` (``Project___Alpha.md`` is
@@ -2873,7 +2899,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 84
+PG_SCHEMA_VERSION = 85
 
 
 def is_url(db: object) -> bool:
@@ -1260,6 +1260,12 @@ def _comment_rules(conn: "PgConnection") -> None:
     resplit_comment_pages(conn)
 
 
+def _other_spellings(conn: "PgConnection") -> None:
+    from .db import _m77_other_spellings
+
+    _m77_other_spellings(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 def _script_letter_words(conn: "PgConnection") -> None:
     from .db import _m68_script_letter_words
@@ -1360,7 +1366,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              78: _logseq_file_names,  # v78: a Logseq graph's page named by its file, a journal by its day, before an H1; journal formats read as EDN (SQLite v73)
              79: _logseq_contents,  # v79: a Logseq graph's pages/contents.md is titled Contents (SQLite v74)
              80: _logseq_days,  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
-             83: _logseq_settings}  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
+             83: _logseq_settings,  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
+             85: _other_spellings}  # v85: words with harakat indexed bare, words with đ in their dj spelling, Thai runs as bigrams (SQLite v77)
 
 
 def migrate(conn: PgConnection) -> int:
