@@ -171,3 +171,17 @@ def test_the_upgrade_reads_no_page_of_a_brain_whose_graphs_keep_logseqs_folders(
         with b.transaction():
             assert dbmod.rederive_logseq_old_folders(b.conn) == 5  # journals/ 2, pages/ 3
         assert _state(b) == STATE
+
+
+def test_a_graph_config_moved_in_the_brain_reads_its_graph_again(tmp_path, db_path):
+    """``Brain.move_stored`` (a stored file given another path, as sync moves a conflict copy)
+    of a graph's ``logseq/config.edn``: the graph it leaves and the one it joins are read again,
+    as when sync deletes and imports a moved config."""
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", GRAPH))
+        b.move_stored("logseq/config.edn", "old/config.edn")
+        assert page_titles(b)["journals/2026_11_22"] == "2026_11_22"
+        assert fresh_import_differences(b) == {}
+        b.move_stored("old/config.edn", "logseq/config.edn")
+        assert _state(b) == STATE
+        assert fresh_import_differences(b) == {}

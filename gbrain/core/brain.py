@@ -1622,7 +1622,9 @@ class Brain:
         history (the triggers record a ``move``): a page through :meth:`rename_page_row`, a file by
         its path, attached as a fresh import attaches it (a ``.raw`` sidecar to the page its new
         name gives, when stored; the page it left reads what it has then). What ``move`` and sync
-        do with a moved page's conflict copies (``sync/engine.py: move_copy``). The caller checked
+        do with a moved page's conflict copies (``sync/engine.py: move_copy``); a graph's
+        ``logseq/config.edn`` moved reads the graphs it leaves and joins again
+        (:meth:`graph_config_changed`). The caller checked
         that ``dst`` is free (no page of that name in any spelling, no file). Raises
         :class:`NotFound` when nothing is stored at ``src``."""
         c = self.conn
@@ -1633,7 +1635,12 @@ class Brain:
         f = c.execute("SELECT page_id FROM files WHERE path = ?", (src,)).fetchone()
         if f is None:
             raise NotFound(f"{src}: nothing is stored there")
+        before = graph_settings(c, src) if is_graph_config(src) else None  # (a graph's config: its folders)
         c.execute("UPDATE files SET path = ?, kind = ?, page_id = NULL WHERE path = ?", (dst, file_kind(dst), src))
+        if is_graph_config(src):
+            self.graph_config_changed(src, existed=True, before=before)  # (gone from there: its graph read again)
+        if is_graph_config(dst):
+            self.graph_config_changed(dst, existed=False)
         if f[0] is not None:
             self._raw_rows_again(f[0])
         slug = page_slug_for_sidecar(dst)
