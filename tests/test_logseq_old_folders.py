@@ -185,3 +185,86 @@ def test_a_graph_config_moved_in_the_brain_reads_its_graph_again(tmp_path, db_pa
         b.move_stored("old/config.edn", "logseq/config.edn")
         assert _state(b) == STATE
         assert fresh_import_differences(b) == {}
+
+
+# ---- a config Logseq's EDN reader refuses: Logseq's defaults --------------------------------------
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text", [
+    '{:pages-directory "notes" :journals-directory "daily"',  # unclosed: EOF while reading
+    '{:pages-directory "notes" :journals-directory "daily" :x "open}',  # an unclosed string
+    '{:pages-directory "notes" :journals-directory "daily" :x [1 2}',  # a closer of another collection
+    '] {:pages-directory "notes" :journals-directory "daily"}',  # an unmatched closer first
+    '{:pages-directory "notes" :journals-directory "daily" :x}',  # a map of an odd number of forms
+    '{:pages-directory "notes" :journals-directory "daily" :pages-directory "p"}',  # a duplicate key
+    '{:x #{1 1} :pages-directory "notes" :journals-directory "daily"}',  # a duplicate set element
+    '{:hidden #"^archive/" :pages-directory "notes" :journals-directory "daily"}',  # a regex literal: no EDN
+    '{:x #?(:clj 1 :cljs 2) :pages-directory "notes" :journals-directory "daily"}',  # a reader conditional
+    '{:x #foo 1 :pages-directory "notes" :journals-directory "daily"}',  # a tag no reader reads
+    ':x {:pages-directory "notes" :journals-directory "daily"}',  # the first form is no map
+])
+def test_a_config_logseqs_reader_refuses_is_logseqs_defaults(text):
+    """Logseq reads ``config.edn`` with its EDN reader (frontend/handler/repo_config.cljs
+    ``read-repo-config``: ``edn/read-string``, which reads the first form and throws on a malformed
+    one); a config it refuses sets nothing, so the graph has Logseq's defaults (state.cljs
+    ``get-pages-directory``: ``(or (:pages-directory (get-config repo)) "pages")``)."""
+    from gbrain.page import journals
+
+    assert journals.settings(text) == journals.DEFAULTS
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text", [
+    '{:pages-directory "notes" :journals-directory "daily"}}',  # past the first form: unread
+    '{:pages-directory "notes" :journals-directory "daily"} [',
+    '#_ #_ {:a 1} {:b 2} {:pages-directory "notes" :journals-directory "daily"}',
+    '{:x #inst "2026-01-01" :y #uuid "00000000-0000-0000-0000-000000000000" :z #{1 2} :pages-directory "notes" :journals-directory "daily"}',
+    r'{:x [\a \newline \u0041 \o101 \"] :pages-directory "notes" :journals-directory "daily"}',
+    ';; a comment\n{:pages-directory "notes" ; another\n :journals-directory "daily" :x {:a [1 (2)]}}',
+])
+def test_a_config_logseqs_reader_reads_sets_the_folders(text):
+    from gbrain.page import journals
+
+    st = journals.settings(text)
+    assert (st.pages_dir, st.journals_dir) == ("notes", "daily")
+
+
+BROKEN = DIRS.replace(":hidden []", ':hidden [] :x [1 2}')  # a closer of another collection
+
+
+def test_a_graph_whose_config_logseq_refuses_reads_logseqs_folders(tmp_path, db_path):
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", {**GRAPH, "logseq/config.edn": BROKEN}))
+        t = page_titles(b)
+        assert (t["daily/2026_11_20"], t["journals/2026_11_22"], t["pages/Old___Page"]) == ("2026_11_20", "Nov 22nd, 2026", "Old___Page")
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", DIRS.encode())  # mended
+        assert _state(b) == STATE
+        b.save_file("logseq/config.edn", BROKEN.encode())  # broken again
+        assert page_titles(b)["daily/2026_11_20"] == "2026_11_20"
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("setting", ["auto", "logseq"])
+def test_an_upgraded_brain_reads_a_config_logseq_refuses_as_logseqs_defaults(tmp_path, db_path, monkeypatch, setting):
+    """A brain made before v78 / pg_v86 read a config Logseq refuses as far as it went: on open
+    its graph is read as a fresh import reads it."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.page import journals
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with monkeypatch.context() as m:  # gbrain before v78: the settings written were read
+        m.setattr(journals, "settings", journals.lenient_settings)
+        with Brain.open(db_path, create=True) as b:
+            if setting == "logseq":
+                b.set_config("property_syntax", "logseq")
+            import_tree(b, write_tree(tmp_path / "g", {**GRAPH, "logseq/config.edn": BROKEN}))
+            if setting == "auto":
+                assert page_titles(b)["daily/2026_11_20"] == "Nov 20th, 2026"
+            with b.transaction():
+                _rewind(b.conn, pg._logseq_old_folders, dbmod._m78_logseq_old_folders)
+    with Brain.open(db_path) as b:
+        assert page_titles(b)["daily/2026_11_20"] == "2026_11_20"
+        assert fresh_import_differences(b) == {}

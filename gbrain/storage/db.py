@@ -2666,25 +2666,32 @@ def rederive_logseq_old_folders(conn) -> int:
     reads its default ``pages/`` and ``journals/`` folders as its pages and journals folders
     (Logseq reads every file of the graph; the files it wrote there before the setting changed
     stay the graph's: :func:`gbrain.page.markdown.page_property_syntax`); before v78 they were a
-    vault's. Every page of such a graph's ``pages/``/``journals/`` folder (one the config does not
-    name) derived again, then every link resolved again (:func:`gbrain.storage.derive.relink_all`:
-    their titles, aliases, tags and days may all change; rare). One query of the configs first: a
-    brain with no stored graph config naming another folder (or config ``property_syntax
-    dataview``) reads no page. Independent of v77. For SQLite v78 / Postgres v86, in the caller's
-    transaction. Returns how many pages were parsed."""
+    vault's. And a config Logseq's EDN reader refuses (an unclosed map, a duplicate key…) has
+    Logseq's defaults, where gbrain read the settings written in it before
+    (:func:`gbrain.page.journals.lenient_settings`). Every page of such a graph's
+    ``pages/``/``journals/`` folder (one the config does not name), and of every folder of a
+    refused config's graph under either reading, derived again, then every link resolved again
+    (:func:`gbrain.storage.derive.relink_all`: their titles, aliases, tags and days may all change;
+    rare). One query of the configs first: a brain with no stored graph config naming another
+    folder or refused (or config ``property_syntax dataview``) reads no page. Independent of v77.
+    For SQLite v78 / Postgres v86, in the caller's transaction. Returns how many pages were
+    parsed."""
     from ..page import journals
     from ..page.links import _config_text, is_graph_config
     from ..page.markdown import reads_graphs
     from .derive import parse_settings, relink_all
 
-    heads: set[str] = set()  # a graph's default folders its config does not name
+    heads: set[str] = set()  # the folders whose pages are read again
     for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
         if not is_graph_config(path):
             continue
-        st = journals.settings(_config_text(data))
+        text = _config_text(data)
+        st, before = journals.settings(text), journals.lenient_settings(text)
         dirs = (st.pages_dir, st.journals_dir)
-        if dirs != ("pages", journals.FOLDER):
-            root = path[: -len(journals.CONFIG)]
+        root = path[: -len(journals.CONFIG)]
+        if st != before:  # a config Logseq's reader refuses: its defaults now, its settings as written before
+            heads.update(root + d + "/" for d in {*dirs, before.pages_dir, before.journals_dir})
+        elif dirs != ("pages", journals.FOLDER):  # a graph's default folders its config does not name
             heads.update(root + d + "/" for d in ("pages", journals.FOLDER) if d not in dirs)
     if not heads or not reads_graphs(parse_settings(conn)[2]):
         return 0
@@ -2699,8 +2706,9 @@ def rederive_logseq_old_folders(conn) -> int:
 def _m78_logseq_old_folders(conn: sqlite3.Connection) -> None:
     """(SQLite v78 / Postgres v86) a Logseq graph whose config names other folders reads its
     default ``pages/``/``journals/`` as its own (``journals/2026_11_22.md`` is *Nov 22nd, 2026*
-    under ``:journals-directory "daily"``): those pages derived again, then every link resolved
-    again (:func:`rederive_logseq_old_folders`)."""
+    under ``:journals-directory "daily"``), and a config Logseq's reader refuses has Logseq's
+    defaults: those pages derived again, then every link resolved again
+    (:func:`rederive_logseq_old_folders`)."""
     rederive_logseq_old_folders(conn)
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
