@@ -268,3 +268,32 @@ def test_an_upgraded_brain_reads_a_config_logseq_refuses_as_logseqs_defaults(tmp
     with Brain.open(db_path) as b:
         assert page_titles(b)["daily/2026_11_20"] == "2026_11_20"
         assert fresh_import_differences(b) == {}
+
+
+# ---- two files naming one day, one in the old journals folder --------------------------------------
+
+TWO_DAYS = {"logseq/config.edn": DIRS,
+            "daily/2026_11_22.md": "- the new journals folder's\n",
+            "journals/2026_11_22.md": "- the old journals folder's\n",
+            "pages/2026-11-22.md": "- a page named as the day\n",
+            "notes/Plan.md": "- [[Nov 22nd, 2026]] [[2026_11_22]] [[2026-11-22]]\n",
+            "journals/2026_11_23.md": "- [[Nov 22nd, 2026]] [[2026_11_22]] [[2026-11-22]]\n"}
+#: README's rules: a file name first (``2026-11-22`` is the pages/ file's; ``2026_11_22`` both
+#: journals'), then the title all three have, the one nearer the linking page, then the shorter path
+TWO_DAYS_TARGETS = {
+    "notes/Plan": {"Nov 22nd, 2026": "daily/2026_11_22", "2026_11_22": "daily/2026_11_22", "2026-11-22": "pages/2026-11-22"},
+    "journals/2026_11_23": {"Nov 22nd, 2026": "journals/2026_11_22", "2026_11_22": "journals/2026_11_22", "2026-11-22": "pages/2026-11-22"},
+}
+
+
+def test_files_naming_one_day_in_the_old_and_new_folders_resolve_as_readme_says(tmp_path, db_path):
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", TWO_DAYS))
+        t = page_titles(b)
+        assert t["daily/2026_11_22"] == t["journals/2026_11_22"] == t["pages/2026-11-22"] == "Nov 22nd, 2026"
+        assert {s: link_targets(b, s) for s in TWO_DAYS_TARGETS} == TWO_DAYS_TARGETS
+        assert fresh_import_differences(b) == {}
+        b.delete_page("daily/2026_11_22")  # the new folder's gone: of the two left as near, the shorter path
+        assert link_targets(b, "notes/Plan") == {"Nov 22nd, 2026": "pages/2026-11-22", "2026_11_22": "journals/2026_11_22",
+                                                 "2026-11-22": "pages/2026-11-22"}
+        assert fresh_import_differences(b) == {}
