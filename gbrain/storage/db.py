@@ -2599,8 +2599,8 @@ def rederive_logseq_settings(conn) -> int:
     yyyy")``, :func:`gbrain.page.journals.settings`) titles its journals and its pages named as a
     day in that format: :func:`rederive_logseq_days` (those pages, then their links). A config
     setting ``:pages-directory``/``:journals-directory`` to another folder makes that folder's
-    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's: every
-    page of those four folders derived again, then every link resolved again
+    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's (until
+    v78: since, they stay the graph's too): every page of those four folders derived again, then every link resolved again
     (:func:`gbrain.storage.derive.relink_all`). One query of the configs first: a brain with no
     stored graph config holding ``:date-formatter`` or a folder setting reads no page. For SQLite v76 / Postgres v83, in the caller's transaction. Returns how many pages were
     parsed."""
