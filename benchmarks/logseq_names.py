@@ -39,7 +39,14 @@ pages in ``notes/`` and journals in ``daily/`` and its config says so (``:pages-
 ``:journals-directory``, unread before v76 too): every page of those folders parsed again, then
 every link resolved again.
 
-    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74|75|76 [--dirs]]
+``--version 78`` measures v78 (Postgres v86, ``db.rederive_logseq_old_folders``: a graph whose
+config names other folders still reads its default ``pages/``/``journals/`` as its own): the
+generated graph as ``--dirs`` makes it, but half its pages left in ``pages/`` and half its journals
+in ``journals/`` (written before the config named ``notes/``/``daily/``), imported by a gbrain that
+reads those two folders as a vault's, as before v78 (``IMPORT_PRE_V78``); the corpora and the hub
+graph name no other folder: the step's one query of the configs.
+
+    python benchmarks/logseq_names.py [--pages 4000] [--work /tmp/logseq_names] [--version 71|73|74|75|76|78 [--dirs]]
 """
 from __future__ import annotations
 
@@ -88,13 +95,41 @@ with Brain.open(sys.argv[1], create=True) as b:
 """
 
 
-def graph(out: Path, n: int, contents: bool = False, days: bool = False, legacy: bool = False, dirs: bool = False) -> Path:
+#: v78: an import as gbrain made it before v78 (a graph naming other folders: its default ones a vault's)
+IMPORT_PRE_V78 = r"""
+import os, sys
+os.environ["GBRAIN_PARSE_WORKERS"] = "1"
+from pathlib import Path
+from gbrain.page import markdown
+from gbrain.page.journals import split_dirs
+from gbrain.sync import importer
+new = markdown.page_property_syntax
+def old(path, setting, graphs):
+    for root, value in (graphs.items() if isinstance(graphs, dict) else ()):
+        rest = path[len(root) + 1:] if root else path
+        if (root and not path.startswith(root + "/")) or "/" not in rest:
+            continue
+        dirs, first = split_dirs(value), rest.split("/")[0]
+        if dirs != ("pages", "journals") and first in ("pages", "journals") and first not in dirs:
+            return "dataview" if setting == "auto" else setting
+    return new(path, setting, graphs)
+markdown.page_property_syntax = importer.page_property_syntax = old
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+with Brain.open(sys.argv[1], create=True) as b:
+    import_tree(b, Path(sys.argv[2]))
+"""
+
+
+def graph(out: Path, n: int, contents: bool = False, days: bool = False, legacy: bool = False, dirs: bool = False,
+          old: bool = False) -> Path:
     """A Logseq graph of ``n`` pages: every fourth ``Area___Topic N.md``; journals link them;
     ``contents``: and Logseq's ``pages/contents.md`` linking a few; ``days``: every twentieth page
     named as a day (``2025-3-5``), every fourth journal named ``2026-1-5.md``, linked by lenient
     spellings (``[[2025-03-5]]``, ``[[Jan 5th, 2026]]``); ``legacy``: ``:date-formatter "yyyy-MM-dd"``
     in its config; ``dirs``: its pages in ``notes/``, its journals in ``daily/``, as its config's
-    ``:pages-directory``/``:journals-directory`` say."""
+    ``:pages-directory``/``:journals-directory`` say; ``old``: and half its pages and journals
+    left in Logseq's default ``pages/``/``journals/``."""
     (out / "logseq").mkdir(parents=True, exist_ok=True)
     (out / "logseq" / "config.edn").write_text("{:meta/version 1\n :file/name-format :triple-lowbar}\n")
     (out / "pages").mkdir(exist_ok=True)
@@ -122,6 +157,12 @@ def graph(out: Path, n: int, contents: bool = False, days: bool = False, legacy:
         (out / "journals").rename(out / "daily")
         text = (out / "logseq" / "config.edn").read_text()
         (out / "logseq" / "config.edn").write_text(text.replace("{:meta/version 1", '{:meta/version 1 :pages-directory "notes" :journals-directory "daily"'))
+    if old:
+        for new_dir, old_dir in (("notes", "pages"), ("daily", "journals")):
+            (out / old_dir).mkdir(exist_ok=True)
+            for k, f in enumerate(sorted((out / new_dir).iterdir())):
+                if k % 2 == 0:
+                    f.rename(out / old_dir / f.name)
     return out
 
 
@@ -129,7 +170,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--work", default="/tmp/logseq_names")
-    ap.add_argument("--version", type=int, choices=(71, 73, 74, 75, 76), default=71)
+    ap.add_argument("--version", type=int, choices=(71, 73, 74, 75, 76, 78), default=71)
     ap.add_argument("--dirs", action="store_true", help="v76: the generated graph's folders named by its config (notes/, daily/)")
     a = ap.parse_args()
     work = Path(a.work) / (f"v{a.version}" + ("-dirs" if a.dirs else ""))
@@ -143,7 +184,8 @@ def main() -> int:
     trees["obsidian-hub as a legacy graph"] = hub
     gen = work / f"graph-{a.pages}"
     if not gen.exists():
-        graph(gen, a.pages, contents=a.version == 74, days=a.version in (75, 76), legacy=a.version == 76, dirs=a.dirs)
+        graph(gen, a.pages, contents=a.version == 74, days=a.version in (75, 76), legacy=a.version == 76, dirs=a.dirs or a.version == 78,
+              old=a.version == 78)
     trees[f"generated graph, {a.pages} pages"] = gen
     print(f"{'tree':38} {'pages':>6} {'parsed':>6} {f'v{a.version} open CPU s':>15} {'open again':>11} {'step':>7}")
     for name, tree in trees.items():
@@ -152,8 +194,9 @@ def main() -> int:
             if a.version == 73:  # the older page model's titles: H1s, file names as written
                 for cmd in (["init"], ["config", "set", "property_syntax", "logseq"]):
                     subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), *cmd], cwd=ROOT, check=True, capture_output=True)
-            if a.version == 76:
-                subprocess.run([sys.executable, "-c", IMPORT_PRE_V76, str(db), str(tree)], cwd=ROOT, check=True, capture_output=True)
+            if a.version in (76, 78):
+                subprocess.run([sys.executable, "-c", IMPORT_PRE_V76 if a.version == 76 else IMPORT_PRE_V78, str(db), str(tree)], cwd=ROOT,
+                               check=True, capture_output=True)
             else:
                 subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "import", str(tree)], cwd=ROOT, check=True,
                                capture_output=True)

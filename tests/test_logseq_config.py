@@ -125,8 +125,8 @@ def test_logseqs_default_config_is_read():
     (r'{:journal/page-title-format "\u0064d.MM"}', ("dd.MM", "yyyy_MM_dd")),
     # a value that is no string, an empty one: Logseq's default
     ('{:journal/page-title-format :x :journal/file-name-format ""}', ("MMM do, yyyy", "yyyy_MM_dd")),
-    # a commented-out setting before the map; the first setting counts
-    (';; :journal/page-title-format "EEEE"\n {:journal/page-title-format "dd.MM.yyyy"\n :journal/page-title-format "yyyy"}', ("dd.MM.yyyy", "yyyy_MM_dd")),
+    # a commented-out setting before the map (a key set twice: Logseq's reader refuses the map, test_logseq_old_folders.py)
+    (';; :journal/page-title-format "EEEE"\n {:journal/page-title-format "dd.MM.yyyy"\n :x "yyyy"}', ("dd.MM.yyyy", "yyyy_MM_dd")),
 ])
 def test_journal_formats_are_read_as_edn(text, want):
     assert formats(text) == want
@@ -134,9 +134,8 @@ def test_journal_formats_are_read_as_edn(text, want):
 
 @pytest.mark.engine_free
 @pytest.mark.parametrize("text", [
-    '{:hidden #"^archive/.*" :file/name-format :triple-lowbar}',  # a regex literal is one form
-    '{:x #?(:clj 1 :cljs 2) :file/name-format :triple-lowbar}',  # a reader conditional too
-    '{:x #inst "2026-01-01" :file/name-format :triple-lowbar}',  # a tagged literal too
+    # (a regex literal #"…" or a reader conditional #?: no EDN, the config refused, test_logseq_old_folders.py)
+    '{:x #inst "2026-01-01" :file/name-format :triple-lowbar}',  # a tagged literal is one form
     '{:x #{"a" "b"} :file/name-format :triple-lowbar}',
 ])
 def test_reader_forms_before_a_setting_keep_keys_and_values_paired(text):
@@ -213,7 +212,7 @@ def test_an_upgraded_brain_gets_file_names_and_edn_journal_formats(tmp_path, db_
     r'{:x \o101 :file/name-format :triple-lowbar}',
     r'{:x [\a \newline \space] :file/name-format :triple-lowbar}',
     '#_{:file/name-format :legacy}\n{:file/name-format :triple-lowbar}',  # a discarded map is not the config's
-    '#_ #_ {:a 1} {:b 2} {:file/name-format :triple-lowbar',  # (unclosed: the text ends it)
+    '#_ #_ {:a 1} {:b 2} {:file/name-format :triple-lowbar}',  # (an unclosed one is refused: test_logseq_old_folders.py)
 ])
 def test_odd_reader_forms_keep_the_settings(text):
     assert name_format(text) == "triple-lowbar"

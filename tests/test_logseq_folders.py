@@ -60,7 +60,7 @@ DIRS_GRAPH = {"logseq/config.edn": DIRS,
               "daily/2026_11_20.md": "- a day\n",
               "notes/Project___Alpha.md": "- a namespaced page\n",
               "notes/Plan.md": "tags:: launch\n\n- [[Nov 20th, 2026]] [[2026-11-20]] [[Project/Alpha]] [[Nov 21st, 2026]]\n",
-              "journals/2026_11_21.md": "title:: Old\n\n- Logseq's default folder, not this graph's\n",
+              "journals/2026_11_21.md": "title:: Old\n\n- Logseq's default folder, still this graph's\n",
               "pages/Old___Page.md": "- [[Project/Alpha]]\n",
               "daily/sub/2026_11_22.md": "- below the journals folder: no journal, as journals/sub/ is none\n"}
 
@@ -71,8 +71,9 @@ def _dirs_state(b) -> tuple:
             link_targets(b, "notes/Plan"), t["daily/sub/2026_11_22"])
 
 
-#: a fresh import of DIRS_GRAPH: daily/ and notes/ are the graph's, its journals/ and pages/ a vault's
-DIRS_STATE = ("Nov 20th, 2026", "Project/Alpha", "2026_11_21", "Old___Page",
+#: a fresh import of DIRS_GRAPH: daily/ and notes/ are the graph's, and so are Logseq's default journals/
+#: and pages/ (since v78: Logseq reads every file of the graph; tests/test_logseq_old_folders.py)
+DIRS_STATE = ("Nov 20th, 2026", "Project/Alpha", "Old", "Old/Page",
               {"Nov 20th, 2026": "daily/2026_11_20", "2026-11-20": "daily/2026_11_20", "Project/Alpha": "notes/Project___Alpha",
                "launch": None, "Nov 21st, 2026": None}, "2026_11_22")
 #: the same tree with Logseq's default folders

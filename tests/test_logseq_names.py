@@ -67,9 +67,9 @@ def test_name_format_of_a_config():
     (r'{:a "\\" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a string of an escaped backslash
     (r'{:a \" :file/name-format :triple-lowbar}', "triple-lowbar"),  # a character literal \"
     ('{:file/name-format #_"x" :triple-lowbar}', "triple-lowbar"),
-    ('{:file/name-format :triple-lowbar', "triple-lowbar"),  # unclosed: read as far as it goes
+    ('{:file/name-format :triple-lowbar', "legacy"),  # unclosed: Logseq's reader refuses it, its defaults
     ('[' * 100000 + ':file/name-format :triple-lowbar', "legacy"),  # deep nesting: no recursion, no top map
-    ('{:file/name-format :triple-lowbar :file/name-format :legacy}', "triple-lowbar"),
+    ('{:file/name-format :triple-lowbar :file/name-format :legacy}', "legacy"),  # a key twice: refused too
 ])
 def test_name_format_reads_edn_not_lines(text, want):
     """Strings, comments and ``#_`` discards are read as EDN reads them: only the top map's

@@ -886,7 +886,7 @@ class Brain:
         return True
 
     def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset(), *, named: bool = False, days: bool = False,
-                       dirs: "tuple[str, str]" = ("pages", "journals")) -> int:
+                       dirs: "tuple[str, str]" = ("pages", "journals"), more: "tuple[str, str]" = ("pages", "journals")) -> int:
         """Parse again (same bytes) the pages of the ``pages``/``journals`` folders of the graph
         rooted at ``root`` (``''``: the top), but those at a path of ``skip``, and rebuild their
         derived rows, as a fresh import would: after its ``logseq/config.edn`` came or went
@@ -896,17 +896,21 @@ class Brain:
         the ``journals`` folder's pages (their titles follow the journal formats) and the ``pages``
         folder's whose file name or title holds a digit (one Logseq reads as a day is titled in the
         title format). ``dirs``: the graph's ``(pages folder, journals folder)`` (its
-        ``:pages-directory``/``:journals-directory``). Returns the number of pages."""
-        folders = (dirs[0],) if named else dirs
+        ``:pages-directory``/``:journals-directory``); ``more``: another such pair read too (a
+        config whose folders changed: the old ones). Logseq's default ``pages``/``journals`` are
+        read whatever ``dirs`` say (:func:`~gbrain.page.markdown.page_property_syntax`: the files
+        Logseq wrote there stay the graph's). Returns the number of pages."""
+        pages_dirs = tuple(dict.fromkeys((dirs[0], more[0], "pages")))
+        folders = pages_dirs if named else tuple(dict.fromkeys(pages_dirs + (dirs[1], more[1], "journals")))
         heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in folders]
         sel = "SELECT path, title, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
             "substr(path, 1, ?) = ?" for _ in heads)
-        pages_head = f"{root}/{dirs[0]}/" if root else f"{dirs[0]}/"
+        pages_heads = tuple(f"{root}/{d}/" if root else f"{d}/" for d in pages_dirs)
 
         def wanted(r) -> bool:
             if named:
                 return any(c in stem(r["path"]) for c in ("%", "___", "."))
-            if days and r["path"].startswith(pages_head):
+            if days and r["path"].startswith(pages_heads):
                 return any(ch.isdigit() for ch in stem(r["path"]) + r["title"])
             return True
 
@@ -1618,7 +1622,9 @@ class Brain:
         history (the triggers record a ``move``): a page through :meth:`rename_page_row`, a file by
         its path, attached as a fresh import attaches it (a ``.raw`` sidecar to the page its new
         name gives, when stored; the page it left reads what it has then). What ``move`` and sync
-        do with a moved page's conflict copies (``sync/engine.py: move_copy``). The caller checked
+        do with a moved page's conflict copies (``sync/engine.py: move_copy``); a graph's
+        ``logseq/config.edn`` moved reads the graphs it leaves and joins again
+        (:meth:`graph_config_changed`). The caller checked
         that ``dst`` is free (no page of that name in any spelling, no file). Raises
         :class:`NotFound` when nothing is stored at ``src``."""
         c = self.conn
@@ -1629,7 +1635,12 @@ class Brain:
         f = c.execute("SELECT page_id FROM files WHERE path = ?", (src,)).fetchone()
         if f is None:
             raise NotFound(f"{src}: nothing is stored there")
+        before = graph_settings(c, src) if is_graph_config(src) else None  # (a graph's config: its folders)
         c.execute("UPDATE files SET path = ?, kind = ?, page_id = NULL WHERE path = ?", (dst, file_kind(dst), src))
+        if is_graph_config(src):
+            self.graph_config_changed(src, existed=True, before=before)  # (gone from there: its graph read again)
+        if is_graph_config(dst):
+            self.graph_config_changed(dst, existed=False)
         if f[0] is not None:
             self._raw_rows_again(f[0])
         slug = page_slug_for_sidecar(dst)
@@ -1780,8 +1791,7 @@ class Brain:
         both = tuple(dict.fromkeys(d for d in (new_dirs, old_dirs) if d is not None)) or (("pages", "journals"),)
         if moved and self.property_syntax != "dataview":
             # its folders changed: the pages of the old folders and of the new ones read again
-            for dirs in both:
-                self.rederive_graph(root, skip=self._graph_parsed, dirs=dirs)
+            self.rederive_graph(root, skip=self._graph_parsed, dirs=new_dirs, more=old_dirs)
         elif present != existed and self.property_syntax == "auto":
             self.rederive_graph(root, skip=self._graph_parsed, dirs=(new_dirs or old_dirs or ("pages", "journals")))
         elif present and self.property_syntax == "auto":
@@ -1793,8 +1803,7 @@ class Brain:
                 self.rederive_graph(root, skip=self._graph_parsed, days=True, dirs=new_dirs)
         elif self.property_syntax == "logseq" and (present != existed or before is None or now is None or now[1:3] != before[1:3]):
             # (``logseq``: a graph's journals are titled by its config's title format too)
-            for dirs in both:
-                self.rederive_graph(root, skip=self._graph_parsed, days=True, dirs=dirs)
+            self.rederive_graph(root, skip=self._graph_parsed, days=True, dirs=both[0], more=both[-1])
         graphs = graph_roots(self.conn)
         likes = tuple(sorted(set(graph_folder_likes(graphs)) | {f"%{d}/%" for dirs in both for d in dirs}))
         journal_heads = graph_journal_folders(graphs) + tuple(f"{root}/{d[1]}/" if root else f"{d[1]}/" for d in both)

@@ -41,7 +41,7 @@ def formats(config_text: str) -> tuple[str, str]:
     map's ``:journal/page-title-format`` (else the legacy ``:date-formatter``, as Logseq reads it)
     and ``:journal/file-name-format`` string values, read as
     EDN (:func:`settings`: not in a string, a ``;`` comment, a ``#_`` discarded form or another
-    key's map; the first setting of a key counts); Logseq's default (:data:`TITLE_FORMAT`,
+    key's map; Logseq's defaults for a config its reader refuses); Logseq's default (:data:`TITLE_FORMAT`,
     :data:`FILE_FORMAT`) for one it does not set, or sets to no string or an empty one. Never raises."""
     st = settings(config_text)
     return st.title_format, st.file_format
@@ -55,11 +55,24 @@ def formats(config_text: str) -> tuple[str, str]:
 _EDN_TOKEN_RE = re.compile(r'#?"(?:[^"\\]|\\.)*"?|;[^\n]*|\\.[^\s,;"{}\[\]()\\]*|#_|#\{|[{}\[\]()]|[\s,]+|[^\s,;"{}\[\]()\\]+|.', re.S)
 
 
-def _top_map(config_text: str) -> list:
+#: the tagged literals EDN readers read without a reader of their own (tools.reader.edn's
+#: ``default-data-readers``; ``cljs.reader``'s tag table adds ``#queue`` and ``#js``)
+_EDN_TAGS = frozenset({"#inst", "#uuid", "#queue", "#js"})
+#: the closer of each collection's opener
+_CLOSERS = {"{": "}", "#{": "}", "[": "]", "(": ")"}
+
+
+def _top_map(config_text: str, strict: bool = False) -> list | None:
     """The items (keys and values alternating: an atom's text, or a list for a collection) of the
     first map of an EDN text, read as EDN reads it (strings, ``;`` comments and ``#_`` discarded
     forms are no keys); lenient where the text is malformed (an unclosed collection ends with the
-    text, an unmatched closer is skipped). An explicit stack: no recursion on deep nesting."""
+    text, an unmatched closer is skipped). An explicit stack: no recursion on deep nesting.
+    ``strict``: the text's first form read as Logseq's EDN reader reads it (``edn/read-string``:
+    the first form only, what follows it unread): ``[]`` when that form is no map, None when the
+    reader refuses it (the text ends inside it, a string left open, a closer of another
+    collection or of none, a map of an odd number of forms, a key of a map or an element of a set
+    written twice, a regex literal ``#"…"``, a reader conditional ``#?``, a tag no EDN reader
+    reads: :data:`_EDN_TAGS`)."""
     stack: list[tuple[str, list, list]] = [("", [], [])]  # (opener, items, pending prefixes)
 
     def emit(form) -> bool:
@@ -71,21 +84,42 @@ def _top_map(config_text: str) -> list:
         items.append(form)
         return True
 
+    def refused(opener: str, items: list) -> bool:  # (strict: what the reader throws on, collection by collection)
+        if opener == "{" and len(items) % 2:
+            return True
+        elems = items[::2] if opener == "{" else items if opener == "#{" else ()
+        return len({repr(e) for e in elems}) != len(elems)
+
     for m in _EDN_TOKEN_RE.finditer(config_text):
         tok = m.group(0)
         if tok[0] in " \t\r\n,;" or tok.isspace():
             continue
+        if strict and (tok.startswith('#"') or (tok[0] == '"' and not _EDN_STRING_RE.fullmatch(tok))):
+            return None  # (a regex literal, an unclosed string)
         if tok in ("{", "#{", "[", "("):
             stack.append((tok, [], []))
         elif tok in ("}", "]", ")"):
+            if strict and (len(stack) == 1 or _CLOSERS[stack[-1][0]] != tok):
+                return None
             if len(stack) > 1:
                 opener, items, _ = stack.pop()
-                if emit((opener, items)) and opener == "{" and len(stack) == 1:
+                if strict and refused(opener, items):
+                    return None
+                kept = emit((opener, items))
+                if kept and opener == "{" and len(stack) == 1:
                     return items
+                if strict and kept and len(stack) == 1:
+                    return []  # (the first form is another collection)
         elif tok == "#_" or (tok[0] == "#" and len(tok) > 1 and tok[1] != '"'):
+            if strict and tok not in _EDN_TAGS and tok not in ("#_", "#{"):
+                return None  # (a reader conditional, a tag no reader reads)
             stack[-1][2].append(tok)
-        else:
-            emit(tok)
+        elif strict and tok == "#":
+            return None  # (a dispatch EDN has not: #( #' #=)
+        elif emit(tok) and strict and len(stack) == 1:
+            return []  # (the first form is an atom)
+    if strict:
+        return None if len(stack) > 1 or stack[-1][2] else []  # (EOF inside the first form)
     while len(stack) > 1:  # unclosed: the text ends them
         opener, items, _ = stack.pop()
         if emit((opener, items)) and opener == "{" and len(stack) == 1:
@@ -149,15 +183,29 @@ def _edn_string(form) -> str | None:
 def settings(config_text: str) -> Settings:
     """The :class:`Settings` of the Logseq graph whose ``config.edn`` text is ``config_text``: the
     keys of the config's top map, read as EDN (:func:`_top_map`: not in a string, a ``;`` comment,
-    a ``#_`` discarded form or another key's map; a key's first setting counts). Lenient where
-    Logseq's reader (``cljs.reader``) refuses the whole file (a regex literal, a reader
-    conditional, a duplicate key: Logseq then uses its defaults): the settings written are read.
-    Never raises."""
+    a ``#_`` discarded form or another key's map), :data:`DEFAULTS` for a text whose first form
+    Logseq's EDN reader refuses (``read-repo-config``'s ``edn/read-string`` throws: an unclosed
+    map, a stray closer, a duplicate key, a regex literal, a reader conditional…: Logseq then has
+    no config of the graph and uses its defaults) or that is no map. Never raises."""
+    return _settings(config_text, strict=True)
+
+
+def lenient_settings(config_text: str) -> Settings:
+    """:func:`settings` as gbrain read them before v78: the settings written in a config Logseq's
+    reader refuses read as far as they go (an unclosed map ends with the text, a stray closer is
+    skipped, a key's first setting counts), for the upgrade that derives again what that changed
+    (``db.rederive_logseq_old_folders``). Never raises."""
+    return _settings(config_text, strict=False)
+
+
+def _settings(config_text: str, strict: bool) -> Settings:
     if (":file/name-format" not in config_text and ":journal/" not in config_text and ":date-formatter" not in config_text
             and "-directory" not in config_text):
         return DEFAULTS
     top: dict = {}
-    items = _top_map(config_text)
+    items = _top_map(config_text, strict)
+    if items is None:
+        return DEFAULTS
     for key, value in zip(items[::2], items[1::2]):
         if isinstance(key, str):
             top.setdefault(key, value)

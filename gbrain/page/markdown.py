@@ -2002,9 +2002,11 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
     """The ``property_syntax`` to parse the page at ``path`` with: the brain's setting, or under
     ``auto`` ``logseq`` when the page is in the pages or journals folder of a graph of ``graphs``
     (the folders holding a Logseq graph's ``logseq/config.edn``, as every Logseq graph has: ``''``
-    for the top; its folders ``pages``/``journals``, or those its config's ``:pages-directory``/
-    ``:journals-directory`` name, :func:`gbrain.page.journals.split_dirs`) and ``dataview``
-    otherwise: a vault's own ``pages/`` folder is no Logseq graph's. When ``graphs`` is a mapping
+    for the top; its folders ``pages``/``journals`` and those its config's ``:pages-directory``/
+    ``:journals-directory`` name, :func:`gbrain.page.journals.split_dirs`: Logseq reads every file
+    of the graph, and what it wrote into its default folders before the setting changed stays the
+    graph's; a named folder wins where the two overlap) and ``dataview`` otherwise: a vault's own
+    ``pages/`` folder, and a graph's other folders, are no Logseq graph's. When ``graphs`` is a mapping
     ``{root: graph value}`` (:func:`gbrain.page.links.graph_roots`) and the page is in that graph's
     pages folder, ``logseq:FORMAT`` (``logseq:triple-lowbar``, ``logseq:legacy``): its title falls
     back to the name Logseq reads from its file name (:func:`logseq_page_name`) rather than the file
@@ -2022,13 +2024,16 @@ def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
         value = graphs.get(root) if isinstance(graphs, dict) else None
         pages_dir, journals_dir = split_dirs(value)
         rest = "/".join(parts[i:])
-        if rest.startswith(journals_dir + "/"):
+        # (the folders the config names, then Logseq's default ones it may have left: Logseq reads
+        # every file of the graph, so what it wrote there before the setting changed stays the graph's)
+        named = rest.startswith(journals_dir + "/")
+        if named or (rest.startswith(FOLDER + "/") and not rest.startswith(pages_dir + "/")):
             days = split_formats(value)[1] if isinstance(value, str) else None
             syntax = join_formats("logseq", days)  # (under ``logseq`` too: Logseq titles a journal by its graph's config)
-            if journals_dir != FOLDER and "/" not in rest[len(journals_dir) + 1:]:
+            if named and journals_dir != FOLDER and "/" not in rest[len(journals_dir) + 1:]:
                 syntax += JOURNAL_MARK  # (right in the graph's own journals folder: a journal, journal_name)
             return syntax
-        if not rest.startswith(pages_dir + "/"):
+        if not rest.startswith(pages_dir + "/") and not rest.startswith("pages/"):
             continue
         if not isinstance(value, str) or not value:
             return "logseq"

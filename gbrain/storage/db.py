@@ -2625,8 +2625,8 @@ def rederive_logseq_settings(conn) -> int:
     yyyy")``, :func:`gbrain.page.journals.settings`) titles its journals and its pages named as a
     day in that format: :func:`rederive_logseq_days` (those pages, then their links). A config
     setting ``:pages-directory``/``:journals-directory`` to another folder makes that folder's
-    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's: every
-    page of those four folders derived again, then every link resolved again
+    pages the graph's pages or journals, and its ``pages``/``journals`` folders a vault's (until
+    v78: since, they stay the graph's too): every page of those four folders derived again, then every link resolved again
     (:func:`gbrain.storage.derive.relink_all`). One query of the configs first: a brain with no
     stored graph config holding ``:date-formatter`` or a folder setting reads no page. For SQLite v76 / Postgres v83, in the caller's transaction. Returns how many pages were
     parsed."""
@@ -2678,6 +2678,58 @@ def _m76_logseq_settings(conn: sqlite3.Connection) -> None:
     (:func:`rederive_logseq_settings`)."""
     rederive_logseq_settings(conn)
 
+
+
+def rederive_logseq_old_folders(conn) -> int:
+    """Re-derive what v78 changed: a Logseq graph whose ``config.edn`` names other folders
+    (``:pages-directory``/``:journals-directory``, :func:`gbrain.page.journals.settings`) still
+    reads its default ``pages/`` and ``journals/`` folders as its pages and journals folders
+    (Logseq reads every file of the graph; the files it wrote there before the setting changed
+    stay the graph's: :func:`gbrain.page.markdown.page_property_syntax`); before v78 they were a
+    vault's. And a config Logseq's EDN reader refuses (an unclosed map, a duplicate key…) has
+    Logseq's defaults, where gbrain read the settings written in it before
+    (:func:`gbrain.page.journals.lenient_settings`). Every page of such a graph's
+    ``pages/``/``journals/`` folder (one the config does not name), and of every folder of a
+    refused config's graph under either reading, derived again, then every link resolved again
+    (:func:`gbrain.storage.derive.relink_all`: their titles, aliases, tags and days may all change;
+    rare). One query of the configs first: a brain with no stored graph config naming another
+    folder or refused (or config ``property_syntax dataview``) reads no page. Independent of v77.
+    For SQLite v78 / Postgres v86, in the caller's transaction. Returns how many pages were
+    parsed."""
+    from ..page import journals
+    from ..page.links import _config_text, is_graph_config
+    from ..page.markdown import reads_graphs
+    from .derive import parse_settings, relink_all
+
+    heads: set[str] = set()  # the folders whose pages are read again
+    for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
+        if not is_graph_config(path):
+            continue
+        text = _config_text(data)
+        st, before = journals.settings(text), journals.lenient_settings(text)
+        dirs = (st.pages_dir, st.journals_dir)
+        root = path[: -len(journals.CONFIG)]
+        if st != before:  # a config Logseq's reader refuses: its defaults now, its settings as written before
+            heads.update(root + d + "/" for d in {*dirs, before.pages_dir, before.journals_dir})
+        elif dirs != ("pages", journals.FOLDER):  # a graph's default folders its config does not name
+            heads.update(root + d + "/" for d in ("pages", journals.FOLDER) if d not in dirs)
+    if not heads or not reads_graphs(parse_settings(conn)[2]):
+        return 0
+    ids = sorted({r[0] for h in sorted(heads) for r in conn.execute(
+        "SELECT id FROM pages WHERE substr(path, 1, ?) = ?", (len(h), h)).fetchall()})
+    if ids:
+        rederive_page_ids(conn, ids)
+        relink_all(conn)
+    return len(ids)
+
+
+def _m78_logseq_old_folders(conn: sqlite3.Connection) -> None:
+    """(SQLite v78 / Postgres v86) a Logseq graph whose config names other folders reads its
+    default ``pages/``/``journals/`` as its own (``journals/2026_11_22.md`` is *Nov 22nd, 2026*
+    under ``:journals-directory "daily"``), and a config Logseq's reader refuses has Logseq's
+    defaults: those pages derived again, then every link resolved again
+    (:func:`rederive_logseq_old_folders`)."""
+    rederive_logseq_old_folders(conn)
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
 #: before ``#`` (``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape otherwise)
@@ -2899,7 +2951,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

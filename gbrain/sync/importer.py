@@ -30,7 +30,7 @@ from typing import Callable, Iterable
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, commit, in_parts, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
-from ..page.journals import CONFIG
+from ..page.journals import CONFIG, split_dirs
 from ..page.links import graph_roots, is_graph_config
 from ..page.markdown import page_property_syntax, reads_graphs
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
@@ -825,7 +825,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             brain.re_resolve(changed_names, dangling=True)
         pending_links.write(brain.conn)
         for root in graphs.keys() - graph_roots(brain.conn).keys():  # a graph's config the tree had and the brain did not take (unreadable, kept out)
-            brain.rederive_graph(root)
+            brain.rederive_graph(root, dirs=split_dirs(graphs[root]))
         if written_pages or changed_names or resolve_all:
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
