@@ -171,9 +171,9 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     with Brain.open(db_path) as b:
         c = b.conn
         if getattr(c, "dialect", "sqlite") == "postgres":
-            assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION == 85
+            assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 85
         else:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION == 77
+            assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 77
         assert found(b, "الطالب") == ["ar/marked"]
         assert sorted(h["slug"] for h in keyword.search(c, "djo*") if h["type"] != "canvas") == ["sr/d", "sr/dj"]
         assert found(b, "medjugorje") == ["sr/m"]
