@@ -68,21 +68,26 @@ def running(tmp_path, db_path, request):
         b.close()
 
 
-@pytest.mark.parametrize("where", ["beside", "inside"])
+@pytest.mark.parametrize("where", ["beside", "inside", "symlink"])
 def test_an_idle_watch_waits_long_and_a_commit_or_a_save_wakes_it(tmp_path, db_path, running, monkeypatch, where):
     """Idle, the loop's wait is long (here an hour, so only a wake-up can end it); an agent's
     write through another connection still reaches the file, a save still reaches the brain, and
     ``stop()`` ends the watch. The brain beside the folder (its folder watched too) or inside it
-    (seen by the tree's own watch)."""
-    if where == "inside" and not _sqlite(db_path):
+    (seen by the tree's own watch), or a symlink to a brain in another folder (SQLite keeps its
+    ``-wal`` beside the file the link names)."""
+    if where != "beside" and not _sqlite(db_path):
         pytest.skip("a Postgres brain is no file")
     monkeypatch.setattr(watchmod, "IDLE_TICK_S", 3600.0, raising=False)
     root = tmp_path / "vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n\none\n")
-    db = db_path if where == "beside" else root / ".brain" / "brain.db"
+    db = {"beside": db_path, "inside": root / ".brain" / "brain.db", "symlink": tmp_path / "link.db"}[where]
     if where == "inside":
         db.parent.mkdir()
+    if where == "symlink":
+        (tmp_path / "elsewhere").mkdir()
+        Brain.open(tmp_path / "elsewhere" / "brain.db").close()
+        db.symlink_to(tmp_path / "elsewhere" / "brain.db")
     w, waits, said, b = running(root, db)
     if _sqlite(db_path):
         wait_for(lambda: 3600.0 in waits.timeouts, "the loop's idle wait")

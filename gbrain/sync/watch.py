@@ -886,14 +886,16 @@ class Watcher:
         recursively), unless the tree's own watch holds it. Nothing is said when that folder
         cannot be watched (a limit reached): the loop then polls every :data:`TICK_S`, as before."""
         db = os.path.abspath(str(self.brain.path))
-        folder = os.path.dirname(db)
-        handler.wake_abs = frozenset({db, db + "-wal"})
+        real, real_root = os.path.realpath(db), os.path.realpath(root)
+        names = {db, real}
         try:
-            if os.path.commonpath([folder, os.path.abspath(root)]) != os.path.abspath(root):
-                observer.schedule(handler, folder, recursive=False)
+            if os.path.commonpath([real, real_root]) == real_root:
+                names.add(os.path.join(handler.root, os.path.relpath(real, real_root)))  # as the tree's events name it
+            else:
+                observer.schedule(handler, os.path.dirname(real), recursive=False)
         except (OSError, ValueError):
-            handler.wake_abs = frozenset()
             return
+        handler.wake_abs = frozenset(names | {n + "-wal" for n in names})
         self._wakes = True
 
     def _tick(self, retry: dict, dv) -> float:
