@@ -553,6 +553,8 @@ class Watcher:
         self.unwritten: set[str] = set()
         self._unwritable_said = False
         self._hint_at = 0.0  # when the renamed-links line is due (0: none): :meth:`_renamed_links_hint`
+        #: the slugs (and paths) the moves since that line's last count gave: the links it counts
+        self._hint_moved: set[str] = set()
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -1577,6 +1579,8 @@ class Watcher:
         finally:
             eng.closed = frozenset()
         self._add(out)
+        for _old, new in out.own_moves():
+            self._hint_moved.update((new, new[:-3] if is_markdown(new) else new))
         if out.own_moves() or (self._hint_at and out.changed()):  # (a move that only followed another folder's rename: not this watch's to mend)
             self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
         now = time.monotonic()
@@ -1639,11 +1643,14 @@ class Watcher:
         :data:`HINT_SETTLE_S` (or at the stop): one line when links still name a moved page by
         its old name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them
         (none when the editor rewrote them meanwhile, as Obsidian does). ``paths``: the links of
-        the pages there only (the first sync's imports: notes written while the watch was stopped)."""
+        the pages there only (the first sync's imports: notes written while the watch was stopped);
+        else the links to the notes moved since the last count (:attr:`_hint_moved`), not every
+        old name in the brain again (trial 68)."""
         from ..core.lint import renamed_links, renamed_links_in
 
+        moved, self._hint_moved = self._hint_moved, set()
         try:
-            rl = renamed_links(self.brain) if paths is None else renamed_links_in(self.brain, paths)
+            rl = renamed_links(self.brain, to=moved) if paths is None else renamed_links_in(self.brain, paths)
         except (sqlite3.Error, GBrainError) as e:  # (a busy or unreachable brain: a hint, not worth a failure)
             self._warn(f"could not count the links to moved notes ({e})")
             return
