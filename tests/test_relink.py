@@ -402,6 +402,40 @@ def test_under_watch_links_obsidian_rewrites_after_a_rename_are_not_called_dangl
     assert not w.saw("still name a moved page"), "\n".join(w.lines)
 
 
+def test_under_watch_the_line_on_old_names_counts_the_links_to_the_notes_just_moved(tmp_path, db_path):
+    """Trial 68: watch's line after a move counted every link in the brain that names any page
+    moved ever by an old name, so each later rename (an attachment folder Obsidian had relinked,
+    a note whose links it rewrote) said the same backlog again ("593 link(s) in 278 page(s) still
+    name a moved page"), as if that rename had broken them. It counts the links to the notes
+    moved since its last line: a later rename that left one link says 1; one whose links were
+    rewritten says nothing (also when watch stops). ``gbrain lint --check dead_links`` lists them all."""
+    from test_watch import Watch, wait_for
+
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n",
+                 "notes/x.md": "# X\n", "notes/linker.md": "See [[x]].\n", "notes/z.md": "# Z\n", "notes/zl.md": "See [[z]].\n"})
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/zl'").fetchone(), "the first sync")
+            (root / "companies/acme.md").rename(root / "companies/acme-corp.md")  # links left as they were
+            wait_for(lambda: w.saw("2 link(s) in 1 page(s) still name a moved page"), "the line on acme's two links")
+            (root / "notes/x.md").rename(root / "notes/x2.md")  # its one link left too
+            wait_for(lambda: w.saw("notes/x.md → notes/x2.md (moved)"), "watch to see the second rename")
+            wait_for(lambda: sum("still name a moved page" in ln for ln in w.lines) == 2, "the line after the second rename")
+            last = [ln for ln in w.lines if "still name a moved page" in ln][-1]
+            assert "1 link(s) in 1 page(s) still name a moved page" in last, "\n".join(w.lines)
+            (root / "notes/z.md").rename(root / "notes/z2.md")  # Obsidian rewrites its link
+            (root / "notes/zl.md").write_text("See [[z2]].\n")
+            wait_for(lambda: [x["slug"] for x in b.backlinks("notes/z2")] == ["notes/zl"], "the rewrite")
+    finally:
+        code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)
+    assert sum("still name a moved page" in ln for ln in w.lines) == 2, "\n".join(w.lines)
+    p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--json")
+    assert json.loads(p.stdout)["counts"]["dead_links"] == 3, p.stdout  # (all of them: lint lists the backlog)
+
+
 @pytest.mark.engine_free
 def test_under_watch_only_the_folder_that_moved_the_note_says_links_dangle(tmp_path, pg_url):
     """Trial 34 (a team on Postgres): after bob's rename every running watch, cat's too (which
@@ -461,6 +495,27 @@ def test_sync_says_how_many_links_a_move_left_dangling(tmp_path, db_path):
     rep = json.loads(p.stdout)
     assert rep["counts"]["moved"] == 1 and "renamed_links" not in rep, rep  # [[Nobody Here]] still dangles: not a move's
     assert "still name a moved page" not in gbrain("--db", db, "sync", str(root)).stdout.decode()
+
+
+def test_sync_counts_the_links_to_the_notes_it_moved_not_the_backlog(tmp_path, db_path):
+    """Trial 68: a sync that moved a note said the count of every link in the brain naming any
+    page ever moved by an old name (the links an earlier move left, not mended), as if this move
+    had broken them. It counts the links to the notes it moved; lint lists them all."""
+    gbrain = gbrain_in_process
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n",
+                 "misc/x.md": "x\n", "misc/l.md": "[[x]]\n", "misc/z.md": "z\n"})
+    db = str(db_path)
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
+    assert "2 link(s) in 1 page(s) still name" in gbrain("--db", db, "sync", str(root)).stdout.decode()
+    (root / "misc/x.md").rename(root / "misc/y.md")
+    out = gbrain("--db", db, "sync", str(root)).stdout.decode()
+    assert "1 link(s) in 1 page(s) still name a moved page" in out, out
+    (root / "misc/z.md").rename(root / "misc/z2.md")  # nothing links it
+    rep = json.loads(gbrain("--db", db, "--json", "sync", str(root)).stdout)
+    assert rep["counts"]["moved"] == 1 and "renamed_links" not in rep, rep
+    assert json.loads(gbrain("--db", db, "--json", "lint", "--check", "dead_links").stdout)["counts"]["dead_links"] == 3
 
 
 # ---- links that gbrain still resolves (by title or alias) but whose file name is gone ----------

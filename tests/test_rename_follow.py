@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gbrain.core.brain import Brain
-from gbrain.errors import NotFound
+from gbrain.errors import BadInput, NotFound
 from gbrain.operations import registry as ops
 from gbrain.sync.engine import SyncEngine
 from test_watch import brain, stop_ok, wait_for, watch  # noqa: F401 (fixtures)
@@ -50,6 +50,47 @@ def test_put_to_the_old_name_of_a_renamed_page_writes_the_renamed_page(tmp_path,
         # once a page has the name again, put writes that page
         r = ops.run("put", {"slug": "T/ref20", "content": "again\n"}, brain=b)
         assert r["slug"] == "T/ref20" and not r.get("note")
+
+
+def test_put_to_the_old_name_of_a_page_renamed_in_case_only_writes_the_renamed_page(tmp_path, db_path):
+    """Trial 68: Obsidian renamed ``T/Ref20.md`` to ``T/ref20.md`` (case only: a move under sync
+    and watch) and an agent that knew the old name put to it: refused, "differs only in case
+    from the page T/ref20 … put does not create a name beside one", while ``tag`` and ``get`` of
+    the old name followed the rename as the README says every write does. The put follows it
+    too; a name that differs only in case and was never the page's (``T/REF20``) is still
+    refused (a put of ``schema`` once replaced a vault's ``SCHEMA.md``), and so is ``if_hash ''``
+    (a new page beside it would clash on macOS and Windows)."""
+    root = tmp_path / "v"
+    (root / "T").mkdir(parents=True)
+    (root / "T" / "Ref20.md").write_text("# Ref 20\n\nbody\n", encoding="utf-8")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        os.rename(root / "T" / "Ref20.md", root / "T" / "ref20.md")
+        assert eng.sync()["moved"] == [{"from": "T/Ref20.md", "to": "T/ref20.md"}]
+        eng.close()
+        pid = b.page_row("T/ref20")["id"]
+        r = ops.run("put", {"slug": "T/Ref20", "append": "the agent's line"}, brain=b)
+        assert r["slug"] == "T/ref20" and not r["created"] and "T/Ref20 was renamed to T/ref20 on " in r["note"]
+        assert "if_hash" not in r["note"], r["note"]  # (no new page beside it: refused below)
+        assert b.get_text("T/ref20").endswith("the agent's line\n") and b.page_row("T/ref20")["id"] == pid
+        r = ops.run("put", {"slug": "T/Ref20", "content": "# Ref 20\n\nwhole\n"}, brain=b)
+        assert r["slug"] == "T/ref20" and b.get_text("T/ref20") == "# Ref 20\n\nwhole\n"
+        for bad in ({"slug": "T/REF20", "append": "x"}, {"slug": "T/Ref20", "content": "x\n", "if_hash": ""}):
+            with pytest.raises(BadInput, match="differs only in case"):
+                ops.run("put", bad, brain=b)
+        assert [r["slug"] for r in b.conn.execute("SELECT slug FROM pages")] == ["T/ref20"]
+        # an old name of one page that differs only in case from another page's: which is meant? refused
+        (root / "T" / "Abc.md").write_text("abc\n", encoding="utf-8")
+        eng = SyncEngine(b, root)
+        assert eng.sync()["ok"]
+        os.rename(root / "T" / "Abc.md", root / "T" / "zzz.md")
+        (root / "T" / "abc.md").write_text("another note\n", encoding="utf-8")
+        assert eng.sync()["moved"] == [{"from": "T/Abc.md", "to": "T/zzz.md"}]
+        eng.close()
+        with pytest.raises(BadInput, match="differs only in case"):
+            ops.run("put", {"slug": "T/Abc", "append": "x"}, brain=b)
 
 
 def test_get_of_the_old_name_says_where_the_page_went(tmp_path, db_path):

@@ -1566,7 +1566,7 @@ def _family(kind: str) -> str:
     return link_family(kind)
 
 
-def renamed_links(brain, only: "set[str] | None" = None) -> dict:
+def renamed_links(brain, only: "set[str] | None" = None, to: "set[str] | None" = None) -> dict:
     """How many links name a page by a name it had before a rename or move and would be
     rewritten by ``lint --check dead_links --fix-safe``: ``{"links": n, "pages": m}`` (n: the
     links as written, m: the pages holding them), and ``"elsewhere": k`` when k of them now open
@@ -1577,13 +1577,17 @@ def renamed_links(brain, only: "set[str] | None" = None) -> dict:
     pages holding such links); with no move in the history it reads one ``SELECT DISTINCT``.
     For the report of a sync or watch round that moved pages; ``only`` (slugs): those pages'
     links only, for a round that imported them (a note written offline with a moved page's old
-    name: trial 49)."""
-    if only is not None and not only:
+    name: trial 49). ``to`` (slugs, or paths of files other than pages): the links to those pages
+    and files only, a watch's moves since its last line (trial 68: not the brain's backlog
+    again at each rename)."""
+    if (only is not None and not only) or (to is not None and not to):
         return {"links": 0, "pages": 0}
     moves = Moves(brain.conn)
     if not moves.load():
         return {"links": 0, "pages": 0}
     pages = plan_link_fixes(brain, moves=moves, only=only)["pages"]
+    if to is not None:
+        pages = [p | {"links": ls} for p in pages if (ls := [c for c in p["links"] if c.get("moved_to") in to])]
     out = {"links": sum(len(p["links"]) for p in pages), "pages": len(pages)}
     elsewhere = sum(1 for p in pages for c in p["links"] if c.get("opens"))
     return out | {"elsewhere": elsewhere} if elsewhere else out

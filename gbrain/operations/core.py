@@ -585,8 +585,12 @@ def _put_locked(b, a, ctx):
     if moved is None:
         return _put_page(b, a, ctx)
     out = dict(_put_page(b, {**a, "slug": moved["slug"]}, ctx))
+    from ..page.slugs import slug_key
+
     how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
-    note = f"{moved['words']}; wrote {moved['slug']} (to make a new page {a['slug']} instead, put with {how})"
+    note = f"{moved['words']}; wrote {moved['slug']}"
+    if slug_key(moved["slug"]) != slug_key(a["slug"]):  # (a case-only rename: no new page beside it, it would clash)
+        note += f" (to make a new page {a['slug']} instead, put with {how})"
     out["note"] = f"{note}; {out['note']}" if out.get("note") else note
     return out
 
@@ -598,8 +602,16 @@ def _renamed_target(b, a) -> dict | None:
     takes the old name)."""
     if a.get("if_hash") is not None and not a["if_hash"].strip():
         return None
-    if b.resolve_for_write(a["slug"]) is not None:
-        return None
+    try:
+        if b.resolve_for_write(a["slug"]) is not None:
+            return None
+    except BadInput:
+        # the name differs only in case from a page's: followed when it is that page's own old
+        # name (a case-only rename in the folder, `Ref.md` → `ref.md`: trial 68), else refused
+        moved = b.renamed(a["slug"])
+        if moved is None or moved["slug"] != b.resolve_slug(a["slug"], suggest=False, loose=False)["slug"]:
+            raise
+        return moved
     return b.renamed(a["slug"])
 
 

@@ -85,6 +85,12 @@ from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_D
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
 TICK_S = 0.02
+#: the loop's wait for the next event while nothing is under way (no event pending, nothing to
+#: retry, no line due) on a SQLite brain whose file and log the observer watches too: another
+#: process's commit (it writes the brain's ``-wal``) wakes the loop at once, so the ``PRAGMA
+#: data_version`` poll need not run every :data:`TICK_S` (trial 68: ~47 wake-ups a second,
+#: 0.8% of a core at idle); the root check (:data:`ROOT_CHECK_S`) and a stop signal wait at most this long
+IDLE_TICK_S = 0.5
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 ROOT_CHECK_S = 0.5
 RETRY_S = 0.5
@@ -410,6 +416,9 @@ class _Handler:
         self.root = root.rstrip(os.sep)
         self.q = q
         self.ignore_abs = ignore_abs
+        #: absolute paths (the SQLite brain file and its ``-wal``) whose change only wakes the
+        #: loop: ``("brain", "", t)`` is queued (:data:`IDLE_TICK_S`)
+        self.wake_abs: frozenset[str] = frozenset()
 
     def _rel(self, path: str | bytes) -> str | None:
         if isinstance(path, bytes):
@@ -441,6 +450,9 @@ class _Handler:
         now = time.monotonic()
         dest = getattr(event, "dest_path", None) if et == "moved" else None
         paths = [event.src_path] + ([dest] if dest else [])
+        if self.wake_abs and any(os.fsdecode(p) in self.wake_abs for p in paths):
+            self.q.put(("brain", "", now))  # another process committed (or the file was replaced)
+            return
         # a note moved to a temp or backup name, to a name that is no note, or out of the tree
         # (an editor's "rename away, write anew, delete the backup" save) waits like a deletion
         # (:data:`SETTLE_S`): the new file usually follows and the page keeps its id
@@ -535,11 +547,14 @@ class Watcher:
         self._bound = False  # SyncEngine.bind done (a full disk may put it off: :meth:`_bind`)
         self._observer = None  # the watchdog observer running (inotify, or polling: :meth:`_poll_instead`)
         self._polling = False  # inotify's limits reached: the tree is polled
+        self._wakes = False  # the brain's commits wake the loop (:meth:`_wake_on_brain`)
         self._resync = False  # a full sync is due once the events settle (the switch to polling)
         #: paths whose brain → file write the folder refused (read-only): kept in the brain, said once
         self.unwritten: set[str] = set()
         self._unwritable_said = False
         self._hint_at = 0.0  # when the renamed-links line is due (0: none): :meth:`_renamed_links_hint`
+        #: the slugs (and paths) the moves since that line's last count gave: the links it counts
+        self._hint_moved: set[str] = set()
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -550,7 +565,9 @@ class Watcher:
             self.log(f"warning: {msg}")
 
     def stop(self) -> None:
+        """Ask the loop to stop after the round in flight (from another thread); it wakes at once."""
         self._stop.set()
+        self.q.put(("brain", "", time.monotonic()))  # (an idle loop waits up to IDLE_TICK_S)
 
     def _engine_log(self, line: str) -> None:
         """The engine's change lines: held while a round runs (:meth:`_round`), else said."""
@@ -808,6 +825,8 @@ class Watcher:
             observer = None
             short = (limit_error(e), f"inotify could not start ({e.strerror or e})")
         self._observer = observer
+        if observer is not None and self._db_id is not None:
+            self._wake_on_brain(observer, handler, root)
         if self.pending.closes and short is None:
             have, need = inotify_watches(), folder_count(root)
             if have is not None and have < need:
@@ -861,6 +880,36 @@ class Watcher:
                 self._listener.close()
             eng.close()
         return self.summary()
+
+    def _wake_on_brain(self, observer, handler: "_Handler", root: str) -> None:
+        """Have the inotify ``observer`` wake the loop when the SQLite brain file or its ``-wal``
+        changes (another process's commit), so that an idle loop may wait :data:`IDLE_TICK_S`
+        for its next event rather than :data:`TICK_S`: the brain's folder is watched too (not
+        recursively), unless the tree's own watch holds it. Nothing is said when that folder
+        cannot be watched (a limit reached): the loop then polls every :data:`TICK_S`, as before."""
+        db = os.path.abspath(str(self.brain.path))
+        real, real_root = os.path.realpath(db), os.path.realpath(root)
+        names = {db, real}
+        try:
+            if os.path.commonpath([real, real_root]) == real_root:
+                names.add(os.path.join(handler.root, os.path.relpath(real, real_root)))  # as the tree's events name it
+            else:
+                observer.schedule(handler, os.path.dirname(real), recursive=False)
+        except (OSError, ValueError):
+            return
+        handler.wake_abs = frozenset(names | {n + "-wal" for n in names})
+        self._wakes = True
+
+    def _tick(self, retry: dict, dv) -> float:
+        """How long the loop may wait for its next event (s): :data:`IDLE_TICK_S` when the brain
+        wakes it (:meth:`_wake_on_brain`; not while the tree is polled, nor on Postgres, whose
+        notifications are read from the socket each tick) and nothing is under way (no event
+        pending, no note waiting for its close, nothing to retry, no change-log read to do again,
+        no outage, no line due); else :data:`TICK_S`."""
+        if (not self._wakes or self._polling or self._listen or self.pending or self.pending.open_since or retry
+                or dv is None or self._down or self._full or self._catch_up or self._resync or self._hint_at):
+            return TICK_S
+        return IDLE_TICK_S
 
     def _poll_instead(self, kind: str, what: str) -> None:
         """inotify cannot watch the whole tree (``kind``: its ``watches`` or ``instances`` limit
@@ -975,7 +1024,7 @@ class Watcher:
                 break  # SIGINT/SIGTERM: stop after the batch that just finished
             # 1. drain events (block briefly for the first one)
             try:
-                item = self.q.get(timeout=TICK_S)
+                item = self.q.get(timeout=self._tick(retry, dv))
                 items = [item]
                 while True:
                     try:
@@ -984,6 +1033,8 @@ class Watcher:
                         break
             except queue.Empty:
                 items = []
+            woke = bool(items)
+            items = [i for i in items if i[0] != "brain"]  # (a commit: read below, as each tick does)
             for kind, rel, t in items:
                 if kind == "unwatched":  # a folder inotify could not watch (its limit reached)
                     lim, path, _why = rel
@@ -1015,7 +1066,7 @@ class Watcher:
                 if not os.path.isdir(eng.root):
                     raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
                 self._check_brain_file()
-            elif items:
+            elif woke:
                 self._check_brain_file()
             if self._down and not self._brain_back():
                 continue  # Postgres server away: events are still collected (above)
@@ -1528,6 +1579,8 @@ class Watcher:
         finally:
             eng.closed = frozenset()
         self._add(out)
+        for _old, new in out.own_moves():
+            self._hint_moved.update((new, new[:-3] if is_markdown(new) else new))
         if out.own_moves() or (self._hint_at and out.changed()):  # (a move that only followed another folder's rename: not this watch's to mend)
             self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
         now = time.monotonic()
@@ -1590,11 +1643,14 @@ class Watcher:
         :data:`HINT_SETTLE_S` (or at the stop): one line when links still name a moved page by
         its old name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them
         (none when the editor rewrote them meanwhile, as Obsidian does). ``paths``: the links of
-        the pages there only (the first sync's imports: notes written while the watch was stopped)."""
+        the pages there only (the first sync's imports: notes written while the watch was stopped);
+        else the links to the notes moved since the last count (:attr:`_hint_moved`), not every
+        old name in the brain again (trial 68)."""
         from ..core.lint import renamed_links, renamed_links_in
 
+        moved, self._hint_moved = self._hint_moved, set()
         try:
-            rl = renamed_links(self.brain) if paths is None else renamed_links_in(self.brain, paths)
+            rl = renamed_links(self.brain, to=moved) if paths is None else renamed_links_in(self.brain, paths)
         except (sqlite3.Error, GBrainError) as e:  # (a busy or unreachable brain: a hint, not worth a failure)
             self._warn(f"could not count the links to moved notes ({e})")
             return
