@@ -10,6 +10,8 @@ refusing it silently loses the graph's title formats and folders (``journals.DEF
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gbrain.core.brain import Brain
@@ -94,4 +96,85 @@ def test_a_graph_whose_config_starts_with_a_bom_keeps_its_settings(tmp_path, db_
         assert page_titles(b)["daily/2026_11_20"] == "2026-11-20"
         b.save_file("logseq/config.edn", config.replace("yyyy-MM-dd", "yyyy/MM/dd").encode())
         assert page_titles(b)["daily/2026_11_20"] == "2026/11/20"
+        assert fresh_import_differences(b) == {}
+
+
+def test_sync_and_watch_of_config_edits_and_folder_renames_equal_a_fresh_import(tmp_path, db_path):
+    """(review, session 55) The config names ``daily``, then ``days``; files in both folders;
+    folders renamed and back; the config broken, mended with a BOM, deleted, back; ``logseq/``
+    renamed away and back: after each sync (or watch round) the brain equals a fresh import."""
+    import os
+
+    from gbrain.sync.engine import SyncEngine
+
+    DEFAULT = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
+    DIRS = DEFAULT.replace(":hidden []", ':hidden [] :pages-directory "notes" :journals-directory "daily"')
+    root = tmp_path / "g"
+
+    def w(p, t):
+        f = root / p; f.parent.mkdir(parents=True, exist_ok=True); f.write_text(t, encoding="utf-8")
+    files = {"logseq/config.edn": DEFAULT, "journals/2026_11_22.md": "- old day\n", "pages/Old___Page.md": "- [[Nov 22nd, 2026]] [[Nov 20th, 2026]] [[2026-11-24]]\n",
+             "notes/Plan.md": "- [[Nov 22nd, 2026]] [[Old/Page]] [[Nov 20th, 2026]]\n"}
+    for p, t in files.items(): w(p, t)
+    def titles(b): return dict(b.conn.execute("SELECT slug, title FROM pages ORDER BY slug").fetchall())
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root); eng.bind()
+        seen = []
+        def step(name, paths=None):
+            if paths is None: eng.sync()
+            else: eng.reconcile(paths)
+            assert (name, fresh_import_differences(b)) == (name, {})
+            seen.append((name, titles(b).get("daily/2026_11_20"), titles(b).get("journals/2026_11_22")))
+        step("initial")
+        w("logseq/config.edn", DIRS); step("config names daily (sync)")
+        w("daily/2026_11_20.md", "- new day\n"); w("notes/Extra___Page.md", "- x\n"); w("journals/2026_11_23.md", "- y\n"); step("files in both folders")
+        os.rename(root / "daily", root / "days"); step("daily renamed days (folder not named)")
+        w("logseq/config.edn", DIRS.replace('"daily"', '"days"')); step("config names days")
+        os.rename(root / "journals", root / "jour"); step("journals renamed jour")
+        os.rename(root / "jour", root / "journals"); step("jour renamed back")
+        w("logseq/config.edn", DIRS.replace('"daily"', '"days"').replace(":hidden []", ":hidden [] :x [1 2}")); step("config broken")
+        w("logseq/config.edn", "\ufeff" + DIRS.replace('"daily"', '"days"')); step("config fixed (with a BOM)")
+        (root / "logseq/config.edn").unlink(); step("config deleted")
+        w("logseq/config.edn", DIRS.replace('"daily"', '"days"')); step("config back")
+        # watch-style: reconcile named paths
+        w("logseq/config.edn", DIRS); step("watch: config names daily", ["logseq/config.edn"])
+        os.rename(root / "days", root / "daily"); step("watch: days → daily", ["days/2026_11_20.md", "daily/2026_11_20.md"])
+        (root / "logseq/config.edn").unlink(); step("watch: config deleted", ["logseq/config.edn"])
+        w("logseq/config.edn", DIRS.replace(":hidden []", ":hidden [] :x #_]")); step("watch: config broken", ["logseq/config.edn"])
+        w("logseq/config.edn", DIRS); step("watch: config fixed", ["logseq/config.edn"])
+        os.rename(root / "logseq", root / "lq"); step("logseq/ renamed lq (config gone)")
+        os.rename(root / "lq", root / "logseq"); step("lq renamed logseq")
+        assert [s[1:] for s in seen if s[0].startswith("watch")] == [(None, "Nov 22nd, 2026"), ("Nov 20th, 2026", "Nov 22nd, 2026"), ("2026_11_20", "2026_11_22"),
+                                                                 ("2026_11_20", "Nov 22nd, 2026"), ("Nov 20th, 2026", "Nov 22nd, 2026")]
+
+
+UPGRADE_GRAPH = {"daily/2026_11_20.md": "- a day\n", "journals/2026_11_21.md": "- an older day\n",
+                 "pages/Old___Page.md": "- [[2026-11-20]] [[Nov 21st, 2026]] [[2026-11-21]]\n",
+                 "notes/Plan.md": "- [[Old/Page]] [[Nov 20th, 2026]] [[2026-11-20]]\n"}
+
+
+@pytest.mark.parametrize("config", [
+    "{" + SET + r' :pages-directory "notes" :file/name-format :triple-lowbar :zotero/dir "C:\Users\me"}',  # refused now
+    "\ufeff{" + SET + ' :pages-directory "notes" :file/name-format :triple-lowbar}',  # read by both
+    "{" + SET + ' :pages-directory "notes" :file/name-format :triple-lowbar :q #{"NOW" "NOW"}}',
+    "{" + SET + ' :pages-directory "notes" :file/name-format :triple-lowbar :x [1 #_]}',  # refused now
+])
+def test_a_brain_from_before_v78_upgrades_to_a_fresh_import(tmp_path, db_path, monkeypatch, config):
+    """A brain made before v78 / pg_v86 read each config leniently: on open its graph is read as
+    a fresh import reads it now."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with monkeypatch.context() as m:  # gbrain before v78: the settings written were read
+        m.setattr(journals, "settings", journals.lenient_settings)
+        with Brain.open(db_path, create=True) as b:
+            import_tree(b, write_tree(tmp_path / "g", {**UPGRADE_GRAPH, "logseq/config.edn": config}))
+            assert page_titles(b)["daily/2026_11_20"] == "2026-11-20"
+            with b.transaction():
+                _rewind(b.conn, pg._logseq_old_folders, dbmod._m78_logseq_old_folders)
+    with Brain.open(db_path) as b:
+        refused = journals.settings(config) == journals.DEFAULTS
+        assert page_titles(b)["daily/2026_11_20"] == ("2026_11_20" if refused else "2026-11-20")
         assert fresh_import_differences(b) == {}
