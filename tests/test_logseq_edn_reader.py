@@ -40,6 +40,9 @@ SET = ':journal/page-title-format "yyyy-MM-dd" :journals-directory "daily"'
     '#:journal{:page-title-format "yyyy-MM-dd"} ',
     "#!/usr/bin/env bb\n{" + SET + "}",  # #! is a line comment
     "{" + SET + " #! a comment } ]\n :x 1}",
+    "{" + SET + r" :x [-600 0.5 1/2 1e3 0x1F 36rZ 1N 1.5M +5 0 017 NaN -Infinity nil true / clojure.core//]}",
+    "{" + SET + r" :x [\a \newline \u00e9 \o101 \( \; \\ \,] :y \\}",
+    "{" + SET + " :x [:admonition&src? :block/properties a.b/c* <=> ' 'x x']}",
 ])
 def test_a_config_logseqs_reader_reads_keeps_its_settings(text):
     st = journals.settings(text)
@@ -59,6 +62,12 @@ def test_a_config_logseqs_reader_reads_keeps_its_settings(text):
     "{" + SET + " :x ^:m 1}",  # metadata on a number
     "{" + SET + " :x #:ns [1]}",  # a namespaced map's prefix on no map
     "#:ns{" + SET + " :x}",
+    "{" + SET + " :x 08}",  # no number (cljs.tools.reader's int-pattern: 0[0-9]+)
+    "{" + SET + " :x 1.2.3}",
+    "{" + SET + r" :x \foo}",  # no character
+    "{" + SET + r" :x \u00e}",
+    "{" + SET + " :x :a/b/c}",  # parse-symbol: one /
+    "{" + SET + " :x ns/1a}",
 ])
 def test_a_config_logseqs_reader_refuses_is_logseqs_defaults(text):
     assert journals.settings(text) == journals.DEFAULTS

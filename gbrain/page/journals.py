@@ -121,6 +121,51 @@ _STRICT_STRING_RE = re.compile(r'"(?:[^"\\]|\\(?:[trn\\"bf]|u[0-9A-Fa-f]{4}|[0-3
 _BLANKS_RE = re.compile(f"[{_JS_BLANKS}]+")
 
 
+#: cljs.tools.reader's number patterns (impl/commons.cljs): an int (``0[0-9]+`` matches but is
+#: no number: refused), a float (``1e3``, ``1.5M``), a ratio (``1/2``)
+_INT_RE = re.compile(r"([-+]?)(?:(0)|([1-9][0-9]*)|0[xX]([0-9A-Fa-f]+)|0([0-7]+)|([1-9][0-9]?)[rR]([0-9A-Za-z]+)|(0[0-9]+))(N)?")
+_FLOAT_RE = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?M?")
+_RATIO_RE = re.compile(r"[-+]?[0-9]+/[0-9]+")
+_CHAR_NAMES = frozenset({"newline", "space", "tab", "backspace", "formfeed", "return"})
+
+
+def _symbol_ok(token: str) -> bool:
+    """cljs.tools.reader's ``parse-symbol``: no ``:`` at the end, no ``::`` first, at most one
+    ``/`` splitting a namespace from a name that starts with no digit (``/`` alone, ``ns//``)."""
+    if not token or token.endswith(":") or token.startswith("::"):
+        return False
+    ns, slash, name = token.partition("/")
+    if not ns or not slash:
+        return token == "/" or "/" not in token
+    return bool(name) and not name[0].isdigit() and (name == "/" or "/" not in name)
+
+
+def _atom_ok(tok: str) -> bool:
+    """Whether Logseq's EDN reader reads the atom ``tok`` (a number, character, keyword or symbol):
+    a number by :data:`_INT_RE`/:data:`_FLOAT_RE`/:data:`_RATIO_RE` (``08``, ``1.2.3`` refused), a
+    character ``\\a``, ``\\newline``, ``\\u00e9`` (four hex digits, no surrogate), ``\\o101``
+    (at most ``\\o377``), a keyword or symbol by :func:`_symbol_ok` (``::kw``, ``:a/b/c``
+    refused); ``@``, a backquote or ``~`` in a keyword or symbol refused."""
+    c = tok[0]
+    if c == "\\":
+        body = tok[1:]
+        if len(body) == 1 or body in _CHAR_NAMES:
+            return True
+        if body[0] == "u":
+            return bool(re.fullmatch(r"[0-9A-Fa-f]{4}", body[1:])) and not 0xD800 <= int(body[1:], 16) <= 0xDFFF
+        return body[0] == "o" and bool(re.fullmatch(r"[0-7]{1,3}", body[1:])) and int(body[1:], 8) <= 0o377
+    if c.isdigit() or (c in "+-" and len(tok) > 1 and tok[1].isdigit()):
+        m = _INT_RE.fullmatch(tok)
+        if m:
+            return not m[8] and not (m[7] and int(m[6]) > 36) and not (m[7] and any(int(ch, 36) >= int(m[6]) for ch in m[7]))
+        return bool(_FLOAT_RE.fullmatch(tok) or _RATIO_RE.fullmatch(tok))
+    if any(ch in tok for ch in "@`~"):
+        return False
+    if c == ":":
+        return len(tok) > 1 and "::" not in tok and _symbol_ok(tok[1:])
+    return _symbol_ok(tok)
+
+
 def _value(form):
     """A form as the reader's ``=`` compares it (duplicate keys and set elements): a string by its
     text, a list equal to the vector of its items, a map or set whatever its order, a tagged form
@@ -229,10 +274,8 @@ def _read_top_map(text: str) -> list | None:
             if tok not in _EDN_TAGS:
                 return None  # (a tag no EDN reader reads)
             stack[-1][2].append(tok)
-        elif c == "\\" and len(tok) == 1 or any(ch in tok for ch in "@`~") and c != "\\":
-            return None
-        elif c == ":" and (tok == ":" or "::" in tok or tok.endswith(":")):
-            return None  # (no ::keyword in EDN)
+        elif len(tok) == 1 and c == "\\" or not _atom_ok(tok):
+            return None  # (a character, number, keyword or symbol the reader throws on)
         else:
             end = done(tok)
         if end is False:
