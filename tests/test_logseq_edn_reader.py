@@ -121,17 +121,27 @@ def test_sync_and_watch_of_config_edits_and_folder_renames_equal_a_fresh_import(
     root = tmp_path / "g"
 
     def w(p, t):
-        f = root / p; f.parent.mkdir(parents=True, exist_ok=True); f.write_text(t, encoding="utf-8")
+        f = root / p
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(t, encoding="utf-8")
+
     files = {"logseq/config.edn": DEFAULT, "journals/2026_11_22.md": "- old day\n", "pages/Old___Page.md": "- [[Nov 22nd, 2026]] [[Nov 20th, 2026]] [[2026-11-24]]\n",
              "notes/Plan.md": "- [[Nov 22nd, 2026]] [[Old/Page]] [[Nov 20th, 2026]]\n"}
-    for p, t in files.items(): w(p, t)
-    def titles(b): return dict(b.conn.execute("SELECT slug, title FROM pages ORDER BY slug").fetchall())
+    for p, t in files.items():
+        w(p, t)
+
+    def titles(b):
+        return dict(b.conn.execute("SELECT slug, title FROM pages ORDER BY slug").fetchall())
+
     with Brain.open(db_path, create=True) as b:
         eng = SyncEngine(b, root); eng.bind()
         seen = []
-        def step(name, paths=None):
-            if paths is None: eng.sync()
-            else: eng.reconcile(paths)
+
+        def step(name, paths=None):  # a sync of the whole tree, or a watch round of the paths
+            if paths is None:
+                eng.sync()
+            else:
+                eng.reconcile(paths)
             assert (name, fresh_import_differences(b)) == (name, {})
             seen.append((name, titles(b).get("daily/2026_11_20"), titles(b).get("journals/2026_11_22")))
         step("initial")
