@@ -197,3 +197,29 @@ def test_a_brain_from_before_v78_upgrades_to_a_fresh_import(tmp_path, db_path, m
         refused = journals.settings(config) == journals.DEFAULTS
         assert page_titles(b)["daily/2026_11_20"] == ("2026_11_20" if refused else "2026-11-20")
         assert fresh_import_differences(b) == {}
+
+
+def test_two_journals_of_one_day_deleted_saved_back_and_moved_equal_a_fresh_import(tmp_path, db_path):
+    """(review) ``daily/2026_11_22.md`` and the old ``journals/2026_11_22.md``: the links to the day
+    and the backlinks of each follow a delete, a save back and a move as a fresh import reads them."""
+    from test_logseq_old_folders import TWO_DAYS, TWO_DAYS_TARGETS
+
+    from conftest import link_targets
+
+    def linked_from(b, slug):
+        return sorted(r["slug"] for r in b.backlinks(slug))
+
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "g", TWO_DAYS))
+        assert {s: link_targets(b, s) for s in TWO_DAYS_TARGETS} == TWO_DAYS_TARGETS
+        assert (linked_from(b, "daily/2026_11_22"), linked_from(b, "journals/2026_11_22")) == (["notes/Plan"], ["journals/2026_11_23"])
+        b.delete_page("daily/2026_11_22")
+        assert link_targets(b, "notes/Plan")["2026_11_22"] == "journals/2026_11_22"
+        assert linked_from(b, "journals/2026_11_22") == ["journals/2026_11_23", "notes/Plan"]
+        assert fresh_import_differences(b) == {}
+        b.save_page("daily/2026_11_22.md", "- back\n")
+        assert {s: link_targets(b, s) for s in TWO_DAYS_TARGETS} == TWO_DAYS_TARGETS
+        assert fresh_import_differences(b) == {}
+        b.move_page("journals/2026_11_22", "daily/2026_11_22x")  # (a file name no day)
+        assert link_targets(b, "journals/2026_11_23")["Nov 22nd, 2026"] == "daily/2026_11_22"
+        assert fresh_import_differences(b) == {}
