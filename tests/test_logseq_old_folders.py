@@ -197,7 +197,7 @@ def test_a_graph_config_moved_in_the_brain_reads_its_graph_again(tmp_path, db_pa
     '] {:pages-directory "notes" :journals-directory "daily"}',  # an unmatched closer first
     '{:pages-directory "notes" :journals-directory "daily" :x}',  # a map of an odd number of forms
     '{:pages-directory "notes" :journals-directory "daily" :pages-directory "p"}',  # a duplicate key
-    '{:x #{1 1} :pages-directory "notes" :journals-directory "daily"}',  # a duplicate set element
+    '{:x {[1] 1 (1) 2} :pages-directory "notes" :journals-directory "daily"}',  # a key twice: a list equals the vector
     '{:hidden #"^archive/" :pages-directory "notes" :journals-directory "daily"}',  # a regex literal: no EDN
     '{:x #?(:clj 1 :cljs 2) :pages-directory "notes" :journals-directory "daily"}',  # a reader conditional
     '{:x #foo 1 :pages-directory "notes" :journals-directory "daily"}',  # a tag no reader reads
@@ -221,6 +221,7 @@ def test_a_config_logseqs_reader_refuses_is_logseqs_defaults(text):
     '{:x #inst "2026-01-01" :y #uuid "00000000-0000-0000-0000-000000000000" :z #{1 2} :pages-directory "notes" :journals-directory "daily"}',
     r'{:x [\a \newline \u0041 \o101 \"] :pages-directory "notes" :journals-directory "daily"}',
     ';; a comment\n{:pages-directory "notes" ; another\n :journals-directory "daily" :x {:a [1 (2)]}}',
+    '{:x #{1 1} :pages-directory "notes" :journals-directory "daily"}',  # cljs read-set is (set …): no duplicate check
 ])
 def test_a_config_logseqs_reader_reads_sets_the_folders(text):
     from gbrain.page import journals

@@ -67,12 +67,11 @@ def _top_map(config_text: str, strict: bool = False) -> list | None:
     first map of an EDN text, read as EDN reads it (strings, ``;`` comments and ``#_`` discarded
     forms are no keys); lenient where the text is malformed (an unclosed collection ends with the
     text, an unmatched closer is skipped). An explicit stack: no recursion on deep nesting.
-    ``strict``: the text's first form read as Logseq's EDN reader reads it (``edn/read-string``:
+    ``strict``: the text's first form read as Logseq's EDN reader reads it (:func:`_read_top_map`:
     the first form only, what follows it unread): ``[]`` when that form is no map, None when the
-    reader refuses it (the text ends inside it, a string left open, a closer of another
-    collection or of none, a map of an odd number of forms, a key of a map or an element of a set
-    written twice, a regex literal ``#"…"``, a reader conditional ``#?``, a tag no EDN reader
-    reads: :data:`_EDN_TAGS`)."""
+    reader refuses it. Lenient is the pre-v78 reading (:func:`lenient_settings`): keep it as is."""
+    if strict:
+        return _read_top_map(config_text)
     stack: list[tuple[str, list, list]] = [("", [], [])]  # (opener, items, pending prefixes)
 
     def emit(form) -> bool:
@@ -84,47 +83,206 @@ def _top_map(config_text: str, strict: bool = False) -> list | None:
         items.append(form)
         return True
 
-    def refused(opener: str, items: list) -> bool:  # (strict: what the reader throws on, collection by collection)
-        if opener == "{" and len(items) % 2:
-            return True
-        elems = items[::2] if opener == "{" else items if opener == "#{" else ()
-        return len({repr(e) for e in elems}) != len(elems)
-
     for m in _EDN_TOKEN_RE.finditer(config_text):
         tok = m.group(0)
         if tok[0] in " \t\r\n,;" or tok.isspace():
             continue
-        if strict and (tok.startswith('#"') or (tok[0] == '"' and not _EDN_STRING_RE.fullmatch(tok))):
-            return None  # (a regex literal, an unclosed string)
         if tok in ("{", "#{", "[", "("):
             stack.append((tok, [], []))
         elif tok in ("}", "]", ")"):
-            if strict and (len(stack) == 1 or _CLOSERS[stack[-1][0]] != tok):
-                return None
             if len(stack) > 1:
                 opener, items, _ = stack.pop()
-                if strict and refused(opener, items):
-                    return None
-                kept = emit((opener, items))
-                if kept and opener == "{" and len(stack) == 1:
+                if emit((opener, items)) and opener == "{" and len(stack) == 1:
                     return items
-                if strict and kept and len(stack) == 1:
-                    return []  # (the first form is another collection)
         elif tok == "#_" or (tok[0] == "#" and len(tok) > 1 and tok[1] != '"'):
-            if strict and tok not in _EDN_TAGS and tok not in ("#_", "#{"):
-                return None  # (a reader conditional, a tag no reader reads)
             stack[-1][2].append(tok)
-        elif strict and tok == "#":
-            return None  # (a dispatch EDN has not: #( #' #=)
-        elif emit(tok) and strict and len(stack) == 1:
-            return []  # (the first form is an atom)
-    if strict:
-        return None if len(stack) > 1 or stack[-1][2] else []  # (EOF inside the first form)
+        else:
+            emit(tok)
     while len(stack) > 1:  # unclosed: the text ends them
         opener, items, _ = stack.pop()
         if emit((opener, items)) and opener == "{" and len(stack) == 1:
             return items
     return []
+
+
+#: the blanks of Logseq's EDN reader (cljs.tools.reader ``whitespace?``: JavaScript's ``\s`` and
+#: the comma; a byte-order mark is one, ``\x1c``-``\x1f`` and ``\x85`` are not, unlike Python's)
+_JS_BLANKS = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff,"
+#: the characters that end a token (``macro-terminating?``: the reader macros but ``#``, ``'``, ``:``)
+_ENDS = _JS_BLANKS + r'";^(){}\[\]\\'
+#: the strict reader's tokens: a string (open: to the end), a regex literal, a ``;`` or ``#!`` line
+#: comment, a character literal, a namespaced map's opener ``#:ns{``, a dispatch (``#_``, ``#{``,
+#: ``#^``, ``#tag``, any other ``#``), ``^``, a delimiter, blanks, an atom, any other character
+_STRICT_TOKEN_RE = re.compile(
+    rf'#?"(?:[^"\\]|\\.)*"?|;[^\n]*|#![^\n]*|\\(?:[{_ENDS}]|[^{_ENDS}]+)|#:[^{_ENDS}]*[{_JS_BLANKS}]*\{{?'
+    rf'|#_|#\{{|#\^|#[^{_ENDS}]*|\^|[{{}}\[\]()]|[{_JS_BLANKS}]+|[^{_ENDS}]+|.', re.S)
+#: a string's escapes the reader reads (``escape-char``: ``\t \r \n \\ \" \b \f``, ``\uXXXX``, octal)
+_STRICT_STRING_RE = re.compile(r'"(?:[^"\\]|\\(?:[trn\\"bf]|u[0-9A-Fa-f]{4}|[0-3]?[0-7]{1,2}(?![0-9])))*"', re.S)
+_BLANKS_RE = re.compile(f"[{_JS_BLANKS}]+")
+
+
+#: cljs.tools.reader's number patterns (impl/commons.cljs): an int (``0[0-9]+`` matches but is
+#: no number: refused), a float (``1e3``, ``1.5M``), a ratio (``1/2``)
+_INT_RE = re.compile(r"([-+]?)(?:(0)|([1-9][0-9]*)|0[xX]([0-9A-Fa-f]+)|0([0-7]+)|([1-9][0-9]?)[rR]([0-9A-Za-z]+)|(0[0-9]+))(N)?")
+_FLOAT_RE = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?M?")
+_RATIO_RE = re.compile(r"[-+]?[0-9]+/[0-9]+")
+_CHAR_NAMES = frozenset({"newline", "space", "tab", "backspace", "formfeed", "return"})
+
+
+def _symbol_ok(token: str) -> bool:
+    """cljs.tools.reader's ``parse-symbol``: no ``:`` at the end, no ``::`` first, at most one
+    ``/`` splitting a namespace from a name that starts with no digit (``/`` alone, ``ns//``)."""
+    if not token or token.endswith(":") or token.startswith("::"):
+        return False
+    ns, slash, name = token.partition("/")
+    if not ns or not slash:
+        return token == "/" or "/" not in token
+    return bool(name) and not name[0].isdigit() and (name == "/" or "/" not in name)
+
+
+def _atom_ok(tok: str) -> bool:
+    """Whether Logseq's EDN reader reads the atom ``tok`` (a number, character, keyword or symbol):
+    a number by :data:`_INT_RE`/:data:`_FLOAT_RE`/:data:`_RATIO_RE` (``08``, ``1.2.3`` refused), a
+    character ``\\a``, ``\\newline``, ``\\u00e9`` (four hex digits, no surrogate), ``\\o101``
+    (at most ``\\o377``), a keyword or symbol by :func:`_symbol_ok` (``::kw``, ``:a/b/c``
+    refused); ``@``, a backquote or ``~`` in a keyword or symbol refused."""
+    c = tok[0]
+    if c == "\\":
+        body = tok[1:]
+        if len(body) == 1 or body in _CHAR_NAMES:
+            return True
+        if body[0] == "u":
+            return bool(re.fullmatch(r"[0-9A-Fa-f]{4}", body[1:])) and not 0xD800 <= int(body[1:], 16) <= 0xDFFF
+        return body[0] == "o" and bool(re.fullmatch(r"[0-7]{1,3}", body[1:])) and int(body[1:], 8) <= 0o377
+    if c.isdigit() or (c in "+-" and len(tok) > 1 and tok[1].isdigit()):
+        m = _INT_RE.fullmatch(tok)
+        if m:
+            return not m[8] and not (m[7] and int(m[6]) > 36) and not (m[7] and any(int(ch, 36) >= int(m[6]) for ch in m[7]))
+        return bool(_FLOAT_RE.fullmatch(tok) or _RATIO_RE.fullmatch(tok))
+    if any(ch in tok for ch in "@`~"):
+        return False
+    if c == ":":
+        return len(tok) > 1 and "::" not in tok and _symbol_ok(tok[1:])
+    return _symbol_ok(tok)
+
+
+def _value(form):
+    """A form as the reader's ``=`` compares it (duplicate keys and set elements): a string by its
+    text, a list equal to the vector of its items, a map or set whatever its order, a tagged form
+    with its tag; an atom (keyword, symbol, number) by its text."""
+    if isinstance(form, tuple):
+        opener, items = form
+        if opener.startswith("#") and opener not in ("#{",):
+            return (opener, _value(items))  # (a tagged form)
+        vals = [_value(i) for i in items]
+        if opener in ("[", "("):
+            return ("seq", tuple(vals))
+        if opener == "#{":
+            return ("set", frozenset(vals))
+        return ("map", frozenset(zip(vals[::2], vals[1::2])))
+    text = _edn_string(form)
+    return ("str", text) if text is not None else form
+
+
+def _ns_key(ns: str, key):
+    """A namespaced map's key (``namespace-keys``): a keyword or symbol with no namespace takes
+    ``ns``, one of namespace ``_`` loses it, any other key is itself."""
+    if not isinstance(key, str) or key[:1] in '"\\' or key[:1].isdigit():
+        return key
+    colon = ":" if key.startswith(":") else ""
+    name = key[len(colon):]
+    if "/" in name and name != "/":
+        return colon + name.split("/", 1)[1] if name.split("/", 1)[0] == "_" else key
+    return f"{colon}{ns}/{name}"
+
+
+def _read_top_map(text: str) -> list | None:
+    """:func:`_top_map` strict: the items of ``text``'s first form read as Logseq's EDN reader reads
+    it (ClojureScript's ``clojure.edn/read-string`` → ``cljs.tools.reader.edn``), ``[]`` when that
+    form is no map (or there is none), None when the reader throws on it. Read as that reader
+    reads: JavaScript's blanks, ``#!`` comments, ``^meta form`` (metadata on a collection or
+    symbol, dropped), ``#:ns{…}`` (its keys namespaced), ``#{…}`` (no duplicate check: ``set``);
+    refused: an unclosed form or string, a string escape EDN has not, a stray or wrong closer, an
+    odd map or a key twice (by value, :func:`_value`), ``#"…"``, ``#?``, a tag but
+    :data:`_EDN_TAGS`, ``#_``/``^``/a tag with no form before a closer, ``::kw``."""
+    stack: list[list] = [["", [], []]]  # [opener, items, pending prefixes]
+
+    def done(form):
+        """Give the finished ``form`` to the innermost pending prefix, else to the collection:
+        False when the reader throws, True when the top form is finished, else None."""
+        prefixes = stack[-1][2]
+        while prefixes:
+            p = prefixes.pop()
+            if p == "#_":
+                return None  # (discarded)
+            if p == "^":
+                meta = form
+                if not (isinstance(meta, tuple) and meta[0] in ("{", "[")) and not (
+                        isinstance(meta, str) and meta[:1] not in "\\+-0123456789" and meta not in ("nil", "true", "false")):
+                    return False  # (metadata must be a keyword, symbol, string or map)
+                prefixes.append(("^", meta))
+                return None
+            if isinstance(p, tuple):  # (the form the metadata is on: a collection or symbol)
+                if not (isinstance(form, tuple) and form[0] in ("{", "[", "(", "#{") or isinstance(form, str) and form[:1] not in '":\\+-0123456789' and form not in ("nil", "true", "false")):
+                    return False
+                continue
+            form = (p, form)  # (a tagged form)
+        stack[-1][1].append(form)
+        return len(stack) == 1 or None
+
+    for m in _STRICT_TOKEN_RE.finditer(text):
+        tok = m.group(0)
+        c = tok[0]
+        if c == ";" or tok.startswith("#!") or _BLANKS_RE.fullmatch(tok):
+            continue
+        end = None
+        if c == '"':
+            if not _STRICT_STRING_RE.fullmatch(tok):
+                return None  # (left open, or an escape EDN has not)
+            end = done(tok)
+        elif tok.startswith('#"') or tok.startswith("##") or tok in ("#", "#?") or tok.startswith("#?"):
+            return None  # (a regex literal, a reader conditional, a dispatch EDN has not)
+        elif tok.startswith("#:"):
+            ns = _BLANKS_RE.sub("", tok[2:]).rstrip("{")
+            if not tok.endswith("{") or not ns or ns.endswith(":") or ns.startswith(":"):
+                return None  # (no map after the namespace)
+            stack.append([tok, [], []])
+        elif tok in ("{", "#{", "[", "("):
+            stack.append([tok, [], []])
+        elif tok in ("}", "]", ")"):
+            opener, items, prefixes = stack[-1]
+            if len(stack) == 1 or prefixes or _CLOSERS.get(opener, "}") != tok:
+                return None  # (a stray closer, another collection's, a prefix with no form)
+            stack.pop()
+            if opener.startswith("#:"):
+                ns = _BLANKS_RE.sub("", opener[2:]).rstrip("{")
+                items = [_ns_key(ns, x) if i % 2 == 0 else x for i, x in enumerate(items)]
+                opener = "{"
+            if opener == "{":
+                if len(items) % 2:
+                    return None
+                keys = [_value(k) for k in items[::2]]
+                if len(set(keys)) != len(keys):
+                    return None
+            end = done((opener, items))
+            if end:  # (the first form: a map's items; a tagged map or another collection is no map)
+                first = stack[0][1][-1]
+                return first[1] if first[0] == "{" else []
+        elif tok in ("#_", "^", "#^"):
+            stack[-1][2].append("^" if tok == "#^" else tok)
+        elif c == "#":
+            if tok not in _EDN_TAGS:
+                return None  # (a tag no EDN reader reads)
+            stack[-1][2].append(tok)
+        elif len(tok) == 1 and c == "\\" or not _atom_ok(tok):
+            return None  # (a character, number, keyword or symbol the reader throws on)
+        else:
+            end = done(tok)
+        if end is False:
+            return None
+        if end:
+            return []  # (the first form is an atom)
+    return [] if len(stack) == 1 and not stack[0][2] else None  # (no form, or EOF inside the first)
 
 
 class Settings(NamedTuple):
@@ -200,7 +358,7 @@ def lenient_settings(config_text: str) -> Settings:
 
 def _settings(config_text: str, strict: bool) -> Settings:
     if (":file/name-format" not in config_text and ":journal/" not in config_text and ":date-formatter" not in config_text
-            and "-directory" not in config_text):
+            and "-directory" not in config_text and "#:" not in config_text):
         return DEFAULTS
     top: dict = {}
     items = _top_map(config_text, strict)
