@@ -126,6 +126,19 @@ def _out(text: str) -> None:
 PLAIN_PROGRESS_S = 10.0
 
 
+def _time_left(done: int, total: int, spent: float) -> str:
+    """``", about 2.0 h left"``: the rate so far (``done`` items in ``spent`` seconds) extrapolated
+    to the ``total - done`` items left; ``""`` before any item is done or once none is left."""
+    if done <= 0 or total <= done or spent <= 0:
+        return ""
+    left = (total - done) * spent / done
+    if left < 90:
+        return f", about {left:.0f} s left"
+    if left < 90 * 60:
+        return f", about {left / 60:.0f} min left"
+    return f", about {left / 3600:.1f} h left"
+
+
 class _PlainProgress:
     """Progress as plain lines on stderr (``import: 2,000 / 8,411 files (24%), 12 s``) for a
     stderr that is not a terminal, at most one per ``GBRAIN_PROGRESS_EVERY`` seconds (default
@@ -154,7 +167,8 @@ class _PlainProgress:
             return
         self._last = now
         share = f" ({100 * done // total}%)" if total else ""
-        _err(f"{self._label}: {done:,} / {total:,}{share}, {now - self._t0:.0f} s")
+        spent = now - self._t0
+        _err(f"{self._label}: {done:,} / {total:,}{share}, {spent:.0f} s{_time_left(done, total, spent)}")
 
     def stop(self) -> None:
         pass

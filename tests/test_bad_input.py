@@ -623,6 +623,25 @@ def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path,
     assert rep["warnings"][0].startswith(f"{slug}.md: names Windows cannot hold") and "portable_names" in rep["warnings"][0]
 
 
+@pytest.mark.engine_free
+def test_import_names_the_path_length_limit_it_applies(tmp_path):
+    """A new user's import said "a path over 260 characters" of a path the check flags at 257
+    (256 is what MAX_PATH's 260 leaves for a path in a folder at a drive's root, ``C:\\`` and the
+    NUL among them): a 258-character path drew a warning its own text ruled out."""
+    from gbrain.page.slugs import WINDOWS_PATH_MAX
+
+    tree = tmp_path / "t"
+    rel = "a" * 120 + "/" + "b" * (WINDOWS_PATH_MAX + 2 - 121 - 3) + ".md"  # 258 characters
+    assert len(rel) == WINDOWS_PATH_MAX + 2
+    (tree / rel).parent.mkdir(parents=True)
+    (tree / rel).write_bytes(b"# long\n")
+    r = gbrain_in_process("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["warning_count"] == 1, r.stdout
+    w = rep["warnings"][0]
+    assert "names Windows cannot hold" in w and f"a path over {WINDOWS_PATH_MAX} characters" in w, w
+
+
 # ---- white space around a new name ---------------------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from ..page.links import graph_roots, is_graph_config
 from ..page.markdown import page_property_syntax, reads_graphs
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from ..page.slugs import nfc as slugs_nfc
+from ..page.slugs import WINDOWS_PATH_MAX
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
@@ -490,7 +491,7 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     if windows:
         found.append(f"{shown(windows[0])}" + (f" and {len(windows) - 1:,} more file(s)" if len(windows) > 1 else "")
                      + ": names Windows cannot hold (a reserved device name, one of < > : \" | ? * \\, a name ending in a dot or space, "
-                     "or a path over 260 characters): a copy of the folder there would lack them")
+                     f"or a path over {WINDOWS_PATH_MAX} characters): a copy of the folder there would lack them")
     if found:
         found[-1] += "; `gbrain lint --check portable_names` lists them all, with what to do"
     return found
