@@ -210,3 +210,21 @@ def test_the_line_scans_corners(text):
     assert_same_scan(text, None)
     page = parse_page(text, "n.md")
     assert_same_scan(page.compiled_truth, page.part_unread("compiled_truth"))
+
+
+def _spans(matches) -> list:
+    return [(m.span(), m.groupdict()) for m in matches]
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown())
+def test_link_matches_are_the_regex_passes(text):
+    """``address_spans``' link pass (no code, comments or math in the text) tries its regex only
+    at a ``[`` and the ``!`` before one: the same matches as ``finditer``, groups and all."""
+    assert _spans(linkedit._link_matches(text)) == _spans(linkedit._LINKS_RE_M.finditer(text))
+
+
+@pytest.mark.parametrize("text", ["![[a]]", "!![[a]]", "[![b](i.svg)](u)", "![[a]]![[b]]", "[[a]]![l](x)",
+                                  "!", "[", "![", "[!", "[x]![y](z)", "[[a]](b.md)", "x [[a|b]]!"])
+def test_link_matches_corners(text):
+    assert _spans(linkedit._link_matches(text)) == _spans(linkedit._LINKS_RE_M.finditer(text))
