@@ -259,8 +259,10 @@ def _scan(text: str, pattern: "re.Pattern", make, unread: list | None = None, wh
     ``whole``: ``pattern`` for many lines at once (``re.M``) when no match of it crosses a line
     end (each match one of ``pattern`` on the match's line; offsets of ``text``): then only the
     lines that may change the scan's state (:data:`_MARK_RE`) go through the line scan
-    (:func:`_scan_line`), the lines between in one pass of ``whole`` or none (in a fence or a
-    comment). The same result as the line scan of every line (``tests/test_scan_runs.py``)."""
+    (:func:`_scan_line`; not a line whose marks are backticks or ``~~~`` alone that opens no
+    fence and holds no ``[`` or ``://``: it reads as the lines between), the lines between in one
+    pass of ``whole`` (:func:`_addr_matches` for :data:`_ADDR_RE_M`: ``whole``'s matches hold a
+    ``[`` or ``://``) or none (in a fence or a comment). The same result as the line scan of every line (``tests/test_scan_runs.py``)."""
     if not ("%%" in text or "$$" in text):
         unread = []
     elif unread is None:
