@@ -210,3 +210,39 @@ def test_the_line_scans_corners(text):
     assert_same_scan(text, None)
     page = parse_page(text, "n.md")
     assert_same_scan(page.compiled_truth, page.part_unread("compiled_truth"))
+
+
+def _spans(matches) -> list:
+    return [(m.span(), m.groupdict()) for m in matches]
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown())
+def test_link_matches_are_the_regex_passes(text):
+    """``address_spans``' link pass (no code, comments or math in the text) tries its regex only
+    at a ``[`` and the ``!`` before one: the same matches as ``finditer``, groups and all."""
+    assert _spans(linkedit._link_matches(text)) == _spans(linkedit._LINKS_RE_M.finditer(text))
+
+
+@pytest.mark.parametrize("text", ["![[a]]", "!![[a]]", "[![b](i.svg)](u)", "![[a]]![[b]]", "[[a]]![l](x)",
+                                  "!", "[", "![", "[!", "[x]![y](z)", "[[a]](b.md)", "x [[a|b]]!"])
+def test_link_matches_corners(text):
+    assert _spans(linkedit._link_matches(text)) == _spans(linkedit._LINKS_RE_M.finditer(text))
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown(), st.data())
+def test_address_matches_are_the_regex_pass(text, data):
+    """``_scan``'s run between marks tries the address regex only at a ``[``, the character
+    before one, a line start up to 3 spaces before one, and 3-5 characters before a ``://``:
+    the same matches as ``finditer`` over the run (from a line's start to a line's start)."""
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"] + [len(text)]
+    a = data.draw(st.sampled_from(starts))
+    z = data.draw(st.sampled_from([s for s in starts if s >= a]))
+    assert _spans(linkedit._addr_matches(text, a, z)) == _spans(_ADDR_RE_M.finditer(text, a, z))
+
+
+@pytest.mark.parametrize("text", ["   [r]: https://x.io", "    [r]: u", "ftp://a http://b https://c HTTPS://www.d",
+                                  "xhttps://a", "[a](https://b) https://c", " ![[a]] [r]:", "[[a]]://b"])
+def test_address_matches_corners(text):
+    assert _spans(linkedit._addr_matches(text, 0, len(text))) == _spans(_ADDR_RE_M.finditer(text))
