@@ -838,11 +838,12 @@ def test_search_limit_must_be_positive_like_query(own_imported):
 
 @pytest.mark.engine_free
 def test_limit_errors_are_the_ones_the_readme_quotes(own_imported):
-    """The README quotes each limit rule with the command that breaks it (a trial found it saying
-    every limit takes 0 while search refused -1 as "not a positive number")."""
+    """The command reference (docs/commands.md, moved there from the README) quotes each limit rule
+    with the command that breaks it (a trial found it saying every limit takes 0 while search
+    refused -1 as "not a positive number")."""
     from conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     for args, rule in ((("list", "--limit", "-2"), "--limit must be 0 (no limit) or more, got -2"),
                        (("search", "--limit", "-1", "foo"), "--limit must be a positive number, got -1")):
         r = gbrain(*args)

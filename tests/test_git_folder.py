@@ -1,4 +1,4 @@
-"""A brain folder kept in git (README "Brains in git"): git operations on the folder are the
+"""A brain folder kept in git (docs/sync.md, "Brains in git"): git operations on the folder are the
 user's, not an unmounted drive.
 
 A. the mass-deletion guard lets through the deletions of a ``git checkout``/``switch``/``reset``

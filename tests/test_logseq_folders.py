@@ -22,7 +22,7 @@ What Logseq (file graphs, logseq/logseq tag 0.10.9) does:
 
 gbrain reads both (SQLite v76 / Postgres v83 re-derive the brains stored before: the upgrade
 tests below). gbrain keeps both files of one day as pages (nothing is dropped) and
-resolves each link to one of them deterministically: README "Notes from Notion, Logseq or Bear".
+resolves each link to one of them deterministically: docs/migrating.md.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ parses as a day (``safe-journal-title-formatters``) into a journal titled by the
 ``:pages-directory``/``:journals-directory`` say only where Logseq writes new files, so the files
 written before the setting changed (``journals/2026_11_22.md``) stay the graph's: gbrain reads a
 graph's ``pages/`` and ``journals/`` as its pages and journals folders whatever the config names.
-Its other folders stay a vault's (README "Notes from Notion, Logseq or Bear"). SQLite v78 /
+Its other folders stay a vault's (docs/migrating.md). SQLite v78 /
 Postgres v86 re-derive the brains stored before (the upgrade tests below).
 """
 

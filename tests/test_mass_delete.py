@@ -1,4 +1,4 @@
-"""The mass-deletion guard (README "If 20 or more notes vanish from one folder …") against the
+"""The mass-deletion guard (docs/sync.md: "If 20 or more notes vanish from one folder …") against the
 shapes a real trial produced: an ``rm -rf`` that reaches watch file by file while other files
 change, a folder held back by the guard and then partly restored, and most of a folder deleted
 with some markdown left. Every test runs on both engines (``db_path``); watch is driven

@@ -231,7 +231,7 @@ def test_the_git_line_names_what_git_did_last_not_the_checkout_of_the_recorded_s
 
 
 def test_gitignore_is_not_read_and_gbrainignore_takes_its_lines(tmp_path, db_path):
-    """README "Brains in git": a gitignored note is imported (git's history is not the brain);
+    """docs/sync.md, "Brains in git": a gitignored note is imported (git's history is not the brain);
     the same lines in `.gbrainignore` leave it out."""
     root = tmp_path / "brain"
     repo(root)
