@@ -1650,11 +1650,31 @@ def thai_tokens(text: str) -> list[str]:
 def _thai_term(word: str) -> str:
     """The FTS5 term of a Thai query word with its marks (:func:`thai_tokens`): the phrase of
     its bigrams (a word of one character: that character as a prefix, as a CJK one), read in its
-    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``)."""
+    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``), in ``search_cjk``
+    only (:data:`_THAI_FILTER`: ``{search_cjk} : "…"``)."""
     tokens = thai_tokens(search_form(word))
     if len(tokens) <= 1:
-        return _quote(tokens[0] if tokens else word) + "*"
-    return _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
+        return _THAI_FILTER + " : " + _quote(tokens[0] if tokens else word) + "*"
+    return _THAI_FILTER + " : " + _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
+
+
+#: the column a Thai bigram is searched in (:func:`_thai_term`): its private-use letters are text
+#: any other field may hold (Nerd Fonts' Pomicons at U+E000–E00A, Material Icons at U+E000–E04E),
+#: which a Thai prefix must not find; a canvas card's are its ``words`` (:func:`_card_part`)
+_THAI_FILTER = "{search_cjk}"
+
+
+def _card_part(part: str) -> str:
+    """An :func:`fts_parts` term as ``canvas_fts`` reads it: a page column filter dropped, a Thai
+    bigram phrase's (:data:`_THAI_FILTER`) in the cards' ``words`` column, where their bigrams are."""
+    if part.startswith(_THAI_FILTER + " : "):
+        return "{words} : " + part[len(_THAI_FILTER) + 3:]
+    return part.rsplit(" : ", 1)[-1]
+
+
+def _page_part(card_part: str) -> str:
+    """A :func:`_card_part` term as ``page_fts`` reads it (the pages' count of a card's term)."""
+    return _THAI_FILTER + card_part[7:] if card_part.startswith("{words} : ") else card_part
 
 
 def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:
@@ -4488,12 +4508,12 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
 
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
-    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded)]
+    parts = [_card_part(p) for p in fts_parts(folded)]
     if not parts or limit <= 0 or present is False:
         return []
     # (a quoted phrase as typed and as the index spells it too, as for pages: fts_parts)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)
-    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded, spelled)]
+    parts = [_card_part(p) for p in fts_parts(folded, spelled)]
     try:
         if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
             return []
@@ -4544,7 +4564,7 @@ def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
         # each term's BM25 part, FTS5's own (IDF of the cards alone), then with the IDF of the pages
         # and cards together; and the coordination factor: the IDF-weighted share of the terms a card holds
         df = conn.execute("SELECT count(*) FROM canvas_fts WHERE canvas_fts MATCH ?", (p,)).fetchone()[0]
-        df_all = df + _match_count(conn, p, memo)
+        df_all = df + _match_count(conn, _page_part(p), memo)
         own, idf, w = _fts_idf(n_rows, df), _fts_idf(n_rows + n_pages, df_all), _coord_idf(n_rows + n_pages, df_all)
         total += w
         # (every card the term matches, kept when a candidate: FTS5 answers `rowid IN (…)` with a MATCH per rowid, ~30× slower here)
