@@ -440,3 +440,16 @@ def test_sync_edits_renames_and_canvases_with_other_spellings_stay_a_fresh_impor
             assert verify.fresh_import_differences(b) == {}
         finally:
             eng.close()
+
+
+@pytest.mark.xfail(strict=True, reason="needs a schema version: a page's words with tatweel indexed without it (as harakat, v77)")
+def test_a_word_written_with_tatweel_is_found_by_the_plain_word(tmp_path, db_path):
+    # (review of v77: tatweel, U+0640, only stretches a word in print, as harakat are optional; both
+    # engines read it as a letter inside the word, so ``العربية`` never met ``العـــربية`` nor the title
+    # ``عـربـي``; harakat are indexed bare since v77, tatweel not: a migration must write those pages'
+    # words again, as _m77_other_spellings did)
+    notes = {"ar/t.md": "# عـربـي\n\nالعـــربية لغة جميلة\n", "ar/x.md": "# بيت\n\nنص آخر\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, "العربية") == ["ar/t"]
+        assert found(b, "عربي") == ["ar/t"]
