@@ -453,3 +453,17 @@ def test_a_word_written_with_tatweel_is_found_by_the_plain_word(tmp_path, db_pat
         import_tree(b, write_tree(tmp_path / "v", notes))
         assert found(b, "العربية") == ["ar/t"]
         assert found(b, "عربي") == ["ar/t"]
+
+
+@pytest.mark.xfail(strict=True, reason="needs a schema version: the bare spellings are search_words' distinct words, no phrase")
+def test_a_bare_phrase_finds_the_text_written_with_harakat(tmp_path, db_path):
+    # (review of v77: a page's bare words are in search_words once each, after the title's (dict.fromkeys),
+    # and a word written without marks is not there at all, so a quoted bare phrase met marked text
+    # only when its words happened to stand side by side there: ``"كتب الطالب"`` found the page
+    # titled درس, not the one titled الطَّالِبُ, nor ``كتب الطَّالِبُ`` (one word marked). A phrase over the
+    # text needs the text's bare form indexed as text: a schema version)
+    notes = {"ar/a.md": "# الطَّالِبُ\n\nكَتَبَ الطَّالِبُ الدَّرْسَ\n", "ar/b.md": "# درس\n\nكتب الطَّالِبُ الدرس\n",
+             "ar/x.md": "# بيت\n\nكتب المعلم الكتاب في البيت. الطالب هنا\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, '"كتب الطالب"') == ["ar/a", "ar/b"]
