@@ -342,7 +342,8 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     snippet marked; ``đ`` folds to ``d``, so ``dorde`` found it and ``djordje`` not); a word some
     page holds as typed too is followed by that spelling (``djordje đorđe``: a brain writing the
     name both ways); a word written with ``đ`` is followed by its ``dj`` spelling where some page
-    holds that (``Đorđe`` → ``Đorđe Djordje``: the fold alone, ``dorde``, never met it). A phrase of
+    holds that (``Đorđe`` → ``Đorđe Djordje``: the fold alone, ``dorde``, never met it). The query
+    as ranked is in ``memo`` under :data:`DJ_RANKED` (a dj word some page holds as typed, alone). A phrase of
     several words is spelled by :func:`phrase_spellings`. A query without ``dj`` or ``đ`` is returned at once (one regular-expression search); the first :data:`DJ_WORDS`
     distinct such words are looked up, the others stay as typed; ``memo``: as in
     :func:`phrase_spellings`."""
@@ -364,6 +365,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
     out, pos = [], 0
     respelled = []  # (the query with each such word in its other spelling only: a name the query gives, DJ_TYPED)
+    ranked = []  # (the query each such word spelled once, as ranked: DJ_RANKED)
     for m in found:
         w = m.group().lower()
         spelling = next((x for x in options[w] if x in held), None)
@@ -374,6 +376,11 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
         out += [query[pos:m.start()], both if w in held or "đ" in w else spelling]
         respelled += [query[pos:m.start()], spelling]
+        # (since v77 a page writing the word with ``đ`` holds its dj spelling too: a dj word some
+        # page holds finds both kinds of page as typed, each holding it once; searched both ways,
+        # such a page held two of the query's words, ~9x the score of a page writing it as typed.
+        # A word typed with ``đ`` keeps both: its pages first, _typed_spellings_first)
+        ranked += [query[pos:m.start()], m.group() if w in held and "đ" not in w else out[-1]]
         pos = m.end()
     out.append(query[pos:])
     answer = "".join(out)
@@ -381,6 +388,8 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         memo[key] = answer
         if answer != query:
             memo[(DJ_TYPED, answer)] = (query, "".join(respelled) + query[pos:])
+            memo[(DJ_RANKED, answer)] = rank_as = "".join(ranked) + query[pos:]
+            memo[(DJ_TYPED, rank_as)] = memo[(DJ_TYPED, answer)]
     return answer
 
 
@@ -417,6 +426,11 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
 #: respelled)``: :func:`_rank` names pages by those, not by the answer (``Djordje Đorđe`` names no
 #: page; the page named *Djordje* fell below *Đorđe* and a note writing the name often)
 DJ_TYPED = "dj_typed"
+#: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps the query as ranked: a
+#: dj word some page holds as typed, not followed by its ``đ`` spelling (every page writing it with
+#: ``đ`` holds the dj one too since v77: a page is not counted twice for holding both); the answer
+#: marks the snippets and finds the canvas cards
+DJ_RANKED = "dj_ranked"
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -4203,7 +4217,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
         # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
-    ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
+    ranked, body = _rank(conn, facts.get((DJ_RANKED, query), query), only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
     loose = cjk_loosened(folded) if not ranked else None
     if loose:  # a CJK run no page holds as written: its words apart (cjk_loosened)
         ranked, body = _rank(conn, loose, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
@@ -4466,7 +4480,8 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     facts = {} if facts is None else facts  # (dj_spelled's query as typed, for rank: DJ_TYPED)
     query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
+    out = rank(conn, facts.get((DJ_RANKED, query), query), type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix,
+               facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
     if loose:  # as in search(): a CJK run no page holds as written, its words apart
         out = rank(conn, loose, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since)
