@@ -111,3 +111,28 @@ def test_a_dj_word_written_with_another_letter_of_its_language(tmp_path, db_path
         import_tree(b, write_tree(tmp_path / "v", notes))
         for query in ("Djordjević", "djordjević", '"milan djordjević"', "djordjevic"):
             assert slugs(b, query)[:1] == ["p"], query
+
+
+def test_both_spellings_of_a_name_weigh_alike(tmp_path, db_path, request):
+    """Review of v77: a page writing ``Đorđe`` is indexed with its ``dj`` spelling too, and
+    ``dj_spelled`` searches ``djordje`` as ``djordje đorđe`` (some page holds it as typed: every
+    ``đ`` page does now), so such a page holds both query words (coordination 1, BM25 twice) and a
+    page writing ``Djordje`` one: ``djordje`` put every ``Đorđe`` page ~3x above the pages writing
+    the query as typed (1.50 / 1.48 against 0.54 / 0.53; before v77 1.03 / 1.01 against 1.06 /
+    1.04; within 5% both ways). Pages alike but for the spelling should score alike for the ASCII
+    query (``keyword.DJ_RANKED``: ranked as typed); a query typed with ``đ`` puts its pages first."""
+    if request.config.getoption("--engine") == "postgres":
+        # (ranked as typed, Postgres' name evidence does not read the name's dj spelling in search_fold_names as
+        # the title's: *Đorđe notes* 0.45 against *Djordje notes* 1.13, where SQLite gives 1.05 / 1.13; main 1.08 / 0.17)
+        request.applymarker(pytest.mark.xfail(strict=True, reason="Postgres: a name's dj spelling is no title evidence"))
+    notes = {"sr/dj.md": "# Djordje notes\n\nDjordje visited Novi Sad.\n", "sr/d.md": "# Đorđe notes\n\nĐorđe visited Novi Sad.\n",
+             "m/meet.md": "# Meeting\n\nWe met Djordje at noon.\n", "m/lunch.md": "# Lunch\n\nWe met Đorđe at noon.\n",
+             **{f"f{i}.md": f"# Note {i}\n\nOther text {i}.\n" for i in range(6)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        for query, typed, other in (("djordje", ("sr/dj", "m/meet"), ("sr/d", "m/lunch")), ("Djordje", ("sr/dj", "m/meet"), ("sr/d", "m/lunch"))):
+            score = {h["slug"]: h["score"] for h in keyword.search(b.conn, query)}
+            for t, o in zip(typed, other):
+                assert min(score[t], score[o]) >= 0.8 * max(score[t], score[o]), (query, score)
+        score = {h["slug"]: h["score"] for h in keyword.search(b.conn, "met Đorđe")}
+        assert max(score, key=score.get) == "m/lunch", score  # (typed with đ: the page writing it so first)

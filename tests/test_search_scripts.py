@@ -10,6 +10,8 @@ word for a text with harakat, ``djo*`` for ``Đorđe``, a Thai prefix inside a r
 SQLite v77 / Postgres v85 (``keyword._other_spellings``, ``thai_tokens``)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gbrain.core.brain import Brain
@@ -384,3 +386,84 @@ def test_postgres_a_long_fields_stop_words_as_its_whole_simple_vector(pg_url):
         c.execute("SET debug_parallel_query = on")
         assert c.execute("SELECT gb_stop_long(repeat('the cat ', 40000) || x) FROM generate_series(1, 2) x").fetchall()
         c.execute("RESET debug_parallel_query")
+
+
+def test_a_thai_prefix_never_finds_private_use_icons(tmp_path, db_path, request):
+    # (review of v77: a Thai prefix with a mark is the phrase of its bigrams in private-use letters,
+    # U+E001–E04E, which any field may hold as text: Nerd Fonts' Pomicons sit at U+E000–E00A,
+    # Material Icons at U+E000–E04E. The phrase matched a page writing such icons, `ก* เรี*` put it first.
+    # A Thai bigram is searched in search_cjk only)
+    notes = {"th/learn.md": "# เรียน\n\nการเรียนรู้ กีฬา\n",
+             "icons/pomo.md": "# Pomodoro\n\nStatus \ue001\ue035 done \ue001 \ue040\ue023 \ue023\ue035\n",
+             "boards/icons.canvas": json.dumps({"nodes": [{"id": "a", "type": "text", "text": "Status \ue001\ue035 \ue040\ue023 \ue023\ue035",
+                                                           "x": 0, "y": 0, "width": 9, "height": 9},
+                                                          {"id": "b", "type": "text", "text": "การเรียนรู้", "x": 0, "y": 20, "width": 9, "height": 9}],
+                                               "edges": []})}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        slug = {r[0]: r[1] for r in b.conn.execute("SELECT id, slug FROM pages")}
+        for q in ("เรี*", "กี*", "ก* เรี*"):
+            assert [slug[h["id"]] for h in keyword.keyword_candidates(b.conn, q)] == ["th/learn"], q
+            # (a canvas card writing the icons neither; the card writing the Thai word is found)
+            # (Postgres: a prefix begins a word, and the card's word is การเรียนรู้, which ก* begins)
+            card = [("boards/icons.canvas", "b")] if ("เรี" in q and not postgres(request)) or q == "ก* เรี*" else []
+            assert [(h["slug"], h.get("node")) for h in keyword.search(b.conn, q)] == [("th/learn", None), *card], q
+
+
+def test_sync_edits_renames_and_canvases_with_other_spellings_stay_a_fresh_import(tmp_path, db_path, request):
+    # (review of v77: the other spellings and Thai bigrams written by incremental writes, sync's
+    # edits, renames and canvas writes and a put, equal a fresh import's, on both engines)
+    from gbrain.sync.engine import SyncEngine
+
+    v = write_tree(tmp_path / "v", {"a.md": "# Notes\n\nplain\n", "b.md": "# Đorđe\n\nĐorđe wrote.\n"})
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, v)
+        eng.bind()
+        try:
+            assert eng.sync()["ok"]
+            (v / "a.md").write_text("# الطَّالِبُ\n\nكَتَبَ الطَّالِبُ การเรียนรู้ Međugorje\n", encoding="utf-8")
+            (v / "b.md").rename(v / "c.md")
+            (v / "d.canvas").write_text(json.dumps({"nodes": [{"id": "n", "type": "text", "text": "الطَّالِبُ การเรียนรู้ Đorđe",
+                                                                "x": 0, "y": 0, "width": 9, "height": 9}], "edges": []}), encoding="utf-8")
+            rep = eng.sync()
+            assert rep["ok"], rep["problems"]
+            b.put("e", "---\ntitle: Međa\n---\n# Međa\n\nكَتَبَ e\n")
+            assert found(b, "medj*") == ["a", "e"]
+            for q, hits in (("الطالب", {"a", "d.canvas"}), ("djo*", {"c", "d.canvas"}), ("เรี*", {"a", "d.canvas"})):
+                if q != "เรี*" or not postgres(request):  # (Postgres: a prefix begins a word, การเรียนรู้)
+                    assert {h["slug"] for h in keyword.search(b.conn, q)} == hits, q
+            assert verify.fresh_import_differences(b) == {}
+            (v / "a.md").write_text("# Notes\n\nplain again\n", encoding="utf-8")
+            (v / "d.canvas").write_text(json.dumps({"nodes": [], "edges": []}), encoding="utf-8")
+            assert eng.sync()["ok"]
+            assert found(b, "الطالب") == [] and found(b, "เรี*") == [] and found(b, "djo*") == ["c"]
+            assert verify.fresh_import_differences(b) == {}
+        finally:
+            eng.close()
+
+
+@pytest.mark.xfail(strict=True, reason="needs a schema version: a page's words with tatweel indexed without it (as harakat, v77)")
+def test_a_word_written_with_tatweel_is_found_by_the_plain_word(tmp_path, db_path):
+    # (review of v77: tatweel, U+0640, only stretches a word in print, as harakat are optional; both
+    # engines read it as a letter inside the word, so ``العربية`` never met ``العـــربية`` nor the title
+    # ``عـربـي``; harakat are indexed bare since v77, tatweel not: a migration must write those pages'
+    # words again, as _m77_other_spellings did)
+    notes = {"ar/t.md": "# عـربـي\n\nالعـــربية لغة جميلة\n", "ar/x.md": "# بيت\n\nنص آخر\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, "العربية") == ["ar/t"]
+        assert found(b, "عربي") == ["ar/t"]
+
+
+@pytest.mark.xfail(strict=True, reason="needs a schema version: the bare spellings are search_words' distinct words, no phrase")
+def test_a_bare_phrase_finds_the_text_written_with_harakat(tmp_path, db_path):
+    # (review of v77: a page's bare words are in search_words once each, after the title's (dict.fromkeys),
+    # and a word written without marks is not there at all, so a quoted bare phrase met marked text
+    # only when its words happened to stand side by side there: ``"كتب الطالب"`` found the page
+    # titled درس, not the one titled الطَّالِبُ, nor ``كتب الطَّالِبُ`` (one word marked). A phrase over the
+    # text needs the text's bare form indexed as text: a schema version)
+    notes = {"ar/a.md": "# الطَّالِبُ\n\nكَتَبَ الطَّالِبُ الدَّرْسَ\n", "ar/b.md": "# درس\n\nكتب الطَّالِبُ الدرس\n",
+             "ar/x.md": "# بيت\n\nكتب المعلم الكتاب في البيت. الطالب هنا\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, '"كتب الطالب"') == ["ar/a", "ar/b"]

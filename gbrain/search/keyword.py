@@ -342,7 +342,8 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     snippet marked; ``đ`` folds to ``d``, so ``dorde`` found it and ``djordje`` not); a word some
     page holds as typed too is followed by that spelling (``djordje đorđe``: a brain writing the
     name both ways); a word written with ``đ`` is followed by its ``dj`` spelling where some page
-    holds that (``Đorđe`` → ``Đorđe Djordje``: the fold alone, ``dorde``, never met it). A phrase of
+    holds that (``Đorđe`` → ``Đorđe Djordje``: the fold alone, ``dorde``, never met it). The query
+    as ranked is in ``memo`` under :data:`DJ_RANKED` (a dj word some page holds as typed, alone). A phrase of
     several words is spelled by :func:`phrase_spellings`. A query without ``dj`` or ``đ`` is returned at once (one regular-expression search); the first :data:`DJ_WORDS`
     distinct such words are looked up, the others stay as typed; ``memo``: as in
     :func:`phrase_spellings`."""
@@ -364,6 +365,7 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
     held = _held_terms(conn, list(dict.fromkeys(x for w, sp in options.items() if sp for x in (w, *sp)))) if any(options.values()) else set()
     out, pos = [], 0
     respelled = []  # (the query with each such word in its other spelling only: a name the query gives, DJ_TYPED)
+    ranked = []  # (the query each such word spelled once, as ranked: DJ_RANKED)
     for m in found:
         w = m.group().lower()
         spelling = next((x for x in options[w] if x in held), None)
@@ -374,6 +376,11 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         both = f'{m.group()}" "{spelling}' if quoted else f"{m.group()} {spelling}"
         out += [query[pos:m.start()], both if w in held or "đ" in w else spelling]
         respelled += [query[pos:m.start()], spelling]
+        # (since v77 a page writing the word with ``đ`` holds its dj spelling too: a dj word some
+        # page holds finds both kinds of page as typed, each holding it once; searched both ways,
+        # such a page held two of the query's words, ~9x the score of a page writing it as typed.
+        # A word typed with ``đ`` keeps both: its pages first, _typed_spellings_first)
+        ranked += [query[pos:m.start()], m.group() if w in held and "đ" not in w else out[-1]]
         pos = m.end()
     out.append(query[pos:])
     answer = "".join(out)
@@ -381,6 +388,8 @@ def dj_spelled(conn, query: str, memo: dict | None = None) -> str:
         memo[key] = answer
         if answer != query:
             memo[(DJ_TYPED, answer)] = (query, "".join(respelled) + query[pos:])
+            memo[(DJ_RANKED, answer)] = rank_as = "".join(ranked) + query[pos:]
+            memo[(DJ_TYPED, rank_as)] = memo[(DJ_TYPED, answer)]
     return answer
 
 
@@ -417,6 +426,11 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
 #: respelled)``: :func:`_rank` names pages by those, not by the answer (``Djordje Đorđe`` names no
 #: page; the page named *Djordje* fell below *Đorđe* and a note writing the name often)
 DJ_TYPED = "dj_typed"
+#: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps the query as ranked: a
+#: dj word some page holds as typed, not followed by its ``đ`` spelling (every page writing it with
+#: ``đ`` holds the dj one too since v77: a page is not counted twice for holding both); the answer
+#: marks the snippets and finds the canvas cards
+DJ_RANKED = "dj_ranked"
 
 
 def _word_spellings(word: str) -> list[str]:
@@ -1650,11 +1664,31 @@ def thai_tokens(text: str) -> list[str]:
 def _thai_term(word: str) -> str:
     """The FTS5 term of a Thai query word with its marks (:func:`thai_tokens`): the phrase of
     its bigrams (a word of one character: that character as a prefix, as a CJK one), read in its
-    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``)."""
+    :func:`search_form` as the index reads the text (NFKC: ``ำ`` is ``ํา``), in ``search_cjk``
+    only (:data:`_THAI_FILTER`: ``{search_cjk} : "…"``)."""
     tokens = thai_tokens(search_form(word))
     if len(tokens) <= 1:
-        return _quote(tokens[0] if tokens else word) + "*"
-    return _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
+        return _THAI_FILTER + " : " + _quote(tokens[0] if tokens else word) + "*"
+    return _THAI_FILTER + " : " + _quote(" ".join(tokens[:-1][:CJK_MAX_BIGRAMS]))
+
+
+#: the column a Thai bigram is searched in (:func:`_thai_term`): its private-use letters are text
+#: any other field may hold (Nerd Fonts' Pomicons at U+E000–E00A, Material Icons at U+E000–E04E),
+#: which a Thai prefix must not find; a canvas card's are its ``words`` (:func:`_card_part`)
+_THAI_FILTER = "{search_cjk}"
+
+
+def _card_part(part: str) -> str:
+    """An :func:`fts_parts` term as ``canvas_fts`` reads it: a page column filter dropped, a Thai
+    bigram phrase's (:data:`_THAI_FILTER`) in the cards' ``words`` column, where their bigrams are."""
+    if part.startswith(_THAI_FILTER + " : "):
+        return "{words} : " + part[len(_THAI_FILTER) + 3:]
+    return part.rsplit(" : ", 1)[-1]
+
+
+def _page_part(card_part: str) -> str:
+    """A :func:`_card_part` term as ``page_fts`` reads it (the pages' count of a card's term)."""
+    return _THAI_FILTER + card_part[7:] if card_part.startswith("{words} : ") else card_part
 
 
 def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:
@@ -4183,7 +4217,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
         # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
-    ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
+    ranked, body = _rank(conn, facts.get((DJ_RANKED, query), query), only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
     loose = cjk_loosened(folded) if not ranked else None
     if loose:  # a CJK run no page holds as written: its words apart (cjk_loosened)
         ranked, body = _rank(conn, loose, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
@@ -4446,7 +4480,8 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     facts = {} if facts is None else facts  # (dj_spelled's query as typed, for rank: DJ_TYPED)
     query = dj_spelled(conn, harakat_bare(conn, query, facts), facts)  # (as in search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
+    out = rank(conn, facts.get((DJ_RANKED, query), query), type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix,
+               facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
     if loose:  # as in search(): a CJK run no page holds as written, its words apart
         out = rank(conn, loose, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since)
@@ -4488,12 +4523,12 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
 
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
-    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded)]
+    parts = [_card_part(p) for p in fts_parts(folded)]
     if not parts or limit <= 0 or present is False:
         return []
     # (a quoted phrase as typed and as the index spells it too, as for pages: fts_parts)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)
-    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded, spelled)]
+    parts = [_card_part(p) for p in fts_parts(folded, spelled)]
     try:
         if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
             return []
@@ -4544,7 +4579,7 @@ def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
         # each term's BM25 part, FTS5's own (IDF of the cards alone), then with the IDF of the pages
         # and cards together; and the coordination factor: the IDF-weighted share of the terms a card holds
         df = conn.execute("SELECT count(*) FROM canvas_fts WHERE canvas_fts MATCH ?", (p,)).fetchone()[0]
-        df_all = df + _match_count(conn, p, memo)
+        df_all = df + _match_count(conn, _page_part(p), memo)
         own, idf, w = _fts_idf(n_rows, df), _fts_idf(n_rows + n_pages, df_all), _coord_idf(n_rows + n_pages, df_all)
         total += w
         # (every card the term matches, kept when a candidate: FTS5 answers `rowid IN (…)` with a MATCH per rowid, ~30× slower here)
