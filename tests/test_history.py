@@ -2096,3 +2096,26 @@ def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_del
         b.delete_page("notes/plan")
         b.put("notes/plan", "Y one\n")
         assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]
+
+
+def test_restore_of_an_old_name_of_a_renamed_then_deleted_page_restores_it_at_its_last_name(db_path):
+    """notes/a moved to notes/b, then deleted: `restore notes/a` said "nothing named 'notes/a' in the
+    trash" (the trash lists notes/b), while `revert notes/a --to N` brings the page back at notes/b.
+    It restores the page where it was deleted, as `restore notes/b` does (``moved_from``: the old
+    name); a last name another page has now is refused, naming it, nothing written."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\n")
+        b.delete_page("notes/b")
+        r = run(b, "restore", slug="notes/a")
+        assert r["slug"] == "notes/b" and r["moved_from"] == "notes/a" and r["restored"] == ["notes/b.md"], r
+        assert b.get_text("notes/b") == "one\ntwo\n"
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert not any(t["name"] in ("notes/a", "notes/b") for t in h.trash_list(b))
+        b.delete_page("notes/b")
+        b.put("notes/b", "another page\n")  # the last name taken since: said, nothing written
+        with pytest.raises(NotFound, match="notes/b"):
+            run(b, "restore", slug="notes/a")
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert b.get_text("notes/b") == "another page\n"

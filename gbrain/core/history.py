@@ -1597,6 +1597,15 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
+            # a page renamed since and deleted under its last name: restored there (as `revert OLD`
+            # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
+            on = _moved_on(c, key, kind)
+            if on is not None and on[1] == "taken":
+                raise NotFound(f"{_not_in_trash(c, name)}; {key} was renamed to {on[0]}, deleted there, and another {kind} has that name now: "
+                               f"`gbrain history {cmd_arg(on[0])}` lists both, `gbrain get {cmd_arg(key)} --version N` gives an old text")
+            if on is not None and on[1] == "deleted":
+                r = restore(brain, on[0])
+                return {**r, "moved_from": key}
             # a version the trash lists under a name that was renamed since (a brain where another
             # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
             t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
