@@ -1181,3 +1181,28 @@ def test_a_text_purge_taking_a_renamed_pages_move_in_keeps_the_page_one_history(
         b.delete_page("notes/b")
         _, items = purgemod.plan(b, key=("page", "notes/b"))
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 3), ("notes/b", 2), ("notes/b", 3), ("notes/b", 4)}, items
+
+
+def test_a_text_purge_taking_a_restore_keeps_the_page_one_history(db_path, monkeypatch):
+    """notes/a moved to notes/b, the secret added there, deleted, restored (a create labelled `to v2`)
+    and the secret edited out. `purge --text` takes notes/b v2 and v4, the restore: the page's history
+    began again at the edit, notes/b v1 and notes/a v1 listed nowhere (the edit counted against
+    nothing, `+4 -0`), and `purge notes/b` of the deleted page left notes/a's versions. The first
+    version left after the deletion takes the restore's label: one history."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "# a\n\nkeep\nsecret\n")
+        b.delete_page("notes/b")
+        run("restore", {"slug": "notes/b"}, brain=b)
+        b.put("notes/b", "# a\n\nkeep\nother\n")
+        purgemod.purge(b, text="secret", apply=True)
+        vs = h.versions(b, "notes/b", limit=0)["versions"]
+        assert [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in vs] == [
+            (None, 5, "create", 1, 0), (None, 3, "delete", 0, 0), (None, 1, "move", 0, 0), ("notes/a", 1, "create", 3, 0)], vs
+        b.delete_page("notes/b")
+        _, items = purgemod.plan(b, key=("page", "notes/b"))
+        assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 3), ("notes/b", 5), ("notes/b", 6)}, items
