@@ -1601,7 +1601,7 @@ def restore(brain, name: str) -> dict:
             # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
             on = _moved_on(c, key, kind)
             if on is not None and on[1] == "taken":
-                raise NotFound(f"{_not_in_trash(c, name)}; {key} was renamed to {on[0]}, deleted there, and another {kind} has that name now: "
+                raise NotFound(f"{_not_in_trash(c, name)}; {key} was renamed to {on[0]}, deleted there, and another {kind} was written there since: "
                                f"`gbrain history {cmd_arg(on[0])}` lists both, `gbrain get {cmd_arg(key)} --version N` gives an old text")
             if on is not None and on[1] == "deleted":
                 r = restore(brain, on[0])
@@ -1915,7 +1915,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
         return None
     name, state = on
     if state == "taken":
-        raise BadInput(f"{key} was renamed to {name} since, which another {kind} has now: `gbrain get {cmd_arg(key)} --version {n}` "
+        raise BadInput(f"{key} was renamed to {name} since, deleted there, and another {kind} was written there since: `gbrain get {cmd_arg(key)} --version {n}` "
                        f"gives version {n}'s text to put where it belongs (`gbrain history {cmd_arg(name)}` lists both)")
     return name
 
