@@ -83,6 +83,8 @@ class Model:
             if data is not None:
                 assert data == text, ("; ".join(self.log), r["name"], r["version"], r["op"])
             self.rows[r["name"], r["version"]] = (pid, data, base)
+            if (r["name"], r["version"]) in self.order:  # a number of a name a purge emptied, written again
+                self.order.remove((r["name"], r["version"]))
             self.order.append((r["name"], r["version"]))
             self.newest[r["name"]] = (r["op"], pid)
             self.seen = r["id"]
@@ -97,8 +99,8 @@ class Model:
         pid, _text, base = self.rows[key]
         if base is None or not self.purged:
             return base
-        order = self.order  # (a number a purged name's rows had is written again: its last place)
-        mine = [k for k in order[:len(order) - 1 - order[::-1].index(key)] if k in self.rows and self.rows[k][0] == pid and self.rows[k][1] is not None]
+        order = self.order
+        mine = [k for k in order[:order.index(key)] if k in self.rows and self.rows[k][0] == pid and self.rows[k][1] is not None]
         return self.rows[mine[-1]][1] if mine else None
 
     def trashed(self, name: str) -> int | None:
