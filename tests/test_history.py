@@ -2119,3 +2119,27 @@ def test_restore_of_an_old_name_of_a_renamed_then_deleted_page_restores_it_at_it
             run(b, "restore", slug="notes/a")
         assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
         assert b.get_text("notes/b") == "another page\n"
+
+
+def test_a_prune_taking_a_renamed_pages_move_in_keeps_the_page_one_history(db_path):
+    """notes/a (v1, v2) moved to notes/b, edited there four times; `history-prune notes/b
+    --keep-last 2` took notes/b v1 (the move in) to v3: notes/b's history began at v4, notes/a's
+    versions (kept: another name's) were listed nowhere, v4 counted against nothing (`+7 -0`),
+    `revert notes/a --to 1` wrote a second page at notes/a and `purge notes/b` (deleted) left
+    notes/a's text. The first version left at notes/b becomes the move in (`history.rejoin_labels`,
+    as a text purge's)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\none\n")
+        b.put("notes/a", "# a\n\none\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        for i in range(4):
+            b.put("notes/b", "# a\n\none\ntwo\n" + "".join(f"x{j}\n" for j in range(i + 1)))
+        run(b, "history-prune", slug="notes/b", keep_last=2, keep_days=0, apply=True)
+        assert listing(b, "notes/b") == [(None, 5, "update", 1, 0), (None, 4, "move", 3, 0), ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 3, 0)]
+        r = run(b, "revert", slug="notes/a", to=1)
+        assert r["slug"] == "notes/b" and not b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone(), r
+        b.delete_page("notes/b")
+        from gbrain.core import purge as purgemod
+
+        _, items = purgemod.plan(b, key=("page", "notes/b"))
+        assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/a", 3)} | {("notes/b", v) for v in (4, 5, 6, 7)}, items
