@@ -22,7 +22,7 @@ name; each ``+N -M`` then against its page's newest text left before it), ``rest
 page moved away from (restored where it was deleted, else NotFound), ``diff NAME`` without numbers
 (the newest's own count, or NotFound for a page's first version) and that a live page's listing
 holds every version with text it wrote under any name (a purge of its move in or its restore cut
-it from its past: ``purge._rejoin``).
+it from its past: ``history.rejoin_labels``).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
@@ -337,9 +337,9 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
     @example([("move", 0, 0, 0), ("edit", 0, 0, 1), ("move", 0, 0, 0), ("delete", 0, 0, 0), ("create", 0, 0, 0)]).via(
         "before 11015cd0: a page moved a→b→a, deleted and written again at a lost b's versions")
     @example([("edit", 0, 0, 1), ("move", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
-        "before 2026-12-06: a purge of a renamed page's move in cut it from its old names (purge._rejoin)")
+        "before 2026-12-06: a purge of a renamed page's move in cut it from its old names (history.rejoin_labels)")
     @example([("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
-        "before 2026-12-06: a purge of a restore cut the page from its past before the deletion (purge._rejoin)")
+        "before 2026-12-06: a purge of a restore cut the page from its past before the deletion (history.rejoin_labels)")
     def prop(steps):
         count[0] += 1
         if pg:

@@ -220,68 +220,6 @@ def _emptied_ends(rows: list, gone: set[int]) -> list:
     return out
 
 
-def _rejoin(c, ids: list[int]) -> list[tuple[int, str, str]]:
-    """The labels that keep a page one history when a purge takes its move in (``move from
-    OLD``, a version holding the text OLD's last one had) but not all of its versions: ``[(row id,
-    op, detail)]``. The first version left of that stretch of the new name (an edit since the move)
-    becomes the move in (``op`` ``move``, ``from`` the page's last name with a version left before
-    it, whose move away is labelled ``to`` the new name when it was another's): the walks that follow
-    a page through its names (:class:`gbrain.core.history._Walk`, ``_moved_on``, ``_base_row``) find
-    a stretch's start by its move in. Before 2026-12-06 the page's history began at the edit: its
-    old names' versions were listed nowhere, counted nowhere, ``revert OLD`` followed it nowhere and
-    ``purge NEW`` left them, its text. Likewise a deleted page brought back (``restore``, ``revert``:
-    a create labelled ``to vN`` right after its deletion) whose bringing back goes: the first version
-    left after it takes its label (before 2026-12-06 the page's past before the deletion was cut
-    off alike). ``ids``: the rows the purge drops (:func:`_emptied_ends` included)."""
-    gone = set(ids)
-    out: list[tuple[int, str, str]] = []
-    moves = []
-    for part, marks in in_parts(sorted(gone)):
-        moves += c.execute(f"SELECT id, kind, name, version, op, detail FROM history WHERE id IN ({marks}) AND body_id IS NOT NULL "
-                           "AND op IN ('move', 'create')", part).fetchall()
-    for m in sorted(moves, key=lambda r: r["id"]):
-        back = m["op"] == "create" and h._BROUGHT_BACK.fullmatch(m["detail"] or "")
-        if not back and not (m["op"] == "move" and (m["detail"] or "").startswith("from ")):
-            continue
-        kind, name = m["kind"], m["name"]
-        keep = None
-        for r in c.execute("SELECT id, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version", (kind, name, m["version"])).fetchall():
-            if r["body_id"] is None:
-                break  # the stretch ends: nothing of it left
-            if r["id"] not in gone:
-                keep = r["id"]
-                break
-        if keep is None:
-            continue
-        if back:  # brought back after a deletion that stays: the page's past before it is this page's
-            gone_row = c.execute("SELECT id, op FROM history WHERE kind = ? AND name = ? AND version < ? ORDER BY version DESC LIMIT 1",
-                                 (kind, name, m["version"])).fetchone()
-            if gone_row is not None and gone_row["op"] == "delete" and gone_row["id"] not in gone:
-                out.append((keep, "create", m["detail"]))
-            continue
-        cur = m
-        for _ in range(h.MAX_MOVES):
-            old = cur["detail"][5:]
-            away = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                             "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur["name"], cur["id"])).fetchone()
-            if away is None:
-                break
-            if away["id"] not in gone:  # the page's last name with a version left before the move in
-                out.append((keep, "move", "from " + old))
-                if cur is not m:
-                    out.append((away["id"], "move", "to " + name))
-                break
-            # that stretch went whole: on through its own move in, when it began by one that goes too
-            gap = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?",
-                            (kind, old, away["version"])).fetchone()[0] or 0
-            first = c.execute("SELECT id, name, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version LIMIT 1",
-                              (kind, old, gap)).fetchone()
-            if first is None or first["id"] not in gone or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
-                break
-            cur = first
-    return out
-
-
 def _live_spans(c, live: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
     """The history rows of live pages and files, by ``(kind, name)``: ``[(after, upto)]`` spans
     (versions ``after < v <= upto``; ``upto`` None: every one). A live name's every version, and
@@ -521,13 +459,12 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
         if not apply:
             return out
-        joins = _rejoin(c, ids) if text is not None else []  # (a page's move in taken: read before its rows go)
+        joins = h.rejoin_labels(c, ids) if text is not None else []  # (a page's move in taken: read before its rows go)
         vectors = _cached_vectors(brain, texts, text)  # read before their bodies go
         hashes = _body_hashes(c, ids)
         h.stage_drops(c, ids)
         h.drop_versions(c)
-        for rid, op, detail in joins:
-            c.execute("UPDATE history SET op = ?, detail = ? WHERE id = ?", (op, detail, rid))
+        h.apply_labels(c, joins)
         _relabel(c, {(i["kind"], i["name"]) for i in items})
         hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")
