@@ -24,6 +24,12 @@ page moved away from (restored where it was deleted, else NotFound), ``diff NAME
 holds every version with text it wrote under any name (a purge of its move in or its restore cut
 it from its past: ``history.rejoin_labels``).
 
+``GBRAIN_HISTORY_PRUNE=1`` adds ``history-prune`` steps (``Model.prune``). Not fixed yet (2026-12-06),
+each a prune keeping a move in whose move away it drops, or the reverse: `create a; move a b; move b a;
+prune --keep-last 1; move a b` (b's move in counted against a's later text, another stretch's), `create
+a; move a b; move b a; delete a; create a; delete a; prune --keep-last 1`, `…; delete a; restore a;
+prune --keep-last 1; revert b 1; prune --keep-last 1` (a live page's listing missing versions).
+
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
 from __future__ import annotations
@@ -41,7 +47,9 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge"]
+# `history-prune` steps only with GBRAIN_HISTORY_PRUNE=1: they find sequences not fixed yet (a prune that
+# drops a move away but keeps its move in, review of 2026-12-06: see the module docstring)
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge"] + (["prune"] if os.environ.get("GBRAIN_HISTORY_PRUNE") else [])
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -123,11 +131,13 @@ class Model:
         left = [nm for nm in NAMES if self.moved_away(nm) is not None]
         texts = sorted(k for k, row in self.rows.items() if row[1] is not None)
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": sorted(trash + left),
-                "revert": sorted(live + trash + left), "purge": texts}[what]
+                "revert": sorted(live + trash + left), "purge": texts, "prune": texts}[what]
         if not pick:
             return
         if what == "purge":
             return self.purge(pick[(i * 7 + k) % len(pick)], j)
+        if what == "prune":
+            return self.prune(pick[i % len(pick)][0] if j % 2 else None, 1 + k % 3, k % 2 == 1)
         name = pick[i % len(pick)]
         others = [nm for nm in free if nm != name]
         other = others[j % len(others)] if others else name
@@ -253,6 +263,25 @@ class Model:
                 # a deletion or move away goes with its page's last text at the name, and only then
                 assert ((nm, v) in gone) == (not left), (why, nm, v, "emptied end")
                 stretch = []
+        self.forget(gone)
+
+    def prune(self, name: str | None, keep: int, deleted: bool):
+        """``history-prune [NAME] --keep-last KEEP --keep-days 0 [--include-deleted]`` (applied): a
+        live page's current text stays; what goes leaves the model, each ``+N -M`` then against the
+        page's newest text left before it (a renamed page's move in pruned: ``history.rejoin_labels``)."""
+        c = self.b.conn
+        self.log.append(f"prune {name} {keep} {deleted}")
+        before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        h.prune(self.b, 0, keep, apply=True, include_deleted=deleted, key=("page", name) if name else None)
+        gone = before - {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        for nm, pid in self.live.items():
+            newest = max(v for n2, v in self.rows if n2 == nm)
+            assert (nm, newest) not in gone, ("; ".join(self.log), nm)
+        self.forget(gone)
+
+    def forget(self, gone: set):
+        """Take the rows a purge or a prune dropped out of the model."""
+        c = self.b.conn
         for k in gone:
             self.rows.pop(k, None)
         self.purged = True
