@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,6 +117,7 @@ def main() -> None:
                 print(line, flush=True)
     if srv is not None:
         srv.cleanup()
+    shutil.rmtree(tmp, ignore_errors=True)
     print(f"loadavg {'%.1f %.1f %.1f' % os.getloadavg()}")
 
 
