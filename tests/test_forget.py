@@ -1151,3 +1151,58 @@ def test_purge_slug_refuses_while_the_pages_conflict_copy_is_current_then_takes_
         assert [bid for bid in bodies_holding(b, b"edited in the brain secretly") if b"another page" not in h.body(b.conn, bid)] == []
         assert b.conn.execute("SELECT COUNT(*) FROM history WHERE name = ?", (slug,)).fetchone()[0] == 0
         assert b.get_text("notes/other") is not None
+
+
+def test_a_text_purge_taking_a_renamed_pages_move_in_keeps_the_page_one_history(db_path, monkeypatch):
+    """notes/a (v1 "keep", v2 "keep" + the secret) moved to notes/b, the secret edited out there.
+    `purge --text` takes notes/a v2 and notes/b v1, the move in (it holds the text notes/a v2 had):
+    notes/b's history began at its edit, no move in, and the page was cut from its past: `history
+    notes/b` no longer listed notes/a v1 (its +N -M counted against nothing), `revert notes/a --to 1`
+    had no page to follow, and `purge notes/b` of the deleted page left notes/a v1, its text. The
+    first version left at notes/b becomes the move in (``move from notes/a``): one history."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "# a\n\nkeep\nother\n")
+        purgemod.purge(b, text="secret", apply=True)
+        vs = h.versions(b, "notes/b", limit=0)["versions"]
+        assert [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in vs] == [
+            (None, 2, "move", 1, 0), ("notes/a", 1, "create", 3, 0)], vs
+        assert vs[0]["detail"] == "from notes/a"
+        d = h.diff(b, "notes/b")  # the newest against the page's text before it, notes/a v1
+        assert (d["from_name"], d["from"], d["added"], d["removed"]) == ("notes/a", 1, 1, 0), d
+        r = run("revert", {"slug": "notes/a", "to": 1}, brain=b)
+        assert r["slug"] == "notes/b" and b.get_text("notes/b") == "# a\n\nkeep\n", r
+        assert not b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone()
+        b.delete_page("notes/b")
+        _, items = purgemod.plan(b, key=("page", "notes/b"))
+        assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 3), ("notes/b", 2), ("notes/b", 3), ("notes/b", 4)}, items
+
+
+def test_a_text_purge_taking_a_restore_keeps_the_page_one_history(db_path, monkeypatch):
+    """notes/a moved to notes/b, the secret added there, deleted, restored (a create labelled `to v2`)
+    and the secret edited out. `purge --text` takes notes/b v2 and v4, the restore: the page's history
+    began again at the edit, notes/b v1 and notes/a v1 listed nowhere (the edit counted against
+    nothing, `+4 -0`), and `purge notes/b` of the deleted page left notes/a's versions. The first
+    version left after the deletion takes the restore's label: one history."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "# a\n\nkeep\nsecret\n")
+        b.delete_page("notes/b")
+        run("restore", {"slug": "notes/b"}, brain=b)
+        b.put("notes/b", "# a\n\nkeep\nother\n")
+        purgemod.purge(b, text="secret", apply=True)
+        vs = h.versions(b, "notes/b", limit=0)["versions"]
+        assert [(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in vs] == [
+            (None, 5, "create", 1, 0), (None, 3, "delete", 0, 0), (None, 1, "move", 0, 0), ("notes/a", 1, "create", 3, 0)], vs
+        b.delete_page("notes/b")
+        _, items = purgemod.plan(b, key=("page", "notes/b"))
+        assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 3), ("notes/b", 5), ("notes/b", 6)}, items

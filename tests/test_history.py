@@ -2096,3 +2096,50 @@ def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_del
         b.delete_page("notes/plan")
         b.put("notes/plan", "Y one\n")
         assert run(b, "history", slug="notes/plan")["conflict_copies"] == [copy]
+
+
+def test_restore_of_an_old_name_of_a_renamed_then_deleted_page_restores_it_at_its_last_name(db_path):
+    """notes/a moved to notes/b, then deleted: `restore notes/a` said "nothing named 'notes/a' in the
+    trash" (the trash lists notes/b), while `revert notes/a --to N` brings the page back at notes/b.
+    It restores the page where it was deleted, as `restore notes/b` does (``moved_from``: the old
+    name); a last name another page has now is refused, naming it, nothing written."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "one\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/b", "one\ntwo\n")
+        b.delete_page("notes/b")
+        r = run(b, "restore", slug="notes/a")
+        assert r["slug"] == "notes/b" and r["moved_from"] == "notes/a" and r["restored"] == ["notes/b.md"], r
+        assert b.get_text("notes/b") == "one\ntwo\n"
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert not any(t["name"] in ("notes/a", "notes/b") for t in h.trash_list(b))
+        b.delete_page("notes/b")
+        b.put("notes/b", "another page\n")  # the last name taken since: said, nothing written
+        with pytest.raises(NotFound, match="notes/b"):
+            run(b, "restore", slug="notes/a")
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug = 'notes/a'").fetchone()[0] == 0
+        assert b.get_text("notes/b") == "another page\n"
+
+
+def test_a_prune_taking_a_renamed_pages_move_in_keeps_the_page_one_history(db_path):
+    """notes/a (v1, v2) moved to notes/b, edited there four times; `history-prune notes/b
+    --keep-last 2` took notes/b v1 (the move in) to v3: notes/b's history began at v4, notes/a's
+    versions (kept: another name's) were listed nowhere, v4 counted against nothing (`+7 -0`),
+    `revert notes/a --to 1` wrote a second page at notes/a and `purge notes/b` (deleted) left
+    notes/a's text. The first version left at notes/b becomes the move in (`history.rejoin_labels`,
+    as a text purge's)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\none\n")
+        b.put("notes/a", "# a\n\none\ntwo\n")
+        b.move_page("notes/a", "notes/b")
+        for i in range(4):
+            b.put("notes/b", "# a\n\none\ntwo\n" + "".join(f"x{j}\n" for j in range(i + 1)))
+        run(b, "history-prune", slug="notes/b", keep_last=2, keep_days=0, apply=True)
+        assert listing(b, "notes/b") == [(None, 5, "update", 1, 0), (None, 4, "move", 3, 0), ("notes/a", 2, "update", 1, 0), ("notes/a", 1, "create", 3, 0)]
+        r = run(b, "revert", slug="notes/a", to=1)
+        assert r["slug"] == "notes/b" and not b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone(), r
+        b.delete_page("notes/b")
+        from gbrain.core import purge as purgemod
+
+        _, items = purgemod.plan(b, key=("page", "notes/b"))
+        assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/a", 3)} | {("notes/b", v) for v in (4, 5, 6, 7)}, items

@@ -16,6 +16,20 @@ identity of its own; ``purge SLUG`` of a name written again while in the trash t
 page's rows too, under every name it had (`heir_of`; before 2026-12-06 it took only the deleted
 page's last stretch there: `test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions`).
 
+Since 2026-12-06 also ``purge --text`` (applied, of a line no current page holds: every version
+holding it goes, no other text, a deletion or move away only with its page's last text at the
+name; each ``+N -M`` then against its page's newest text left before it), ``restore`` of a name the
+page moved away from (restored where it was deleted, else NotFound), ``diff NAME`` without numbers
+(the newest's own count, or NotFound for a page's first version) and that a live page's listing
+holds every version with text it wrote under any name (a purge of its move in or its restore cut
+it from its past: ``history.rejoin_labels``).
+
+``GBRAIN_HISTORY_PRUNE=1`` adds ``history-prune`` steps (``Model.prune``). Not fixed yet (2026-12-06),
+each a prune keeping a move in whose move away it drops, or the reverse: `create a; move a b; move b a;
+prune --keep-last 1; move a b` (b's move in counted against a's later text, another stretch's), `create
+a; move a b; move b a; delete a; create a; delete a; prune --keep-last 1`, `…; delete a; restore a;
+prune --keep-last 1; revert b 1; prune --keep-last 1` (a live page's listing missing versions).
+
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
 from __future__ import annotations
@@ -30,10 +44,12 @@ from gbrain import operations as ops
 from gbrain.core import history as h
 from gbrain.core import purge as purgemod
 from gbrain.core.brain import Brain
-from gbrain.errors import BadInput
+from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-OPS = ["create", "edit", "move", "delete", "restore", "revert"]
+# `history-prune` steps only with GBRAIN_HISTORY_PRUNE=1: they find sequences not fixed yet (a prune that
+# drops a move away but keeps its move in, review of 2026-12-06: see the module docstring)
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge"] + (["prune"] if os.environ.get("GBRAIN_HISTORY_PRUNE") else [])
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -60,6 +76,8 @@ class Model:
         self.heir_of: dict[int, int] = {}  # a page written at a name in the trash → the page deleted there
         self.n = 0
         self.log: list[str] = []
+        self.order: list[tuple[str, int]] = []  # every row as written
+        self.purged = False
 
     def _take(self, pid: int, text: bytes | None, base: bytes | None = None):
         """Attribute the history rows written since the last step to page ``pid``; each row with
@@ -73,11 +91,25 @@ class Model:
             if data is not None:
                 assert data == text, ("; ".join(self.log), r["name"], r["version"], r["op"])
             self.rows[r["name"], r["version"]] = (pid, data, base)
+            if (r["name"], r["version"]) in self.order:  # a number of a name a purge emptied, written again
+                self.order.remove((r["name"], r["version"]))
+            self.order.append((r["name"], r["version"]))
             self.newest[r["name"]] = (r["op"], pid)
             self.seen = r["id"]
         if text is not None:
             self.last[pid] = text
         return new
+
+    def base_of(self, key: tuple[str, int]):
+        """The text ``key``'s ``+N -M`` counts against: its page's text before it (``rows``' third),
+        or after a purge took that version, the page's newest text left before it (the rows in the
+        order they were written), None for a page's first version left."""
+        pid, _text, base = self.rows[key]
+        if base is None or not self.purged:
+            return base
+        order = self.order
+        mine = [k for k in order[:order.index(key)] if k in self.rows and self.rows[k][0] == pid and self.rows[k][1] is not None]
+        return self.rows[mine[-1]][1] if mine else None
 
     def trashed(self, name: str) -> int | None:
         """The page whose deletion is ``name``'s newest row (None: none)."""
@@ -97,10 +129,15 @@ class Model:
         free = [nm for nm in NAMES if nm not in self.live]
         trash = [nm for nm in NAMES if self.trashed(nm) is not None]
         left = [nm for nm in NAMES if self.moved_away(nm) is not None]
-        pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": trash,
-                "revert": sorted(live + trash + left)}[what]
+        texts = sorted(k for k, row in self.rows.items() if row[1] is not None)
+        pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": sorted(trash + left),
+                "revert": sorted(live + trash + left), "purge": texts, "prune": texts}[what]
         if not pick:
             return
+        if what == "purge":
+            return self.purge(pick[(i * 7 + k) % len(pick)], j)
+        if what == "prune":
+            return self.prune(pick[i % len(pick)][0] if j % 2 else None, 1 + k % 3, k % 2 == 1)
         name = pick[i % len(pick)]
         others = [nm for nm in free if nm != name]
         other = others[j % len(others)] if others else name
@@ -151,12 +188,20 @@ class Model:
             run(b, "delete", slug=name)
             self._take(pid, None)
         elif what == "restore":
-            pid = self.trashed(name)
+            pid, at = self.trashed(name), name
             if pid is None:
-                return
+                # a name the page moved away from: restored where it was deleted (its name free since);
+                # live elsewhere, or deleted at a name another page took since: nothing in the trash
+                pid = self.moved_away(name)
+                at = next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                if at is None:
+                    self.log.append(f"restore {name} (refused)")
+                    with pytest.raises(NotFound):
+                        run(b, "restore", slug=name)
+                    return
             self.log.append(f"restore {name}")
             run(b, "restore", slug=name)
-            self.live[name] = pid
+            self.live[at] = pid
             self._take(pid, self.last[pid])
         elif what == "revert":
             pid = self.live.get(name) or self.trashed(name) or self.moved_away(name)
@@ -181,6 +226,75 @@ class Model:
             self.live[at] = pid
             self._take(pid, text)
 
+    def purge(self, key: tuple[str, int], j: int):
+        """``purge --text`` (applied) of one line a version holds below its title: refused while a
+        current page holds it; else every version holding it goes, no other version with text, and a
+        deletion or move away goes only with all its page's text before it at the name
+        (``purge._emptied_ends``), never leaving one whose stretch is empty."""
+        # a line a version holds below its title, one no current page holds when there is one (applied, not refused)
+        lines = [ln for ln in self.rows[key][1].decode().splitlines(keepends=True)[1:] if ln.strip()]
+        free = [ln for ln in lines if not any(ln.encode() in self.last[pid] for pid in self.live.values())]
+        lines = free or lines
+        if not lines:
+            return
+        needle = lines[j % len(lines)]
+        c = self.b.conn
+        self.log.append(f"purge {needle!r}")
+        holders = [nm for nm, pid in self.live.items() if needle.encode() in self.last[pid]]
+        if holders:
+            with pytest.raises(BadInput):
+                purgemod.purge(self.b, text=needle, apply=True)
+            return
+        before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        purgemod.purge(self.b, text=needle, apply=True)
+        after = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        gone = before - after
+        why = "; ".join(self.log)
+        for k, (pid, text, _b) in self.rows.items():
+            if text is not None:
+                assert (needle.encode() in text) == (k in gone), (why, k)
+        for nm in {k[0] for k in self.rows}:
+            stretch = []
+            for v in sorted(v for n2, v in self.rows if n2 == nm):
+                if self.rows[nm, v][1] is not None:
+                    stretch.append((nm, v))
+                    continue
+                left = [k for k in stretch if k not in gone]
+                # a deletion or move away goes with its page's last text at the name, and only then
+                assert ((nm, v) in gone) == (not left), (why, nm, v, "emptied end")
+                stretch = []
+        self.forget(gone)
+
+    def prune(self, name: str | None, keep: int, deleted: bool):
+        """``history-prune [NAME] --keep-last KEEP --keep-days 0 [--include-deleted]`` (applied): a
+        live page's current text stays; what goes leaves the model, each ``+N -M`` then against the
+        page's newest text left before it (a renamed page's move in pruned: ``history.rejoin_labels``)."""
+        c = self.b.conn
+        self.log.append(f"prune {name} {keep} {deleted}")
+        before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        h.prune(self.b, 0, keep, apply=True, include_deleted=deleted, key=("page", name) if name else None)
+        gone = before - {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        for nm, pid in self.live.items():
+            newest = max(v for n2, v in self.rows if n2 == nm)
+            assert (nm, newest) not in gone, ("; ".join(self.log), nm)
+        self.forget(gone)
+
+    def forget(self, gone: set):
+        """Take the rows a purge or a prune dropped out of the model."""
+        c = self.b.conn
+        for k in gone:
+            self.rows.pop(k, None)
+        self.purged = True
+        self.last = {}  # a deleted page's latest text left: what restore brings back
+        for k in self.order:
+            if k in self.rows and self.rows[k][1] is not None:
+                self.last[self.rows[k][0]] = self.rows[k][1]
+        self.newest = {}
+        for nm, v in self.order:
+            if (nm, v) in self.rows:
+                op = c.execute("SELECT op FROM history WHERE kind = 'page' AND name = ? AND version = ?", (nm, v)).fetchone()[0]
+                self.newest[nm] = (op, self.rows[nm, v][0])
+
     def check(self):
         b = self.b
         for name in NAMES:
@@ -197,7 +311,8 @@ class Model:
             with_text = 0
             for v in listed:
                 nm = v.get("name", key)
-                pid, text, base = self.rows[nm, v["version"]]
+                pid, text, _base = self.rows[nm, v["version"]]
+                base = self.base_of((nm, v["version"]))
                 what = (why, nm, v["version"], v["op"])
                 if v["content_hash"] is None:
                     assert text is None and (v["added"], v["removed"]) == (0, 0), what
@@ -208,6 +323,19 @@ class Model:
                 with_text += 1
                 # against the text its own page had before, whatever the listing (`_base_row`)
                 assert (v["added"], v["removed"]) == h._line_delta(base, text), what
+            if name in self.live:  # every version of the page, under every name it had, is listed (each move once: its move in)
+                mine = {k for k, row in self.rows.items() if row[0] == self.live[name] and row[1] is not None}
+                assert mine <= {(v.get("name", key), v["version"]) for v in listed}, (why, sorted(mine))
+            newest = next((v for v in listed if v["content_hash"] is not None), None)
+            if newest is not None and newest is listed[0]:
+                # `diff NAME`: the newest against the version its `+N -M` counts against (none: exit 1)
+                base = self.base_of((newest.get("name", key), newest["version"]))
+                if base is None:
+                    with pytest.raises(NotFound):
+                        h.diff(b, name)
+                else:
+                    d = h.diff(b, name)
+                    assert (d["added"], d["removed"]) == (newest["added"], newest["removed"]), why
             pid = self.trashed(name)
             if pid is not None:
                 _, items = purgemod.plan(b, key=("page", name))
@@ -219,8 +347,10 @@ class Model:
                 assert {(x["name"], x["version"]) for x in items} == mine, why
 
 
-def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_path, engine, request):
+def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_path, engine, request, monkeypatch):
     from conftest import new_pg_brain, new_sqlite_brain
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)  # (no VACUUM per example: what the history keeps is what counts here)
 
     pg = engine == "postgres"
     template = request.getfixturevalue("pg_brain_template" if pg else "sqlite_brain_template")
@@ -235,6 +365,10 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
     @example([("create", 0, 0, 0), ("move", 0, 0, 0), ("move", 0, 0, 0)]).via("_their_gaps: another page moved in")
     @example([("move", 0, 0, 0), ("edit", 0, 0, 1), ("move", 0, 0, 0), ("delete", 0, 0, 0), ("create", 0, 0, 0)]).via(
         "before 11015cd0: a page moved a→b→a, deleted and written again at a lost b's versions")
+    @example([("edit", 0, 0, 1), ("move", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
+        "before 2026-12-06: a purge of a renamed page's move in cut it from its old names (history.rejoin_labels)")
+    @example([("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
+        "before 2026-12-06: a purge of a restore cut the page from its past before the deletion (history.rejoin_labels)")
     def prop(steps):
         count[0] += 1
         if pg:
@@ -253,7 +387,7 @@ def _one(b, steps):
         m.step(*s)
     m.check()
     if os.environ.get("GBRAIN_HISTORY_STATS"):
-        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows))
+        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log))
 
 
 def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions(db_path):

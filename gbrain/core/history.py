@@ -1597,6 +1597,15 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
+            # a page renamed since and deleted under its last name: restored there (as `revert OLD`
+            # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
+            on = _moved_on(c, key, kind)
+            if on is not None and on[1] == "taken":
+                raise NotFound(f"{_not_in_trash(c, name)}; {key} was renamed to {on[0]}, deleted there, and another {kind} was written there since: "
+                               f"`gbrain history {cmd_arg(on[0])}` lists both, `gbrain get {cmd_arg(key)} --version N` gives an old text")
+            if on is not None and on[1] == "deleted":
+                r = restore(brain, on[0])
+                return {**r, "moved_from": key}
             # a version the trash lists under a name that was renamed since (a brain where another
             # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
             t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
@@ -1906,7 +1915,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
         return None
     name, state = on
     if state == "taken":
-        raise BadInput(f"{key} was renamed to {name} since, which another {kind} has now: `gbrain get {cmd_arg(key)} --version {n}` "
+        raise BadInput(f"{key} was renamed to {name} since, deleted there, and another {kind} was written there since: `gbrain get {cmd_arg(key)} --version {n}` "
                        f"gives version {n}'s text to put where it belongs (`gbrain history {cmd_arg(name)}` lists both)")
     return name
 
@@ -2040,6 +2049,76 @@ def drop_versions(c) -> int:
     return len(alone)
 
 
+def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
+    """The labels that keep a page one history when a purge takes its move in (``move from
+    OLD``, a version holding the text OLD's last one had) but not all of its versions: ``[(row id,
+    op, detail)]``. The first version left of that stretch of the new name (an edit since the move)
+    becomes the move in (``op`` ``move``, ``from`` the page's last name with a version left before
+    it, whose move away is labelled ``to`` the new name when it was another's): the walks that follow
+    a page through its names (:class:`_Walk`, :func:`_moved_on`, :func:`_base_row`) find
+    a stretch's start by its move in. Before 2026-12-06 the page's history began at the edit: its
+    old names' versions were listed nowhere, counted nowhere, ``revert OLD`` followed it nowhere and
+    ``purge NEW`` left them, its text. Likewise a deleted page brought back (``restore``, ``revert``:
+    a create labelled ``to vN`` right after its deletion) whose bringing back goes: the first version
+    left after it takes its label (before 2026-12-06 the page's past before the deletion was cut
+    off alike). A purge (``purge._emptied_ends`` included) and a prune (:func:`prune`: before 2026-12-06
+    `history-prune NEW --keep-last 2` cut a renamed page from its old names alike) read them before
+    their rows go, then :func:`apply_labels`. ``ids``: the rows that go."""
+    gone = set(ids)
+    out: list[tuple[int, str, str]] = []
+    moves = []
+    for part, marks in in_parts(sorted(gone)):
+        moves += c.execute(f"SELECT id, kind, name, version, op, detail FROM history WHERE id IN ({marks}) AND body_id IS NOT NULL "
+                           "AND op IN ('move', 'create')", part).fetchall()
+    for m in sorted(moves, key=lambda r: r["id"]):
+        back = m["op"] == "create" and _BROUGHT_BACK.fullmatch(m["detail"] or "")
+        if not back and not (m["op"] == "move" and (m["detail"] or "").startswith("from ")):
+            continue
+        kind, name = m["kind"], m["name"]
+        keep = None
+        for r in c.execute("SELECT id, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version", (kind, name, m["version"])).fetchall():
+            if r["body_id"] is None:
+                break  # the stretch ends: nothing of it left
+            if r["id"] not in gone:
+                keep = r["id"]
+                break
+        if keep is None:
+            continue
+        if back:  # brought back after a deletion that stays: the page's past before it is this page's
+            gone_row = c.execute("SELECT id, op FROM history WHERE kind = ? AND name = ? AND version < ? ORDER BY version DESC LIMIT 1",
+                                 (kind, name, m["version"])).fetchone()
+            if gone_row is not None and gone_row["op"] == "delete" and gone_row["id"] not in gone:
+                out.append((keep, "create", m["detail"]))
+            continue
+        cur = m
+        for _ in range(MAX_MOVES):
+            old = cur["detail"][5:]
+            away = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                             "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur["name"], cur["id"])).fetchone()
+            if away is None:
+                break
+            if away["id"] not in gone:  # the page's last name with a version left before the move in
+                out.append((keep, "move", "from " + old))
+                if cur is not m:
+                    out.append((away["id"], "move", "to " + name))
+                break
+            # that stretch went whole: on through its own move in, when it began by one that goes too
+            gap = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?",
+                            (kind, old, away["version"])).fetchone()[0] or 0
+            first = c.execute("SELECT id, name, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version LIMIT 1",
+                              (kind, old, gap)).fetchone()
+            if first is None or first["id"] not in gone or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
+                break
+            cur = first
+    return out
+
+
+def apply_labels(c, joins: list[tuple[int, str, str]]) -> None:
+    """Write :func:`rejoin_labels`' ``(row id, op, detail)`` once the rows have gone."""
+    for rid, op, detail in joins:
+        c.execute("UPDATE history SET op = ?, detail = ? WHERE id = ?", (op, detail, rid))
+
+
 def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False,
           key: tuple[str, str] | None = None) -> dict:
     """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`; ``key``: one page's or
@@ -2070,7 +2149,9 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                "deleted_keys": summ["deleted_keys"], "applied": False,
                "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
+            joins = rejoin_labels(c, ids)  # (a renamed page's move in pruned: its first version left takes its place)
             drop_versions(c)
+            apply_labels(c, joins)
             out["applied"] = True
         c.execute("DELETE FROM prune_ids")
     return out

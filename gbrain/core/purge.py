@@ -459,10 +459,12 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
         if not apply:
             return out
+        joins = h.rejoin_labels(c, ids) if text is not None else []  # (a page's move in taken: read before its rows go)
         vectors = _cached_vectors(brain, texts, text)  # read before their bodies go
         hashes = _body_hashes(c, ids)
         h.stage_drops(c, ids)
         h.drop_versions(c)
+        h.apply_labels(c, joins)
         _relabel(c, {(i["kind"], i["name"]) for i in items})
         hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")
