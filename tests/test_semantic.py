@@ -1108,6 +1108,20 @@ def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
             "run `gbrain embed --stale`") in r["notes"], r["notes"]
 
 
+@pytest.mark.engine_free
+def test_a_vector_passage_shows_no_html_tags(tmp_path):
+    """A passage from an embedded chunk drops HTML tags as snippets do (obsidian-hub's footer
+    ``<span class="git-footer">``), code keeping them; the chunk's text (its hash) is unchanged."""
+    page = ("# Hub note\n\nThe zebrafish assay came back positive. Use `<span>` in code.\n\n"
+            '<span class="git-footer">[Edit In GitHub](https://github.dev/x.md "git-hub-edit-note")</span>\n')
+    b = make(tmp_path, pages={"notes/hub.md": page})
+    embed(b)
+    r = ops.run("query", {"question": "zebrafish assay", "mode": "vector"}, brain=b)
+    hit = next(h for h in r["hits"] if h["slug"] == "notes/hub")
+    assert 'class="git-footer"' not in hit["passage"] and "Edit In GitHub" in hit["passage"] and "`<span>`" in hit["passage"], hit
+    assert any('<span class="git-footer">' in t for (t,) in b.conn.execute("SELECT chunk_text FROM page_embeddings"))
+
+
 def test_a_page_not_embedded_yet_is_ranked_by_its_words_not_pushed_below_weaker_embedded_ones(db_path):
     """trial8 L1: with part of the brain embedded by the active model (after a model switch, an
     interrupted embed), a page with no vector of it got only the keyword side's share of the fused

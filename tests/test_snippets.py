@@ -93,10 +93,11 @@ def test_query_passages_of_keyword_hits_are_readable(db_path):
 
 def _readable_as_written_first(marked: str) -> str:
     """keyword.readable with its patterns as first written (83c19da), before they were reordered
-    to begin with a literal (a look-behind first makes the regex engine try every position)."""
+    to begin with a literal (a look-behind first makes the regex engine try every position), with
+    the HTML tags step added since (keyword.drop_tags, its own tests below) in its place."""
     import re
 
-    from gbrain.search.keyword import HIT_OFF, HIT_ON, _shown
+    from gbrain.search.keyword import HIT_OFF, HIT_ON, _shown, drop_tags
     comment = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.S)
     md_link = re.compile(r"!?\[([^\]\n]*)\]\(([^()\n]*)\)")
     wiki_link = re.compile(r"!?\[\[([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
@@ -106,6 +107,7 @@ def _readable_as_written_first(marked: str) -> str:
     quote = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
     hit = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
     s = comment.sub(" ", marked)
+    s = drop_tags(s)
     s = re.sub(r"(?m)(?:^|(?<=[ \t]))\^[A-Za-z0-9-]+(?=[ \t]*$)", "", s)  # block ids (trial5)
     size = re.compile(r"\s*\d+(?:\s*x\s*\d+)?\s*")  # an embed's size is no alias (trial 45)
     s = wiki_link.sub(lambda m: m.group(1) if m.group(2) is None or (m.group(0)[0] == "!" and size.fullmatch(m.group(2)))
@@ -198,3 +200,74 @@ def test_a_character_reference_reads_as_its_character():
     assert readable("see [Install AD DS &#40;Level 100&#41;](x.md) &lt;b&gt; &amp; &quot;q&quot;") == 'see Install AD DS (Level 100) <b> & "q"'
     assert readable("`&lt;code&gt;` and &lt;") == "`&lt;code&gt;` and <"  # (in code a reference is as written)
     assert readable("AT&T &notit &#xZZ; &bogus; &#2; &#xD800;") == "AT&T &notit &#xZZ; &bogus; &#2; &#xD800;"
+
+
+# obsidian-hub's plugin notes (6,547 of its 6,572 pages): a button in a link's label and a
+# footer of links in a span; the snippets showed the tags as written
+HUB_PAGE = (
+    "# Nutstore Sync\n\nPlugin ID: `nutstore-sync`\n"
+    "Links: [GitHub repository](https://github.com/nutstore/sync) or [<button id=HH>Open in Obsidian</button>](obsidian://show-plugin?id=nutstore-sync)\n\n"
+    "Sync your vault with Nutstore using WebDAV, when x<y and a < b.\n\n"
+    "# This note in GitHub\n\n"
+    '<span class="git-footer">[Edit In GitHub](https://github.dev/hub/nutstore-sync.md "git-hub-edit-note") | '
+    '[Copy this note](https://raw.githubusercontent.com/hub/nutstore-sync.md "git-hub-copy-note") </span>\n'
+)
+
+
+def test_a_snippet_shows_no_html_tags(db_path):
+    """A snippet drops HTML tags and keeps the text between them, as a reader sees it (a new
+    user's obsidian-hub searches: ``<span class="git-footer">`` and ``<button id=HH>`` in nearly
+    every hit); ``<`` in plain text stays; the matched word is still marked."""
+    assert gbrain("put", "plugins/nutstore-sync", input=HUB_PAGE).returncode == 0
+    for query in ("edit github note", "open obsidian", "webdav"):
+        hit = hit_of(query, "plugins/nutstore-sync")
+        s = hit["snippet"]
+        for tag in ("<span", "</span", "<button", "</button", "git-footer", "id=HH"):
+            assert tag not in s, (query, tag, s)
+        assert marked(hit), (query, s)
+    hit = hit_of("open obsidian", "plugins/nutstore-sync")
+    assert "or Open in Obsidian" in hit["snippet"], hit
+    assert {w.casefold() for w in marked(hit)} >= {"open", "obsidian"}, marked(hit)
+    hit = hit_of("webdav", "plugins/nutstore-sync")
+    assert "when x<y and a < b." in hit["snippet"] and marked(hit) == ["WebDAV"], hit
+    hit = hit_of("edit github note", "plugins/nutstore-sync")
+    assert "Edit In GitHub | Copy this note" in hit["snippet"], hit
+    # a word found only inside a tag (its attribute) marks nothing it does not show
+    hits = [h for h in js(gbrain("search", "footer", "--json")) if h["slug"] == "plugins/nutstore-sync"]
+    assert all("<span" not in h["snippet"] and not marked(h) for h in hits), hits
+
+
+def test_query_passages_and_the_mcp_call_show_no_html_tags(db_path):
+    assert gbrain("put", "plugins/nutstore-sync", input=HUB_PAGE).returncode == 0
+    r = js(gbrain("query", "edit github note", "--json"))
+    p = next(h for h in r["hits"] if h["slug"] == "plugins/nutstore-sync")["passage"]
+    assert "<span" not in p and "Edit In GitHub" in p, p
+    r = js(gbrain("call", "brain_search", json.dumps({"query": "edit github note"})))
+    hits = r["results"] if isinstance(r, dict) and "results" in r else r
+    hit = next(h for h in hits if h["slug"] == "plugins/nutstore-sync")
+    assert "<span" not in hit["snippet"] and "Edit In GitHub" in hit["snippet"], hit
+
+
+@pytest.mark.engine_free
+def test_readable_drops_html_tags_but_not_code_or_plain_angles():
+    """HTML tags (open, closing, self-closing, with attributes; a hit mark inside one goes with
+    it) are dropped, the text between them kept; in a code span or fenced code they are text, as
+    written; ``<`` of plain text (``a < b``, ``x<y``, ``List<String>``, a placeholder ``<name>``
+    with no attribute, an autolink) stays; an HTML comment goes as before."""
+    from gbrain.search.keyword import HIT_OFF, HIT_ON, readable
+
+    assert readable('<span class="git-footer">Edit | Copy </span>') == "Edit | Copy"
+    assert readable("a<br>b<br/>c <BR />d") == "a b c d"
+    assert readable("<b>bold</b>text and <i>it</i>.") == "boldtext and it."
+    assert readable("[<button id=HH>Open in Obsidian</button>](obsidian://x)") == "Open in Obsidian"
+    assert readable("<kbd>Ctrl</kbd>+<kbd>P</kbd>") == "Ctrl+P"
+    assert readable('<svg width="10"><path d="M0 0L1 1"/></svg>icon') == "icon"
+    assert readable("<td>one</td><td>two</td>") == "one two"
+    assert readable("`<span>` and\n```html\n<div class=\"x\">y</div>\n```\nafter <u>z</u>") == '`<span>` and ```html <div class="x">y</div> ``` after z'
+    assert readable("if a < b and x<y then List<String> or <name> and <https://x.org> <a@b.org>") == (
+        "if a < b and x<y then List<String> or <name> and <https://x.org> <a@b.org>")
+    assert readable("x <!-- hidden --> y") == "x y"
+    on, off = HIT_ON, HIT_OFF
+    assert readable(f'<span class="git-{on}footer{off}">{on}Edit{off}</span>') == f"{on}Edit{off}"
+    assert readable(f"<{on}span{off}>x</{on}span{off}> {on}span{off}") == f"x {on}span{off}"
+    assert readable("&lt;b&gt;bold&lt;/b&gt;") == "<b>bold</b>"  # (a reference is text, no tag)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
+
 from conftest import write_tree
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
@@ -65,3 +67,31 @@ def test_tag_then_untag_gives_a_page_without_frontmatter_its_bytes_back(db_path)
         r = ops.run("untag", {"slug": "ana", "tag": "energy"}, ops.Context(), brain=b)
         assert r["changed"] and b.get_text("people/ana") == text
         assert ops.run("tags", {"slug": "ana"}, ops.Context(), brain=b) == []
+
+
+@pytest.mark.parametrize("text", [
+    "---\ntags:\n- \n---\n# Start here\n\nWelcome.\n",  # Obsidian's empty property (obsidian-hub's "00 - Start here")
+    "---\ntags:\n---\nBody.\n",  # a key written with no value: the whole block went
+    "---\ntags:\ntitle: A\n---\nBody.\n",
+    "---\ntags: []\n---\nBody.\n",
+    "---\naliases:\ntags:\n  - \n---\nBody.\n",
+])
+def test_tag_then_untag_keeps_a_tags_key_written_empty(db_path, text):
+    """A ``tags`` key the page wrote empty before ``tag`` stays after ``untag`` of that tag, in the
+    form it had (the bytes back): untag removed the key, and with it a block holding nothing else.
+    A key gbrain added still goes (test_tag_then_untag_gives_a_page_without_frontmatter_its_bytes_back)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/start", text)
+        r = ops.run("tag", {"slug": "notes/start", "tag": "energy"}, ops.Context(), brain=b)
+        assert r["changed"] and b.tags("notes/start") == ["energy"]
+        r = ops.run("untag", {"slug": "notes/start", "tag": "energy"}, ops.Context(), brain=b)
+        assert r["changed"] and b.get_text("notes/start") == text
+        assert b.tags("notes/start") == []
+
+
+def test_untag_of_the_last_tag_of_a_key_that_held_it_from_the_start_removes_the_key(db_path):
+    """A key that never stood empty (imported with its tag) goes with its last tag, as before."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/a", "---\ntags: [x]\ntitle: A\n---\nBody.\n")
+        ops.run("untag", {"slug": "notes/a", "tag": "x"}, ops.Context(), brain=b)
+        assert b.get_text("notes/a") == "---\ntitle: A\n---\nBody.\n"

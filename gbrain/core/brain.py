@@ -2327,13 +2327,49 @@ class Brain:
         out.sort(key=lambda r: (-r["pages"], r["tag"]))
         return out
 
-    def _set_tags(self, row: sqlite3.Row, tags: list[str]) -> SaveResult:
+    def _set_tags(self, row: sqlite3.Row, tags: list[str], *, untag: bool = False) -> SaveResult:
         page = self.parsed(row)
         try:
             text = edit_frontmatter(page, tags=tags)
         except ValueError as e:
             raise Conflict(str(e)) from e
+        if untag and not tags:
+            text = self._empty_tags_key_back(row, page, text) or text
         return self._edit(row, text, lambda o, n: n.tags == tags and n.body == o.body, "frontmatter")
+
+    #: page versions :meth:`_empty_tags_key_back` reads back, newest first
+    EMPTY_KEY_LOOKBACK = 4
+
+    def _empty_tags_key_back(self, row: sqlite3.Row, page: Page, text: str) -> str | None:
+        """The page ``text`` an untag of the page's last tag writes (``edit_frontmatter`` removed
+        its emptied tag key, and a block left with nothing else), with the frontmatter the page
+        had before its tags last changed instead, when that wrote the key empty (``tags:``,
+        ``tags:\n- ``, ``tags: []``: Obsidian's empty property, a template's) and is otherwise
+        the same data: ``tag X`` then ``untag X`` gives those bytes back, where a key gbrain
+        added goes. The version is the newest of the page's last :data:`EMPTY_KEY_LOOKBACK`
+        whose frontmatter differs from the page's now (the history; none kept: None). None when
+        no such version, or it differs in anything but an empty tag key."""
+        from .history import version_bytes
+
+        new = self.parse_text(text, row["path"])
+        if new.body != page.body or set(new.frontmatter) == set(page.frontmatter):
+            return None  # (no key removed)
+        for n in range(-1, -1 - self.EMPTY_KEY_LOOKBACK, -1):
+            try:
+                old = self.parse_text(version_bytes(self, "page", row["slug"], n).decode("utf-8"), row["path"])
+            except (NotFound, BadInput, UnicodeDecodeError):
+                return None
+            if old.frontmatter_raw == page.frontmatter_raw:
+                continue  # (the tag's own version, an edit of the body)
+            empty = {k for k, v in old.frontmatter.items() if k.casefold() in ("tags", "tag")
+                     and (v is None or v == "" or isinstance(v, list) and all(x is None or not str(x).strip() for x in v))}
+            gone = set(page.frontmatter) - set(new.frontmatter)
+            if old.frontmatter_error or old.tags or not gone <= empty or {k: v for k, v in old.frontmatter.items() if k not in empty} != new.frontmatter:
+                return None
+            back = (BOM if page.bom else "") + old.frontmatter_raw + page.body
+            got = self.parse_text(back, row["path"])
+            return back if got.tags == [] and got.body == page.body else None
+        return None
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
@@ -2429,7 +2465,7 @@ class Brain:
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
             return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}",
                               content_hash=row["content_hash"])
-        return self._set_tags(row, keep)
+        return self._set_tags(row, keep, untag=True)
 
     # ---- timeline ---------------------------------------------------------------
 

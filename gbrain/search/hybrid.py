@@ -55,7 +55,7 @@ from ..errors import BadInput, ModelUnavailable, ProviderError
 from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir, seconds_config
-from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
+from .keyword import copies_below_originals, drop_tags, empty_query, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count, stored_dims
 
 #: candidates taken from each side before fusion
@@ -169,9 +169,9 @@ def fuse(fts: Sequence[tuple[int, float]], vec: Sequence[tuple[int, float]], met
 
 
 def _passage(text: str) -> str:
-    """A chunk's text without its title line, on one line."""
+    """A chunk's text without its title line and HTML tags (:func:`keyword.drop_tags`), on one line."""
     body = text.split("\n", 1)[1] if "\n" in text else text
-    return " ".join(body.split())
+    return " ".join(drop_tags(body).split())
 
 
 #: default for config ``query_embed_timeout``: seconds ``query`` waits for the question's embedding

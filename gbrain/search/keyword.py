@@ -74,6 +74,7 @@ mapped back to the original characters (:func:`_fold_map`).
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import json
@@ -767,6 +768,127 @@ def _char_refs(s: str) -> str:
     return "`".join(_CHAR_REF.sub(one, p) if i % 2 == 0 and "&" in p else p for i, p in enumerate(parts))
 
 
+#: HTML element names (WHATWG's, and obsolete ones notes still write): a tag of one of these is
+#: dropped from a snippet even without attributes (:func:`drop_tags`; ``<name>`` is a placeholder)
+_HTML_NAMES = frozenset(
+    "a abbr address area article aside audio b base bdi bdo big blockquote body br button canvas caption center cite "
+    "code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font "
+    "footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li link main map "
+    "mark marquee menu meta meter nav nobr noscript object ol optgroup option output p param picture pre progress q "
+    "rp rt ruby s samp script search section select slot small source span strike strong style sub summary sup svg "
+    "table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr".split())
+#: the elements read inline: their tags go without a space (``<b>bold</b>text``, ``<kbd>Ctrl</kbd>+``)
+_INLINE_NAMES = frozenset("a abbr b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q s samp "
+                          "small span strike strong sub sup time tt u var wbr".split())
+# a tag as CommonMark reads raw HTML (open, self-closing or closing; its attributes' names and
+# values), a hit mark (FTS5's, ts_headline's: around a word) anywhere a word can stand in it
+_M = "\x02\x03"
+_HTML_TAG = re.compile(
+    rf"<(?:/[{_M}]*(?P<close>[A-Za-z][A-Za-z0-9{_M}-]*)[ \t\n]*"
+    rf"|[{_M}]*(?P<name>[A-Za-z][A-Za-z0-9{_M}-]*)"
+    rf"(?P<attrs>(?:[ \t\n]+[A-Za-z_:{_M}][A-Za-z0-9_.:{_M}-]*(?:[ \t\n]*=[ \t\n]*(?:[^ \t\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*)"
+    r"[ \t\n]*/?)>")
+#: a run of backticks, of tildes (:func:`_code_ranges`)
+_TICK_RUN = re.compile(r"`+")
+_TILDE_RUN = re.compile(r"~+")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _next_run(s: str, i: int, end: int) -> "re.Match[str] | None":
+    """The next run of backticks, or of three or more tildes, in ``s[i:end]`` (``str.find``
+    first: a character class searched by the regex engine costs ~8 ns a character)."""
+    while True:
+        b = s.find("`", i, end)
+        t = s.find("~~~", i, end)
+        if b < 0 and t < 0:
+            return None
+        if t < 0 or 0 <= b < t:
+            return _TICK_RUN.match(s, b)
+        m = _TILDE_RUN.match(s, t)
+        if m.start() == 0 or s[t - 1] != "~":
+            return m
+        i = m.end()  # (inside a longer run found before: not reached, kept for safety)
+
+
+def _code_ranges(s: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of ``s`` that are code as CommonMark reads it, in order: a
+    fenced block (a line opening with at most three blanks and three or more backticks or tildes,
+    to a line of at least as many of the same, or the end) and a code span (a run of backticks to
+    the next run of as many, within its paragraph). A hit mark in the text counts as a character."""
+    out: list[tuple[int, int]] = []
+    i, n = 0, len(s)
+    while True:
+        m = _next_run(s, i, n)
+        if m is None:
+            return out
+        a, run = m.start(), m.group()
+        line = s.rfind("\n", 0, a) + 1
+        eol = s.find("\n", m.end())
+        if len(run) >= 3 and a - line <= 3 and not s[line:a].strip(" \t") and not (run[0] == "`" and "`" in s[m.end():eol if eol >= 0 else n]):
+            if eol < 0:
+                out.append((a, n))
+                return out
+            c = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$").search(s, eol + 1)
+            z = c.end() if c else n
+            out.append((a, z))
+            i = z
+            continue
+        if run[0] == "~":
+            i = m.end()
+            continue
+        # a span: the next run of exactly as many backticks before a blank line
+        stop = _BLANK_LINE.search(s, m.end())
+        end = stop.start() if stop else n
+        j, z = m.end(), -1
+        while True:
+            b = s.find("`", j, end)
+            if b < 0:
+                break
+            k = _TICK_RUN.match(s, b)
+            if k.group() == run:
+                z = k.end()
+                break
+            j = k.end()
+        if z < 0:
+            i = m.end()  # (no closer: the backticks are text)
+            continue
+        out.append((a, z))
+        i = z
+
+
+def drop_tags(s: str) -> str:
+    """``s`` without its HTML tags, the text between them kept, as a reader of the rendered
+    note sees it: a tag (:data:`_HTML_TAG`, CommonMark's raw HTML: ``<span class="git-footer">``,
+    ``</button>``, ``<br/>``) of an HTML element (:data:`_HTML_NAMES`) or with an attribute given a
+    value (``<path d="…"/>``) goes, an inline element's (:data:`_INLINE_NAMES`) for nothing,
+    another's for a space; code spans and fenced code (:func:`_code_ranges`) keep theirs as
+    written, and plain text its ``<`` (``a < b``, ``x<y``, ``List<String>``, a placeholder
+    ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
+    comments are not looked at here (:data:`_COMMENT`)."""
+    if "<" not in s:
+        return s
+    out: list[str] = []
+    at = 0
+    code: list[tuple[int, int]] | None = None
+    for m in _HTML_TAG.finditer(s):
+        name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
+        if name not in _HTML_NAMES and "=" not in (m.group("attrs") or ""):
+            continue
+        if code is None:
+            code = _code_ranges(s) if "`" in s or "~~~" in s else []
+        a = m.start()
+        k = bisect.bisect_right(code, (a, len(s) + 1)) - 1
+        if k >= 0 and code[k][1] > a:
+            continue  # (inside code: text as written)
+        out.append(s[at:a])
+        out.append("" if name in _INLINE_NAMES else " ")
+        at = m.end()
+    if not out:
+        return s
+    out.append(s[at:])
+    return "".join(out)
+
+
 def _shown(name: str, hidden: str) -> str:
     """A link's shown ``name``, the whole of it marked as a hit when its ``hidden`` part (the URL,
     an aliased target) holds one and the name holds none."""
@@ -777,13 +899,15 @@ def _shown(name: str, hidden: str) -> str:
 
 def readable(marked: str) -> str:
     """Page text (hits between :data:`HIT_ON` and :data:`HIT_OFF`) as it reads: Obsidian ``%% %%``
-    and HTML comments and block ids (`` ^id`` ending a line) dropped, a wiki link shown as its alias or else its target as written (an
+    and HTML comments and block ids (`` ^id`` ending a line) dropped, HTML tags outside code dropped
+    (:func:`drop_tags`), a wiki link shown as its alias or else its target as written (an
     embed's size, ``![[img.png|300]]``, is no alias), a
     markdown link or image as its label (a hit inside a URL or an aliased target is dropped with
     it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
     ``*``/``_``), heading and quote marks dropped, character references read (``&#40;`` → ``(``,
     outside backtick code), white space collapsed. Marks are kept (a pair never split)."""
     s = _COMMENT.sub(" ", marked) if "%%" in marked or "<!--" in marked else marked
+    s = drop_tags(s)
     if "^" in s:
         s = _BLOCK_ID.sub("", s)
     s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None or (m.group(0)[0] == "!" and _EMBED_SIZE.fullmatch(m.group(2)))
