@@ -96,7 +96,8 @@ def test_an_idle_watch_waits_long_and_a_commit_or_a_save_wakes_it(tmp_path, db_p
         agent.put("a", "# A\n\none\n\nthe agent's line\n")
     wait_for(lambda: "the agent's line" in (root / "a.md").read_text(), f"the agent's write in the file (said: {said})")
     (root / "a.md").write_text("# A\n\none\n\nthe agent's line\n\nmy save\n")
-    wait_for(lambda: "my save" in b.get_text("a"), f"the save in the brain (said: {said})")
+    with Brain.open(db) as reader:  # (not the watch's own connection, from this thread: seen to deadlock)
+        wait_for(lambda: "my save" in reader.get_text("a"), f"the save in the brain (said: {said})")
 
 
 def test_a_busy_watch_keeps_its_short_tick(tmp_path, db_path, running, monkeypatch):
@@ -110,7 +111,8 @@ def test_a_busy_watch_keeps_its_short_tick(tmp_path, db_path, running, monkeypat
     n = len(waits.timeouts)
     monkeypatch.setattr(watchmod, "DEBOUNCE_S", 0.1)
     (root / "a.md").write_text("# A\n\ntwo\n")
-    wait_for(lambda: "two" in b.get_text("a"), f"the save in the brain (said: {said})")
+    with Brain.open(db_path) as reader:  # (not the watch's own connection, from this thread: seen to deadlock)
+        wait_for(lambda: "two" in reader.get_text("a"), f"the save in the brain (said: {said})")
     assert TICK_S in waits.timeouts[n:], "a pending save is taken at the short tick"
 
 
