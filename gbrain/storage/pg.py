@@ -961,6 +961,11 @@ class Listener:
             raise sqlite3.OperationalError(f"lost the change notifications connection: {_why(e, self.url)}") from None
         return self.seen
 
+    def fileno(self) -> int:
+        """The LISTEN connection's socket (readable when a notification, or the server's close,
+        arrived): for ``select``."""
+        return self._conn.fileno()
+
     def _psycopg_error(self):
         import psycopg
 

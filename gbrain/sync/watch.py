@@ -67,6 +67,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import selectors
 import signal
 import sqlite3
 import sys
@@ -89,7 +90,7 @@ TICK_S = 0.02
 #: retry, no line due) on a SQLite brain whose file and log the observer watches too: another
 #: process's commit (it writes the brain's ``-wal``) wakes the loop at once, so the ``PRAGMA
 #: data_version`` poll need not run every :data:`TICK_S` (trial 68: ~47 wake-ups a second,
-#: 0.8% of a core at idle); the root check (:data:`ROOT_CHECK_S`) and a stop signal wait at most this long
+#: 0.8% of a core at idle); on Postgres the LISTEN socket wakes it (:class:`_SocketWake`); the root check (:data:`ROOT_CHECK_S`) and a stop signal wait at most this long
 IDLE_TICK_S = 0.5
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 ROOT_CHECK_S = 0.5
@@ -476,6 +477,78 @@ class _Handler:
                 self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
 
 
+class _SocketWake:
+    """A daemon thread that waits (``select``) on a socket ``fd`` (Postgres' LISTEN connection)
+    and calls ``wake()`` when it becomes readable (a notification, or the server closing it), so
+    an idle watch loop may sleep :data:`IDLE_TICK_S` on Postgres too. After a wake it waits until
+    :meth:`rearm` (the loop read the socket: ``Listener.poll``) before it selects again, so
+    bytes not yet read never spin it. :meth:`close` ends it (a pipe wakes its ``select``) before
+    the connection is closed; it never holds up the process's exit. ``OSError`` from ``os.pipe``
+    or a bad ``fd`` (``ValueError``) is raised by the constructor."""
+
+    def __init__(self, fd: int, wake: Callable[[], None]):
+        self._sel = selectors.DefaultSelector()
+        self._r, self._w = os.pipe()
+        try:
+            self._sel.register(fd, selectors.EVENT_READ, "sock")
+            self._sel.register(self._r, selectors.EVENT_READ, "stop")
+        except BaseException:
+            self._release()
+            raise
+        self._wake = wake
+        self._armed = threading.Event()
+        self._armed.set()
+        self._stopped = False
+        self.broken = False
+        self._thread = threading.Thread(target=self._run, name="gbrain-listen-wake", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):  # the loop takes SIGINT/SIGTERM (sigtimedwait), not this thread
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            while not self._stopped:
+                got = {key.data for key, _ in self._sel.select()}
+                if "stop" in got or self._stopped:
+                    return
+                self._armed.clear()
+                self._wake()
+                self._armed.wait()
+        except (OSError, ValueError):
+            self.broken = True
+            self._wake()  # (the loop then reads the socket every tick: its read says what broke)
+
+    def rearm(self) -> None:
+        """The loop read the socket: wait on it again."""
+        self._armed.set()
+
+    def close(self) -> None:
+        """End the thread (waits for it at most 5 s) and free its pipe."""
+        self._stopped = True
+        self._armed.set()
+        try:
+            os.write(self._w, b"x")
+        except OSError:
+            pass
+        self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self._release()
+
+    def _release(self) -> None:
+        self._sel.close()
+        for fd in (self._r, self._w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    @property
+    def alive(self) -> bool:
+        """Whether the thread still waits on the socket (False once its ``select`` failed: the
+        loop then ticks every :data:`TICK_S` until the next reconnect)."""
+        return not self.broken and self._thread.is_alive()
+
+
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
@@ -529,6 +602,7 @@ class Watcher:
         self._counted: set[str] = set()
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
         self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
+        self._sock_wake = None  # Postgres: the thread waiting on the LISTEN socket (_SocketWake)
         self._listen_epoch = 0  # one more per LISTEN connection made
         self._listen_at = 0.0  # monotonic time of the next reconnect attempt
         self._listen_wait = LISTEN_RETRY_S
@@ -791,7 +865,7 @@ class Watcher:
             from ..storage.pg import Listener
 
             # before the catch-up sync: a commit by another machine meanwhile is not missed
-            self._listener = Listener(self.brain.conn.url)
+            self._listening(Listener(self.brain.conn.url))
             self._listen = True
         self.started = time.monotonic()
         root = str(eng.root)
@@ -876,8 +950,7 @@ class Watcher:
             for sig, h in old.items():
                 signal.signal(sig, h)
             self._observer.join(timeout=5)
-            if self._listener is not None:
-                self._listener.close()
+            self._listening(None)
             eng.close()
         return self.summary()
 
@@ -900,13 +973,30 @@ class Watcher:
         handler.wake_abs = frozenset(names | {n + "-wal" for n in names})
         self._wakes = True
 
+    def _listening(self, listener) -> None:
+        """Make ``listener`` (a new LISTEN connection, or None) the one whose socket wakes the loop
+        (:class:`_SocketWake`): the previous one's thread is ended, then its connection closed."""
+        if self._sock_wake is not None:
+            self._sock_wake.close()
+            self._sock_wake = None
+        if self._listener is not None and self._listener is not listener:
+            self._listener.close()
+        self._listener = listener
+        if listener is not None:
+            try:
+                self._sock_wake = _SocketWake(listener.fileno(), lambda: self.q.put(("brain", "", time.monotonic())))
+            except (OSError, ValueError, GBrainError) as e:  # (no socket: the loop keeps its short tick)
+                self._sock_wake = None
+                self._warn(f"cannot wait on the notifications connection ({e}); polling every {TICK_S:g} s")
+
     def _tick(self, retry: dict, dv) -> float:
         """How long the loop may wait for its next event (s): :data:`IDLE_TICK_S` when the brain
-        wakes it (:meth:`_wake_on_brain`; not while the tree is polled, nor on Postgres, whose
-        notifications are read from the socket each tick) and nothing is under way (no event
-        pending, no note waiting for its close, nothing to retry, no change-log read to do again,
-        no outage, no line due); else :data:`TICK_S`."""
-        if (not self._wakes or self._polling or self._listen or self.pending or self.pending.open_since or retry
+        wakes it (SQLite: :meth:`_wake_on_brain`; Postgres: the LISTEN connection's socket,
+        :class:`_SocketWake`, not while it reconnects; not while the tree is polled) and nothing
+        is under way (no event pending, no note waiting for its close, nothing to retry, no
+        change-log read to do again, no outage, no line due); else :data:`TICK_S`."""
+        wakes = self._sock_wake is not None and self._sock_wake.alive if self._listen else self._wakes
+        if (not wakes or self._polling or self.pending or self.pending.open_since or retry
                 or dv is None or self._down or self._full or self._catch_up or self._resync or self._hint_at):
             return TICK_S
         return IDLE_TICK_S
@@ -1271,13 +1361,15 @@ class Watcher:
                 return (self._listen_epoch, self._listener.poll())
             except sqlite3.OperationalError as e:
                 self._warn(f"{e}; reconnecting (changes are read by polling meanwhile)")
-                self._listener.close()
-                self._listener = None
+                self._listening(None)
                 self._listen_at, self._listen_wait = 0.0, LISTEN_RETRY_S
+            finally:
+                if self._sock_wake is not None:
+                    self._sock_wake.rearm()  # what was on the socket is read: wait on it again
         now = time.monotonic()
         if now >= self._listen_at:
             try:
-                self._listener = Listener(conn.url)
+                self._listening(Listener(conn.url))
             except GBrainError as e:
                 self._listen_at = now + self._listen_wait
                 self._warn(f"{e}; trying again in {self._listen_wait:g} s")
