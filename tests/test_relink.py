@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -516,6 +517,42 @@ def test_sync_counts_the_links_to_the_notes_it_moved_not_the_backlog(tmp_path, d
     rep = json.loads(gbrain("--db", db, "--json", "sync", str(root)).stdout)
     assert rep["counts"]["moved"] == 1 and "renamed_links" not in rep, rep
     assert json.loads(gbrain("--db", db, "--json", "lint", "--check", "dead_links").stdout)["counts"]["dead_links"] == 3
+
+
+#: ``acmé.md`` as macOS writes a file name: NFD, ``e`` + U+0301
+ACME_NFD = unicodedata.normalize("NFD", "acmé.md")
+
+
+def test_sync_counts_the_links_to_a_note_moved_to_a_name_written_in_nfd(tmp_path, db_path):
+    """A note moved to a name with an accented letter written decomposed (NFD, as macOS names
+    files): its page's slug is NFC, so the links to its old name, counted against the move's
+    path with ``.md`` cut by hand (NFD), were never counted: the sync said nothing while lint
+    found both dead. The count maps the moved paths to slugs (``slug_for_path``: NFC)."""
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n"})
+    with Brain.open(db_path, create=True) as b:
+        assert ops.run("sync", {"dir": str(root)}, brain=b)["ok"]
+        (root / "companies/acme.md").rename(root / "companies" / ACME_NFD)
+        r = ops.run("sync", {"dir": str(root)}, brain=b)
+        assert [m["to"] for m in r["moved"]] == ["companies/" + ACME_NFD], r["moved"]
+        assert r.get("renamed_links") == {"links": 2, "pages": 1}, r.get("renamed_links")
+        assert ops.run("lint", {"check": "dead_links"}, brain=b)["counts"]["dead_links"] == 2
+
+
+def test_under_watch_the_line_counts_the_links_to_a_note_moved_to_a_name_written_in_nfd(tmp_path, db_path):
+    """Watch's line after a move to an NFD name (see the sync test above): said, with both links."""
+    from test_watch import Watch, wait_for
+
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n"})
+    w = Watch(root, db_path)
+    try:
+        (root / "companies/acme.md").rename(root / "companies" / ACME_NFD)
+        wait_for(lambda: w.saw("companies/acme.md → companies/" + ACME_NFD + " (moved)"), "watch to see the rename")
+    finally:
+        code, _ = w.stop()  # (the line comes once the changes settle, or at the stop)
+    assert code == 0, "\n".join(w.lines)
+    assert w.saw("2 link(s) in 1 page(s) still name a moved page"), "\n".join(w.lines)
 
 
 # ---- links that gbrain still resolves (by title or alias) but whose file name is gone ----------

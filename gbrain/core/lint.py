@@ -80,7 +80,7 @@ import difflib
 import json
 import posixpath
 import re
-from typing import Any
+from typing import Any, Iterable
 
 from ..errors import BadInput, GBrainError
 from ..storage.db import in_parts
@@ -88,7 +88,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, split_lines, stem, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_key, slug_problem, tag_identity, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_for_path, slug_key, slug_problem, tag_identity, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -1566,7 +1566,7 @@ def _family(kind: str) -> str:
     return link_family(kind)
 
 
-def renamed_links(brain, only: "set[str] | None" = None, to: "set[str] | None" = None) -> dict:
+def renamed_links(brain, only: "set[str] | None" = None, to_paths: "Iterable[str] | None" = None) -> dict:
     """How many links name a page by a name it had before a rename or move and would be
     rewritten by ``lint --check dead_links --fix-safe``: ``{"links": n, "pages": m}`` (n: the
     links as written, m: the pages holding them), and ``"elsewhere": k`` when k of them now open
@@ -1577,9 +1577,11 @@ def renamed_links(brain, only: "set[str] | None" = None, to: "set[str] | None" =
     pages holding such links); with no move in the history it reads one ``SELECT DISTINCT``.
     For the report of a sync or watch round that moved pages; ``only`` (slugs): those pages'
     links only, for a round that imported them (a note written offline with a moved page's old
-    name: trial 49). ``to`` (slugs, or paths of files other than pages): the links to those pages
-    and files only, a watch's moves since its last line (trial 68: not the brain's backlog
-    again at each rename)."""
+    name: trial 49). ``to_paths`` (relative paths as on disk, where a sync or watch moved notes
+    to): the links to the pages there only (each path's slug, :func:`gbrain.page.slugs.slug_for_path`:
+    NFC, so a move to a name macOS wrote in NFD counts too), a round's or a watch's moves since its
+    last line (trial 68: not the brain's backlog again at each rename)."""
+    to = None if to_paths is None else {slug_for_path(p) for p in to_paths}
     if (only is not None and not only) or (to is not None and not to):
         return {"links": 0, "pages": 0}
     moves = Moves(brain.conn)

@@ -180,11 +180,9 @@ def _sync(b, a, ctx):
             # or a note this round imported, written with an old name while the folder was not synced: trial 49)
             from ..core.lint import renamed_links, renamed_links_in
 
-            from ..page.slugs import is_markdown
-
             # the links to the notes this sync moved, not every old name in the brain (trial 68)
-            to = {x for m in r.get("moved") or () if not m.get("follows_rename") for x in (m["to"], m["to"][:-3] if is_markdown(m["to"]) else m["to"])}
-            rl = renamed_links(b, to=to) if moved else renamed_links_in(b, got)
+            to = {m["to"] for m in r.get("moved") or () if not m.get("follows_rename")}
+            rl = renamed_links(b, to_paths=to) if moved else renamed_links_in(b, got)
             if rl["links"]:
                 r["renamed_links"] = rl
         return r

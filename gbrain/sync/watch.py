@@ -627,7 +627,7 @@ class Watcher:
         self.unwritten: set[str] = set()
         self._unwritable_said = False
         self._hint_at = 0.0  # when the renamed-links line is due (0: none): :meth:`_renamed_links_hint`
-        #: the slugs (and paths) the moves since that line's last count gave: the links it counts
+        #: the paths the moves since that line's last count went to: the links to those pages it counts
         self._hint_moved: set[str] = set()
 
     def _warn(self, msg: str) -> None:
@@ -1672,7 +1672,7 @@ class Watcher:
             eng.closed = frozenset()
         self._add(out)
         for _old, new in out.own_moves():
-            self._hint_moved.update((new, new[:-3] if is_markdown(new) else new))
+            self._hint_moved.add(new)
         if out.own_moves() or (self._hint_at and out.changed()):  # (a move that only followed another folder's rename: not this watch's to mend)
             self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
         now = time.monotonic()
@@ -1742,7 +1742,7 @@ class Watcher:
 
         moved, self._hint_moved = self._hint_moved, set()
         try:
-            rl = renamed_links(self.brain, to=moved) if paths is None else renamed_links_in(self.brain, paths)
+            rl = renamed_links(self.brain, to_paths=moved) if paths is None else renamed_links_in(self.brain, paths)
         except (sqlite3.Error, GBrainError) as e:  # (a busy or unreachable brain: a hint, not worth a failure)
             self._warn(f"could not count the links to moved notes ({e})")
             return
