@@ -45,7 +45,7 @@ import re
 import sqlite3
 import time
 import zlib
-from typing import Any
+from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
 from ..page.slugs import cmd_arg
@@ -904,6 +904,48 @@ def page_spans(conn, kind: str, key: str) -> list[tuple[str, int, int | None]]:
     w = _Walk(conn, kind, heir=True)
     spans = w.spans(key, True)
     return [(key, w.head_after(key, spans), None)] + spans[1:]
+
+
+class ConflictCopies(NamedTuple):
+    """:func:`conflict_copies`' answer: ``live``, the paths of the copies still in the brain (pages
+    or files), and ``gone``, the ``(kind, name)`` history keys of the deleted ones."""
+    live: list[str]
+    gone: list[tuple[str, str]]
+
+
+def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes: Iterable[str] = ()) -> ConflictCopies:
+    """The conflict copies of one page (or file): those of a conflict recorded (``sync_conflicts``)
+    at one of ``paths`` (the paths its versions had: :func:`page_spans`' rows) whose brain or file
+    text (``db_hash``/``file_hash``, sha256 hex) is one of its versions, ``body_ids``
+    (``history_bodies`` ids) or ``hashes`` (sha256 hex: its current text's, a reference body's
+    own); a conflict of another page once at one of those paths is left (review of trial 47). A
+    row with neither hash is the page's. Each copy once: the paths in sorted order, each path's
+    newest conflict first; a copy in the brain (a page or file at its path) under ``live``, a
+    deleted one under ``gone`` by its history key (:func:`key_for_path`), when it has history.
+    ``history`` names the live ones (another version of the note kept beside it by sync or watch:
+    trial 47); ``purge SLUG`` refuses while there is one and takes the deleted ones' versions. A
+    pure read."""
+    hx = set(hashes)
+    for part, marks in in_parts(sorted(set(body_ids))):
+        hx |= {r[0] for r in conn.execute(f"SELECT hash FROM history_bodies WHERE id IN ({marks})", part)}
+    rows = []
+    for part, marks in in_parts(sorted(set(paths))):
+        rows += conn.execute(f"SELECT id, path, copy_path, file_hash, db_hash FROM sync_conflicts WHERE path IN ({marks}) "
+                             "AND copy_path IS NOT NULL", part).fetchall()
+    rows.sort(key=lambda r: (r[1], -r[0]))  # (in Python: Postgres' collation orders text otherwise)
+    live: list[str] = []
+    gone: list[tuple[str, str]] = []
+    for _id, _p, cp, fh, dh in rows:
+        if (fh is not None or dh is not None) and fh not in hx and dh not in hx:
+            continue  # a conflict of another page once at that path: neither side's text is a version of this one
+        if conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+            if cp not in live:
+                live.append(cp)
+            continue
+        ck = key_for_path(conn, cp)
+        if ck not in gone and conn.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", ck).fetchone():
+            gone.append(ck)
+    return ConflictCopies(live, gone)
 
 
 def _base_row(conn, kind: str, r, known: dict | None = None):

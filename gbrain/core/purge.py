@@ -170,7 +170,7 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
     c = brain.conn
     if key is not None:
         rows = _family_rows(c, key)
-        for ck in _conflict_copies(c, rows)[1]:  # its deleted conflict copies: the page's text too
+        for ck in _conflict_copies(c, rows).gone:  # its deleted conflict copies: the page's text too
             rows += [r for r in _family_rows(c, ck) if all(r["id"] != x["id"] for x in rows)]
         texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
         return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
@@ -272,33 +272,13 @@ def _family_rows(c, key: tuple[str, str]) -> list:
     return sorted(rows.values(), key=lambda r: (order[r["name"]], r["version"]))  # oldest first per name (a name it had twice: once)
 
 
-def _conflict_copies(c, rows: list) -> tuple[list[str], list[tuple[str, str]]]:
+def _conflict_copies(c, rows: list) -> h.ConflictCopies:
     """The conflict copies of the page (or file) whose history rows are ``rows`` (:func:`_family_rows`):
-    ``(current copies' paths, deleted copies' keys)``. A copy is that of a conflict recorded at one
-    of the page's paths whose brain or file text is one of its versions (as ``history`` names a
-    page's open copies, ``operations.history._open_copies``): a version of this page kept beside
-    the note by sync or watch. A current one refuses ``purge SLUG`` (a purge never touches a
-    current page: :func:`purge`); a deleted one's history goes with the page's (before
-    2026-12-06 `purge SLUG` left both, the page's text)."""
-    paths = sorted({r["path"] for r in rows if r["path"]})
-    bids = sorted({r["body_id"] for r in rows if r["body_id"] is not None})
-    hashes: set[str] = set()
-    for part, marks in in_parts(bids):
-        hashes |= {x[0] for x in c.execute(f"SELECT hash FROM history_bodies WHERE id IN ({marks})", part)}
-    live, gone = [], []
-    for part, marks in in_parts(paths):
-        for cp, fh, dh in c.execute(f"SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path IN ({marks}) AND copy_path IS NOT NULL "
-                                    "ORDER BY id", part).fetchall():
-            if (fh is not None or dh is not None) and fh not in hashes and dh not in hashes:
-                continue  # a conflict of another page once at that path
-            if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
-                if cp not in live:
-                    live.append(cp)
-                continue
-            ck = h.key_for_path(c, cp)
-            if ck not in gone and c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", ck).fetchone():
-                gone.append(ck)
-    return live, gone
+    :func:`gbrain.core.history.conflict_copies` of their paths and texts (as ``history`` names a
+    page's open copies): ``live`` paths, ``gone`` keys. A current one refuses ``purge SLUG`` (a purge
+    never touches a current page: :func:`purge`); a deleted one's history goes with the page's
+    (before 2026-12-06 `purge SLUG` left both, the page's text)."""
+    return h.conflict_copies(c, (r["path"] for r in rows if r["path"]), (r["body_id"] for r in rows if r["body_id"] is not None))
 
 
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
@@ -441,7 +421,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         live = live_holders(brain, text, in_bytes)
         why = refusal(live, text, {x for x in live if c.execute("SELECT 1 FROM pages WHERE slug = ?", (x,)).fetchone()}, in_bytes) if live else ""
     else:  # the page's conflict copies still in the brain: its text, current (never touched by a purge)
-        live = [_name_of(c, p) for p in _conflict_copies(c, _family_rows(c, key))[0]]
+        live = [_name_of(c, p) for p in _conflict_copies(c, _family_rows(c, key)).live]
         why = (f"{_shown(live)}, a conflict copy of {key[1]} (a version of it sync kept beside the note), is current: delete it first "
                f"({'; '.join(f'`gbrain delete {cmd_arg(x)}`' for x in live[:_NAMES_SHOWN])}), then purge, which takes its versions too") if live else ""
     if live and apply:

@@ -100,12 +100,14 @@ def _history(b, a, ctx):
 
 def _open_copies(b, r: dict) -> list[str]:
     """The open conflict copies of the page (or file) ``r`` lists (a copy still in the brain of a conflict
-    recorded at its path, or at the path of a name it had): another version of the note, kept
-    there by sync or watch; `history` names them, where one looks for a save gone missing (trial 47)."""
+    recorded at its path, or at the path of a name it had: :func:`gbrain.core.history.conflict_copies`):
+    another version of the note, kept there by sync or watch; `history` names them, where one looks
+    for a save gone missing (trial 47)."""
     kind = r["kind"]  # a page, or a file (a `.raw` sidecar's stale save kept as `name.json.conflict-…`: review of trial 47)
     from ..core import history as h
 
     paths: set[str] = set()
+    bids: set[int] = set()
     hashes: set[str] = set()
     # the paths and texts of every name it had, while it had it, each stretch of a name it had twice
     # (a page written at a name another page left, or one another page moved onto, is another page:
@@ -114,12 +116,12 @@ def _open_copies(b, r: dict) -> list[str]:
     # (`heir`: its copy was named nowhere when the conflict's texts were an older name's)
     for nm, lo, upto in h.page_spans(b.conn, kind, r["name"]):
         hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
-        for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
-                                       "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args)).fetchall():
+        for path, bid in b.conn.execute("SELECT path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?" + hi,
+                                        (kind, nm, lo, *args)).fetchall():
             if path:
                 paths.add(path)
-            if hx:
-                hashes.add(hx)
+            if bid is not None:
+                bids.add(bid)
     row = b.conn.execute("SELECT path, content_hash FROM pages WHERE slug = ?", (r["name"],)).fetchone() if kind == "page" else None
     if row:
         paths.add(row[0])
@@ -129,15 +131,7 @@ def _open_copies(b, r: dict) -> list[str]:
         live = h._live_hash(b, "file", r["name"])
         if live:
             hashes.add(live)
-    out: list[str] = []
-    for p in sorted(paths):
-        for cp, fh, dh in b.conn.execute("SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC", (p,)).fetchall():
-            if fh is not None or dh is not None:
-                if fh not in hashes and dh not in hashes:
-                    continue  # a conflict of another page once at that path: neither side's text is a version of this one
-            if cp not in out and b.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
-                out.append(cp)
-    return out
+    return h.conflict_copies(b.conn, paths, bids, hashes).live
 
 
 def _prune_text(r: dict, a: dict) -> str:
