@@ -170,8 +170,11 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
     c = brain.conn
     if key is not None:
         rows = _family_rows(c, key)
+        have = {r["id"] for r in rows}
         for ck in _conflict_copies(c, rows).gone:  # its deleted conflict copies: the page's text too
-            rows += [r for r in _family_rows(c, ck) if all(r["id"] != x["id"] for x in rows)]
+            more = [r for r in _family_rows(c, ck) if r["id"] not in have]
+            rows += more
+            have.update(r["id"] for r in more)
         texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
         return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
                 {r["path"] for r in rows if r["path"]})
