@@ -656,6 +656,57 @@ def writable_by_this_gbrain(conn) -> None:
         conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
 
 
+@contextlib.contextmanager
+def brain_at_version(db_path, sqlite: int, postgres: int, *, made_now: bool = False):
+    """The open :class:`Brain` of ``db_path`` (a SQLite file or a Postgres URL) held at schema
+    SQLite v``sqlite`` / Postgres v``postgres`` while the block runs, as a gbrain of that version
+    left it: the first ``Brain.open`` after the block upgrades it (runs the versions after).
+
+    By default the brain is made by those first versions alone (``db.MIGRATIONS`` cut,
+    ``db.SCHEMA_VERSION`` and ``pg.PG_SCHEMA_VERSION`` set back until the block ends), with the
+    columns this gbrain's saves write (:func:`writable_by_this_gbrain`); on Postgres it needs an
+    empty database: mark the test ``pg_empty`` (or give it ``pg_url``), else this fails.
+    ``made_now``: the brain is made at the current schema by this gbrain (the test patches the
+    behaviour before the versions around the block) and marked as at those versions when the block
+    ends, so the next open runs the versions after again (their steps re-derive what the old code
+    stored); :func:`version_before` gives the numbers from the migration of each engine."""
+    from gbrain.core.brain import Brain
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with contextlib.ExitStack() as stack:
+        if not made_now:
+            m = stack.enter_context(pytest.MonkeyPatch.context())
+            m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:sqlite])
+            m.setattr(dbmod, "SCHEMA_VERSION", sqlite)
+            m.setattr(pg, "PG_SCHEMA_VERSION", postgres)
+        b = stack.enter_context(Brain.open(db_path, create=True))
+        c = b.conn
+        postgres_brain = getattr(c, "dialect", "sqlite") == "postgres"
+        if not made_now:
+            at = pg.schema_version(c) if postgres_brain else c.execute("PRAGMA user_version").fetchone()[0]
+            assert at == (postgres if postgres_brain else sqlite), \
+                f"brain_at_version: the brain opened at v{at}, not made by the versions before (mark the test pg_empty)"
+            writable_by_this_gbrain(c)
+        yield b
+        if made_now:
+            with b.transaction():
+                if postgres_brain:
+                    c.execute("DELETE FROM gbrain_schema WHERE version > %d" % postgres)
+                else:
+                    c.execute(f"PRAGMA user_version = {sqlite}")
+
+
+def version_before(sqlite_migration, pg_step) -> tuple[int, int]:
+    """``(SQLite version, Postgres version)`` a brain is at just before the SQLite migration
+    function ``sqlite_migration`` (one of ``db.MIGRATIONS``) and the Postgres version whose Python
+    step is ``pg_step`` (one of ``pg._PY_STEPS``' values): for :func:`brain_at_version`."""
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    return dbmod.MIGRATIONS.index(sqlite_migration), next(v for v, f in pg._PY_STEPS.items() if f is pg_step) - 1
+
+
 def new_pg_database(admin_url: str, template: str | None = None) -> str:
     """A fresh database on the test server, empty or (``template``: a database name) a copy of
     that database; returns its URL."""

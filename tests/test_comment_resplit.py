@@ -47,10 +47,8 @@ def test_a_brain_split_at_a_rule_inside_a_comment_is_split_again_as_a_fresh_impo
 def test_the_upgrade_splits_such_a_page_again(db_path, tmp_path, monkeypatch):
     """A brain at SQLite v68 / Postgres v73 (before the rule) opened by this gbrain: the v69 / v74
     upgrade leaves it equal to a fresh import of the same tree."""
-    from conftest import writable_by_this_gbrain
+    from conftest import brain_at_version
     from gbrain.page import markdown
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
     tree = tmp_path / "v"
@@ -59,11 +57,7 @@ def test_the_upgrade_splits_such_a_page_again(db_path, tmp_path, monkeypatch):
     (tree / "x.md").write_text("x\n")
     with monkeypatch.context() as m:
         m.setattr(markdown, "_in_inline_comment", lambda *a: False)
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:68])
-        m.setattr(dbmod, "SCHEMA_VERSION", 68)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 73)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, sqlite=68, postgres=73) as b:
             assert import_tree(b, tree)["ok"]
             assert b.conn.execute("SELECT COUNT(*) FROM timeline_entries").fetchone()[0] == 1
     with Brain.open(db_path) as b:

@@ -154,24 +154,17 @@ def test_property_every_version_of_pages_sharing_bodies_comes_back(db_path, step
 
 
 @pytest.mark.pg_empty  # made at v23 by this test, not a copy of a migrated brain
-def test_a_brain_made_before_v24_keeps_its_packed_bodies_and_stores_new_ones_by_reference(db_path, monkeypatch):
+def test_a_brain_made_before_v24_keeps_its_packed_bodies_and_stores_new_ones_by_reference(db_path):
     """Migration v24 (Postgres v24) re-creates the page triggers only: bodies packed before stay
     packed and read back, an edit of a page whose current body is packed stores the new one as a
     delta, and a new page's body is a reference."""
-    from conftest import writable_by_this_gbrain
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
+    from conftest import brain_at_version
 
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:23])
-        m.setattr(dbmod, "SCHEMA_VERSION", 23)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 23)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)  # (v39's columns, which this code's saves write)
-            run(b, "put", slug="o/a", content="old a\n")
-            run(b, "put", slug="o/b", content="old a\n")
-            run(b, "put", slug="o/c", content="old c\n")
-            assert marker(b, "o/a") != h.REF and marker(b, "o/c") != h.REF
+    with brain_at_version(db_path, sqlite=23, postgres=23) as b:
+        run(b, "put", slug="o/a", content="old a\n")
+        run(b, "put", slug="o/b", content="old a\n")
+        run(b, "put", slug="o/c", content="old c\n")
+        assert marker(b, "o/a") != h.REF and marker(b, "o/c") != h.REF
     with Brain.open(db_path) as b:
         run(b, "put", slug="o/a", content="old a\nand new\n")
         run(b, "delete", slug="o/c")

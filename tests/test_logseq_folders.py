@@ -35,7 +35,7 @@ from gbrain.core.brain import Brain
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import link_targets, page_titles, write_tree
+from conftest import brain_at_version, link_targets, page_titles, version_before, write_tree
 
 DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
 DIRS = DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :pages-directory "notes" :journals-directory "daily"')
@@ -123,8 +123,6 @@ def test_a_vault_with_daily_and_journals_folders_and_no_graph_config_is_untouche
 def test_an_upgraded_brain_reads_the_graphs_folders(tmp_path, db_path, monkeypatch, setting):
     """A brain made before v76 / pg_v83 read a graph's ``:pages-directory``/``:journals-directory``
     as unset: on open its pages are read as a fresh import reads them."""
-    from test_obsidian_trial import _rewind
-
     from gbrain.page import journals
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -132,14 +130,12 @@ def test_an_upgraded_brain_reads_the_graphs_folders(tmp_path, db_path, monkeypat
     read = journals.settings
     with monkeypatch.context() as m:  # gbrain before v76: the folder settings unread
         m.setattr(journals, "settings", lambda text: read(text.replace("-directory", "-directory-unread")))
-        with Brain.open(db_path, create=True) as b:
+        with brain_at_version(db_path, *version_before(dbmod._m76_logseq_settings, pg._logseq_settings), made_now=True) as b:
             if setting == "logseq":
                 b.set_config("property_syntax", "logseq")
             import_tree(b, write_tree(tmp_path / "g", DIRS_GRAPH))
             if setting == "auto":
                 assert _dirs_state(b) == DEFAULT_DIRS_STATE
-            with b.transaction():
-                _rewind(b.conn, pg._logseq_settings, dbmod._m76_logseq_settings)
     with Brain.open(db_path) as b:
         if setting == "auto":
             assert _dirs_state(b) == DIRS_STATE
@@ -188,8 +184,6 @@ def test_an_upgraded_brain_reads_a_legacy_date_formatter(tmp_path, db_path, monk
     """A brain made before v76 / pg_v83 read a graph's ``:date-formatter`` as unset (its journals
     and pages named as a day titled ``Nov 20th, 2026``, its links resolved so): on open they are
     read as Logseq reads them, equal to a fresh import."""
-    from test_obsidian_trial import _rewind
-
     from gbrain.page import journals
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -197,13 +191,11 @@ def test_an_upgraded_brain_reads_a_legacy_date_formatter(tmp_path, db_path, monk
     read = journals.settings
     with monkeypatch.context() as m:  # gbrain before v76: :date-formatter unread
         m.setattr(journals, "settings", lambda text: read(text.replace(":date-formatter", ":unread-date-formatter")))
-        with Brain.open(db_path, create=True) as b:
+        with brain_at_version(db_path, *version_before(dbmod._m76_logseq_settings, pg._logseq_settings), made_now=True) as b:
             if setting == "logseq":
                 b.set_config("property_syntax", "logseq")
             import_tree(b, write_tree(tmp_path / "g", LEGACY_GRAPH))
             assert page_titles(b)["journals/2026_11_20"] == "Nov 20th, 2026"
-            with b.transaction():
-                _rewind(b.conn, pg._logseq_settings, dbmod._m76_logseq_settings)
     with Brain.open(db_path) as b:
         assert page_titles(b)["journals/2026_11_20"] == "2026-11-20"
         if setting == "auto":

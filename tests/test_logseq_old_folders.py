@@ -22,7 +22,7 @@ from gbrain.core.brain import Brain
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import link_targets, page_titles, write_tree
+from conftest import brain_at_version, link_targets, page_titles, version_before, write_tree
 
 DEFAULT_CONFIG = (Path(__file__).parent / "data" / "logseq" / "config.edn").read_text(encoding="utf-8")
 DIRS = DEFAULT_CONFIG.replace(":hidden []", ':hidden [] :pages-directory "notes" :journals-directory "daily"')
@@ -132,8 +132,6 @@ def _v76_syntax(new):
 def test_an_upgraded_brain_reads_the_default_folders_as_a_fresh_import(tmp_path, db_path, monkeypatch, setting):
     """A brain made before v78 / pg_v86 read a graph's default folders as a vault's when its config
     named others: on open its pages are read as a fresh import reads them."""
-    from test_obsidian_trial import _rewind
-
     from gbrain.page import markdown
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -143,15 +141,13 @@ def test_an_upgraded_brain_reads_the_default_folders_as_a_fresh_import(tmp_path,
         old = _v76_syntax(markdown.page_property_syntax)
         m.setattr(markdown, "page_property_syntax", old)
         m.setattr(importer, "page_property_syntax", old)
-        with Brain.open(db_path, create=True) as b:
+        with brain_at_version(db_path, *version_before(dbmod._m78_logseq_old_folders, pg._logseq_old_folders), made_now=True) as b:
             if setting == "logseq":
                 b.set_config("property_syntax", "logseq")
             import_tree(b, write_tree(tmp_path / "g", GRAPH))
             if setting == "auto":
                 t = page_titles(b)
                 assert (t["journals/2026_11_22"], t["pages/Old___Page"]) == ("2026_11_22", "Old___Page")
-            with b.transaction():
-                _rewind(b.conn, pg._logseq_old_folders, dbmod._m78_logseq_old_folders)
     with Brain.open(db_path) as b:
         if setting == "auto":
             assert _state(b) == STATE
@@ -250,22 +246,18 @@ def test_a_graph_whose_config_logseq_refuses_reads_logseqs_folders(tmp_path, db_
 def test_an_upgraded_brain_reads_a_config_logseq_refuses_as_logseqs_defaults(tmp_path, db_path, monkeypatch, setting):
     """A brain made before v78 / pg_v86 read a config Logseq refuses as far as it went: on open
     its graph is read as a fresh import reads it."""
-    from test_obsidian_trial import _rewind
-
     from gbrain.page import journals
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
 
     with monkeypatch.context() as m:  # gbrain before v78: the settings written were read
         m.setattr(journals, "settings", journals.lenient_settings)
-        with Brain.open(db_path, create=True) as b:
+        with brain_at_version(db_path, *version_before(dbmod._m78_logseq_old_folders, pg._logseq_old_folders), made_now=True) as b:
             if setting == "logseq":
                 b.set_config("property_syntax", "logseq")
             import_tree(b, write_tree(tmp_path / "g", {**GRAPH, "logseq/config.edn": BROKEN}))
             if setting == "auto":
                 assert page_titles(b)["daily/2026_11_20"] == "Nov 20th, 2026"
-            with b.transaction():
-                _rewind(b.conn, pg._logseq_old_folders, dbmod._m78_logseq_old_folders)
     with Brain.open(db_path) as b:
         assert page_titles(b)["daily/2026_11_20"] == "2026_11_20"
         assert fresh_import_differences(b) == {}

@@ -14,7 +14,7 @@ from gbrain.storage.db import is_postgres
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import writable_by_this_gbrain
+from conftest import brain_at_version
 
 #: the rows compared across the migration: every column v25 keeps, ids included
 KEPT = {
@@ -47,33 +47,25 @@ def indexes(b) -> set[str]:
     return {r[0] for r in b.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
 
 
-def at_v24(monkeypatch, db_path, tree) -> dict[str, list[tuple]]:
+def at_v24(db_path, tree) -> dict[str, list[tuple]]:
     """Import ``tree`` into a new brain held at schema v24, make a few edits; its rows."""
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
-
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:24])
-        m.setattr(dbmod, "SCHEMA_VERSION", 24)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 24)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)  # (v39's columns, which this code's saves write)
-            assert import_tree(b, tree)["ok"]
-            run(b, "put", slug="concepts/lean-schema", content="---\naliases: [Lean Schema, Trimmed]\ntags: [schema]\n---\n"
-                "# Lean schema\n\nSee [[Trimmed]], [[Ana Lima]] and [[Nowhere Yet]].\n\n---\n\n- **2026-12-01** | note — made at v24\n")
-            run(b, "tag", slug="people/ana-lima", tag="v24-tag")
-            run(b, "link", **{"from": "people/ana-lima", "to": "companies/river-ai"}, context="before v25")
-            run(b, "timeline-add", slug="people/ana-lima", date="2026-12-03", summary="Made at v24")
-            assert "created_at" in columns(b, "links") and "created_at" in columns(b, "timeline_entries")
-            assert DROPPED_INDEXES <= indexes(b)
-            before = rows(b)
+    with brain_at_version(db_path, sqlite=24, postgres=24) as b:
+        assert import_tree(b, tree)["ok"]
+        run(b, "put", slug="concepts/lean-schema", content="---\naliases: [Lean Schema, Trimmed]\ntags: [schema]\n---\n"
+            "# Lean schema\n\nSee [[Trimmed]], [[Ana Lima]] and [[Nowhere Yet]].\n\n---\n\n- **2026-12-01** | note — made at v24\n")
+        run(b, "tag", slug="people/ana-lima", tag="v24-tag")
+        run(b, "link", **{"from": "people/ana-lima", "to": "companies/river-ai"}, context="before v25")
+        run(b, "timeline-add", slug="people/ana-lima", date="2026-12-03", summary="Made at v24")
+        assert "created_at" in columns(b, "links") and "created_at" in columns(b, "timeline_entries")
+        assert DROPPED_INDEXES <= indexes(b)
+        before = rows(b)
     assert all(before[t] for t in ("links", "tags", "aliases", "raw_data", "timeline_entries")), {t: len(v) for t, v in before.items()}
     return before
 
 
 @pytest.mark.pg_empty  # made at v24 by this test, not a copy of a migrated brain
-def test_a_brain_made_at_v24_keeps_every_derived_row_and_loses_only_the_trimmed_schema(db_path, brain_tree, monkeypatch):
-    before = at_v24(monkeypatch, db_path, brain_tree)
+def test_a_brain_made_at_v24_keeps_every_derived_row_and_loses_only_the_trimmed_schema(db_path, brain_tree):
+    before = at_v24(db_path, brain_tree)
     with Brain.open(db_path) as b:
         assert rows(b) == before
         assert "created_at" not in columns(b, "links") and "created_at" not in columns(b, "timeline_entries")
@@ -93,11 +85,11 @@ def test_a_brain_made_at_v24_keeps_every_derived_row_and_loses_only_the_trimmed_
 
 
 @pytest.mark.pg_empty
-def test_a_migrated_brain_written_again_equals_a_fresh_import(db_path, brain_tree, monkeypatch):
+def test_a_migrated_brain_written_again_equals_a_fresh_import(db_path, brain_tree):
     """After v25, writes that delete the rows holding the highest ids and insert new ones (whose
     ids SQLite may now give again) keep each page's rows in the order written and the brain equal
     to a fresh import of its tree."""
-    at_v24(monkeypatch, db_path, brain_tree)
+    at_v24(db_path, brain_tree)
     with Brain.open(db_path) as b:
         # the newest rows (highest ids) are ana-lima's: her page rewritten deletes and re-inserts them
         top = b.conn.execute("SELECT MAX(id) FROM links").fetchone()[0]

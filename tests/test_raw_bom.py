@@ -20,7 +20,7 @@ from gbrain.sync.importer import import_tree
 from gbrain.sync.merge import merge_sidecar, stale_sidecar
 from gbrain.sync.verify import fresh_import_differences, raw_counts
 
-from conftest import writable_by_this_gbrain
+from conftest import brain_at_version
 
 BOM = "\ufeff"
 SIDECARS = {
@@ -100,19 +100,12 @@ def test_a_sidecar_merge_keeps_the_files_bom():
 
 @pytest.mark.pg_empty  # made at the schema before by this test, not a copy of a migrated brain
 def test_a_brain_that_stored_bom_sidecars_without_rows_upgrades_to_a_fresh_imports_rows(db_path, tmp_path, monkeypatch):
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
-
     src = _tree(tmp_path / "src")
     (src / "people" / ".raw" / "di.json").write_text('{"sources": {"plain": 1}}')  # no mark: left alone
     (src / "people" / "di.md").write_text("# di\n")
     with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:63])
-        m.setattr(dbmod, "SCHEMA_VERSION", 63)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 67)
         m.setattr(rawspans, "json_text", lambda data: ("", bytes(data).decode("utf-8")))  # the reading before
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, sqlite=63, postgres=67) as b:
             assert import_tree(b, src)["ok"]
             assert b.stats()["raw_data"] == 1  # di's only: the marked sidecars gave none
             di = b.conn.execute("SELECT id, source, file_id, start, len FROM raw_spans").fetchall()
@@ -131,21 +124,14 @@ def test_a_page_with_two_sidecars_one_marked_upgrades_to_a_fresh_imports_rows(db
     rows of the one named as its page (``slugs.chosen_sidecar``: ``ana.json``), so the upgrade
     derives a page's rows from that one when any of its sidecars starts with a mark (not only a
     page with one sidecar)."""
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
-
     src = tmp_path / "src"
     (src / "people" / ".raw").mkdir(parents=True)
     (src / "people" / "ana.md").write_text("# ana\n")
     (src / "people" / ".raw" / marked).write_bytes((BOM + '{"sources": {"marked": 2}}').encode("utf-8"))
     (src / "people" / ".raw" / plain).write_bytes(b'{"sources": {"plain": 1}}')
     with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:63])
-        m.setattr(dbmod, "SCHEMA_VERSION", 63)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 67)
         m.setattr(rawspans, "json_text", lambda data: ("", bytes(data).decode("utf-8")))  # the reading before
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, sqlite=63, postgres=67) as b:
             import_tree(b, src)
             assert b.conn.execute("SELECT COUNT(*) FROM files WHERE kind = 'raw'").fetchone()[0] == 2
     with Brain.open(db_path) as b:

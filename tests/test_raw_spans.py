@@ -22,7 +22,7 @@ from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
-from conftest import writable_by_this_gbrain
+from conftest import brain_at_version
 
 SIDECARS = {
     "people/.raw/ana.json": '{\n  "sources": {\n    "crustdata": {"name": "Ana", "n": 1.50, "e": "\\u00e9"},\n    "linkedin": [1, 2, 3]\n  }\n}\n',
@@ -108,21 +108,15 @@ def test_sidecars_are_stored_once_and_read_as_before(db_path, tmp_path):
 
 
 @pytest.mark.pg_empty  # made at the schema before by this test, not a copy of a migrated brain
-def test_a_brain_made_before_raw_spans_upgrades_with_the_same_reads(db_path, tmp_path, monkeypatch):
+def test_a_brain_made_before_raw_spans_upgrades_with_the_same_reads(db_path, tmp_path):
     from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
 
     src = _tree(tmp_path / "src")
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:39])
-        m.setattr(dbmod, "SCHEMA_VERSION", 39)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 40)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)  # (v51's h1_key, which this code's saves write)
-            assert import_tree(b, src)["ok"]
-            assert not dbmod.has_table(b.conn, "raw_spans")
-            before = _reads(b)
-            texts = b.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0]
+    with brain_at_version(db_path, sqlite=39, postgres=40) as b:
+        assert import_tree(b, src)["ok"]
+        assert not dbmod.has_table(b.conn, "raw_spans")
+        before = _reads(b)
+        texts = b.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0]
     assert texts == 11
     with Brain.open(db_path) as b:
         assert _reads(b) == before

@@ -144,7 +144,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     import json
     import re
 
-    from conftest import writable_by_this_gbrain
+    from conftest import brain_at_version
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
 
@@ -160,11 +160,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
         m.setattr(keyword, "_other_spellings", lambda text: [])  # (the index before v77: no other spellings,
         m.setattr(keyword, "_THAI_CHAR", re.compile("(?!)"))  # no Thai bigrams)
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:76])
-        m.setattr(dbmod, "SCHEMA_VERSION", 76)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 84)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, sqlite=76, postgres=84) as b:
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
             assert found(b, "الطالب") == [] and found(b, "djo*") == ["sr/dj"]
