@@ -691,10 +691,16 @@ def brain_at_version(db_path, sqlite: int, postgres: int, *, made_now: bool = Fa
         yield b
         if made_now:
             with b.transaction():
-                if postgres_brain:
-                    c.execute("DELETE FROM gbrain_schema WHERE version > %d" % postgres)
-                else:
-                    c.execute(f"PRAGMA user_version = {sqlite}")
+                mark_at_version(c, sqlite, postgres)
+
+
+def mark_at_version(conn, sqlite: int, postgres: int) -> None:
+    """Mark the brain of ``conn`` as at schema SQLite v``sqlite`` / Postgres v``postgres`` (in the
+    caller's transaction): the next open runs the versions after again."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        conn.execute("DELETE FROM gbrain_schema WHERE version > %d" % postgres)
+    else:
+        conn.execute(f"PRAGMA user_version = {sqlite}")
 
 
 def version_before(sqlite_migration, pg_step) -> tuple[int, int]:

@@ -202,24 +202,20 @@ def test_a_reference_to_damaged_file_bytes_is_an_error_never_other_bytes(db_path
 
 @pytest.mark.pg_empty  # made at v34 by this test, not a copy of a migrated brain
 def test_an_upgrade_turns_the_files_copies_into_references_and_says_so(db_path, monkeypatch):
+    from conftest import brain_at_version
     from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
 
     x1, x2, y, z = os.urandom(40_000), os.urandom(30_000), os.urandom(20_000), os.urandom(10_000)
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:34])
-        m.setattr(dbmod, "SCHEMA_VERSION", 34)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 34)
-        with Brain.open(db_path, create=True) as b:
-            b.save_file("papers/x.pdf", x1)
-            b.save_file("papers/x.pdf", x2)
-            b.save_file("img/y.png", y)
-            b.save_file("img/y2.png", y)
-            b.save_file("img/z.png", z)
-            with b.transaction():
-                b.conn.execute("DELETE FROM files WHERE path = 'img/z.png'")
-            before = run(b, "stats")["history_bytes"]
-            assert marker(b, "img/y.png") not in (h.FILE_REF,)
+    with brain_at_version(db_path, sqlite=34, postgres=34) as b:
+        b.save_file("papers/x.pdf", x1)
+        b.save_file("papers/x.pdf", x2)
+        b.save_file("img/y.png", y)
+        b.save_file("img/y2.png", y)
+        b.save_file("img/z.png", z)
+        with b.transaction():
+            b.conn.execute("DELETE FROM files WHERE path = 'img/z.png'")
+        before = run(b, "stats")["history_bytes"]
+        assert marker(b, "img/y.png") not in (h.FILE_REF,)
     said: list[str] = []
     monkeypatch.setattr(dbmod, "on_upgrade", said.append)
     with Brain.open(db_path) as b:

@@ -403,10 +403,6 @@ def test_a_brain_made_before_takes_the_row_contexts_on_open(tmp_path, db_path):
 def _rewind(c, pg_step, sqlite_migration) -> None:
     """Mark the brain of connection ``c`` as made before a migration (the Postgres version whose
     Python step is ``pg_step``, the SQLite one ``sqlite_migration``): the next open runs it."""
-    from gbrain.storage import db as dbmod
-    from gbrain.storage import pg
+    from conftest import mark_at_version, version_before
 
-    if getattr(c, "dialect", "sqlite") == "postgres":
-        c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg_step))
-    else:
-        c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(sqlite_migration)}")
+    mark_at_version(c, *version_before(sqlite_migration, pg_step))
