@@ -4306,6 +4306,16 @@ class SyncEngine:
 
     def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None,
               note: str = "moved; edited on both sides") -> None:
+        """:meth:`_move_row`, then: a note renamed to a file-sync tool's conflict copy name from a
+        name that marked no copy (a download the tool renamed into place, trial 68) is a conflict
+        this round found, said as a copy created in place is (:meth:`_tool_copies_found`); a copy
+        moved with its folder is no new one."""
+        self._move_row(src, dst, f, out, changed, base, note)
+        if sync_tool_copy(dst) is not None and copy_mark(src) is None:
+            self._tool_copies_found(out, [dst])
+
+    def _move_row(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None,
+                  note: str = "moved; edited on both sides") -> None:
         """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.
         ``changed``: the file at ``dst`` holds an edited text (a ``changed_moves`` pair of
         :func:`~gbrain.sync.plan.decide`): after the rename the page takes it, as a save of its
