@@ -1304,7 +1304,8 @@ class SyncEngine:
         """One walk of the tree against ``sync_state``: ``(scan, git fingerprint read before it,
         path → (size, change stamp) on disk, the changed paths)``: new files, files whose stat
         differs from the recorded one, and recorded paths gone (none under a folder the scan
-        left alone: unreadable, symlinked, ignored, whose rows a sync leaves as they are). None
+        left alone: unreadable, symlinked, ignored, whose rows a sync leaves as they are; nor a
+        note iCloud Drive evicted, :func:`~gbrain.sync.scan.evicted`). None
         when the brain or the folder cannot be read (the full sync says what is wrong)."""
         import sqlite3
 
@@ -1318,14 +1319,15 @@ class SyncEngine:
         paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
         skipped = {p.rstrip("/") for p, _ in (sc.skipped or ())}
         under = tuple(p + "/" for p in skipped)
-        paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)}
+        paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)
+                  and not evicted(self.root, p)}  # (iCloud's placeholder in its place: no deletion, left alone; trial 68)
         return sc, git_fp, state, paths
 
     def files_left(self, paths: Iterable[str] = ()) -> int | None:
         """How many files the next sync will take: one stat of each file of the tree against
         ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
-        once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder or
-        ignored itself, none). The brain or the folder unreadable: ``len(paths)`` (the paths
+        once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder,
+        ignored itself or evicted by iCloud Drive, none). The brain or the folder unreadable: ``len(paths)`` (the paths
         the caller knows of), or None when it names none (uncountable, never 0)."""
         found = self._tree_changes()
         if found is None:
