@@ -937,3 +937,37 @@ def test_the_files_left_at_a_stop_count_no_row_the_next_sync_leaves_alone(starte
     w.engine.reload_ignore()
     w._say_left({"n01.md"})
     assert any("stopped: 2 files left for the next start" in s for s in said), said
+
+
+def test_notes_swapping_names_in_a_storm_stay_in_one_chunk_and_move(started):
+    """Two notes swap names (a → tmp, b → a, tmp → b) while many notes are edited in place: a
+    chunked sync (``gbrain sync``'s pre-pass, watch's first sync) leaves no temp name in its paths,
+    and the two replaced files (each holding the other's recorded inode) were plain edits cut
+    into different chunks, each then imported as an edit. They stay together in the first chunk:
+    both pages move with their text (``Plan.swaps``) in the full sync after the chunks, the rest
+    chunk as before."""
+    b, w, root, said = started
+    ids = {n: b.page_row(n)["id"] for n in ("n03", "n20")}
+    os.rename(root / "n03.md", root / "tmp.md")
+    os.rename(root / "n20.md", root / "n03.md")
+    os.rename(root / "tmp.md", root / "n20.md")
+    for i in range(NOTES):
+        if i not in (3, 20):
+            f = root / f"n{i:02d}.md"
+            in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    w.engine.chunk = int(CHUNK)
+    rounds = []
+    real = w.engine.reconcile
+
+    def spy(paths, *a, **kw):
+        rounds.append(set(paths) if paths is not None else None)
+        return real(paths, *a, **kw)
+
+    w.engine.reconcile = spy
+    rep = w.engine.sync()
+    assert rep["ok"], rep
+    assert len(rounds) >= 2 and not any(r & {"n03.md", "n20.md"} for r in rounds), rounds  # chunks; the pair left to the full sync together
+    assert {n: b.page_row(n)["id"] for n in ("n03", "n20")} == {"n03": ids["n20"], "n20": ids["n03"]}, said
+    assert sorted((m["from"], m["to"]) for m in rep["moved"]) == [("n03.md", "n20.md"), ("n20.md", "n03.md")], rep["moved"]
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
