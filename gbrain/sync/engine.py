@@ -472,6 +472,19 @@ def moved_copy_path(copy: str, new_original: str, taken: Callable[[str], bool] =
         n += 1
 
 
+def _in_cycle(rel: str, now: dict[str, int], recorded: dict[int, str]) -> bool:
+    """Whether following ``rel`` to the path whose recorded file id (``recorded``: id → path)
+    its file has ``now`` (path → id), and on, comes back to ``rel``: files that exchanged names
+    (:meth:`SyncEngine.plain_chunks`). Pure."""
+    p, seen = rel, set()
+    while p in now and p not in seen:
+        seen.add(p)
+        p = recorded.get(now[p])
+        if p == rel:
+            return True
+    return False
+
+
 def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
     """The conflict copies stored for the page moving from path ``src`` to ``dst`` (gbrain's
     ``NAME.conflict-TS.md``, a long name's cut one too; a file-sync tool's) and for its ``.raw``
@@ -1259,10 +1272,10 @@ class SyncEngine:
             return [paths], {}  # the whole tree: one round
         same, other = [], []
         seen = {}
-        recorded, now = set(), {}  # the file ids sync_state records, and each replaced file's now
+        recorded, now = {}, {}  # file id → the path sync_state records it at; each replaced file's id now
         for rel, (st, row) in self.on_disk(paths).items():
             if row is not None and row[4] is not None:
-                recorded.add(row[4])
+                recorded[row[4]] = rel
             if row is None or not stat.S_ISREG(st.st_mode) or rel in maybe or rel in together or (prefixes and rel.startswith(prefixes)):
                 continue
             if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
@@ -1274,9 +1287,11 @@ class SyncEngine:
             seen[rel] = _file_print(st)
         plain = set(same)
         if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
-            # nothing in the round a replaced file could pair with, but another replaced file of
-            # it holding its recorded file: notes that swapped names stay together (Plan.swaps)
-            plain.update(rel for rel in other if now[rel] not in recorded)
+            # nothing in the round a replaced file could pair with, but the replaced files whose
+            # ids close a cycle (each holds the file another recorded, the last the first's):
+            # notes that swapped names stay together (Plan.swaps). (Not a chain: a temp + rename
+            # save often gets the inode the save before it freed.)
+            plain.update(rel for rel in other if not _in_cycle(rel, now, recorded))
         if len(plain) <= n:
             return [paths], {}
         order = sorted(plain)
