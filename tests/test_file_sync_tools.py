@@ -266,6 +266,60 @@ def test_watch_says_when_a_sync_tools_conflict_copy_arrives(db_path, brain_tree,
         w.kill()
 
 
+#: a conflict copy brought in by a rename of a note the folder held (a file-sync tool's download,
+#: stored under its temp name before the tool renamed it): Dropbox's and Syncthing's names
+RENAMED_COPIES = ["people/ana-lima (Ana's conflicted copy 2026-12-06).md", "people/ana-lima.sync-conflict-20261206-101010-ABCDEFG.md"]
+
+
+@pytest.mark.parametrize("copy", RENAMED_COPIES, ids=["dropbox", "syncthing"])
+@pytest.mark.parametrize("changed", [False, True], ids=["renamed", "renamed-and-changed"])
+def test_a_conflict_copy_arriving_by_a_rename_is_said_as_one_created_in_place(db_path, brain_tree, run, copy, changed):
+    """Trial 68: a copy that arrived as a move of a note watch had stored (renamed into place, or
+    its temp deleted and the copy written in one round: a move and edit) was only ``> … (moved)``,
+    no ``! conflict`` line, though ``gbrain conflicts`` listed it. Said as a copy created in place
+    is; watch's summary counts it, and ``gbrain sync`` exits 3 for it as for a created one."""
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path, "--json")
+    try:
+        data = (brain_tree / "people/ana-lima.md").read_bytes() + b"\nEdited on the phone.\n"
+        tmp = brain_tree / "people" / "download-3f2a.md"
+        tmp.write_bytes(data)
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.page_row("people/download-3f2a") is not None, "the temp note stored")
+            if changed:
+                tmp.unlink()
+                (brain_tree / copy).write_bytes(data + b"And one more line.\n")
+            else:
+                tmp.replace(brain_tree / copy)
+            wait_for(lambda: w.saw(f"→ {copy}"), "the move")
+            settle(b, brain_tree)
+        assert w.saw(f"! conflict {copy}: a conflict copy "), w.lines
+        listed = json.loads(run("conflicts", "--db", str(db_path), "--json").stdout)
+        assert [c["copy_path"] for c in listed] == [copy], listed
+        out = json.loads(stop_ok(w))  # (watch exits 0 after a copy created in place too)
+        assert out["counts"]["conflicts"] == 1, (out, w.lines)
+    finally:
+        w.kill()
+
+
+def test_sync_says_a_conflict_copy_arriving_by_a_rename_and_exits_3(db_path, brain_tree, run):
+    """``gbrain sync`` of a note renamed to a conflict copy's name: the CONFLICT line and exit 3,
+    as for a copy created in place; a copy that moves with its folder (already a copy) is no new
+    conflict."""
+    db = str(db_path)
+    (brain_tree / "people/download-3f2a.md").write_bytes((brain_tree / "people/ana-lima.md").read_bytes() + b"\nEdited on the phone.\n")
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0
+    copy = RENAMED_COPIES[0]
+    (brain_tree / "people/download-3f2a.md").replace(brain_tree / copy)
+    r = run("sync", str(brain_tree), "--db", db)
+    assert r.returncode == 3 and f"CONFLICT: {copy}: a conflict copy Dropbox made of people/ana-lima.md".encode() in r.stdout, r
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0
+    (brain_tree / "people").rename(brain_tree / "persons")
+    r = run("sync", str(brain_tree), "--db", db)
+    assert r.returncode == 0 and b"CONFLICT" not in r.stdout, r
+
+
 #: one copy of each kind: gbrain's own of a page, and a file-sync tool's of a page, of a page's
 #: ``.raw`` sidecar and of an attachment (written into a synced fixtures/brain)
 KINDS = {

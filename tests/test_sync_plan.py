@@ -105,6 +105,24 @@ def test_two_copies_of_one_vanished_page_move_once_and_the_second_is_imported():
     assert plan.import_ == ["b.md"]
 
 
+def test_notes_that_swapped_names_are_a_swap_of_their_pages_not_two_edits():
+    """a → tmp, b → a, tmp → b (trial 68: two edits, each name's history then held the other
+    note's text): each page moves to the name holding its bytes; a rotation of three alike. A
+    page the brain edited, a note whose bytes are not exactly another's base, or bytes two bases
+    share, is no swap."""
+    a, b, c = (PathState(disk=d, brain=s, base=s, brain_kind="page") for d, s in (("h2", "h1"), ("h1", "h2"), ("h3", "h3")))
+    plan = decide({"a.md": a, "b.md": b, "c.md": c})
+    assert plan.swaps == [("a.md", "b.md")] and plan.import_ == [] and plan.action("b.md") == "swap" and plan.settled == ["c.md"]
+    rot = {"a.md": PathState(disk="h3", brain="h1", base="h1", brain_kind="page"), "b.md": PathState(disk="h1", brain="h2", base="h2", brain_kind="page"),
+           "c.md": PathState(disk="h2", brain="h3", base="h3", brain_kind="page")}
+    assert decide(rot).swaps == [("a.md", "b.md", "c.md")]
+    edited = {"a.md": PathState(disk="h2", brain="h9", base="h1", brain_kind="page"), "b.md": PathState(disk="h1", brain="h2", base="h2", brain_kind="page")}
+    assert decide(edited).swaps == []
+    shared = {"a.md": PathState(disk="h2", brain="h1", base="h1", brain_kind="page"), "b.md": PathState(disk="h1", brain="h2", base="h2", brain_kind="page"),
+              "c.md": PathState(disk="h1", brain="h2", base="h2", brain_kind="page")}
+    assert decide(shared).swaps == []
+
+
 def test_two_vanished_pages_with_equal_bytes_pair_with_two_new_paths():
     plan = decide({
         "x/1.md": PathState(base="h1", brain="h1", brain_kind="page"),
@@ -129,8 +147,12 @@ states = st.builds(
 def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
     plan = decide(states_)
     actions = {p: plan.action(p) for p in states_}
-    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled + plan.old_copies + plan.merged
+    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled + plan.old_copies + plan.merged + [p for c in plan.swaps for p in c]
     assert sorted(buckets) == sorted(states_)  # each path exactly once
+    bases = [states_[p].base for p in states_]
+    for c in plan.swaps:  # a swap moves pages the brain did not edit, each to the note holding its base's bytes
+        assert all(states_[p].brain == states_[p].base and states_[q].disk == states_[p].base and bases.count(states_[p].base) == 1
+                   for p, q in zip(c, c[1:] + c[:1])), c
     for p, a in actions.items():
         s = states_[p]
         if a == "trash":  # the brain's copy leaves only when nobody changed it

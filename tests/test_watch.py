@@ -231,6 +231,43 @@ def test_move_and_case_only_rename_keep_the_page(watch, brain, brain_tree):
     stop_ok(w)
 
 
+def test_two_notes_swapping_names_through_a_temp_name_are_two_moves_each_history_following_its_text(watch, brain, brain_tree, run):
+    """a → tmp, b → a, tmp → b (a script, an editor's swap; trial 68 saw two edits: each name's
+    history then held the other note's text as its next version). Each page moves with its text:
+    ids swap names, ``gbrain history`` of each name lists the text it holds now (its earlier
+    versions under the other name; the first page passed through ``NAME (swapping names)``), links resolve by name as Obsidian's do (``[[alpha]]`` opens
+    what alpha.md holds), one line says it, and the brain equals a fresh import."""
+    import hashlib
+
+    from gbrain.sync.verify import fresh_import_differences
+
+    n = brain_tree / "notes"
+    n.mkdir()
+    (n / "alpha.md").write_text("# Alpha\n\nAlpha's own text, about apples.\n")
+    (n / "beta.md").write_text("# Beta\n\nBeta's own text, about bananas.\n")
+    (n / "hub.md").write_text("# Hub\n\nSee [[alpha]] and [[beta]].\n")
+    hashes = {s: hashlib.sha256((n / f"{s}.md").read_bytes()).hexdigest() for s in ("alpha", "beta")}
+    w = watch()
+    settle(brain, brain_tree)
+    ids = {s: brain.page_row(f"notes/{s}")["id"] for s in ("alpha", "beta")}
+    os.rename(n / "alpha.md", n / "tmp.md")
+    os.rename(n / "beta.md", n / "alpha.md")
+    os.rename(n / "tmp.md", n / "beta.md")
+    wait_for(lambda: w.saw("> notes/alpha.md ↔ notes/beta.md (names swapped)"), "the swap said")
+    settle(brain, brain_tree)
+    assert {s: brain.page_row(f"notes/{s}")["id"] for s in ("alpha", "beta")} == {"alpha": ids["beta"], "beta": ids["alpha"]}
+    assert not w.saw("notes/alpha.md → db") and not w.saw("notes/tmp.md") and not w.saw("swapping names"), w.lines
+    for name, other in (("alpha", "beta"), ("beta", "alpha")):
+        r = run("history", f"notes/{name}", "--json")
+        vs = json.loads(r.stdout)["versions"]
+        own = vs[: next(i for i, v in enumerate(vs) if v["op"] == "move" and (v.get("detail") or "").startswith("to "))]
+        assert {v["content_hash"] for v in own} == {hashes[other]} and own[0]["detail"].startswith(f"from notes/{other}") and own[-1]["op"] == "create", vs
+    assert [b["slug"] for b in brain.backlinks("notes/alpha")] == ["notes/hub"]
+    assert trash(brain) == [] and fresh_import_differences(brain) == {}
+    out = stop_ok(w)
+    assert b"2 moved" in out, out
+
+
 def test_a_file_renamed_while_the_page_is_edited_in_the_brain_stays_one_page(watch, brain, brain_tree):
     """The rename reaches watch as file events (held back by the debounce) while the brain's
     edit arrives through the change log at once: the log's round must not put the old file back

@@ -522,6 +522,57 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
         w.kill()
 
 
+def test_the_files_left_at_a_sigterm_are_the_files_the_next_start_takes_an_evicted_note_none(brain_tree, db_path, monkeypatch):
+    """Trial 68: SIGTERM during a find-and-replace round said "534 files left for the next
+    start" and the restart took 533: the one more was a note iCloud Drive had evicted (only its
+    placeholder ``.NAME.md.icloud`` on disk), its ``sync_state`` row counted as a file gone while
+    every sync leaves it alone. A real watch, stopped by SIGTERM between chunks: the number said
+    is the number the next start's first sync takes (``at start: N file→db``)."""
+    import re
+    import signal
+
+    from test_watch import Watch
+    from gbrain.sync.scan import icloud_placeholder
+
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "1")
+    d = brain_tree / "storm"
+    d.mkdir()
+    for i in range(60):
+        (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
+    (d / "away.md").write_text("# Away\n\nkept in the cloud\n")
+    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 61, "61 pages")
+            settle(b, brain_tree)
+            (brain_tree / icloud_placeholder("storm/away.md")).write_bytes(b"bplist00")  # iCloud evicts it
+            (d / "away.md").unlink()
+            wait_for(lambda: w.saw("storm/away.md: evicted by iCloud Drive"), "the eviction said")
+            for i in range(60):
+                in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
+
+            def edited() -> int:
+                return b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%' AND compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+
+            wait_for(lambda: edited() > 0, "the first chunk")
+            w.p.send_signal(signal.SIGTERM)
+            w.p.wait(timeout=60)
+            w._t.join(timeout=5)
+            text = "\n".join(w.lines)
+            left = 60 - edited()
+            assert left > 0, text  # (the stop landed between chunks)
+            m = re.search(r"stopped: ([\d,]+) files? left for the next start", text)
+            assert m and int(m.group(1).replace(",", "")) == left, text
+        w2 = Watch(brain_tree, db_path)
+        try:
+            assert w2.saw(f"at start: {left} file→db)"), w2.lines
+            stop_ok(w2)
+        finally:
+            w2.kill()
+    finally:
+        w.kill()
+
+
 @pytest.mark.parametrize("chunk,notes_events", [("0", True), (CHUNK, True), (CHUNK, False)])
 def test_a_folder_renamed_commits_its_moves_in_chunks_each_move_whole(started, db_path, monkeypatch, chunk, notes_events):
     """A folder of many notes renamed (the observer's batch: the folder's two names and every
@@ -886,3 +937,37 @@ def test_the_files_left_at_a_stop_count_no_row_the_next_sync_leaves_alone(starte
     w.engine.reload_ignore()
     w._say_left({"n01.md"})
     assert any("stopped: 2 files left for the next start" in s for s in said), said
+
+
+def test_notes_swapping_names_in_a_storm_stay_in_one_chunk_and_move(started):
+    """Two notes swap names (a → tmp, b → a, tmp → b) while many notes are edited in place: a
+    chunked sync (``gbrain sync``'s pre-pass, watch's first sync) leaves no temp name in its paths,
+    and the two replaced files (each holding the other's recorded inode) were plain edits cut
+    into different chunks, each then imported as an edit. They stay together in the first chunk:
+    both pages move with their text (``Plan.swaps``) in the full sync after the chunks, the rest
+    chunk as before."""
+    b, w, root, said = started
+    ids = {n: b.page_row(n)["id"] for n in ("n03", "n20")}
+    os.rename(root / "n03.md", root / "tmp.md")
+    os.rename(root / "n20.md", root / "n03.md")
+    os.rename(root / "tmp.md", root / "n20.md")
+    for i in range(NOTES):
+        if i not in (3, 20):
+            f = root / f"n{i:02d}.md"
+            in_place(f, f.read_bytes() + b"ZZEDITZZ\n")
+    w.engine.chunk = int(CHUNK)
+    rounds = []
+    real = w.engine.reconcile
+
+    def spy(paths, *a, **kw):
+        rounds.append(set(paths) if paths is not None else None)
+        return real(paths, *a, **kw)
+
+    w.engine.reconcile = spy
+    rep = w.engine.sync()
+    assert rep["ok"], rep
+    assert len(rounds) >= 2 and not any(r & {"n03.md", "n20.md"} for r in rounds), rounds  # chunks; the pair left to the full sync together
+    assert {n: b.page_row(n)["id"] for n in ("n03", "n20")} == {"n03": ids["n20"], "n20": ids["n03"]}, said
+    assert sorted((m["from"], m["to"]) for m in rep["moved"]) == [("n03.md", "n20.md"), ("n20.md", "n03.md")], rep["moved"]
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}

@@ -23,9 +23,13 @@ from test_watch import wait_for
 class _Waits:
     """``Watcher.q`` standing in: the real queue, noting the timeout of every blocking ``get``."""
 
-    def __init__(self, q):
+    def __init__(self, q, state=lambda: None):
         self.q = q
         self.timeouts: list[float] = []
+        #: ``(timeout, state())`` of every blocking ``get``: ``state`` read in the watch's own
+        #: thread as it starts the wait (not the test's, racing the watch)
+        self.seen: list[tuple[float, object]] = []
+        self._state = state
 
     def put(self, item) -> None:
         self.q.put(item)
@@ -34,6 +38,7 @@ class _Waits:
         return self.q.get_nowait()
 
     def get(self, timeout=None):
+        self.seen.append((timeout, self._state()))
         self.timeouts.append(timeout)
         return self.q.get(timeout=timeout)
 
@@ -45,21 +50,23 @@ def _sqlite(db_path) -> bool:
 @pytest.fixture
 def running(tmp_path, db_path, request):
     """``start(root, db)`` runs a Watcher of ``db`` on ``root`` in a thread until the test ends;
-    returns ``(watcher, waits, said, brain)``."""
+    returns ``(watcher, waits, said)``. The watch's own Brain is not handed out: a read of it from
+    the test's thread while the watch writes on the same connection was seen to hang (stop 55); a
+    test reads the brain through a connection of its own (``Brain.open(db)``)."""
     started = []
 
-    def start(root: Path, db) -> tuple[Watcher, _Waits, list[str], Brain]:
+    def start(root: Path, db) -> tuple[Watcher, _Waits, list[str]]:
         b = Brain.open(db)
         said: list[str] = []
         w = Watcher(b, root, log=said.append, rescan=0)
-        waits = _Waits(w.q)
+        waits = _Waits(w.q, lambda: w._sock_wake)
         w.q = waits
         ready = threading.Event()
         t = threading.Thread(target=w.run, kwargs={"ready": lambda rep: ready.set()}, daemon=True)
         t.start()
         started.append((w, t, b))
         wait_for(ready.is_set, "watch to start")
-        return w, waits, said, b
+        return w, waits, said
 
     yield start
     for w, t, b in started:
@@ -90,7 +97,7 @@ def test_an_idle_watch_waits_long_and_a_commit_or_a_save_wakes_it(tmp_path, db_p
         (tmp_path / "elsewhere").mkdir()
         Brain.open(tmp_path / "elsewhere" / "brain.db").close()
         db.symlink_to(tmp_path / "elsewhere" / "brain.db")
-    w, waits, said, b = running(root, db)
+    w, waits, said = running(root, db)
     wait_for(lambda: 3600.0 in waits.timeouts, "the loop's idle wait")
     with Brain.open(db) as agent:
         agent.put("a", "# A\n\none\n\nthe agent's line\n")
@@ -106,7 +113,7 @@ def test_a_busy_watch_keeps_its_short_tick(tmp_path, db_path, running, monkeypat
     root = tmp_path / "vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n\none\n")
-    w, waits, said, b = running(root, db_path)
+    w, waits, said = running(root, db_path)
     wait_for(lambda: waits.timeouts, "the loop's first wait")
     n = len(waits.timeouts)
     monkeypatch.setattr(watchmod, "DEBOUNCE_S", 0.1)
@@ -128,7 +135,7 @@ def test_an_idle_postgres_watch_listens_again_and_sleeps_again(tmp_path, db_path
     root = tmp_path / "vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n\none\n")
-    w, waits, said, b = running(root, db_path)
+    w, waits, said = running(root, db_path)
     wait_for(lambda: 3600.0 in waits.timeouts, "the loop's idle wait")
     first, first_wake = w._listener, w._sock_wake
     assert first_wake is not None and first_wake.alive
@@ -136,9 +143,13 @@ def test_an_idle_postgres_watch_listens_again_and_sleeps_again(tmp_path, db_path
     with psycopg.connect(str(db_path), autocommit=True) as admin:
         pid = first._conn.info.backend_pid
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    wait_for(lambda: w._listener is not None and w._listener is not first, f"a new LISTEN connection (said: {said})")
-    wait_for(lambda: 3600.0 in waits.timeouts[n:], "the loop's idle wait after the reconnect")
-    assert not first_wake._thread.is_alive() and w._sock_wake is not first_wake and w._sock_wake.alive
+    # an idle wait on the new socket's thread, as the watch's thread saw it when it began the wait
+    # (read from this thread, the new connection and its thread, set one after the other, were
+    # seen half set under load: _sock_wake still None)
+    wait_for(lambda: any(t == 3600.0 and sw is not None and sw is not first_wake for t, sw in waits.seen[n:]),
+             f"the loop's idle wait on a new LISTEN connection's socket (said: {said})")
+    new_wake = next(sw for t, sw in waits.seen[n:] if t == 3600.0 and sw is not None and sw is not first_wake)
+    assert w._listener is not first and not first_wake._thread.is_alive() and new_wake.alive
     with Brain.open(db_path) as agent:
         agent.put("a", "# A\n\none\n\nafter the reconnect\n")
     wait_for(lambda: "after the reconnect" in (root / "a.md").read_text(), f"the agent's write in the file (said: {said})")

@@ -472,6 +472,19 @@ def moved_copy_path(copy: str, new_original: str, taken: Callable[[str], bool] =
         n += 1
 
 
+def _in_cycle(rel: str, now: dict[str, int], recorded: dict[int, str]) -> bool:
+    """Whether following ``rel`` to the path whose recorded file id (``recorded``: id → path)
+    its file has ``now`` (path → id), and on, comes back to ``rel``: files that exchanged names
+    (:meth:`SyncEngine.plain_chunks`). Pure."""
+    p, seen = rel, set()
+    while p in now and p not in seen:
+        seen.add(p)
+        p = recorded.get(now[p])
+        if p == rel:
+            return True
+    return False
+
+
 def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
     """The conflict copies stored for the page moving from path ``src`` to ``dst`` (gbrain's
     ``NAME.conflict-TS.md``, a long name's cut one too; a file-sync tool's) and for its ``.raw``
@@ -1259,17 +1272,26 @@ class SyncEngine:
             return [paths], {}  # the whole tree: one round
         same, other = [], []
         seen = {}
+        recorded, now = {}, {}  # file id → the path sync_state records it at; each replaced file's id now
         for rel, (st, row) in self.on_disk(paths).items():
+            if row is not None and row[4] is not None:
+                recorded[row[4]] = rel
             if row is None or not stat.S_ISREG(st.st_mode) or rel in maybe or rel in together or (prefixes and rel.startswith(prefixes)):
                 continue
             if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
                 continue  # a page's sidecar or conflict copy: follows its page's move, from its stored bytes (_move_sidecar, _move_copies)
             fid = row[4]
             (same if fid is None or fid == file_id(st) else other).append(rel)
+            if fid is not None and fid != file_id(st):
+                now[rel] = file_id(st)
             seen[rel] = _file_print(st)
         plain = set(same)
         if len(same) + len(other) == len(paths) and not dirs and not (maybe - paths):
-            plain.update(other)  # nothing in the round a replaced file could pair with
+            # nothing in the round a replaced file could pair with, but the replaced files whose
+            # ids close a cycle (each holds the file another recorded, the last the first's):
+            # notes that swapped names stay together (Plan.swaps). (Not a chain: a temp + rename
+            # save often gets the inode the save before it freed.)
+            plain.update(rel for rel in other if not _in_cycle(rel, now, recorded))
         if len(plain) <= n:
             return [paths], {}
         order = sorted(plain)
@@ -1304,7 +1326,8 @@ class SyncEngine:
         """One walk of the tree against ``sync_state``: ``(scan, git fingerprint read before it,
         path → (size, change stamp) on disk, the changed paths)``: new files, files whose stat
         differs from the recorded one, and recorded paths gone (none under a folder the scan
-        left alone: unreadable, symlinked, ignored, whose rows a sync leaves as they are). None
+        left alone: unreadable, symlinked, ignored, whose rows a sync leaves as they are; nor a
+        note iCloud Drive evicted, :func:`~gbrain.sync.scan.evicted`). None
         when the brain or the folder cannot be read (the full sync says what is wrong)."""
         import sqlite3
 
@@ -1318,14 +1341,15 @@ class SyncEngine:
         paths = {p for p, (size, stamp) in on_disk.items() if (row := state.get(p)) is None or row[0] != size or (row[1] and row[1] != stamp)}
         skipped = {p.rstrip("/") for p, _ in (sc.skipped or ())}
         under = tuple(p + "/" for p in skipped)
-        paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)}
+        paths |= {p for p in state if p not in on_disk and p not in skipped and not p.startswith(under) and not self.excluded(p)
+                  and not evicted(self.root, p)}  # (iCloud's placeholder in its place: no deletion, left alone; trial 68)
         return sc, git_fp, state, paths
 
     def files_left(self, paths: Iterable[str] = ()) -> int | None:
         """How many files the next sync will take: one stat of each file of the tree against
         ``sync_state`` (new, changed, gone; a rename, its new name holding a gone row's inode,
-        once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder or
-        ignored itself, none). The brain or the folder unreadable: ``len(paths)`` (the paths
+        once; a row the scan leaves alone, under an unreadable, symlinked or ignored folder,
+        ignored itself or evicted by iCloud Drive, none). The brain or the folder unreadable: ``len(paths)`` (the paths
         the caller knows of), or None when it names none (uncountable, never 0)."""
         found = self._tree_changes()
         if found is None:
@@ -2196,7 +2220,12 @@ class SyncEngine:
                 sv = self._stale_view(src, disk[dst], S[src], at=dst)
                 if sv is not None:
                     stale_moves[dst] = (src, *sv)
-        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves + revived_moves for p in m}
+        # notes that swapped names: each page moves with its text (a cycle whose pages have a
+        # .raw sidecar, or a name another spelling holds, is imported as edits, as before)
+        swaps, unswapped = self._swappable(plan.swaps)
+        if unswapped:
+            to_import = sorted(to_import + unswapped)
+        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves + revived_moves + swaps for p in m}
         to_merge, to_merged = plan.merge, plan.merged
         old_copies = plan.old_copies
         drop = (paths if moves_only else only_moves) - moved_paths
@@ -2398,7 +2427,15 @@ class SyncEngine:
                 for src, dst in (*moves, *changed_moves, *replaced_moves, *both_moves, *edited_moves):
                     if src in changed_since or dst in changed_since:
                         left |= {src, dst}
+                for cycle in swaps:
+                    if changed_since.intersection(cycle):
+                        left |= set(cycle)
                 out.deferred = sorted(left)
+            for cycle in swaps:
+                if changed_since.intersection(cycle):
+                    continue
+                with origin(operation="file moved"):
+                    self._swap(cycle, disk, out)
             for src, dst in moves:
                 if src in changed_since or dst in changed_since:
                     continue
@@ -3284,8 +3321,9 @@ class SyncEngine:
         for p in out.trashed:
             out.disk_hashes.pop(p, None)
         # a path moved away is gone from the folder, unless a new note at its name was imported
-        # this round (a replaced move: `mv a.md b.md && echo … > a.md`): its hash stays
-        again = set(out.imported)
+        # this round (a replaced move: `mv a.md b.md && echo … > a.md`) or another page moved
+        # there (notes that swapped names): its hash stays
+        again = set(out.imported) | {dst for _, dst in out.moved}
         for src, dst in out.moved:
             if src not in again:
                 out.disk_hashes.pop(src, None)
@@ -4306,6 +4344,16 @@ class SyncEngine:
 
     def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None,
               note: str = "moved; edited on both sides") -> None:
+        """:meth:`_move_row`, then: a note renamed to a file-sync tool's conflict copy name from a
+        name that marked no copy (a download the tool renamed into place, trial 68) is a conflict
+        this round found, said as a copy created in place is (:meth:`_tool_copies_found`); a copy
+        moved with its folder is no new one."""
+        self._move_row(src, dst, f, out, changed, base, note)
+        if sync_tool_copy(dst) is not None and copy_mark(src) is None:
+            self._tool_copies_found(out, [dst])
+
+    def _move_row(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None,
+                  note: str = "moved; edited on both sides") -> None:
         """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.
         ``changed``: the file at ``dst`` holds an edited text (a ``changed_moves`` pair of
         :func:`~gbrain.sync.plan.decide`): after the rename the page takes it, as a save of its
@@ -4370,6 +4418,65 @@ class SyncEngine:
         self._record(dst, f, f.hash)
         out.moved.append((src, dst))
         self._log(f"> {move_text(src, dst)} (moved)")
+
+    def _swappable(self, cycles: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[str]]:
+        """The plan's :attr:`~gbrain.sync.plan.Plan.swaps` split into ``(cycles to carry out,
+        paths to import as edits instead)``: a cycle is carried out when every path is a page of
+        the brain whose note's name gives the slug it has, with no ``.raw`` sidecar and no conflict
+        copy stored (they would have to swap names too: not guessed at)."""
+        if not cycles:
+            return [], []
+        go, back = [], []
+        marked = [(r[0], m) for r in self.conn.execute("SELECT path FROM pages WHERE path LIKE '%onflict%' UNION ALL SELECT path FROM files WHERE path LIKE '%onflict%'")
+                  if (m := copy_mark(r[0])) is not None]
+
+        def has_copy(p: str) -> bool:
+            return any(m[0] == p or (m[2] is None and is_conflict_copy_of(q, p)) for q, m in marked)
+
+        for cycle in cycles:
+            ok = True
+            for p in cycle:
+                row = self.conn.execute("SELECT id, slug FROM pages WHERE path = ?", (p,)).fetchone()
+                if row is None or row["slug"] != slug_for_path(p) or self.brain.page_sidecars(row["id"])[0] or has_copy(p):
+                    ok = False
+                    break
+            (go.append(cycle) if ok else back.extend(cycle))
+        return go, sorted(back)
+
+    def _swap(self, cycle: tuple[str, ...], disk: dict, out: Outcome) -> None:
+        """Carry out a :attr:`~gbrain.sync.plan.Plan.swaps` cycle (notes that exchanged names:
+        the page at ``cycle[i]`` moves to ``cycle[i + 1]``, the last to ``cycle[0]``), inside the
+        open transaction: each page keeps its id, text and history, which follow it to its new
+        name (a move: ``history`` of either name then lists the text it holds), links are resolved
+        again (none has a sidecar or conflict copy: :meth:`_swappable`). The first page passes
+        through a name of its own while the others move, ``NAME (swapping names).md`` in its
+        folder (`` 2``… when taken), as a person swapping two files passes one through a temp
+        name; the history keeps that stretch (a swap written as two moves between the two names
+        reads, on a second swap of the pair, as a page moved away and back: the history walks
+        follow each page through its names by the moves' names), the change log does not (no
+        other folder is to write a file there). One line: ``> a ↔ b (names swapped)``, a
+        rotation ``> a → b → c → a (names rotated)``."""
+        c = self.conn
+        ids = [c.execute("SELECT id FROM pages WHERE path = ?", (p,)).fetchone()["id"] for p in cycle]
+        stem, ext = cycle[0][:-3], cycle[0][-3:]
+        for n in range(1, 1000):
+            tmp = f"{stem} (swapping names{'' if n == 1 else f' {n}'}){ext}"
+            if not (os.path.lexists(self._abs(tmp)) or c.execute(
+                    "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
+                    (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()):
+                break
+        seq0 = c.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+        self.brain.rename_page_row(ids[0], cycle[0], tmp)
+        k = len(cycle)
+        for i in range(k - 1, 0, -1):
+            self.brain.rename_page_row(ids[i], cycle[i], cycle[(i + 1) % k])
+        self.brain.rename_page_row(ids[0], tmp, cycle[1])
+        c.execute("DELETE FROM change_log WHERE seq > ? AND path = ?", (seq0, tmp))
+        for i, p in enumerate(cycle):
+            dst = cycle[(i + 1) % k]
+            self._record(dst, disk[dst], disk[dst].hash)
+            out.moved.append((p, dst))
+        self._log(f"> {cycle[0]} ↔ {cycle[1]} (names swapped)" if k == 2 else f"> {' → '.join(cycle + cycle[:1])} (names rotated)")
 
     def _move_copies(self, src: str, dst: str, out: Outcome) -> list[tuple[str, str]]:
         """A page was renamed from ``src`` to ``dst`` (a note moved in the folder): its conflict

@@ -82,6 +82,11 @@ new path holding the base's bytes, was moved there and a new note written at the
 same round (``mv a.md b.md && echo … > a.md``): a ``replaced_moves`` pair, the row moves to the
 new path and the old path's file is imported as a new page (or file). Paired before the passes.
 
+**Swapped**: pages unchanged in the brain whose notes exchanged names (``a → tmp, b → a, tmp → b``,
+as editors and scripts swap two files; or a rotation of more), each note's bytes exactly another
+one's base and the paths closing into a cycle: a ``swaps`` cycle, each page moves with its text
+to its new name (id and history follow the text), no page edited. Paired before the passes.
+
 **Empty**: a page whose base is empty (0 bytes, :data:`EMPTY`: Obsidian's ``Untitled.md`` before
 the person typed anything) has no text to compare, so the same file is the evidence: a new note
 with its inode pairs with it (a ``changed_moves`` pair, brain unchanged), in pass 1.
@@ -193,6 +198,7 @@ class Plan:
     changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
     both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (alike to the base), edited in the brain: move, base kept
     replaced_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, a new file at the old name: move, then import old
+    swaps: list[tuple[str, ...]] = field(default_factory=list)  # pages whose notes swapped names: (p0, p1, …), the page at p[i] moves to p[i+1], the last to p0
     revived_moves: list[tuple[str, str]] = field(default_factory=list)  # a page trashed recently, its note created (again): back from the trash at new
     adopted_moves: list[tuple[str, str]] = field(default_factory=list)  # file deleted, its note created earlier as a new page: the old page takes new
     write: list[str] = field(default_factory=list)        # brain → file
@@ -211,7 +217,10 @@ class Plan:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
         ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``revived-move-from``, ``revived-move-to``, ``adopted-move-from``, ``adopted-move-to`` (the new path is in
         no other bucket: a path of another round), ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
-        ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
+        ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``, ``swap`` (a path of
+        a :attr:`swaps` cycle: its page moves away, another moves in); KeyError when not in the plan."""
+        if any(path in c for c in self.swaps):
+            return "swap"
         for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves), ("replaced-", self.replaced_moves),
                            ("revived-", self.revived_moves), ("adopted-", self.adopted_moves)):
             for old, new in pairs:
@@ -267,6 +276,10 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
                 paired.add(p)
                 new_set.discard(p)
         new = [p for p in new if p not in paired]
+
+    # 0b. swapped: notes that exchanged names (a → tmp, b → a, tmp → b; or a rotation of more)
+    plan.swaps = _swaps(states)
+    paired.update(p for c in plan.swaps for p in c)
 
     def pair(src: str, dst: str) -> None:
         old, st = states[src], states[dst]
@@ -326,7 +339,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
         _revive(states, [p for p in new if p not in paired and states[p].disk_kind == "page"], trashed, trashed_similar or {}, plan)
     for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves, plan.replaced_moves, plan.revived_moves):
         pairs.sort(key=lambda m: (m[1], m[0]))
-    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves + plan.replaced_moves + plan.revived_moves for p in m}
+    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves + plan.replaced_moves + plan.revived_moves + plan.swaps for p in m}
     for p in sorted(states):
         if p in moved:
             continue
@@ -373,6 +386,38 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
     if created and plan.trash:
         _adopt(states, created, created_similar or {}, plan)
     return plan
+
+
+def _swaps(states: Mapping[str, PathState]) -> list[tuple[str, ...]]:
+    """The module's **Swapped** cycles: pages unchanged in the brain since the base whose notes
+    now hold another one's base bytes, exactly, each the one path whose base they are, closing
+    into a cycle ``(p0, p1, …)`` (the page at ``p[i]`` moves to ``p[i + 1]``, the last to ``p0``;
+    ``p0`` the least path). Sorted by ``p0``. Pure."""
+    cand = [p for p in sorted(states) if (st := states[p]).base is not None and st.brain == st.base and st.brain_kind == "page"
+            and st.disk is not None and st.disk != st.base and not st.disk_was_brain]
+    if len(cand) < 2:
+        return []
+    by_base: dict[str, list[str]] = {}
+    for p in cand:
+        by_base.setdefault(states[p].base, []).append(p)
+    claims: dict[str, list[str]] = {}  # q → the notes holding q's base bytes
+    for p in cand:
+        qs = by_base.get(states[p].disk, [])
+        if len(qs) == 1 and qs[0] != p:
+            claims.setdefault(qs[0], []).append(p)
+    dst_of = {q: ps[0] for q, ps in claims.items() if len(ps) == 1}  # the page at q moves to dst_of[q]
+    out, seen = [], set()
+    for start in sorted(dst_of):
+        if start in seen:
+            continue
+        cycle, p = [start], dst_of[start]
+        while p != start and p in dst_of and p not in cycle:
+            cycle.append(p)
+            p = dst_of[p]
+        if p == start and len(cycle) >= 2:
+            out.append(tuple(cycle))
+            seen.update(cycle)
+    return out
 
 
 def _pair_once(olds: list[str], news: list[str], old_file: Mapping[str, int | None], old_hash: Mapping[str, str],
