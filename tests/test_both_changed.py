@@ -543,3 +543,21 @@ def test_a_note_renamed_and_edited_on_disk_while_the_brain_edited_it_moves_and_m
         copies = [p for p in (root / "people").iterdir() if ".conflict-" in p.name]
         assert len(copies) == 1 and b"Braga" in copies[0].read_bytes()
         eng.close()
+
+
+def test_history_prune_keeps_the_base_a_synced_folder_merges_against(env):
+    """Trial 69: a teammate's folder was offline (its watch stopped) while it and the brain both
+    changed a page; meanwhile someone ran `history --prune --keep-last 1`. The version the folder
+    last synced (its base, `sync_state.base_hash`) was pruned, so its return made a conflict copy of
+    two edits that merge. Prune now keeps every version a synced folder's base names."""
+    from gbrain.core.history import prune
+
+    brain, eng, root = env
+    f = root / PATH
+    base, disk, _ = both_edit(brain, f)
+    brain.put(SLUG, brain.get_text(SLUG).replace("closed a Series A", "closed a big Series A"))
+    brain_v = brain.get_text(SLUG).encode("utf-8")
+    prune(brain, None, 1, apply=True)
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == [] and copies(root) == [], rep
+    assert f.read_bytes() == brain_v + ENTRY_D

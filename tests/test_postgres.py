@@ -867,7 +867,7 @@ def test_watch_listens_again_after_its_listen_connection_is_lost(pg_server, pg_u
     admin = psycopg.connect(pg_server, autocommit=True)
 
     def listeners(pid: int) -> list[int]:
-        return [r[0] for r in admin.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s", (f"gbrain-listen:{pid}",))]
+        return [r[0] for r in admin.execute("SELECT pid FROM pg_stat_activity WHERE application_name LIKE %s", (f"gbrain-listen:{pid}:%",))]
 
     wa = Watch(a, pg_url)
     wb = None

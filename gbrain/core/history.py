@@ -2008,7 +2008,8 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
                key: tuple[str, str] | None = None) -> tuple[list[int], dict]:
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the current version of a live
-    page or file. Of a page or file with no current row (deleted, or moved away) the newest row
+    page or file, nor a version whose text a synced folder last agreed on with the brain
+    (``sync_state.base_hash``: the base its next sync merges both sides' edits against). Of a page or file with no current row (deleted, or moved away) the newest row
     and its last text are kept too, and so is every version an import or sync replaced and put
     in the trash (``trashed``, with the row after it, which says when and by whom: the trash
     lists both), unless ``include_deleted``: then these rows follow the same age/count rules,
@@ -2040,8 +2041,12 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
         if cur is not None and not kept_any:
             gone_keys += 1
 
-    where = " WHERE kind = ? AND name = ?" if key else ""
-    for r in c.execute(f"SELECT id, kind, name, version, at, body_id FROM history{where} ORDER BY kind, name, version DESC", key or ()):
+    # the version each synced folder last agreed on with the brain (its merge base: a folder
+    # offline meanwhile merges its edits against it when it comes back; trial 69)
+    bases = {r[0] for r in c.execute("SELECT DISTINCT base_hash FROM sync_state WHERE base_hash IS NOT NULL")}
+    where = " WHERE h.kind = ? AND h.name = ?" if key else ""
+    for r in c.execute(f"SELECT h.id, h.kind, h.name, h.version, h.at, h.body_id, b.hash AS body_hash FROM history h "
+                       f"LEFT JOIN history_bodies b ON b.id = h.body_id{where} ORDER BY h.kind, h.name, h.version DESC", key or ()):
         k = (r["kind"], r["name"])
         if k != cur:
             close()
@@ -2049,7 +2054,7 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             keys += 1
         rank += 1
         if k in live or not include_deleted:
-            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash
+            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash or r["body_hash"] in bases
         else:
             protected = False
         if r["body_id"] is not None:

@@ -140,7 +140,7 @@ def _prune_text(r: dict, a: dict) -> str:
     if r["include_deleted"]:
         what += f"; {r['deleted_keys']:,} deleted page(s)/file(s) leave the trash for good"
     rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
-    kept = "the current version of each page is always kept" + ("" if r["include_deleted"] else "; so is what the trash lists: a deleted page's last text and its deletion, a version an import or sync replaced (--include-deleted prunes those too)")
+    kept = "the current version of each page is always kept, and the version each synced folder last synced (its merge base)" + ("" if r["include_deleted"] else "; so is what the trash lists: a deleted page's last text and its deletion, a version an import or sync replaced (--include-deleted prunes those too)")
     of = f" of {r['name']}" if r.get("name") else ""
     if r["applied"]:
         return f"pruned {what}{of} ({rule}; {kept})"

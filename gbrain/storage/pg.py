@@ -936,17 +936,18 @@ class Listener:
     connection would hand the notifications to whoever borrows it next). Another process's commit
     that wrote the change log (any page or file write while a folder is bound) arrives as one
     notification; :meth:`poll` reads what arrived without a round trip to the server.
-    The connection's ``application_name`` is ``gbrain-listen:<pid>`` (visible in
-    ``pg_stat_activity``). Raises :class:`GBrainError` (password redacted) when the server cannot
+    The connection's ``application_name`` is ``name``, by default ``gbrain-listen:<pid>`` (visible in
+    ``pg_stat_activity``; a watch's: ``SyncEngine.listen_name``, which names its sync client and
+    machine). Raises :class:`GBrainError` (password redacted) when the server cannot
     be reached."""
 
-    def __init__(self, url: str, channel: str = CHANGES_CHANNEL):
+    def __init__(self, url: str, channel: str = CHANGES_CHANNEL, name: str | None = None):
         import psycopg
 
         self.url = url
         self.seen = 0
         try:
-            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=f"gbrain-listen:{os.getpid()}"))
+            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=name or f"gbrain-listen:{os.getpid()}"))
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
             raise GBrainError(f"cannot listen for changes on {redact(url)}: {_why(e, url)}") from None

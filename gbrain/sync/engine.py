@@ -371,6 +371,42 @@ class SyncError(GBrainError):
     kind = "sync_error"
 
 
+_MACHINE_KEY: list[str] = []
+
+
+def machine_key() -> str:
+    """This machine's identity, 8 hex digits: of ``/etc/machine-id`` (else
+    ``/var/lib/dbus/machine-id``, else the MAC address, ``uuid.getnode``), read once per process.
+    It tells apart two machines whose sync clients have one id (one host name, one folder path:
+    :meth:`SyncEngine._other_machine`); the same on every start of this machine, so a LISTEN
+    connection a killed watch of it left on the server is not another machine."""
+    if not _MACHINE_KEY:
+        import hashlib
+
+        raw = b""
+        for f in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+            try:
+                raw = open(f, "rb").read().strip()
+            except OSError:
+                continue
+            if raw:
+                break
+        if not raw:
+            import uuid
+
+            raw = str(uuid.getnode()).encode()
+        _MACHINE_KEY.append(hashlib.sha256(raw).hexdigest()[:8])
+    return _MACHINE_KEY[0]
+
+
+def client_tag(client: str) -> str:
+    """12 hex digits naming sync client ``client`` (``host:/folder``) in a connection's
+    ``application_name`` (at most 63 bytes: a folder path does not fit)."""
+    import hashlib
+
+    return hashlib.sha256(client.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
 class MassDeleteRefused(SyncError):
     """A folder lost all its markdown, or most of its notes, at once (see
     :meth:`SyncEngine.vanished_folders`); a person confirms with ``--confirm-delete``.
@@ -792,6 +828,7 @@ class SyncEngine:
         """
         self.prepare()
         if self.client:
+            self._other_machine()
             self._adopt_unnamed()
         row = self.conn.execute("SELECT root FROM sync_root WHERE client = ?", (self.client,)).fetchone()
         if row and row["root"] != str(self.root):
@@ -803,6 +840,30 @@ class SyncEngine:
         elif not row:
             with self.brain.transaction():
                 bind_client(self.conn, self.client, str(self.root))
+
+    def listen_name(self) -> str:
+        """The ``application_name`` of this process's LISTEN connection (``watch``):
+        ``gbrain-listen:<pid>:<client tag>:<machine key>`` (:func:`client_tag`, :func:`machine_key`),
+        which :meth:`_other_machine` of another process reads."""
+        return f"gbrain-listen:{os.getpid()}:{client_tag(self.client)}:{machine_key()}"
+
+    def _other_machine(self) -> None:
+        """Raise :class:`SyncError` when a watch of ANOTHER machine syncs a folder under this
+        folder's client id (one host name and one folder path: two containers or VMs made from
+        one image). They would share one base and one change-log cursor: each would apply the
+        rows meant for the other, neither folder would get the other's edits, and a restart of
+        one would import its older files over the other's edits (trial 69). Seen through the
+        other watch's LISTEN connection (:meth:`listen_name`, in ``pg_stat_activity``); a
+        process of this machine is the sync lock's to refuse. Not seen: another machine's
+        one-shot ``sync``, or any of its processes while none of its watches runs, and two
+        machines with one ``/etc/machine-id`` (a container image that ships one)."""
+        rows = self.conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
+                                 (f"gbrain-listen:%:{client_tag(self.client)}:%",)).fetchall()
+        mine = machine_key()
+        if any(str(r[0]).rsplit(":", 1)[-1] != mine for r in rows):
+            raise SyncError(f"another machine's `gbrain watch` is syncing its folder {self.root} with {self.brain.path} under the same sync "
+                            f"client id, {self.client} (the same host name and folder path); two machines sharing one client share one sync "
+                            f"state and undo each other's edits: give this machine a host name of its own, or sync from another folder path")
 
     def prepare(self) -> None:
         """What :meth:`bind` does without the database: check the root, take the sync lock (or

@@ -865,7 +865,7 @@ class Watcher:
             from ..storage.pg import Listener
 
             # before the catch-up sync: a commit by another machine meanwhile is not missed
-            self._listening(Listener(self.brain.conn.url))
+            self._listening(Listener(self.brain.conn.url, name=eng.listen_name()))
             self._listen = True
         self.started = time.monotonic()
         root = str(eng.root)
@@ -1369,7 +1369,7 @@ class Watcher:
         now = time.monotonic()
         if now >= self._listen_at:
             try:
-                self._listening(Listener(conn.url))
+                self._listening(Listener(conn.url, name=self.engine.listen_name()))
             except GBrainError as e:
                 self._listen_at = now + self._listen_wait
                 self._warn(f"{e}; trying again in {self._listen_wait:g} s")

@@ -1,0 +1,75 @@
+"""Trial 69: two machines whose sync clients have the same id (`host:/folder`: one host name, one
+folder path, as two containers or VMs from one image, `/srv/vault` on a host named `devbox`).
+
+They share one base and one change-log cursor: each machine's watch applied the change-log rows
+meant for the other, so neither folder received the other's edits, and a restart of one watch
+imported its older files over the other's edits (silently reverting them in the brain; only the
+history kept them). A sync or watch now refuses to start while a watch of another machine syncs
+a folder with the same client id (the LISTEN connection's `application_name` names the client
+and the machine: `pg.Listener`, `SyncEngine._other_machine`).
+
+Postgres only (a SQLite brain has one client): `pg_url`.
+"""
+from __future__ import annotations
+
+import pytest
+from conftest import write_tree
+
+from gbrain.core.brain import Brain
+from gbrain.sync import engine as engine_mod
+from gbrain.sync.engine import SyncEngine, SyncError
+
+pytestmark = pytest.mark.engine_free  # a brain of its own (pg_url): runs in the SQLite run only (conftest)
+
+
+def test_a_second_machine_with_the_same_host_name_and_folder_path_is_refused_while_the_first_watches(pg_url, tmp_path, monkeypatch):
+    from test_watch import Watch
+
+    vault = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    w = Watch(vault, pg_url)  # machine A: this machine
+    try:
+        # machine B: the same host name and folder path, its own /tmp (so its own sync lock file)
+        # and its own machine identity
+        other_tmp = tmp_path / "machine-b-tmp"
+        other_tmp.mkdir()
+        monkeypatch.setattr(engine_mod, "LOCK_TEMP", str(other_tmp))
+        monkeypatch.setenv("TMPDIR", str(other_tmp))
+        import tempfile
+
+        monkeypatch.setattr(tempfile, "tempdir", None)
+        monkeypatch.setattr(engine_mod, "machine_key", lambda: "machine-b")
+        b = Brain.open(pg_url)
+        try:
+            eng = SyncEngine(b, vault, log=lambda s: None)
+            with pytest.raises(SyncError, match="another machine") as e:
+                eng.bind()
+            assert "host name" in str(e.value), e.value
+            eng.close()
+        finally:
+            b.close()
+        assert w.p.poll() is None  # machine A's watch goes on
+    finally:
+        w.stop()
+
+
+def test_the_same_machine_is_not_refused_by_a_listener_of_its_own(pg_url, tmp_path):
+    """A watch's own LISTEN connection (and one a killed watch of this machine left on the
+    server) is no other machine: a sync of another folder of this machine, and the watch's own
+    binding, go on."""
+    from test_watch import Watch
+
+    vault = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    w = Watch(vault, pg_url)
+    try:
+        b = Brain.open(pg_url)
+        try:
+            other = write_tree(tmp_path / "other", {"people/bo.md": "# Bo\n"})
+            eng = SyncEngine(b, other, log=lambda s: None)
+            eng.bind()
+            eng.sync()
+            eng.close()
+        finally:
+            b.close()
+        assert w.p.poll() is None
+    finally:
+        w.stop()
