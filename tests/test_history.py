@@ -2036,8 +2036,8 @@ def test_a_versions_line_count_is_against_its_own_pages_version_before_whatever_
         assert listing(b, "notes/b") == [(None, 1, "move", 0, 0), ("notes/a", 1, "create", 2, 0)]
         b.put("notes/a", "Z one\n")  # a third page at the name: its newest version is its first
         assert listing(b, "notes/a")[:2] == [(None, 5, "create", 1, 0), (None, 4, "move", 0, 0)]
-        with pytest.raises(NotFound, match="first version"):
-            h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit
+        d = h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit: against nothing
+        assert (d["from"], d["added"], d["removed"]) == (None, 1, 0) and d["diff"].startswith("--- /dev/null\n+++ notes/a@v5"), d
         assert h.diff(b, "notes/a", 3, 5)["removed"] == 3  # asked by number: any two versions of the name
         d = h.diff(b, "notes/c")  # the move in against the text it carried
         assert d["from_name"] == "notes/a" and d["from"] == 3 and d["diff"] == "", d
@@ -2143,3 +2143,21 @@ def test_a_prune_taking_a_renamed_pages_move_in_keeps_the_page_one_history(db_pa
 
         _, items = purgemod.plan(b, key=("page", "notes/b"))
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/a", 3)} | {("notes/b", v) for v in (4, 5, 6, 7)}, items
+
+
+def test_diff_of_a_new_page_shows_its_whole_text_added(db_path):
+    """`gbrain diff SLUG` of a page with one version exited 1, "fewer than 2 versions with text":
+    users expect what `git show` of a root commit gives, and what `history` counts it (`+N -0`):
+    the whole text added against nothing, exit 0 (docs/history.md)."""
+    db = str(db_path)
+    assert cli("put", "notes/new", "--db", db, input=b"# New\n\none\n").returncode == 0
+    r = cli("diff", "notes/new", "--db", db)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert out.startswith("--- /dev/null\n+++ notes/new@v1\t") and out.endswith("@@ -0,0 +1,3 @@\n+# New\n+\n+one\n"), out
+    assert "+3 -0" in cli("history", "notes/new", "--db", db).stdout.decode()
+    j = json.loads(cli("diff", "notes/new", "--json", "--db", db).stdout)
+    assert (j["from"], j["to"], j["added"], j["removed"]) == (None, 1, 3, 0), j
+    assert cli("put", "notes/empty", "--db", db, input=b"").returncode == 0  # an empty first version: said so
+    r = cli("diff", "notes/empty", "--db", db)
+    assert (r.returncode, r.stdout) == (0, b"version 1 of notes/empty is its first, and empty\n"), r

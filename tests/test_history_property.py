@@ -47,9 +47,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-# `history-prune` steps only with GBRAIN_HISTORY_PRUNE=1: they find sequences not fixed yet (a prune that
-# drops a move away but keeps its move in, review of 2026-12-06: see the module docstring)
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge"] + (["prune"] if os.environ.get("GBRAIN_HISTORY_PRUNE") else [])
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -73,7 +71,7 @@ class Model:
         self.last: dict[int, bytes] = {}
         self.newest: dict[str, tuple[str, int]] = {}  # name → (op, page id) of its newest row
         self.seen = 0  # the last history row id taken into the model
-        self.heir_of: dict[int, int] = {}  # a page written at a name in the trash → the page deleted there
+        self.heir_of: dict[int, tuple[int, tuple[str, int]]] = {}  # a page written at a name in the trash → (the page deleted there, its deletion)
         self.n = 0
         self.log: list[str] = []
         self.order: list[tuple[str, int]] = []  # every row as written
@@ -150,7 +148,7 @@ class Model:
             # (not the deleted page's other names); `purge` of it takes the deleted page's rows too
             pid = 1000 + self.n
             if self.trashed(name) is not None:
-                self.heir_of[pid] = self.trashed(name)
+                self.heir_of[pid] = (self.trashed(name), (name, max(v for nm, v in self.rows if nm == name)))
             text = f"# {name} {self.n}\n\nline c{self.n}\n".encode()
             self.log.append(f"create {name}")
             # (if_hash '': a new page, never the page that moved away from the name: `put`'s `_renamed_target`)
@@ -328,20 +326,18 @@ class Model:
                 assert mine <= {(v.get("name", key), v["version"]) for v in listed}, (why, sorted(mine))
             newest = next((v for v in listed if v["content_hash"] is not None), None)
             if newest is not None and newest is listed[0]:
-                # `diff NAME`: the newest against the version its `+N -M` counts against (none: exit 1)
+                # `diff NAME`: the newest against the version its `+N -M` counts against (none: against nothing)
                 base = self.base_of((newest.get("name", key), newest["version"]))
-                if base is None:
-                    with pytest.raises(NotFound):
-                        h.diff(b, name)
-                else:
-                    d = h.diff(b, name)
-                    assert (d["added"], d["removed"]) == (newest["added"], newest["removed"]), why
+                d = h.diff(b, name)
+                assert (d["added"], d["removed"]) == (newest["added"], newest["removed"]) and (d["from"] is None) == (base is None), why
             pid = self.trashed(name)
             if pid is not None:
                 _, items = purgemod.plan(b, key=("page", name))
                 family = {pid}
-                while pid in self.heir_of:  # the pages deleted at a name this one (or its forebear) was written at
-                    pid = self.heir_of[pid]
+                # the pages deleted at a name this one (or its forebear) was written at, while that deletion is left
+                # (a prune of the name's older rows takes it, and the tie: `_Walk(heir=True)` reads it)
+                while pid in self.heir_of and self.heir_of[pid][1] in self.rows:
+                    pid = self.heir_of[pid][0]
                     family.add(pid)
                 mine = {k for k, row in self.rows.items() if row[0] in family}
                 assert {(x["name"], x["version"]) for x in items} == mine, why
@@ -402,3 +398,64 @@ def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_version
         _, items = purgemod.plan(b, key=("page", "notes/a"))
         # today: notes/a v3-v6 only; notes/a v1-v2 and notes/b v1-v3 (the first page's text) are left
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", v) for v in range(1, 7)} | {("notes/b", v) for v in range(1, 4)}
+
+
+def _replay(b, steps, log: str):
+    """The model through ``steps`` (after the create of notes/a), its log ``log``, then checked."""
+    m = Model(b)
+    for s in [("create", 0, 0, 0), *steps]:
+        m.step(*s) if s[0] != "purge_at" else m.purge(s[1], s[2])
+    assert "; ".join(m.log) == log
+    m.check()
+    return m
+
+
+# history-prune sequences the property found (GBRAIN_HISTORY_PRUNE=1, 2026-12-06), before `history._whole_moves`
+@pytest.mark.parametrize("steps, log", [
+    # b's kept move in counted against a's later text: a's move away was pruned, the later one taken for it
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("prune", 0, 0, 0), ("move", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; prune None 1 False; move notes/a notes/b"),
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("move", 0, 0, 0), ("prune", 0, 3, 0)],  # a prune of the one name
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; move notes/a notes/b; prune notes/a 1 False"),
+    # b's second move in pruned, its first version left relabelled the move in: `revert a` took b's first move in, nearer
+    # by id, for it (`_moved_on`), and began a new page at a
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("move", 0, 0, 0), ("edit", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 0), ("revert", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; move notes/a notes/b; edit notes/b; edit notes/b; prune None 1 False; revert notes/a 1"),
+    # b's move in and deletion pruned, its restore kept: b's history began at the restore, cut from a
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("prune", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; restore notes/a; prune None 1 False"),
+    # ... and its restore too: b's history began at the edit (`history.rejoin_labels` through the deletion)
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; restore notes/a; edit notes/b; prune None 1 False"),
+    # a deletion whose page's versions at the name were pruned stayed: a trash entry of nothing, restore refused
+    ([("delete", 0, 0, 0), ("prune", 0, 0, 21), ("restore", 0, 0, 0)], "create notes/a; delete notes/a; prune None 1 True"),
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 9)], "create notes/a; move notes/a notes/b; delete notes/b; prune None 1 True"),
+    # ... a deletion of nothing left at a that a later purge takes (its "emptied end")
+    ([("delete", 0, 0, 0), ("revert", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 8), ("delete", 0, 0, 0), ("purge_at", ("notes/a", 4), 1)],
+     "create notes/a; delete notes/a; revert notes/a 1; edit notes/a; prune None 3 False; delete notes/a; purge '- e4\\n'"),
+    # b's whole stretch, deletion too, pruned: a's move away named nothing of it (`history._ended_aways`: its deletion)
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 3, 3, 3), ("revert", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1"),
+    ([("move", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 2, 1, 21), ("revert", 0, 0, 0), ("move", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; edit notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1; move notes/a notes/b"),
+])
+def test_a_prune_keeps_a_page_one_history(db_path, steps, log):
+    with Brain.open(db_path) as b:
+        _replay(b, steps, log)
+
+
+def test_a_page_moved_from_where_it_was_restored_whose_stretch_there_is_purged_stays_one_page(db_path):
+    """notes/a deleted, restored, moved to notes/b; a purge of a line only the restored stretch at a
+    held took the restore, the move away and b's move in: a was left in the trash (`restore a`,
+    `purge notes/a` took the live page's past) and b's history began at its edit, cut from a. The
+    deletion left becomes the move away (`history.rejoin_labels`)."""
+    with Brain.open(db_path) as b:
+        m = _replay(b, [("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("move", 0, 0, 0), ("edit", 0, 0, 3),
+                        ("purge_at", ("notes/a", 2), 1)],
+                    "create notes/a; edit notes/a; delete notes/a; restore notes/a; move notes/a notes/b; edit notes/b; purge '- e2\\n'")
+        assert m.trashed("notes/a") is None and h.trash_list(b) == []
+        assert [(v.get("name"), v["version"], v["op"]) for v in h.versions(b, "notes/b", limit=0)["versions"]] == [
+            (None, 2, "move"), ("notes/a", 1, "create")]  # (each move listed once: its move in)
+        with pytest.raises(NotFound):
+            run(b, "restore", slug="notes/a")
+        assert run(b, "revert", slug="notes/a", to=1)["slug"] == "notes/b"  # onto the page where it is

@@ -182,6 +182,8 @@ def _history_prune(b, a, ctx):
 def _diff_text(r: dict, a: dict) -> str:
     if r["diff"]:
         return r["diff"]
+    if r["from"] is None:  # a page's first version, against nothing: an empty text
+        return f"version {r['to']} of {r['name']} is its first, and empty\n"
     if r.get("from_name"):
         why = ""
         if a.get("from_version") is None and a.get("to_version") is None:  # the newest version is the move itself
@@ -192,7 +194,7 @@ def _diff_text(r: dict, a: dict) -> str:
 
 @op(
     "diff",
-    "Unified diff between two versions of a page: no versions, the one before the newest against the newest; one, "
+    "Unified diff between two versions of a page: no versions, the one before the newest (a new page: nothing) against the newest; one, "
     "that version against the newest; two, the first against the second.",
     [
         SLUG,
