@@ -444,6 +444,20 @@ def test_a_prune_keeps_a_page_one_history(db_path, steps, log):
         _replay(b, steps, log)
 
 
+def test_a_prune_without_include_deleted_keeps_the_end_of_a_page_moved_away_and_deleted_at_a_name_taken_since(db_path):
+    """notes/a moved to notes/b, deleted there, a new page written at notes/b: a prune of notes/b's
+    older versions took the first page's move in and deletion, and a's move away named nothing of
+    it: `revert notes/a` began a new page at a. Without --include-deleted they stay (and the trash,
+    which never listed the page, as it was: no deletion made of the move away)."""
+    with Brain.open(db_path) as b:
+        m = _replay(b, [("move", 0, 0, 0), ("delete", 0, 0, 0), ("create", 1, 0, 0), ("prune", 0, 0, 0)],
+                    "create notes/a; move notes/a notes/b; delete notes/b; create notes/b; prune None 1 False")
+        assert h.trash_list(b) == []
+        m.step("revert", 0, 0, 0)  # refused: deleted at a name another page took since
+        assert m.log[-1] == "revert notes/a 1"
+        m.check()
+
+
 def test_a_page_moved_from_where_it_was_restored_whose_stretch_there_is_purged_stays_one_page(db_path):
     """notes/a deleted, restored, moved to notes/b; a purge of a line only the restored stretch at a
     held took the restore, the move away and b's move in: a was left in the trash (`restore a`,

@@ -2033,11 +2033,13 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     for k in rows:
         rows[k].reverse()  # oldest first
     if key is not None:  # the names the key's page moved to: their move ins keep its moves away
-        for new in sorted({r.detail[3:] for r in rows[key] if r.op == "move" and not r.text and r.detail.startswith("to ")} - {key[1]}):
+        names = {r.detail[3:] for r in rows[key] if r.op == "move" and not r.text and r.detail.startswith("to ")}
+        names |= {r.detail[5:] for r in rows[key] if r.op == "move" and r.text and r.detail.startswith("from ")}  # and from
+        for new in sorted(names - {key[1]}):
             rows[(key[0], new)] = [_Row(r["id"], r["op"], r["detail"] or "", r["body_id"] is not None) for r in c.execute(
                 "SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", (key[0], new))]
-    drop = _whole_moves(rows, set(ids))
-    gone_keys = sum(1 for k, rs in rows.items() if k not in live and all(r.id in drop for r in rs))
+    drop = _whole_moves(rows, set(ids), include_deleted)
+    gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
 
 
@@ -2081,7 +2083,7 @@ class _Row(NamedTuple):
     text: bool  # a version with a body (not a deletion or move away)
 
 
-def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int]) -> set[int]:
+def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False) -> set[int]:
     """The rows a prune drops (``drop``: row ids), so that no kept row is cut from the page it
     belongs to (before 2026-12-06 a prune counted each name alone: `create a; move a b; move b a;
     history-prune --keep-last 1` kept b's move in and dropped a's move away, and a later `move a b`
@@ -2090,7 +2092,10 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int]) -> set[int]:
     deletion (a create labelled ``to vN``) keeps the deletion and the version before it; then a
     deletion or move away none of whose page's versions at the name are kept goes too (as
     ``purge._emptied_ends``: a trash entry of nothing, `create a; delete a; history-prune
-    --keep-last 1 --include-deleted` left one that `restore` refused). ``rows``: ``{(kind, name):
+    --keep-last 1 --include-deleted` left one that `restore` refused). Without ``include_deleted``
+    a kept move away whose page has nothing left after it (its move in and its stretch there, to its
+    deletion, all going) keeps its move in and that deletion with the version before it (with
+    it, :func:`_ended_aways` makes the move away the page's deletion). ``rows``: ``{(kind, name):
     [_Row, …] oldest first}`` of every key the prune read (a prune of one key: those of the names its
     page moved to too, whose rows all stay). Returns the new drop set (row ids)."""
     drop = set(drop)
@@ -2125,6 +2130,26 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int]) -> set[int]:
                 elif r.op == "create" and _BROUGHT_BACK.fullmatch(r.detail) and i > 0 and mine[i - 1].op == "delete":
                     if keep(mine, i - 1):
                         changed = True
+            if include_deleted:
+                continue
+            for r in mine:  # a kept move away whose page has nothing left after it: its stretch's end there stays
+                if r.id in drop or r.text or r.op != "move" or not r.detail.startswith("to "):
+                    continue
+                theirs = rows.get((kind, r.detail[3:]), ())
+                j = next((j for j, x in enumerate(theirs) if x.id > r.id and x.op == "move" and x.text and x.detail == "from " + name), None)
+                if j is None or theirs[j].id not in drop:
+                    continue
+                end = None
+                for x, nxt in zip(theirs[j + 1:], [*theirs[j + 2:], None]):
+                    if x.id not in drop or (not x.text and x.op == "move"):
+                        break  # a version left (`rejoin_labels`), or moved on
+                    if not x.text and not (nxt is not None and nxt.op == "create" and _BROUGHT_BACK.fullmatch(nxt.detail)):
+                        end = theirs.index(x)
+                        break
+                if end is not None:  # (without --include-deleted a prune leaves the trash as it was: no deletion of it at r)
+                    drop.discard(theirs[j].id)
+                    keep(theirs, end)
+                    changed = True
     for mine in rows.values():
         stretch: list = []
         for r in mine:
