@@ -20,15 +20,17 @@ Since 2026-12-06 also ``purge --text`` (applied, of a line no current page holds
 holding it goes, no other text, a deletion or move away only with its page's last text at the
 name; each ``+N -M`` then against its page's newest text left before it), ``restore`` of a name the
 page moved away from (restored where it was deleted, else NotFound), ``diff NAME`` without numbers
-(the newest's own count, or NotFound for a page's first version) and that a live page's listing
+(the newest's own count) and that a live page's listing
 holds every version with text it wrote under any name (a purge of its move in or its restore cut
 it from its past: ``history.rejoin_labels``).
 
-``GBRAIN_HISTORY_PRUNE=1`` adds ``history-prune`` steps (``Model.prune``). Not fixed yet (2026-12-06),
-each a prune keeping a move in whose move away it drops, or the reverse: `create a; move a b; move b a;
-prune --keep-last 1; move a b` (b's move in counted against a's later text, another stretch's), `create
-a; move a b; move b a; delete a; create a; delete a; prune --keep-last 1`, `…; delete a; restore a;
-prune --keep-last 1; revert b 1; prune --keep-last 1` (a live page's listing missing versions).
+Since 2026-12-06 also ``history-prune`` steps (``Model.prune``; before, behind ``GBRAIN_HISTORY_PRUNE=1``:
+a prune that kept a move in and dropped its move away, or the reverse, cut a page from its past:
+`history._whole_moves`, `_ended_aways`, the plain tests below). ``diff NAME`` of a page's first
+version: against nothing (before 2026-12-06 NotFound). Not modelled: a `purge --text` that takes a
+page's move in and its whole past before it, left right after another page's deletion at the name,
+makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
+apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
