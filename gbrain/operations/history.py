@@ -194,7 +194,7 @@ def _diff_text(r: dict, a: dict) -> str:
 
 @op(
     "diff",
-    "Unified diff between two versions of a page: no versions, the one before the newest (a new page: nothing) against the newest; one, "
+    "Unified diff between two versions of a page: no versions, the one before the newest against the newest; one, "
     "that version against the newest; two, the first against the second.",
     [
         SLUG,
