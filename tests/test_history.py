@@ -14,6 +14,7 @@ import pytest
 
 from gbrain import operations as ops
 from gbrain.core import history as h
+from gbrain.core import purge as P
 from gbrain.core.brain import Brain, render_row
 from gbrain.errors import BadInput, NotFound
 from gbrain.storage.blobs import file_bytes
@@ -2037,8 +2038,8 @@ def test_a_versions_line_count_is_against_its_own_pages_version_before_whatever_
         assert listing(b, "notes/b") == [(None, 1, "move", 0, 0), ("notes/a", 1, "create", 2, 0)]
         b.put("notes/a", "Z one\n")  # a third page at the name: its newest version is its first
         assert listing(b, "notes/a")[:2] == [(None, 5, "create", 1, 0), (None, 4, "move", 0, 0)]
-        with pytest.raises(NotFound, match="first version"):
-            h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit
+        d = h.diff(b, "notes/a")  # never Y's or X's text against Z's as if it were Z's edit: against nothing
+        assert (d["from"], d["added"], d["removed"]) == (None, 1, 0) and d["diff"].startswith("--- /dev/null\n+++ notes/a@v5"), d
         assert h.diff(b, "notes/a", 3, 5)["removed"] == 3  # asked by number: any two versions of the name
         d = h.diff(b, "notes/c")  # the move in against the text it carried
         assert d["from_name"] == "notes/a" and d["from"] == 3 and d["diff"] == "", d
@@ -2144,3 +2145,70 @@ def test_a_prune_taking_a_renamed_pages_move_in_keeps_the_page_one_history(db_pa
 
         _, items = purgemod.plan(b, key=("page", "notes/b"))
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/a", 3)} | {("notes/b", v) for v in (4, 5, 6, 7)}, items
+
+
+def test_diff_of_a_new_page_shows_its_whole_text_added(db_path):
+    """`gbrain diff SLUG` of a page with one version exited 1, "fewer than 2 versions with text":
+    users expect what `git show` of a root commit gives, and what `history` counts it (`+N -0`):
+    the whole text added against nothing, exit 0 (docs/history.md)."""
+    db = str(db_path)
+    assert cli("put", "notes/new", "--db", db, input=b"# New\n\none\n").returncode == 0
+    r = cli("diff", "notes/new", "--db", db)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert out.startswith("--- /dev/null\n+++ notes/new@v1\t") and out.endswith("@@ -0,0 +1,3 @@\n+# New\n+\n+one\n"), out
+    assert "+3 -0" in cli("history", "notes/new", "--db", db).stdout.decode()
+    j = json.loads(cli("diff", "notes/new", "--json", "--db", db).stdout)
+    assert (j["from"], j["to"], j["added"], j["removed"]) == (None, 1, 3, 0), j
+    assert cli("put", "notes/empty", "--db", db, input=b"").returncode == 0  # an empty first version: said so
+    r = cli("diff", "notes/empty", "--db", db)
+    assert (r.returncode, r.stdout) == (0, b"version 1 of notes/empty is its first, and empty\n"), r
+
+
+def test_history_revert_restore_and_purge_follow_a_case_only_rename(db_path):
+    """A page renamed only in case (notes/Ana → notes/ana: two names, one file on a case-folding disk;
+    on Postgres `LIKE` is `ILIKE`): history lists both names' versions, `revert`/`restore` of the old
+    spelling come back under the new one, `purge` of either spelling takes the same rows (probe of
+    2026-12-06: the property's names differ by more than case)."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/Ana", content="# Ana\n\nsecret one\n", if_hash="")
+        run(b, "put", slug="notes/Ana", content="# Ana\n\nsecret one\ntwo\n")
+        run(b, "move", slug="notes/Ana", to="notes/ana")
+        out = []
+        out.append([(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in h.versions(b, "notes/ana", limit=0)["versions"]])
+        out.append([(v.get("name"), v["version"], v["op"]) for v in h.versions(b, "notes/Ana", limit=0)["versions"]])
+        out.append(run(b, "revert", slug="notes/Ana", to=1)["slug"])
+        run(b, "delete", slug="notes/ana")
+        out.append([t["slug"] for t in h.trash_list(b)])
+        out.append(sorted((x["name"], x["version"]) for x in P.plan(b, key=("page", "notes/Ana"))[1]))
+        assert sorted((x["name"], x["version"]) for x in P.plan(b, key=("page", "notes/ana"))[1]) == out[-1]
+        out.append(run(b, "restore", slug="notes/Ana")["slug"])
+        out.append([(v.get("name"), v["version"], v["op"]) for v in h.versions(b, "notes/ana", limit=0)["versions"]])
+        assert out == [
+            [(None, 1, 'move', 0, 0), ('notes/Ana', 2, 'update', 1, 0), ('notes/Ana', 1, 'create', 3, 0)],
+            [(None, 3, 'move'), (None, 2, 'update'), (None, 1, 'create')],
+            'notes/ana', ['notes/ana'],
+            [('notes/Ana', 1), ('notes/Ana', 2), ('notes/Ana', 3), ('notes/ana', 1), ('notes/ana', 2), ('notes/ana', 3)],
+            'notes/ana',
+            [(None, 4, 'create'), (None, 3, 'delete'), (None, 2, 'update'), (None, 1, 'move'), ('notes/Ana', 2, 'update'), ('notes/Ana', 1, 'create')]]
+
+
+def test_history_follows_a_page_moved_into_a_logseq_graphs_pages_folder(db_path):
+    """A page moved into a Logseq graph's `pages/` (its title then its file's Logseq name): history,
+    `revert OLD`, `restore OLD` and `purge` of either name follow it by its names (probe of 2026-12-06)."""
+    with Brain.open(db_path) as b:
+        b.save_file("graph/logseq/config.edn", b"{:meta/version 1}\n")
+        run(b, "put", slug="notes/reading", content="title:: Reading\n\nsecret one\n", if_hash="")
+        run(b, "move", slug="notes/reading", to="graph/pages/Project___Alpha")
+        run(b, "put", slug="graph/pages/Project___Alpha", content="title:: Reading\n\nsecret one\n- more\n")
+        out = []
+        out.append([(v.get("name"), v["version"], v["op"], v["added"], v["removed"]) for v in h.versions(b, "graph/pages/Project___Alpha", limit=0)["versions"]])
+        out.append(run(b, "revert", slug="notes/reading", to=1)["slug"])
+        run(b, "delete", slug="graph/pages/Project___Alpha")
+        out.append(run(b, "restore", slug="notes/reading")["slug"])
+        run(b, "delete", slug="graph/pages/Project___Alpha")
+        out.append(sorted((x["name"], x["version"]) for x in P.plan(b, key=("page", "notes/reading"))[1]))
+        out.append(sorted((x["name"], x["version"]) for x in P.plan(b, key=("page", "graph/pages/Project___Alpha"))[1]))
+        assert out[0] == [(None, 2, "update", 1, 0), (None, 1, "move", 0, 0), ("notes/reading", 1, "create", 3, 0)]
+        assert out[1] == out[2] == "graph/pages/Project___Alpha"
+        assert out[3] == out[4] == [("graph/pages/Project___Alpha", v) for v in range(1, 7)] + [("notes/reading", 1), ("notes/reading", 2)]

@@ -20,15 +20,17 @@ Since 2026-12-06 also ``purge --text`` (applied, of a line no current page holds
 holding it goes, no other text, a deletion or move away only with its page's last text at the
 name; each ``+N -M`` then against its page's newest text left before it), ``restore`` of a name the
 page moved away from (restored where it was deleted, else NotFound), ``diff NAME`` without numbers
-(the newest's own count, or NotFound for a page's first version) and that a live page's listing
+(the newest's own count) and that a live page's listing
 holds every version with text it wrote under any name (a purge of its move in or its restore cut
 it from its past: ``history.rejoin_labels``).
 
-``GBRAIN_HISTORY_PRUNE=1`` adds ``history-prune`` steps (``Model.prune``). Not fixed yet (2026-12-06),
-each a prune keeping a move in whose move away it drops, or the reverse: `create a; move a b; move b a;
-prune --keep-last 1; move a b` (b's move in counted against a's later text, another stretch's), `create
-a; move a b; move b a; delete a; create a; delete a; prune --keep-last 1`, `…; delete a; restore a;
-prune --keep-last 1; revert b 1; prune --keep-last 1` (a live page's listing missing versions).
+Since 2026-12-06 also ``history-prune`` steps (``Model.prune``; before, behind ``GBRAIN_HISTORY_PRUNE=1``:
+a prune that kept a move in and dropped its move away, or the reverse, cut a page from its past:
+`history._whole_moves`, `_ended_aways`, the plain tests below). ``diff NAME`` of a page's first
+version: against nothing (before 2026-12-06 NotFound). Not modelled: a `purge --text` that takes a
+page's move in and its whole past before it, left right after another page's deletion at the name,
+makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
+apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
@@ -47,9 +49,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-# `history-prune` steps only with GBRAIN_HISTORY_PRUNE=1: they find sequences not fixed yet (a prune that
-# drops a move away but keeps its move in, review of 2026-12-06: see the module docstring)
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge"] + (["prune"] if os.environ.get("GBRAIN_HISTORY_PRUNE") else [])
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -73,18 +73,18 @@ class Model:
         self.last: dict[int, bytes] = {}
         self.newest: dict[str, tuple[str, int]] = {}  # name → (op, page id) of its newest row
         self.seen = 0  # the last history row id taken into the model
-        self.heir_of: dict[int, int] = {}  # a page written at a name in the trash → the page deleted there
+        self.heir_of: dict[int, tuple[int, tuple[str, int]]] = {}  # a page written at a name in the trash → (the page deleted there, its deletion)
         self.n = 0
         self.log: list[str] = []
         self.order: list[tuple[str, int]] = []  # every row as written
         self.purged = False
 
-    def _take(self, pid: int, text: bytes | None, base: bytes | None = None):
+    def _take(self, pid: int, text: bytes | None, base: bytes | None = None, first: bool = False):
         """Attribute the history rows written since the last step to page ``pid``; each row with
         text must hold ``text``; ``base``: the text its line counts are against (default: the
-        page's latest)."""
+        page's latest; ``first``: none, a page begun again)."""
         c = self.b.conn
-        base = base if base is not None else self.last.get(pid)
+        base = None if first else base if base is not None else self.last.get(pid)
         new = c.execute("SELECT id, name, version, op, body_id FROM history WHERE kind = 'page' AND id > ? ORDER BY id", (self.seen,)).fetchall()
         for r in new:
             data = h.body(c, r["body_id"]) if r["body_id"] is not None else None
@@ -150,7 +150,7 @@ class Model:
             # (not the deleted page's other names); `purge` of it takes the deleted page's rows too
             pid = 1000 + self.n
             if self.trashed(name) is not None:
-                self.heir_of[pid] = self.trashed(name)
+                self.heir_of[pid] = (self.trashed(name), (name, max(v for nm, v in self.rows if nm == name)))
             text = f"# {name} {self.n}\n\nline c{self.n}\n".encode()
             self.log.append(f"create {name}")
             # (if_hash '': a new page, never the page that moved away from the name: `put`'s `_renamed_target`)
@@ -213,18 +213,23 @@ class Model:
             to = own[k % len(own)]
             text = self.rows[name, to][1]
             self.log.append(f"revert {name} {to}")
-            at = name
+            at, begun = name, False
             if name not in self.live and self.trashed(name) is None:
                 # a name the page moved away from: the page where it is now, or where it was deleted
                 # (its name free since); deleted at a name another page took since: refused
                 at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                label = b.conn.execute("SELECT detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()[0]
+                if at is None and not label.startswith("to "):
+                    # its later names purged whole (`renamed to a purged name`, `purge._relabel`): it comes back
+                    # here, a page begun again (a create after a move away: counted against nothing)
+                    at, begun = name, True
                 if at is None:
                     with pytest.raises(BadInput):
                         run(b, "revert", slug=name, to=to)
                     return
             run(b, "revert", slug=name, to=to)
             self.live[at] = pid
-            self._take(pid, text)
+            self._take(pid, text, first=begun)
 
     def purge(self, key: tuple[str, int], j: int):
         """``purge --text`` (applied) of one line a version holds below its title: refused while a
@@ -328,20 +333,18 @@ class Model:
                 assert mine <= {(v.get("name", key), v["version"]) for v in listed}, (why, sorted(mine))
             newest = next((v for v in listed if v["content_hash"] is not None), None)
             if newest is not None and newest is listed[0]:
-                # `diff NAME`: the newest against the version its `+N -M` counts against (none: exit 1)
+                # `diff NAME`: the newest against the version its `+N -M` counts against (none: against nothing)
                 base = self.base_of((newest.get("name", key), newest["version"]))
-                if base is None:
-                    with pytest.raises(NotFound):
-                        h.diff(b, name)
-                else:
-                    d = h.diff(b, name)
-                    assert (d["added"], d["removed"]) == (newest["added"], newest["removed"]), why
+                d = h.diff(b, name)
+                assert (d["added"], d["removed"]) == (newest["added"], newest["removed"]) and (d["from"] is None) == (base is None), why
             pid = self.trashed(name)
             if pid is not None:
                 _, items = purgemod.plan(b, key=("page", name))
                 family = {pid}
-                while pid in self.heir_of:  # the pages deleted at a name this one (or its forebear) was written at
-                    pid = self.heir_of[pid]
+                # the pages deleted at a name this one (or its forebear) was written at, while that deletion is left
+                # (a prune of the name's older rows takes it, and the tie: `_Walk(heir=True)` reads it)
+                while pid in self.heir_of and self.heir_of[pid][1] in self.rows:
+                    pid = self.heir_of[pid][0]
                     family.add(pid)
                 mine = {k for k, row in self.rows.items() if row[0] in family}
                 assert {(x["name"], x["version"]) for x in items} == mine, why
@@ -402,3 +405,83 @@ def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_version
         _, items = purgemod.plan(b, key=("page", "notes/a"))
         # today: notes/a v3-v6 only; notes/a v1-v2 and notes/b v1-v3 (the first page's text) are left
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", v) for v in range(1, 7)} | {("notes/b", v) for v in range(1, 4)}
+
+
+def _replay(b, steps, log: str):
+    """The model through ``steps`` (after the create of notes/a), its log ``log``, then checked."""
+    m = Model(b)
+    for s in [("create", 0, 0, 0), *steps]:
+        m.step(*s) if s[0] != "purge_at" else m.purge(s[1], s[2])
+    assert "; ".join(m.log) == log
+    m.check()
+    return m
+
+
+# history-prune sequences the property found (GBRAIN_HISTORY_PRUNE=1, 2026-12-06), before `history._whole_moves`
+@pytest.mark.parametrize("steps, log", [
+    # b's kept move in counted against a's later text: a's move away was pruned, the later one taken for it
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("prune", 0, 0, 0), ("move", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; prune None 1 False; move notes/a notes/b"),
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("move", 0, 0, 0), ("prune", 0, 3, 0)],  # a prune of the one name
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; move notes/a notes/b; prune notes/a 1 False"),
+    # b's second move in pruned, its first version left relabelled the move in: `revert a` took b's first move in, nearer
+    # by id, for it (`_moved_on`), and began a new page at a
+    ([("move", 0, 0, 0), ("move", 0, 0, 0), ("move", 0, 0, 0), ("edit", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 0), ("revert", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; move notes/b notes/a; move notes/a notes/b; edit notes/b; edit notes/b; prune None 1 False; revert notes/a 1"),
+    # b's move in and deletion pruned, its restore kept: b's history began at the restore, cut from a
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("prune", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; restore notes/a; prune None 1 False"),
+    # ... and its restore too: b's history began at the edit (`history.rejoin_labels` through the deletion)
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; restore notes/a; edit notes/b; prune None 1 False"),
+    # a deletion whose page's versions at the name were pruned stayed: a trash entry of nothing, restore refused
+    ([("delete", 0, 0, 0), ("prune", 0, 0, 21), ("restore", 0, 0, 0)], "create notes/a; delete notes/a; prune None 1 True"),
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 9)], "create notes/a; move notes/a notes/b; delete notes/b; prune None 1 True"),
+    # ... a deletion of nothing left at a that a later purge takes (its "emptied end")
+    ([("delete", 0, 0, 0), ("revert", 0, 0, 0), ("edit", 0, 0, 0), ("prune", 0, 0, 8), ("delete", 0, 0, 0), ("purge_at", ("notes/a", 4), 1)],
+     "create notes/a; delete notes/a; revert notes/a 1; edit notes/a; prune None 3 False; delete notes/a; purge '- e4\\n'"),
+    # b's whole stretch, deletion too, pruned: a's move away named nothing of it (`history._ended_aways`: its deletion)
+    ([("move", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 3, 3, 3), ("revert", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1"),
+    ([("edit", 0, 0, 0), ("move", 0, 0, 0), ("delete", 0, 0, 0), ("purge_at", ("notes/b", 1), 1), ("revert", 0, 0, 0)],
+     "create notes/a; edit notes/a; move notes/a notes/b; delete notes/b; purge '- e2\\n'; revert notes/a 1"),
+    ([("move", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 2, 1, 21), ("revert", 0, 0, 0), ("move", 0, 0, 0)],
+     "create notes/a; move notes/a notes/b; edit notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1; move notes/a notes/b"),
+])
+def test_a_prune_keeps_a_page_one_history(db_path, steps, log):
+    """(And one `purge` sequence the same runs found: a page whose later names a purge took whole,
+    its move away relabelled `renamed to a purged name`: `revert OLD` brings it back at OLD, a page
+    begun again, counted against nothing; the model expected a refusal.)"""
+    with Brain.open(db_path) as b:
+        _replay(b, steps, log)
+
+
+def test_a_prune_without_include_deleted_keeps_the_end_of_a_page_moved_away_and_deleted_at_a_name_taken_since(db_path):
+    """notes/a moved to notes/b, deleted there, a new page written at notes/b: a prune of notes/b's
+    older versions took the first page's move in and deletion, and a's move away named nothing of
+    it: `revert notes/a` began a new page at a. Without --include-deleted they stay (and the trash,
+    which never listed the page, as it was: no deletion made of the move away)."""
+    with Brain.open(db_path) as b:
+        m = _replay(b, [("move", 0, 0, 0), ("delete", 0, 0, 0), ("create", 1, 0, 0), ("prune", 0, 0, 0)],
+                    "create notes/a; move notes/a notes/b; delete notes/b; create notes/b; prune None 1 False")
+        assert h.trash_list(b) == []
+        m.step("revert", 0, 0, 0)  # refused: deleted at a name another page took since
+        assert m.log[-1] == "revert notes/a 1"
+        m.check()
+
+
+def test_a_page_moved_from_where_it_was_restored_whose_stretch_there_is_purged_stays_one_page(db_path):
+    """notes/a deleted, restored, moved to notes/b; a purge of a line only the restored stretch at a
+    held took the restore, the move away and b's move in: a was left in the trash (`restore a`,
+    `purge notes/a` took the live page's past) and b's history began at its edit, cut from a. The
+    deletion left becomes the move away (`history.rejoin_labels`)."""
+    with Brain.open(db_path) as b:
+        m = _replay(b, [("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("move", 0, 0, 0), ("edit", 0, 0, 3),
+                        ("purge_at", ("notes/a", 2), 1)],
+                    "create notes/a; edit notes/a; delete notes/a; restore notes/a; move notes/a notes/b; edit notes/b; purge '- e2\\n'")
+        assert m.trashed("notes/a") is None and h.trash_list(b) == []
+        assert [(v.get("name"), v["version"], v["op"]) for v in h.versions(b, "notes/b", limit=0)["versions"]] == [
+            (None, 2, "move"), ("notes/a", 1, "create")]  # (each move listed once: its move in)
+        with pytest.raises(NotFound):
+            run(b, "restore", slug="notes/a")
+        assert run(b, "revert", slug="notes/a", to=1)["slug"] == "notes/b"  # onto the page where it is

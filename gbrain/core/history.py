@@ -706,7 +706,7 @@ class _Walk:
                 break
             # the move away written with this move in (a page moved a→b→a→b has two `to b` rows at a)
             away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                                "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"])).fetchone()
+                                "ORDER BY CASE WHEN id < ? THEN 0 ELSE 1 END, abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur, first["id"], first["id"])).fetchone()
             if away is None or (old, away[0]) in pairs:
                 break
             away = away[0]
@@ -760,7 +760,9 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str, *, every: bool = Fals
     op ``move`` with detail ``from OLD``, written by the pages/files update triggers), OLD's
     versions before it moved away (``version < `` its ``move … to KEY`` row) come next, and so
     on back through every rename (at most :data:`MAX_MOVES`). Each move in is paired with the
-    move away written with it (the nearest by ``history.id``), not the old name's last one.
+    move away written with it (the nearest before it by ``history.id``, else the nearest: a prune's
+    or purge's relabelled move in, `rejoin_labels`, is later than the one it replaces, and the
+    nearest was a later move away, another stretch's, before 2026-12-06), not the old name's last one.
 
     A name comes once (the callers key spans by name: ``diff --from-name``, :func:`_no_version`,
     purge): the walk stops at a name it has seen. ``every``: it goes on, so a page moved a→b→a→b
@@ -977,7 +979,7 @@ def _base_row(conn, kind: str, r, known: dict | None = None):
     if r["op"] == "move" and detail.startswith("from "):
         old = detail[5:]
         away = conn.execute("SELECT version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                            "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + r["name"], r["id"])).fetchone()
+                            "ORDER BY CASE WHEN id < ? THEN 0 ELSE 1 END, abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + r["name"], r["id"], r["id"])).fetchone()
         prev = before(old, away[0]) if away is not None else None
         return prev if prev is not None and prev["body_id"] is not None else None
     prev = before(r["name"], r["version"])
@@ -1136,12 +1138,15 @@ def get_version(brain, name: str, n: int) -> dict:
 
 def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3, from_name: str | None = None) -> dict:
     """Unified diff of two versions: none given, the version the newest's ``+N -M`` counts against
-    (:func:`_base_row`: the same page's version before it) against the newest (NotFound when the
-    newest is a new page's first version); one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
+    (:func:`_base_row`: the same page's version before it) against the newest (a page's first
+    version: against nothing, ``from`` None, header ``--- /dev/null``, every line added, as `git
+    show` of a root commit; an old name's first version, moved away since: NotFound naming the new
+    name); one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
     older name of the page (:func:`lineage`) whose version ``a`` is the first side (a version
     written before a rename against one after it; ``a`` None: that name's last version with
     text, as it moved away). Returns ``{name, from, to, diff, added,
-    removed}`` (+ ``from_name`` when the first side is an older name's)."""
+    removed}`` (+ ``from_name`` when the first side is an older name's). Raises NotFound for a
+    version that is not there or holds no text."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
         line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}  # each name's latest stretch
@@ -1165,31 +1170,35 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
             raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (the others are "
                            f"another page's, written at that name before or since: `gbrain history {cmd_arg(want)}`)")
         ra = _version_row(brain, kind, want, a)
-    else:
-        ra = _version_row(brain, kind, key, a if a is not None else -1)
+    elif a is not None:
+        ra = _version_row(brain, kind, key, a)
     rb = _version_row(brain, kind, key, b)
     if a is None and b is None and from_name is None:  # the newest against the version its `+N -M` counts against
-        base = _base_row(brain.conn, kind, rb)
-        if base is None:  # a new page's first version: the versions before it at the name are another page's
-            raise NotFound(f"version {rb['version']} of {rb['name']} is the first version of the page written there; the versions "
-                           f"before it are another page's, which it does not continue: `gbrain diff {cmd_arg(key)} N {rb['version']}` "
-                           f"compares one of them with it (`gbrain history {cmd_arg(key)}` lists them)")
-        ra = base
-    da, db_ = body(brain.conn, ra["body_id"]), body(brain.conn, rb["body_id"])
+        ra = _base_row(brain.conn, kind, rb)
+        moved = _moved_to(brain.conn, key) if ra is None and kind == "page" else None
+        if moved is not None and rb["name"] == key and not brain.conn.execute("SELECT 1 FROM pages WHERE slug = ?", (key,)).fetchone():
+            _version_row(brain, kind, key, -1)  # an old name's first version: its page and diff are under the new name (NotFound)
+    elif a is None:
+        ra = _version_row(brain, kind, key, -1)
+    # a page's first version (ra None): against nothing, every line added, as `git show` of a root
+    # commit (the `+N -0` its history line counts; before 2026-12-06 exit 1, "fewer than 2 versions")
+    da, db_ = body(brain.conn, ra["body_id"]) if ra is not None else b"", body(brain.conn, rb["body_id"])
+    fv = ra["version"] if ra is not None else None
     try:
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
     except UnicodeDecodeError:
-        return {"name": key, "from": ra["version"], "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {ra['version']} and {rb['version']} differ\n", "added": None, "removed": None}
+        return {"name": key, "from": fv, "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {fv or 'none'} and {rb['version']} differ\n", "added": None, "removed": None}
     # each header names its version's time and origin where diff(1) puts a file's time: what wrote it
     # (`put`, `put timeline_append`, `tag`, `file changed`…), by whom
-    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{ra['name']}@v{ra['version']}",
-                                      f"{rb['name']}@v{rb['version']}", _diff_label(ra), _diff_label(rb), n=context))
+    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True),
+                                      f"{ra['name']}@v{ra['version']}" if ra is not None else "/dev/null",
+                                      f"{rb['name']}@v{rb['version']}", _diff_label(ra) if ra is not None else "", _diff_label(rb), n=context))
     text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
     # (the two file headers are the first two lines: a changed line may begin with '---'/'+++' itself, a removed rule '---' is '----')
     add = sum(1 for ln in lines[2:] if ln.startswith("+"))
     rem = sum(1 for ln in lines[2:] if ln.startswith("-"))
-    out = {"name": key, "from": ra["version"], "to": rb["version"], "diff": text, "added": add, "removed": rem}
-    if ra["name"] != key:  # the version before the newest was written under a name the page moved from
+    out = {"name": key, "from": fv, "to": rb["version"], "diff": text, "added": add, "removed": rem}
+    if ra is not None and ra["name"] != key:  # the version before the newest was written under a name the page moved from
         out["from_name"] = ra["name"]
     return out
 
@@ -1968,7 +1977,7 @@ def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
     since: the trash) or ``taken`` (it was deleted there and another page written there since);
     None when ``slug``'s newest row is no move away or the chain breaks. The page is followed by its
     own rows, whatever was written at its names after it left: each move away's move in (the
-    nearest by ``history.id``), then that name's first deletion or move away after it, a deletion
+    nearest after it by ``history.id``, else the nearest), then that name's first deletion or move away after it, a deletion
     brought back (a create labelled ``to vN`` right after it: ``restore``, ``revert``) passed over.
     Before 2026-12-06 the chain followed each name's newest row and took the page found at its end
     for the one that moved there: `revert OLD` wrote onto another page, and a page deleted after
@@ -1980,7 +1989,7 @@ def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
     for _ in range(MAX_MOVES):
         name = row["detail"][3:]
         came = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NOT NULL AND detail = ? "
-                         "ORDER BY abs(id - ?) LIMIT 1", (kind, name, "from " + prev, row["id"])).fetchone()
+                         "ORDER BY CASE WHEN id > ? THEN 0 ELSE 1 END, abs(id - ?) LIMIT 1", (kind, name, "from " + prev, row["id"], row["id"])).fetchone()
         if came is None:
             return None
         v = came["version"]
@@ -2045,9 +2054,11 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     # offline meanwhile merges its edits against it when it comes back; trial 69)
     bases = {r[0] for r in c.execute("SELECT DISTINCT base_hash FROM sync_state WHERE base_hash IS NOT NULL")}
     where = " WHERE h.kind = ? AND h.name = ?" if key else ""
-    for r in c.execute(f"SELECT h.id, h.kind, h.name, h.version, h.at, h.body_id, b.hash AS body_hash FROM history h "
+    rows: dict[tuple[str, str], list] = {}
+    for r in c.execute(f"SELECT h.id, h.kind, h.name, h.version, h.at, h.body_id, h.op, h.detail, b.hash AS body_hash FROM history h "
                        f"LEFT JOIN history_bodies b ON b.id = h.body_id{where} ORDER BY h.kind, h.name, h.version DESC", key or ()):
         k = (r["kind"], r["name"])
+        rows.setdefault(k, []).append(_Row(r["id"], r["op"], r["detail"] or "", r["body_id"] is not None))
         if k != cur:
             close()
             cur, rank, seen_text, kept_any = k, 0, False, False
@@ -2064,7 +2075,138 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             continue
         ids.append(r["id"])
     close()
-    return ids, {"keys": keys, "deleted_keys": gone_keys}
+    if not ids:
+        return ids, {"keys": keys, "deleted_keys": gone_keys}
+    for k in rows:
+        rows[k].reverse()  # oldest first
+    if key is not None:  # the names the key's page moved to: their move ins keep its moves away
+        names = {r.detail[3:] for r in rows[key] if r.op == "move" and not r.text and r.detail.startswith("to ")}
+        names |= {r.detail[5:] for r in rows[key] if r.op == "move" and r.text and r.detail.startswith("from ")}  # and from
+        for new in sorted(names - {key[1]}):
+            rows[(key[0], new)] = [_Row(r["id"], r["op"], r["detail"] or "", r["body_id"] is not None) for r in c.execute(
+                "SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", (key[0], new))]
+    drop = _whole_moves(rows, set(ids), include_deleted)
+    gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
+    return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
+
+
+def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
+    """The moves away a prune keeps whose page has nothing left after them (``gone``: the rows that
+    go; its move in and all its later versions, the deletion too, go): each becomes the page's
+    deletion, ``[(row id, 'delete', '')]`` for :func:`apply_labels`. Before 2026-12-06 such a move
+    away named a name holding nothing of the page: `move a b; delete b; history-prune b
+    --include-deleted` left a "moved to b", and `revert a` began a page no walk tied to a's past."""
+    out = []
+    for part, marks in in_parts(sorted(gone)):
+        ins = c.execute(f"SELECT id, kind, name, version, detail FROM history WHERE id IN ({marks}) AND op = 'move' "
+                        "AND body_id IS NOT NULL", part).fetchall()
+        for m in ins:
+            if not (m["detail"] or "").startswith("from "):
+                continue
+            away = c.execute("SELECT id FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                             "AND id < ? ORDER BY id DESC LIMIT 1", (m["kind"], m["detail"][5:], "to " + m["name"], m["id"])).fetchone()
+            if away is None or away["id"] in gone:
+                continue
+            after = c.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
+                              (m["kind"], m["name"], m["version"])).fetchall()
+            ended = True
+            for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
+                nxt = after[i + 1] if i + 1 < len(after) else None
+                if r["id"] not in gone or r["op"] == "move":
+                    ended = False  # a version of it left (`rejoin_labels`), or moved on: left as it is
+                    break
+                if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
+                    break
+            if ended:
+                out.append((away["id"], "delete", ""))
+    return out
+
+
+class _Row(NamedTuple):
+    """One history row as :func:`_whole_moves` reads it."""
+    id: int
+    op: str
+    detail: str
+    text: bool  # a version with a body (not a deletion or move away)
+
+
+def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False) -> set[int]:
+    """The rows a prune drops (``drop``: row ids), so that no kept row is cut from the page it
+    belongs to (before 2026-12-06 a prune counted each name alone: `create a; move a b; move b a;
+    history-prune --keep-last 1` kept b's move in and dropped a's move away, and a later `move a b`
+    counted b's move in against a's later text): a kept move in (``from OLD``) keeps its move away
+    (``to NEW`` at OLD) and the page's last version before it there; a kept bringing back after a
+    deletion (a create labelled ``to vN``) keeps the deletion and the version before it; then a
+    deletion or move away none of whose page's versions at the name are kept goes too (as
+    ``purge._emptied_ends``: a trash entry of nothing, `create a; delete a; history-prune
+    --keep-last 1 --include-deleted` left one that `restore` refused). Without ``include_deleted``
+    a kept move away whose page has nothing left after it (its move in and its stretch there, to its
+    deletion, all going) keeps its move in and that deletion with the version before it (with
+    it, :func:`_ended_aways` makes the move away the page's deletion). ``rows``: ``{(kind, name):
+    [_Row, …] oldest first}`` of every key the prune read (a prune of one key: those of the names its
+    page moved to too, whose rows all stay). Returns the new drop set (row ids)."""
+    drop = set(drop)
+
+    def away_of(kind: str, name: str, r) -> tuple[list, int] | None:  # a move in's move away: the last before it
+        old = r.detail[5:]
+        theirs = rows.get((kind, old))
+        if theirs is None:  # (a prune of one key: the other name's rows are all kept)
+            return None
+        at = [j for j, x in enumerate(theirs) if x.op == "move" and not x.text and x.detail == "to " + name and x.id < r.id]
+        return (theirs, at[-1]) if at else None
+
+    def keep(theirs: list, j: int) -> bool:  # the end at j and the version before it
+        changed = theirs[j].id in drop
+        drop.discard(theirs[j].id)
+        if j > 0 and theirs[j - 1].text and theirs[j - 1].id in drop:
+            drop.discard(theirs[j - 1].id)
+            changed = True
+        return changed
+
+    changed = True
+    while changed:
+        changed = False
+        for (kind, name), mine in rows.items():
+            for i, r in enumerate(mine):
+                if r.id in drop or not r.text:
+                    continue
+                if r.op == "move" and r.detail.startswith("from "):
+                    pair = away_of(kind, name, r)
+                    if pair is not None and keep(*pair):
+                        changed = True
+                elif r.op == "create" and _BROUGHT_BACK.fullmatch(r.detail) and i > 0 and mine[i - 1].op == "delete":
+                    if keep(mine, i - 1):
+                        changed = True
+            if include_deleted:
+                continue
+            for r in mine:  # a kept move away whose page has nothing left after it: its stretch's end there stays
+                if r.id in drop or r.text or r.op != "move" or not r.detail.startswith("to "):
+                    continue
+                theirs = rows.get((kind, r.detail[3:]), ())
+                j = next((j for j, x in enumerate(theirs) if x.id > r.id and x.op == "move" and x.text and x.detail == "from " + name), None)
+                if j is None or theirs[j].id not in drop:
+                    continue
+                end = None
+                for x, nxt in zip(theirs[j + 1:], [*theirs[j + 2:], None]):
+                    if x.id not in drop or (not x.text and x.op == "move"):
+                        break  # a version left (`rejoin_labels`), or moved on
+                    if not x.text and not (nxt is not None and nxt.op == "create" and _BROUGHT_BACK.fullmatch(nxt.detail)):
+                        end = theirs.index(x)
+                        break
+                if end is not None:  # (without --include-deleted a prune leaves the trash as it was: no deletion of it at r)
+                    drop.discard(theirs[j].id)
+                    keep(theirs, end)
+                    changed = True
+    for mine in rows.values():
+        stretch: list = []
+        for r in mine:
+            if r.text:
+                stretch.append(r)
+                continue
+            if stretch and r.id not in drop and all(x.id in drop for x in stretch):
+                drop.add(r.id)
+            stretch = []
+    return drop
 
 
 def stage_drops(c, ids: list[int]) -> None:
@@ -2108,7 +2250,12 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
     ``purge NEW`` left them, its text. Likewise a deleted page brought back (``restore``, ``revert``:
     a create labelled ``to vN`` right after its deletion) whose bringing back goes: the first version
     left after it takes its label (before 2026-12-06 the page's past before the deletion was cut
-    off alike). A purge (``purge._emptied_ends`` included) and a prune (:func:`prune`: before 2026-12-06
+    off alike); a move in whose stretch's deletion and bringing back go too reaches the page's first
+    version left after them (`create a; move a b; delete b; restore a; edit b; history-prune
+    --keep-last 1` began b's history at the edit before 2026-12-06), and one whose old name's
+    stretch went whole back to a deletion left there (its bringing back gone) continues from it: the
+    deletion becomes the move away (`delete a; restore a; move a b; purge` of the restored
+    stretch left a in the trash beside the live b, cut from it, before 2026-12-06). A purge (``purge._emptied_ends`` included) and a prune (:func:`prune`: before 2026-12-06
     `history-prune NEW --keep-last 2` cut a renamed page from its old names alike) read them before
     their rows go, then :func:`apply_labels`. ``ids``: the rows that go."""
     gone = set(ids)
@@ -2123,8 +2270,14 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
             continue
         kind, name = m["kind"], m["name"]
         keep = None
-        for r in c.execute("SELECT id, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version", (kind, name, m["version"])).fetchall():
+        after = c.execute("SELECT id, body_id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
+                          (kind, name, m["version"])).fetchall()
+        for i, r in enumerate(after):
             if r["body_id"] is None:
+                nxt = after[i + 1] if i + 1 < len(after) else None
+                if (not back and r["op"] == "delete" and r["id"] in gone and nxt is not None and nxt["op"] == "create"
+                        and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
+                    continue  # deleted and brought back, its deletion gone too: the page goes on (a prune of both)
                 break  # the stretch ends: nothing of it left
             if r["id"] not in gone:
                 keep = r["id"]
@@ -2140,21 +2293,29 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
         cur = m
         for _ in range(MAX_MOVES):
             old = cur["detail"][5:]
-            away = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
-                             "ORDER BY abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur["name"], cur["id"])).fetchone()
+            away = c.execute("SELECT id, version, op FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ? "
+                             "ORDER BY CASE WHEN id < ? THEN 0 ELSE 1 END, abs(id - ?), id DESC LIMIT 1", (kind, old, "to " + cur["name"], cur["id"], cur["id"])).fetchone()
             if away is None:
                 break
-            if away["id"] not in gone:  # the page's last name with a version left before the move in
-                out.append((keep, "move", "from " + old))
-                if cur is not m:
-                    out.append((away["id"], "move", "to " + name))
-                break
-            # that stretch went whole: on through its own move in, when it began by one that goes too
-            gap = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?",
-                            (kind, old, away["version"])).fetchone()[0] or 0
-            first = c.execute("SELECT id, name, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version LIMIT 1",
-                              (kind, old, gap)).fetchone()
-            if first is None or first["id"] not in gone or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
+            end, first, joined = away, None, False
+            for _ in range(MAX_MOVES):  # back through the page's stretches at old that went whole
+                if end["id"] not in gone:  # the page's last name with a version left before the move in
+                    out.append((keep, "move", "from " + old))
+                    if cur is not m or end is not away:  # (a deletion left: the page moved on from it, its bringing back gone)
+                        out.append((end["id"], "move", "to " + name))
+                    joined = True
+                    break
+                # that stretch went whole: on through its own move in, when it began by one that goes too
+                gap = c.execute("SELECT id, version, op FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ? "
+                                "ORDER BY version DESC LIMIT 1", (kind, old, end["version"])).fetchone()
+                first = c.execute("SELECT id, name, version, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version LIMIT 1",
+                                  (kind, old, gap["version"] if gap else 0)).fetchone()
+                # or through its bringing back, gone, after a deletion (`restore`, `revert`): the page before it
+                if (gap is None or gap["op"] != "delete" or first is None or first["id"] not in gone or first["op"] != "create"
+                        or not _BROUGHT_BACK.fullmatch(first["detail"] or "")):
+                    break
+                end = gap
+            if joined or first is None or first["id"] not in gone or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
                 break
             cur = first
     return out
@@ -2197,6 +2358,7 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
             joins = rejoin_labels(c, ids)  # (a renamed page's move in pruned: its first version left takes its place)
+            joins += _ended_aways(c, set(ids))
             drop_versions(c)
             apply_labels(c, joins)
             out["applied"] = True

@@ -176,6 +176,8 @@ def _history_prune(b, a, ctx):
 def _diff_text(r: dict, a: dict) -> str:
     if r["diff"]:
         return r["diff"]
+    if r["from"] is None:  # a page's first version, against nothing: an empty text
+        return f"version {r['to']} of {r['name']} is its first, and empty\n"
     if r.get("from_name"):
         why = ""
         if a.get("from_version") is None and a.get("to_version") is None:  # the newest version is the move itself
