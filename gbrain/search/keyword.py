@@ -1762,17 +1762,21 @@ def cjk_bigrams(*texts: str) -> str:
     return " ".join(out)
 
 
-#: Thai letters and their combining marks (a run of them is written without spaces)
-_THAI_RUN = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]+")
-_THAI_CHAR = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]")
-_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}\u0e01-\u0e3a\u0e40-\u0e4e]")
+#: Thai letters and their combining marks (a run of them is written without spaces), as inclusive
+#: code point ranges, and as the body of a regular-expression class (:data:`_THAI_CHARS`, as
+#: :data:`_CJK_CHARS`): the one spelling of Thai's characters here
+_THAI_RANGES = ((0x0E01, 0x0E3A), (0x0E40, 0x0E4E))
+_THAI_CHARS = "".join(f"{chr(a)}-{chr(z)}" for a, z in _THAI_RANGES)
+_THAI_RUN = re.compile(f"[{_THAI_CHARS}]+")
+_THAI_CHAR = re.compile(f"[{_THAI_CHARS}]")
+_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}{_THAI_CHARS}]")
 #: each character of a Thai run (:data:`_THAI_RUN`: letters and combining marks, above and below
 #: vowels, tone marks…) → the private-use character U+E0xx of its code point U+0Exx: unicode61 reads
 #: private-use characters as letters (category Co), so a run is one token of letters and marks in
 #: ``search_cjk`` (:func:`thai_tokens`; it splits Thai itself at its marks), while Postgres' parser
 #: reads them as blanks: its ``search_tsv`` (which keeps the marks in Thai words and finds them)
 #: gets nothing from them, no lexeme nor length
-_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for c in (*range(0x0E01, 0x0E3B), *range(0x0E40, 0x0E4F))})
+_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for a, z in _THAI_RANGES for c in range(a, z + 1)})
 
 
 def thai_tokens(text: str) -> list[str]:
