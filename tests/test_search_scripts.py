@@ -157,7 +157,8 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     if postgres(request):
         db_path = request.getfixturevalue("pg_url")  # (a new, empty database: the brain made at v84)
     with monkeypatch.context() as m:
-        m.setattr(keyword, "_other_spellings", lambda text: [])  # (the index before v77: no other spellings,
+        m.setattr(keyword, "_other_spellings", lambda text, marks=True: [])  # (the index before v77: no other spellings,
+        m.setattr(keyword, "_bare_in_place", lambda text: text)  # no bare text (v79),
         m.setattr(keyword, "_THAI_CHAR", re.compile("(?!)"))  # no Thai bigrams)
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
         m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:76])
@@ -442,7 +443,6 @@ def test_sync_edits_renames_and_canvases_with_other_spellings_stay_a_fresh_impor
             eng.close()
 
 
-@pytest.mark.xfail(strict=True, reason="needs a schema version: a page's words with tatweel indexed without it (as harakat, v77)")
 def test_a_word_written_with_tatweel_is_found_by_the_plain_word(tmp_path, db_path):
     # (review of v77: tatweel, U+0640, only stretches a word in print, as harakat are optional; both
     # engines read it as a letter inside the word, so ``العربية`` never met ``العـــربية`` nor the title
@@ -453,9 +453,12 @@ def test_a_word_written_with_tatweel_is_found_by_the_plain_word(tmp_path, db_pat
         import_tree(b, write_tree(tmp_path / "v", notes))
         assert found(b, "العربية") == ["ar/t"]
         assert found(b, "عربي") == ["ar/t"]
+        # and the other way: a query typed with tatweel finds the plain word
+        assert found(b, "البـيـت") == [] and found(b, "بـيت") == ["ar/x"]
+        assert found(b, "لـغة") == ["ar/t"] and found(b, '"العـربية لغة"') == ["ar/t"]
+        assert verify.fresh_import_differences(b) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="needs a schema version: the bare spellings are search_words' distinct words, no phrase")
 def test_a_bare_phrase_finds_the_text_written_with_harakat(tmp_path, db_path):
     # (review of v77: a page's bare words are in search_words once each, after the title's (dict.fromkeys),
     # and a word written without marks is not there at all, so a quoted bare phrase met marked text
@@ -467,3 +470,73 @@ def test_a_bare_phrase_finds_the_text_written_with_harakat(tmp_path, db_path):
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "v", notes))
         assert found(b, '"كتب الطالب"') == ["ar/a", "ar/b"]
+        assert found(b, '"كتب الطَّالِبُ"') == ["ar/a", "ar/b"]
+        assert found(b, '"الطالب الدرس"') == ["ar/a", "ar/b"]
+        assert found(b, '"الدرس كتب"') == []
+        assert verify.fresh_import_differences(b) == {}
+
+
+def test_a_bare_word_counts_each_time_a_text_writes_it_with_harakat(tmp_path, db_path):
+    # (review of v77: the bare spellings were search_words' distinct words, so a page writing
+    # ``الطَّالِبُ`` three times held ``الطالب`` once, as a page writing it once: a tie)
+    notes = {"ar/three.md": "# أ\n\nالطَّالِبُ الطَّالِبُ الطَّالِبُ كتب\n", "ar/one.md": "# ب\n\nالطَّالِبُ كتب كتب كتب\n",
+             **{f"ar/f{i}.md": f"# ت{i}\n\nنص آخر هنا {i}\n" for i in range(4)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        score = {h["slug"]: h["score"] for h in keyword.search(b.conn, "الطالب")}
+        assert set(score) == {"ar/three", "ar/one"} and score["ar/three"] > 1.05 * score["ar/one"], score
+
+
+def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_path, monkeypatch, request):
+    """A brain made at SQLite v78 / Postgres v86 (HTML tags indexed, words with harakat bare in
+    ``search_words`` once each, tatweel a letter) after the migration: no page by a word only in a
+    tag, a bare phrase over harakat, tatweel folded in pages, names and canvas cards, with the rows a
+    fresh import gives; a page with neither keeps its rows."""
+    import re
+
+    from conftest import writable_by_this_gbrain
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    notes = {**NOTES, "ar/t.md": "# عـربـي\n\nالعـــربية لغة جميلة\n", "ar/p.md": "# ص\n\nكتب الطَّالِبُ\n",
+             "web/hub.md": '# Hub\n\n<span class="git-footer">Edit this note</span> and `<b class="kept">` code\n',
+             "en/oven.md": "# Oven notes\n\nThe oven and the apple pie, before noon.\n"}
+    tree = write_tree(tmp_path / "vault", notes)
+    canvas = {"nodes": [{"id": "c1", "type": "text", "text": "نص العـــربية", "x": 0, "y": 0, "width": 10, "height": 10},
+                        {"id": "c2", "type": "text", "text": '<div class="cardtag">Cardword</div>', "x": 0, "y": 20, "width": 10, "height": 10}],
+              "edges": []}
+    if postgres(request):
+        db_path = request.getfixturevalue("pg_url")
+    compat = keyword.compat_words
+    with monkeypatch.context() as m:
+        m.setattr(keyword, "tag_spans", lambda s: [])  # (the index before v79: tags read,
+        m.setattr(keyword, "_bare_in_place", lambda text: text)  # marked words as written in the text,
+        m.setattr(keyword, "compat_words", lambda text, marks=True: compat(text))  # their bare forms in search_words,
+        m.setattr(keyword, "_ARABIC_MARK", re.compile(keyword._ARABIC_MARK.pattern.replace("\u0640", "")))  # no tatweel)
+        m.setattr(keyword, "_SPELT", re.compile(keyword._SPELT.pattern.replace("\u0640", "")))
+        m.setenv("GBRAIN_PARSE_WORKERS", "0")
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:78])
+        m.setattr(dbmod, "SCHEMA_VERSION", 78)
+        m.setattr(pg, "PG_SCHEMA_VERSION", 86)
+        with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)
+            assert import_tree(b, tree)["ok"]
+            b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
+            assert found(b, "footer") == ["web/hub"] and found(b, "العربية") == [] and found(b, '"كتب الطالب"') == ["ar/marked"]
+            rows = b.conn.execute("SELECT slug, search_body, search_words, search_cjk, search_fold_names FROM pages "
+                                  "WHERE slug LIKE 'en/%' OR slug LIKE 'hi/%' ORDER BY slug").fetchall()
+    with Brain.open(db_path) as b:
+        c = b.conn
+        if getattr(c, "dialect", "sqlite") == "postgres":
+            assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 87
+        else:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 79
+        assert found(b, "footer") == [] and found(b, "edit") == ["web/hub"] and found(b, "kept") == ["web/hub"]
+        assert sorted(h["slug"] for h in keyword.search(c, "العربية") if h["type"] != "canvas") == ["ar/t"] and found(b, "عربي") == ["ar/t"]
+        assert found(b, '"كتب الطالب"') == ["ar/marked", "ar/p"]
+        cards = {h.get("node") for h in keyword.search(c, "العربية") if h["type"] == "canvas"}
+        assert cards == {"c1"} and not [h for h in keyword.search(c, "cardtag") if h["type"] == "canvas"]
+        assert [h.get("node") for h in keyword.search(c, "cardword") if h["type"] == "canvas"] == ["c2"]
+        assert c.execute("SELECT slug, search_body, search_words, search_cjk, search_fold_names FROM pages "
+                         "WHERE slug LIKE 'en/%' OR slug LIKE 'hi/%' ORDER BY slug").fetchall() == rows
+        assert verify.fresh_import_differences(b) == {}

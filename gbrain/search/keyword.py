@@ -596,7 +596,7 @@ def _no_compat_words(text: str) -> bool:
         unicodedata.is_normalized("NFKC", text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text))))
 
 
-def compat_words(text: str) -> list[str]:
+def compat_words(text: str, marks: bool = True) -> list[str]:
     """The words of ``text``'s NFKC form (:func:`search_form`) that are not words of ``text``
     itself, in order (repeats kept): ``"ﬁnancial ＧＰＴ４ H₂O"`` → ``["financial", "GPT4", "H2O"]``;
     ``[]`` for text that is already NFKC (nearly every page: checked first, in C). A word glued
@@ -604,7 +604,9 @@ def compat_words(text: str) -> list[str]:
     beside the text lets a plain query find compatibility characters, which neither unicode61
     nor Postgres' parser fold. Then, for a text holding an Arabic vowel mark or ``đ``
     (:data:`_SPELT`), its words' other spellings (:func:`_other_spellings`: ``الطَّالِبُ`` →
-    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85)."""
+    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85). ``marks=False``: not the
+    bare spellings of words with Arabic marks (a page's compiled truth and timeline, whose indexed
+    text has them bare in place since SQLite v79 / Postgres v87: :func:`search_text`)."""
     if text.isascii():
         return []
     # (one search for both kinds of letter, as _no_compat_words searched for its letters alone)
@@ -625,11 +627,11 @@ def compat_words(text: str) -> list[str]:
             else:
                 out.append(tok)
     if spelt:
-        out += _other_spellings(text)
+        out += _other_spellings(text, marks)
     return out
 
 
-def _other_spellings(text: str) -> list[str]:
+def _other_spellings(text: str, marks: bool = True) -> list[str]:
     """The other spellings a query may write ``text``'s words in, in order, repeats kept (SQLite
     v77 / Postgres v85): a word written with Arabic vowel marks (:data:`_ARABIC_MARK`, harakat:
     optional in writing) bare (``الطَّالِبُ`` → ``الطالب``: unicode61 splits the marked word at its
@@ -640,7 +642,7 @@ def _other_spellings(text: str) -> list[str]:
     alone, ``Dorde``, never met a ``dj`` prefix). Work grows with the marks and ``đ`` words found,
     not the text (a text's words are not listed)."""
     out: list[str] = []
-    if _ARABIC_MARK.search(text):
+    if marks and _ARABIC_MARK.search(text):
         form = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
         end = 0
         for m in _ARABIC_MARK.finditer(form):
@@ -864,11 +866,30 @@ def drop_tags(s: str) -> str:
     another's for a space; code spans and fenced code (:func:`_code_ranges`) keep theirs as
     written, and plain text its ``<`` (``a < b``, ``x<y``, ``List<String>``, a placeholder
     ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
-    comments are not looked at here (:data:`_COMMENT`)."""
-    if "<" not in s:
+    comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`' (the
+    index leaves out the same, :func:`search_text`)."""
+    spans = tag_spans(s)
+    if not spans:
         return s
     out: list[str] = []
     at = 0
+    for a, z, inline in spans:
+        out.append(s[at:a])
+        out.append("" if inline else " ")
+        at = z
+    out.append(s[at:])
+    return "".join(out)
+
+
+def tag_spans(s: str) -> list[tuple[int, int, bool]]:
+    """The HTML tags of ``s`` a reader of the rendered note does not see, in order, as
+    ``(start, end, inline)`` (``s[start:end]`` the tag; ``inline``: an inline element's,
+    :data:`_INLINE_NAMES`, read without a space in its place): the rules of :func:`drop_tags`
+    (a tag of an HTML element or with an attribute given a value, outside code spans and fenced
+    code; a plain ``<`` is text). ``[]`` for a text without ``<`` (one ``in``)."""
+    if "<" not in s:
+        return []
+    out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
     for m in _HTML_TAG.finditer(s):
         name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
@@ -880,13 +901,8 @@ def drop_tags(s: str) -> str:
         k = bisect.bisect_right(code, (a, len(s) + 1)) - 1
         if k >= 0 and code[k][1] > a:
             continue  # (inside code: text as written)
-        out.append(s[at:a])
-        out.append("" if name in _INLINE_NAMES else " ")
-        at = m.end()
-    if not out:
-        return s
-    out.append(s[at:])
-    return "".join(out)
+        out.append((a, m.end(), name in _INLINE_NAMES))
+    return out
 
 
 def _shown(name: str, hidden: str) -> str:
@@ -1017,17 +1033,20 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
     return re.compile(_marks_class(True)), re.compile(rf"[^\W_](?:[^\W_]|{_marks_class()})*(?:\*)?|\*")
 
 
-#: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…): optional in
-#: writing, so a query word written with them is searched without them too (:func:`_terms`), and a
-#: text written with them is indexed bare too (:func:`compat_words`, SQLite v77 / Postgres v85)
-_ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…) and tatweel (U+0640,
+#: which only stretches a word in print; since SQLite v79 / Postgres v87): optional in writing, so a
+#: query word written with them is searched without them too (:func:`_terms`), a page's text written
+#: with them is indexed bare in their place (:func:`search_text`, v79 / v87: phrases and term
+#: frequency as the text's), and a name, frontmatter value or canvas card's words bare beside them
+#: (:func:`compat_words`, SQLite v77 / Postgres v85)
+_ARABIC_MARK = re.compile("[\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
 #: a run of word characters and Arabic vowel marks (:func:`_other_spellings`: a marked word)
 _WORD_OR_MARK = re.compile("(?:[^\\W_]|" + _ARABIC_MARK.pattern + ")+")
 #: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
 _DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
 #: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
-_SPELT = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
+_SPELT = re.compile("[\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
 #: a character :func:`compat_words` looks for: a letter :data:`_LETTERS` folds or one of :data:`_SPELT`
 _LETTERS_SPELT = re.compile(_LETTERS.pattern[:-1] + _SPELT.pattern[1:])
 
@@ -1981,22 +2000,29 @@ _PG_HEAD_TEXT = _INDEXED_TEXT.format(sep="E'\\n'")
 
 
 def search_text(text: str, unread: list | None = None, extra: list | tuple = ()) -> str | None:
-    """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline):
-    ``text`` with the addresses a reader does not read blanked, each character a space
-    (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased wiki
-    link's target, an attachment embed's file name, a URL's scheme), so the same length and the
-    same lines; None when there is none (the index reads ``text`` itself: ``pages.search_body``
-    and ``search_timeline`` are NULL, ``page_fts``'s content view and Postgres' ``search_tsv``
-    take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``.
-    ``unread``: the text's blocks the parser reads no link in, from the page's parse
+    """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline, a
+    canvas card's text): ``text`` with what a reader does not read blanked, each character a
+    space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
+    wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
+    Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
+    class="git-footer">``'s ``span``, ``git``, ``footer`` found every obsidian-hub page), and each
+    word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
+    moved after it as spaces (:func:`_bare_in_place`: ``كَتَبَ`` → ``كتب   ``), so the same length
+    and the same lines; None when nothing changes (the index reads ``text`` itself:
+    ``pages.search_body`` and ``search_timeline`` are NULL, ``page_fts``'s content view and
+    Postgres' ``search_tsv`` take ``coalesce``). Search matches a link's label, not ``deals`` in
+    ``(../deals/acme.md)``, and a bare phrase a text written with harakat, each word as often as
+    written. ``unread``: the text's blocks the parser reads no link in, from the page's parse
     (:meth:`~gbrain.page.markdown.Page.part_unread`; None: parsed again where needed).
     ``extra``: more address spans (a Notion relation's paths,
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
-    if extra:
-        spans = sorted([*spans, *extra])
+    tags = tag_spans(text)
+    if extra or tags:
+        spans = sorted([*spans, *extra, *((a, z) for a, z, _ in tags)])
+    bare = not text.isascii() and _ARABIC_MARK.search(text) is not None
     if not spans:
-        return None
+        return _bare_in_place(text) if bare else None
     out, at = [], 0
     for a, z in spans:
         if z <= at:  # (inside a span already blanked: a scheme in a link's URL)
@@ -2006,7 +2032,21 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
         out.append(" " * (z - a))
         at = z
     out.append(text[at:])
-    return "".join(out)
+    return _bare_in_place("".join(out)) if bare else "".join(out)
+
+
+def _bare_word(m: "re.Match[str]") -> str:
+    w = m.group()
+    b = _ARABIC_MARK.sub("", w)
+    return b + " " * (len(w) - len(b))
+
+
+def _bare_in_place(text: str) -> str:
+    """``text`` with each word holding an Arabic vowel mark or tatweel (:data:`_ARABIC_MARK`; a
+    run of :data:`_WORD_OR_MARK`) written bare, as many spaces after it as it had marks (same
+    length, same lines: :func:`search_text`). unicode61 split such a word at its marks and
+    Postgres' parser kept it whole with them, so neither met the bare query word."""
+    return _WORD_OR_MARK.sub(lambda m: _bare_word(m) if _ARABIC_MARK.search(m.group()) else m.group(), text)
 
 
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
@@ -2041,7 +2081,7 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
             for tok in _WORD.findall(text):
                 if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
                     words += [w for w in _UNSPACED.split(tok) if w]
-        compat += compat_words(text)
+        compat += compat_words(text, marks=False)  # (its words with Arabic marks are bare in search_text's text)
     for text in names:
         compat += compat_words(text or "")
     values: list[str] = []
