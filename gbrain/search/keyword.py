@@ -3974,7 +3974,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
            f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
-           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
+           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
@@ -4000,14 +4000,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
-        if r[-5] is not None:
-            copies[pid] = r[-5]
+        if r[-6] is not None:
+            copies[pid] = r[-6]
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):
             flags[pid] = (a_on, r[4], b_words)
-            texts.append((pid, *r[-4:]))
+            texts.append((pid, *r[-5:]))
     # as on SQLite (_rank): a query word names the page only when its title, an alias or its
     # path holds it as written (names_word), not a word sharing its 'english' stem, and not a
     # word its path holds only in a folder of many pages (_folder_names); the name evidence is
@@ -4015,13 +4015,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # query's words only by their stem weighs 0 in the page's BM25. The names' texts of the
     # pages a name field matched come with the ranking's rows (no statement of their own)
     folder_name = _folder_names(lambda word: _paths_holding_pg(conn, word))
-    for pid, title, aliases, path, headings in texts:
+    for pid, title, aliases, path, headings, fold_names in texts:
         a_on, b_on, b_words = flags[pid]
         stem = ""
         named = [False] * nw
         # (folded[j] in held: the word as written, names_word's first test, without a call)
-        if any(a_on):  # A (title, aliases): per query word, as on SQLite
-            held = name_words(title) | name_words(aliases or "")
+        if any(a_on):  # A (title, aliases): per query word, as on SQLite; the names' folded words too (weight A,
+            # SQLite's ``folds`` signal: a title's ``dj`` spelling, ``Đorđe`` → ``Djordje``, names it as written)
+            held = name_words(title) | name_words(aliases or "") | (name_words(fold_names) if fold_names else set())
             for j, word in enumerate(words):
                 named[j] = bool(a_on[j] and (not NAME_AS_WRITTEN or folded[j] in held or names_word(word, held, word in prefixes)))
             stem += "" if any(named) else "A"
