@@ -402,20 +402,20 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
     unicode61 splits it into, ``الم ل ح ظ ات``). A word some page holds with its marks stays
     (searched bare too: :func:`_terms`). A query without such marks is returned at once (one
     regular-expression search); ``memo``: as in :func:`dj_spelled`."""
-    if not query or query.isascii() or not _ARABIC_MARK.search(query):
+    if not query or query.isascii() or not _ARABIC_FOLDS.search(query):
         return query
     key = ("harakat_bare", query)
     if memo is not None and key in memo:
         return memo[key]
     word = _script_marks()[1]
-    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_MARK.search(m.group())
-              and _ARABIC_MARK.sub("", m.group())]
+    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_FOLDS.search(m.group())
+              and arabic_bare(m.group())]
     held = _held_terms(conn, list(dict.fromkeys(m.group().lower() for m in marked[:NAME_WORDS]))) if marked else set()
     out, pos = [], 0
     for m in marked[:NAME_WORDS]:  # (the first NAME_WORDS such words; the others stay as typed)
         if m.group().lower() in held:
             continue
-        out += [query[pos:m.start()], _ARABIC_MARK.sub("", m.group())]
+        out += [query[pos:m.start()], arabic_bare(m.group())]
         pos = m.end()
     answer = "".join(out) + query[pos:]
     if memo is not None:
@@ -642,10 +642,10 @@ def _other_spellings(text: str, marks: bool = True) -> list[str]:
     alone, ``Dorde``, never met a ``dj`` prefix). Work grows with the marks and ``đ`` words found,
     not the text (a text's words are not listed)."""
     out: list[str] = []
-    if marks and _ARABIC_MARK.search(text):
+    if marks and _ARABIC_FOLDS.search(text):
         form = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
         end = 0
-        for m in _ARABIC_MARK.finditer(form):
+        for m in _ARABIC_FOLDS.finditer(form):
             i = m.start()
             if i < end:  # (a mark of the word just taken)
                 continue
@@ -653,7 +653,7 @@ def _other_spellings(text: str, marks: bool = True) -> list[str]:
             while a > 0 and _WORD_OR_MARK.match(form, a - 1, a):
                 a -= 1
             end = _WORD_OR_MARK.match(form, i).end()
-            bare = _ARABIC_MARK.sub("", form[a:end])
+            bare = arabic_bare(form[a:end])
             if bare:
                 out.append(bare)
     if "đ" in text or "Đ" in text:
@@ -1040,13 +1040,27 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
 #: frequency as the text's), and a name, frontmatter value or canvas card's words bare beside them
 #: (:func:`compat_words`, SQLite v77 / Postgres v85)
 _ARABIC_MARK = re.compile("[\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: the alef written with a hamza or madda (``أ إ آ``) → the bare alef ``ا``, as harakat are dropped
+#: (SQLite v79 / Postgres v87: ``اسلام`` finds ``إسلام``; their decomposed forms are ``ا`` with a mark
+#: of :data:`_ARABIC_MARK`, U+0653–0655, bare already; the exact-name keys fold them too, ``SCRIPT_ACCENTS``)
+_ALEF_FOLD = str.maketrans("\u0622\u0623\u0625", "\u0627\u0627\u0627")
+#: a character :func:`arabic_bare` drops or folds: an Arabic mark or tatweel, an alef with hamza or madda
+_ARABIC_FOLDS = re.compile(_ARABIC_MARK.pattern[:-1] + "\u0622\u0623\u0625]")
 #: a run of word characters and Arabic vowel marks (:func:`_other_spellings`: a marked word)
 _WORD_OR_MARK = re.compile("(?:[^\\W_]|" + _ARABIC_MARK.pattern + ")+")
+
+
+def arabic_bare(word: str) -> str:
+    """``word`` as search reads Arabic (SQLite v79 / Postgres v87 for tatweel and the alefs; v77 /
+    v85 harakat): its vowel marks and tatweel dropped (:data:`_ARABIC_MARK`), ``أ إ آ`` as ``ا``
+    (:data:`_ALEF_FOLD`): ``الطَّالِبُ`` → ``الطالب``, ``العـــربية`` → ``العربية``, ``إسلام`` → ``اسلام``;
+    other characters as they are. Used for the query's words and the index's alike."""
+    return _ARABIC_MARK.sub("", word).translate(_ALEF_FOLD)
 #: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
 _DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
 #: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
-_SPELT = re.compile("[\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
+_SPELT = re.compile("[\u0610-\u061a\u0622\u0623\u0625\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
 #: a character :func:`compat_words` looks for: a letter :data:`_LETTERS` folds or one of :data:`_SPELT`
 _LETTERS_SPELT = re.compile(_LETTERS.pattern[:-1] + _SPELT.pattern[1:])
 
@@ -1569,7 +1583,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
             parts += _terms(raw[0], rx, stem=False, pieces=pieces)
         elif words:
             forms = [raw]
-            bare = [w if w.isascii() else _ARABIC_MARK.sub("", w) for w in raw]
+            bare = [w if w.isascii() else arabic_bare(w) for w in raw]
             if bare != raw and all(w.strip("*") for w in bare):  # (Arabic vowel marks are optional: the phrase without them too)
                 forms.append(bare)
             for sp in spelled:
@@ -1700,7 +1714,7 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
         w = w.rstrip("*")
         if not w:
             continue
-        bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
+        bare = w if w.isascii() else arabic_bare(w)
         star = "*" if prefix else ""
         if pieces and prefix and _THAI_RUN.fullmatch(w):
             # (SQLite, a Thai prefix written with a mark: the phrase of its Thai bigrams, marks kept,
@@ -2020,7 +2034,7 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     tags = tag_spans(text)
     if extra or tags:
         spans = sorted([*spans, *extra, *((a, z) for a, z, _ in tags)])
-    bare = not text.isascii() and _ARABIC_MARK.search(text) is not None
+    bare = not text.isascii() and _ARABIC_FOLDS.search(text) is not None
     if not spans:
         return _bare_in_place(text) if bare else None
     out, at = [], 0
@@ -2037,7 +2051,7 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
 
 def _bare_word(m: "re.Match[str]") -> str:
     w = m.group()
-    b = _ARABIC_MARK.sub("", w)
+    b = arabic_bare(w)
     return b + " " * (len(w) - len(b))
 
 
@@ -2046,7 +2060,7 @@ def _bare_in_place(text: str) -> str:
     run of :data:`_WORD_OR_MARK`) written bare, as many spaces after it as it had marks (same
     length, same lines: :func:`search_text`). unicode61 split such a word at its marks and
     Postgres' parser kept it whole with them, so neither met the bare query word."""
-    return _WORD_OR_MARK.sub(lambda m: _bare_word(m) if _ARABIC_MARK.search(m.group()) else m.group(), text)
+    return _WORD_OR_MARK.sub(lambda m: _bare_word(m) if _ARABIC_FOLDS.search(m.group()) else m.group(), text)
 
 
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
@@ -3584,7 +3598,7 @@ def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
     """Whether ``parts`` (:func:`pg_parts`) hold a phrase, a prefix or a word written with Arabic
     vowel marks (with its bare spelling, a part the query's words do not hold: :func:`_terms`)
     (plain words take the word-list SQL of :func:`_pg_tsquery`)."""
-    return any(kind != "word" or _ARABIC_MARK.search(text) for kind, text in parts)
+    return any(kind != "word" or _ARABIC_FOLDS.search(text) for kind, text in parts)
 
 
 #: Postgres: a prefix's tsquery in one configuration: the word as ``plainto_tsquery`` reads it

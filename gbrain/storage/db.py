@@ -2754,18 +2754,18 @@ def rederive_unread_and_bare_pages(conn) -> int:
     derived row can change) of the pages whose compiled truth or timeline holds an HTML tag a
     reader does not see (:func:`gbrain.search.keyword.tag_spans`; SQL's ``LIKE '%<%'`` first) or
     whose text, title, aliases or frontmatter holds an Arabic vowel mark or tatweel
-    (``keyword._ARABIC_MARK``; Postgres selects them in the server, SQLite reads the non-ASCII
+    (``keyword._ARABIC_FOLDS``, an alef with hamza or madda too; Postgres selects them in the server, SQLite reads the non-ASCII
     texts by id, :func:`keyset_batches`) (:func:`rederive_page_ids`: a parse each, the columns
     written where they differ). For SQLite v79 / Postgres v87, in the caller's transaction.
     Returns how many pages were parsed."""
-    from ..search.keyword import _ARABIC_MARK, tag_spans
+    from ..search.keyword import _ARABIC_FOLDS, tag_spans
 
-    marks = _ARABIC_MARK.search
+    marks = _ARABIC_FOLDS.search
     cols = "id, compiled_truth, timeline, frontmatter, title, search_aliases"
     if is_postgres(conn):
         where = ("compiled_truth LIKE '%<%' OR timeline LIKE '%<%' "
                  "OR concat_ws(' ', compiled_truth, timeline, frontmatter::text, title, search_aliases) ~ ?")
-        params: tuple = (_ARABIC_MARK.pattern,)
+        params: tuple = (_ARABIC_FOLDS.pattern,)
     else:
         where, params = "", ()
     ids = []
@@ -2783,16 +2783,16 @@ def recard_unread_and_bare(conn) -> int:
     ``<`` or an Arabic vowel mark or tatweel, writing the ones that differ and indexing them again
     (SQLite's ``canvas_fts`` by 'delete' and insert around the UPDATE, :func:`set_card_words`'s
     way; Postgres' trigger). For SQLite v79 / Postgres v87. Returns how many changed."""
-    from ..search.keyword import _ARABIC_MARK, card_words, search_text
+    from ..search.keyword import _ARABIC_FOLDS, card_words, search_text
 
     n = 0
     pg = is_postgres(conn)
     cols = ", ".join(_CANVAS_FTS)
     vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
     for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", "text LIKE '%<%' OR text ~ ?" if pg else "",
-                               (_ARABIC_MARK.pattern,) if pg else ()):
+                               (_ARABIC_FOLDS.pattern,) if pg else ()):
         for cid, text, search, words in rows:
-            if not text or not ("<" in text or (not text.isascii() and _ARABIC_MARK.search(text))):
+            if not text or not ("<" in text or (not text.isascii() and _ARABIC_FOLDS.search(text))):
                 continue
             new_search = search_text(text)
             new_words = card_words(text if new_search is None else new_search)
