@@ -8,6 +8,9 @@ real trees, beside a baseline checkout, same run.
   alternated, ``--rounds`` each: CPU-seconds (``RUSAGE_CHILDREN``);
 * ``size``: the keyword index of each side's brain: ``page_fts``' shadow tables' bytes (``dbstat``)
   after ``VACUUM``, the pages with ``search_body`` set, ``search_words``' bytes;
+* ``text``: ``search_text`` of each page's compiled truth and timeline and ``search_words`` over the
+  stored pages (``unread=None``: the parse's code blocks looked for again), this tree and the baseline
+  alternated, best of 3 in each of ``--rounds`` processes: the added work without the import's noise;
 * ``counts``: each side's hits (``keyword.search``, limit 1000) for ``--queries`` (default
   ``footer,span,button,git-footer``) and, on the new side, each first hit's snippet marked or not;
 * ``migration``: a brain imported by the baseline opened by this tree (the upgrade runs) beside the
@@ -60,6 +63,24 @@ with Brain.open(sys.argv[1]) as b:
     else:
         v = b.conn.execute("PRAGMA user_version").fetchone()[0]
 print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() - w0, "version": v}))
+"""
+
+TEXT = """
+import json, sys, time
+import sqlite3
+from gbrain.search.keyword import search_text, search_words
+conn = sqlite3.connect(sys.argv[1])
+rows = conn.execute("SELECT compiled_truth, timeline, frontmatter, title, path FROM pages").fetchall()
+best = None
+for _ in range(int(sys.argv[2])):
+    t = time.process_time()
+    for ct, tl, fm, title, path in rows:
+        search_text(ct or "")
+        search_text(tl or "")
+        search_words(ct or "", tl or "", json.loads(fm) if fm else {}, (title or "", path or ""))
+    d = time.process_time() - t
+    best = d if best is None else min(best, d)
+print(json.dumps({"cpu": best, "pages": len(rows)}))
 """
 
 COUNTS = """
@@ -126,7 +147,7 @@ def main() -> None:
         print(f"tree {a.tree}; base {a.base}; load {load()}")
         cpu: dict[str, list[float]] = {"base": [], "this": []}
         rounds = a.rounds if "import" in parts else 1
-        if set(parts) & {"import", "size", "counts", "migration"}:
+        if set(parts) & {"import", "size", "counts", "migration", "text"}:
             for i in range(rounds):
                 for side, tree in (sides.items() if i % 2 == 0 else reversed(sides.items())):
                     brain = tmp / f"{side}-{i}.db"
@@ -139,6 +160,15 @@ def main() -> None:
             b, t = statistics.median(cpu["base"]), statistics.median(cpu["this"])
             print(f"import: median CPU base {b:.2f} s, this {t:.2f} s ({t / b:.3f}x, {t - b:+.2f} s); "
                   f"min {min(cpu['base']):.2f} / {min(cpu['this']):.2f} s")
+        if "text" in parts:
+            got: dict[str, list[float]] = {"base": [], "this": []}
+            for i in range(a.rounds):
+                for side, tree in (sides.items() if i % 2 == 0 else reversed(sides.items())):
+                    _, _, out = run(TEXT, tree, str(brains["this"]), "3")
+                    got[side].append(json.loads(out)["cpu"])
+            b, t = min(got["base"]), min(got["this"])
+            print(f"text ({json.loads(out)['pages']} pages, search_text of each part + search_words): best CPU base {b * 1000:.1f} ms, "
+                  f"this {t * 1000:.1f} ms ({t / b:.3f}x, {t - b:+.4f} s; load {load()})")
         if "counts" in parts:
             for side, tree in sides.items():
                 _, _, out = run(COUNTS, tree, str(brains[side]), a.queries)
