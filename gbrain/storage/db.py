@@ -2731,12 +2731,14 @@ def _m78_logseq_old_folders(conn: sqlite3.Connection) -> None:
     (:func:`rederive_logseq_old_folders`)."""
     rederive_logseq_old_folders(conn)
 
+
 def _m79_unread_and_bare_text(conn: sqlite3.Connection) -> None:
     """(SQLite v79 / Postgres v87) the index reads a page's text without the HTML tags a rendered
-    note does not show (``<span class="git-footer">``: ``search footer`` found every obsidian-hub
+    note does not show (``<span class="git-footer">``: ``search span`` found every obsidian-hub
     page) and with its words written with Arabic vowel marks or tatweel bare in place
     (``keyword.search_text``: a bare phrase finds ``كَتَبَ الطَّالِبُ``, each word counted as often
-    as written; tatweel, U+0640, folded as harakat are, in a name's and a card's words too):
+    as written; tatweel, U+0640, and ``أ إ آ`` → ``ا`` folded as harakat are, in a name's and a card's
+    words too):
     :func:`rederive_unread_and_bare_pages`, then the canvas cards likewise
     (:func:`recard_unread_and_bare`); Postgres' did-you-mean vocabulary is made again where a
     page changed."""
@@ -2752,10 +2754,11 @@ _UNREAD_AND_BARE_COLUMNS = ("search_body", "search_timeline", "search_words", "s
 def rederive_unread_and_bare_pages(conn) -> int:
     """Derive again the search columns (:data:`_UNREAD_AND_BARE_COLUMNS`, ``rows=False``: no
     derived row can change) of the pages whose compiled truth or timeline holds an HTML tag a
-    reader does not see (:func:`gbrain.search.keyword.tag_spans`; SQL's ``LIKE '%<%'`` first) or
-    whose text, title, aliases or frontmatter holds an Arabic vowel mark or tatweel
-    (``keyword._ARABIC_FOLDS``, an alef with hamza or madda too; Postgres selects them in the server, SQLite reads the non-ASCII
-    texts by id, :func:`keyset_batches`) (:func:`rederive_page_ids`: a parse each, the columns
+    reader does not see (:func:`gbrain.search.keyword.tag_spans`) or whose text, title, aliases or
+    frontmatter holds an Arabic vowel mark, tatweel or an alef with hamza or madda
+    (``keyword._ARABIC_FOLDS``; Postgres selects the candidates in the server, ``LIKE '%<%'`` or
+    the class; SQLite reads every page's texts by id, :func:`keyset_batches`, and looks in Python)
+    (:func:`rederive_page_ids`: a parse each, the columns
     written where they differ). For SQLite v79 / Postgres v87, in the caller's transaction.
     Returns how many pages were parsed."""
     from ..search.keyword import _ARABIC_FOLDS, tag_spans
