@@ -559,3 +559,17 @@ def test_an_alef_with_hamza_or_madda_is_found_by_the_bare_alef(tmp_path, db_path
         assert found(b, '"الاسلام في اسيا"') == ["ar/h"]
         assert keyword.search(b.conn, "اسلام")[0]["signals"] != ["body"]  # (its title names it)
         assert verify.fresh_import_differences(b) == {}
+
+
+def test_a_snippet_shows_the_text_as_written_with_its_harakat(tmp_path, db_path):
+    # (v79 indexes such words bare in place, and a snippet is cut from the indexed text: it showed
+    # ``كتب الطالب`` for ``كَتَبَ الطَّالِبُ``; the hits are mapped back onto the text as written,
+    # each over its whole word)
+    notes = {"ar/a.md": "# درس\n\nكَتَبَ الطَّالِبُ الدَّرْسَ في العـــربية [رابط](https://x.org/a)\n", "ar/x.md": "# بيت\n\nنص\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        for query, words in (("الطالب", ["الطَّالِبُ"]), ("العربية", ["العـــربية"]), ('"كتب الطالب"', ["كَتَبَ", "الطَّالِبُ"])):
+            hit = keyword.search(b.conn, query)[0]
+            assert hit["slug"] == "ar/a" and "كَتَبَ الطَّالِبُ الدَّرْسَ في العـــربية رابط" in hit["snippet"], (query, hit)
+            # (SQLite marks a phrase as one hit, Postgres each word)
+            assert " ".join(hit["snippet"][x:y] for x, y in hit["highlights"]) == " ".join(words), (query, hit)

@@ -2063,6 +2063,38 @@ def _bare_in_place(text: str) -> str:
     return _WORD_OR_MARK.sub(lambda m: _bare_word(m) if _ARABIC_FOLDS.search(m.group()) else m.group(), text)
 
 
+#: a hit mark (:func:`as_written`)
+_HIT_SPLIT = re.compile(f"([{HIT_ON}{HIT_OFF}])")
+#: an Arabic letter or mark (:func:`_with_snippets`: a marked text that may have been indexed bare)
+_ARABIC_CHAR = re.compile("[\u0600-\u06ff]")
+
+
+def as_written(marked: str, original: str) -> str:
+    """``marked`` (the text the index read, :func:`search_text`'s, with hit marks) with its hits
+    put on ``original`` (the text as written, of the same length: an address or tag blanked and a
+    word written bare in place keep every position), each hit ending inside a word of ``original``
+    (a word written with Arabic marks, found bare) widened to the word's end: a snippet shows
+    ``كَتَبَ الطَّالِبُ``, not ``كتب الطالب``. ``marked`` itself when the lengths differ."""
+    if len(marked) - marked.count(HIT_ON) - marked.count(HIT_OFF) != len(original):
+        return marked
+    out: list[str] = []
+    at = i = 0  # (characters of original written; position in the indexed text, marks not counted)
+    for piece in _HIT_SPLIT.split(marked):
+        if piece == HIT_ON or piece == HIT_OFF:
+            if piece == HIT_OFF and 0 < at < len(original) and _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
+                end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+                out.append(original[at:end])
+                at = end
+            out.append(piece)
+            continue
+        i += len(piece)
+        if i > at:
+            out.append(original[at:i])
+            at = i
+    out.append(original[at:])
+    return "".join(out)
+
+
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
 FRONTMATTER_NAMED = frozenset({"title", "aliases", "alias"})
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
@@ -4454,6 +4486,16 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     # spelling's words too, ``"djordje balasevic"`` → ``Đorđe``: _spelled_words)
     marks = _spelled_words(query, spelled)
     cjk = not query.isascii() and _CJK_RUN.search(query) is not None
+
+    def written(pid: int, marked: str) -> str:
+        # (a text holding Arabic may have been indexed with words bare in place, search_text: its
+        # hits put on the text as written, as_written; one read of the page's text, for such hits only)
+        if not _ARABIC_CHAR.search(marked):
+            return marked
+        r = conn.execute("SELECT compiled_truth, timeline FROM pages WHERE id = ?", (int(pid),)).fetchone()
+        original = (r[0] or "") + "\n" + (r[1] or "") if r is not None else ""
+        return as_written(marked, original) if _ARABIC_FOLDS.search(original) else marked
+
     if is_postgres(conn):
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
@@ -4468,7 +4510,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
             # (a text holding a letter fold_letters spells in ASCII is marked in Python: the
             # engine's marks miss `Łukasz` found as `lukasz`)
             if r["head"] is not None and HIT_ON in r["head"] and not cjk and not _LETTERS.search(r["head"]):
-                snip[int(r["id"])] = snippet_of(_whole_marks(r["head"], query))
+                snip[int(r["id"])] = snippet_of(_whole_marks(written(r["id"], r["head"]), query))
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
@@ -4495,7 +4537,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         for i, text in _body_rows(conn, body_of, small, marked=True):
             found.add(i)
             if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above; each mark over whole words: _whole_marks)
-                snip[i] = snippet_of(_whole_marks(text, query))
+                snip[i] = snippet_of(_whole_marks(written(i, text), query))
     if body is not None:
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
@@ -4505,7 +4547,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         for r in conn.execute(f"SELECT id, title, size, frontmatter_raw, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
             marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], marks) else None
             if marked is not None:
-                snip[r["id"]] = snippet_of(marked)
+                snip[r["id"]] = snippet_of(written(r["id"], marked))
             else:  # found by a property's words alone (search_words): that property
                 snip[r["id"]] = _property_snippet(r["frontmatter_raw"] or "", words) or (
                     snippet_of(_NOT_SHOWN.sub("", r["head"][: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
