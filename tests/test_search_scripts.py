@@ -573,3 +573,21 @@ def test_a_snippet_shows_the_text_as_written_with_its_harakat(tmp_path, db_path)
             assert hit["slug"] == "ar/a" and "كَتَبَ الطَّالِبُ الدَّرْسَ في العـــربية رابط" in hit["snippet"], (query, hit)
             # (SQLite marks a phrase as one hit, Postgres each word)
             assert " ".join(hit["snippet"][x:y] for x, y in hit["highlights"]) == " ".join(words), (query, hit)
+
+
+def test_the_v79_migration_reads_frontmatter_of_either_engine(tmp_path, db_path):
+    # (Postgres hands jsonb back as a dict: the page selected by its frontmatter's tatweel is parsed
+    # again, its value's bare word found; a page with a tag only gets its indexed text, no parse)
+    from gbrain.storage import db as dbmod
+
+    notes = {"ar/f.md": "---\nsubject: العـــربية\n---\n# نص\n\nنص\n", "web/t.md": "# T\n\n<div class=\"box\">Visible</div>\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        fresh = b.conn.execute("SELECT slug, search_body, search_words FROM pages ORDER BY slug").fetchall()
+        b.conn.execute("UPDATE pages SET search_body = NULL, search_words = ''")
+        b.conn.commit()
+        assert found(b, "العربية") == [] and found(b, "box") == ["web/t"]
+        assert dbmod.rederive_unread_and_bare_pages(b.conn) == 2
+        b.conn.commit()
+        assert b.conn.execute("SELECT slug, search_body, search_words FROM pages ORDER BY slug").fetchall() == fresh
+        assert found(b, "العربية") == ["ar/f"] and found(b, "box") == [] and found(b, "visible") == ["web/t"]

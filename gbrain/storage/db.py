@@ -2752,32 +2752,42 @@ _UNREAD_AND_BARE_COLUMNS = ("search_body", "search_timeline", "search_words", "s
 
 
 def rederive_unread_and_bare_pages(conn) -> int:
-    """Derive again the search columns (:data:`_UNREAD_AND_BARE_COLUMNS`, ``rows=False``: no
-    derived row can change) of the pages whose compiled truth or timeline holds an HTML tag a
-    reader does not see (:func:`gbrain.search.keyword.tag_spans`) or whose text, title, aliases or
-    frontmatter holds an Arabic vowel mark, tatweel or an alef with hamza or madda
-    (``keyword._ARABIC_FOLDS``; Postgres selects the candidates in the server, ``LIKE '%<%'`` or
-    the class; SQLite reads every page's texts by id, :func:`keyset_batches`, and looks in Python)
-    (:func:`rederive_page_ids`: a parse each, the columns
-    written where they differ). For SQLite v79 / Postgres v87, in the caller's transaction.
-    Returns how many pages were parsed."""
-    from ..search.keyword import _ARABIC_FOLDS, tag_spans
+    """Derive again the search columns v79's rules can change for the pages they touch: a page
+    whose text, title, aliases or frontmatter holds an Arabic vowel mark, tatweel or an alef with
+    hamza or madda (``keyword._ARABIC_FOLDS``) is parsed again (:func:`rederive_page_ids`,
+    ``rows=False``, :data:`_UNREAD_AND_BARE_COLUMNS`: its words and names' words change too); a
+    page whose compiled truth or timeline holds an HTML tag a reader does not see
+    (:func:`gbrain.search.keyword.tag_spans`) and no such letter has ``search_body`` /
+    ``search_timeline`` computed from its stored text as a save computes them
+    (``keyword.search_text`` with its Notion relation spans; no parse: a page's ``search_words``
+    is no function of its tags), written where they differ. Postgres selects the candidates in the
+    server (``LIKE '%<%'`` or the class), SQLite reads every page's texts by id
+    (:func:`keyset_batches`) and looks in Python. For SQLite v79 / Postgres v87, in the caller's
+    transaction. Returns how many pages were parsed or written."""
+    from ..page.markdown import notion_relation_spans
+    from ..search.keyword import _ARABIC_FOLDS, search_text, tag_spans
 
     marks = _ARABIC_FOLDS.search
-    cols = "id, compiled_truth, timeline, frontmatter, title, search_aliases"
+    cols = "id, compiled_truth, timeline, frontmatter, title, search_aliases, path, search_body, search_timeline"
     if is_postgres(conn):
         where = ("compiled_truth LIKE '%<%' OR timeline LIKE '%<%' "
                  "OR concat_ws(' ', compiled_truth, timeline, frontmatter::text, title, search_aliases) ~ ?")
         params: tuple = (_ARABIC_FOLDS.pattern,)
     else:
         where, params = "", ()
-    ids = []
+    ids, updates = [], []
     for rows in keyset_batches(conn, "pages", cols, where, params):
         for r in rows:
             ct, tl = r[1] or "", r[2] or ""
-            if tag_spans(ct) or tag_spans(tl) or any(x and not x.isascii() and marks(x) for x in r[1:]):
+            fm = r[3] if r[3] is None or isinstance(r[3], str) else json.dumps(r[3], ensure_ascii=False)  # (Postgres: jsonb)
+            if any(x and not x.isascii() and marks(x) for x in (ct, tl, fm, r[4], r[5])):
                 ids.append(r[0])
-    return rederive_page_ids(conn, ids, rows=False, only=_UNREAD_AND_BARE_COLUMNS)
+            elif tag_spans(ct) or tag_spans(tl):
+                new = (search_text(ct, None, notion_relation_spans(ct, r[6])), search_text(tl))
+                if new != (r[7], r[8]):
+                    updates.append((*new, r[0]))
+    n = _batched_update(conn, "UPDATE pages SET search_body = ?, search_timeline = ? WHERE id = ?", updates)
+    return n + rederive_page_ids(conn, ids, rows=False, only=_UNREAD_AND_BARE_COLUMNS)
 
 
 def recard_unread_and_bare(conn) -> int:
