@@ -4490,7 +4490,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     def written(pid: int, marked: str) -> str:
         # (a text holding Arabic may have been indexed with words bare in place, search_text: its
         # hits put on the text as written, as_written; one read of the page's text, for such hits only)
-        if not _ARABIC_CHAR.search(marked):
+        if marked.isascii() or not _ARABIC_CHAR.search(marked):
             return marked
         r = conn.execute("SELECT compiled_truth, timeline FROM pages WHERE id = ?", (int(pid),)).fetchone()
         original = (r[0] or "") + "\n" + (r[1] or "") if r is not None else ""
