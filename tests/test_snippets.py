@@ -237,6 +237,24 @@ def test_a_snippet_shows_no_html_tags(db_path):
     assert all("<span" not in h["snippet"] and not marked(h) for h in hits), hits
 
 
+def test_words_only_inside_html_tags_are_not_indexed(db_path):
+    """A word only in a tag's name or attributes (``<span class="git-footer">``, ``<button id=HH>``)
+    finds no page (obsidian-hub: ``search footer`` found every page, its snippet marking nothing);
+    the text between the tags, a tag inside code (a span or a fence) and a plain ``<`` stay
+    indexed (:func:`gbrain.search.keyword.tag_spans`, the rules of ``drop_tags``)."""
+    code = ("# Widgets\n\nWrite `<span class=\"keepword\">` in code, and List<String> or a < b.\n\n"
+            "```html\n<div class=\"fencedword\">x</div>\n```\n")
+    assert gbrain("put", "plugins/nutstore-sync", input=HUB_PAGE).returncode == 0
+    assert gbrain("put", "notes/widgets", input=code).returncode == 0
+    for query in ("footer", "button", "HH", "footer button"):
+        assert [h["slug"] for h in js(gbrain("search", query, "--json"))] == [], query
+    assert [h["slug"] for h in js(gbrain("search", "span", "--json"))] == ["notes/widgets"]  # (its code span's)
+    for query in ("webdav", "edit github note", "copy this note", "open obsidian"):
+        assert hit_of(query, "plugins/nutstore-sync")["highlights"], query
+    for query in ("keepword", "fencedword", "string", "div"):
+        assert [h["slug"] for h in js(gbrain("search", query, "--json"))] == ["notes/widgets"], query
+
+
 def test_query_passages_and_the_mcp_call_show_no_html_tags(db_path):
     assert gbrain("put", "plugins/nutstore-sync", input=HUB_PAGE).returncode == 0
     r = js(gbrain("query", "edit github note", "--json"))

@@ -128,7 +128,7 @@ def ref_cjk_bigrams(*texts: str) -> str:
     return " ".join(out)
 
 
-def ref_compat_words(text: str) -> list[str]:
+def ref_compat_words(text: str, marks: bool = True) -> list[str]:
     """:func:`keyword.compat_words` without its one search for both kinds of letter: the NFKC
     words unless ``_no_compat_words``, then the other spellings of a text holding ``_SPELT``."""
     if text.isascii():
@@ -144,7 +144,7 @@ def ref_compat_words(text: str) -> list[str]:
             else:
                 out.append(tok)
     if keyword._SPELT.search(text):
-        out += keyword._other_spellings(text)
+        out += keyword._other_spellings(text, marks)
     return out
 
 
@@ -156,7 +156,7 @@ def ref_search_words(compiled_truth: str, timeline: str, frontmatter: dict, name
             for tok in keyword._WORD.findall(text):
                 if keyword._UNSPACED.search(tok) and not keyword._UNSPACED.fullmatch(tok):
                     words += [w for w in keyword._UNSPACED.split(tok) if w]
-        compat += keyword.compat_words(text)
+        compat += keyword.compat_words(text, marks=False)  # (since v79: its marked words are bare in search_text)
     for text in names:
         compat += keyword.compat_words(text or "")
     values: list[str] = []

@@ -402,20 +402,20 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
     unicode61 splits it into, ``الم ل ح ظ ات``). A word some page holds with its marks stays
     (searched bare too: :func:`_terms`). A query without such marks is returned at once (one
     regular-expression search); ``memo``: as in :func:`dj_spelled`."""
-    if not query or query.isascii() or not _ARABIC_MARK.search(query):
+    if not query or query.isascii() or not _ARABIC_FOLDS.search(query):
         return query
     key = ("harakat_bare", query)
     if memo is not None and key in memo:
         return memo[key]
     word = _script_marks()[1]
-    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_MARK.search(m.group())
-              and _ARABIC_MARK.sub("", m.group())]
+    marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_FOLDS.search(m.group())
+              and arabic_bare(m.group())]
     held = _held_terms(conn, list(dict.fromkeys(m.group().lower() for m in marked[:NAME_WORDS]))) if marked else set()
     out, pos = [], 0
     for m in marked[:NAME_WORDS]:  # (the first NAME_WORDS such words; the others stay as typed)
         if m.group().lower() in held:
             continue
-        out += [query[pos:m.start()], _ARABIC_MARK.sub("", m.group())]
+        out += [query[pos:m.start()], arabic_bare(m.group())]
         pos = m.end()
     answer = "".join(out) + query[pos:]
     if memo is not None:
@@ -596,7 +596,7 @@ def _no_compat_words(text: str) -> bool:
         unicodedata.is_normalized("NFKC", text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text))))
 
 
-def compat_words(text: str) -> list[str]:
+def compat_words(text: str, marks: bool = True) -> list[str]:
     """The words of ``text``'s NFKC form (:func:`search_form`) that are not words of ``text``
     itself, in order (repeats kept): ``"ﬁnancial ＧＰＴ４ H₂O"`` → ``["financial", "GPT4", "H2O"]``;
     ``[]`` for text that is already NFKC (nearly every page: checked first, in C). A word glued
@@ -604,7 +604,9 @@ def compat_words(text: str) -> list[str]:
     beside the text lets a plain query find compatibility characters, which neither unicode61
     nor Postgres' parser fold. Then, for a text holding an Arabic vowel mark or ``đ``
     (:data:`_SPELT`), its words' other spellings (:func:`_other_spellings`: ``الطَّالِبُ`` →
-    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85)."""
+    ``الطالب``, ``Đorđe`` → ``Djordje``; SQLite v77 / Postgres v85). ``marks=False``: not the
+    bare spellings of words with Arabic marks (a page's compiled truth and timeline, whose indexed
+    text has them bare in place since SQLite v79 / Postgres v87: :func:`search_text`)."""
     if text.isascii():
         return []
     # (one search for both kinds of letter, as _no_compat_words searched for its letters alone)
@@ -625,11 +627,11 @@ def compat_words(text: str) -> list[str]:
             else:
                 out.append(tok)
     if spelt:
-        out += _other_spellings(text)
+        out += _other_spellings(text, marks)
     return out
 
 
-def _other_spellings(text: str) -> list[str]:
+def _other_spellings(text: str, marks: bool = True) -> list[str]:
     """The other spellings a query may write ``text``'s words in, in order, repeats kept (SQLite
     v77 / Postgres v85): a word written with Arabic vowel marks (:data:`_ARABIC_MARK`, harakat:
     optional in writing) bare (``الطَّالِبُ`` → ``الطالب``: unicode61 splits the marked word at its
@@ -640,10 +642,10 @@ def _other_spellings(text: str) -> list[str]:
     alone, ``Dorde``, never met a ``dj`` prefix). Work grows with the marks and ``đ`` words found,
     not the text (a text's words are not listed)."""
     out: list[str] = []
-    if _ARABIC_MARK.search(text):
+    if marks and _ARABIC_FOLDS.search(text):
         form = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
         end = 0
-        for m in _ARABIC_MARK.finditer(form):
+        for m in _ARABIC_FOLDS.finditer(form):
             i = m.start()
             if i < end:  # (a mark of the word just taken)
                 continue
@@ -651,7 +653,7 @@ def _other_spellings(text: str) -> list[str]:
             while a > 0 and _WORD_OR_MARK.match(form, a - 1, a):
                 a -= 1
             end = _WORD_OR_MARK.match(form, i).end()
-            bare = _ARABIC_MARK.sub("", form[a:end])
+            bare = arabic_bare(form[a:end])
             if bare:
                 out.append(bare)
     if "đ" in text or "Đ" in text:
@@ -864,11 +866,30 @@ def drop_tags(s: str) -> str:
     another's for a space; code spans and fenced code (:func:`_code_ranges`) keep theirs as
     written, and plain text its ``<`` (``a < b``, ``x<y``, ``List<String>``, a placeholder
     ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
-    comments are not looked at here (:data:`_COMMENT`)."""
-    if "<" not in s:
+    comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`' (the
+    index leaves out the same, :func:`search_text`)."""
+    spans = tag_spans(s)
+    if not spans:
         return s
     out: list[str] = []
     at = 0
+    for a, z, inline in spans:
+        out.append(s[at:a])
+        out.append("" if inline else " ")
+        at = z
+    out.append(s[at:])
+    return "".join(out)
+
+
+def tag_spans(s: str) -> list[tuple[int, int, bool]]:
+    """The HTML tags of ``s`` a reader of the rendered note does not see, in order, as
+    ``(start, end, inline)`` (``s[start:end]`` the tag; ``inline``: an inline element's,
+    :data:`_INLINE_NAMES`, read without a space in its place): the rules of :func:`drop_tags`
+    (a tag of an HTML element or with an attribute given a value, outside code spans and fenced
+    code; a plain ``<`` is text). ``[]`` for a text without ``<`` (one ``in``)."""
+    if "<" not in s:
+        return []
+    out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
     for m in _HTML_TAG.finditer(s):
         name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
@@ -880,13 +901,8 @@ def drop_tags(s: str) -> str:
         k = bisect.bisect_right(code, (a, len(s) + 1)) - 1
         if k >= 0 and code[k][1] > a:
             continue  # (inside code: text as written)
-        out.append(s[at:a])
-        out.append("" if name in _INLINE_NAMES else " ")
-        at = m.end()
-    if not out:
-        return s
-    out.append(s[at:])
-    return "".join(out)
+        out.append((a, m.end(), name in _INLINE_NAMES))
+    return out
 
 
 def _shown(name: str, hidden: str) -> str:
@@ -1017,17 +1033,34 @@ def _script_marks() -> tuple[re.Pattern, re.Pattern]:
     return re.compile(_marks_class(True)), re.compile(rf"[^\W_](?:[^\W_]|{_marks_class()})*(?:\*)?|\*")
 
 
-#: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…): optional in
-#: writing, so a query word written with them is searched without them too (:func:`_terms`), and a
-#: text written with them is indexed bare too (:func:`compat_words`, SQLite v77 / Postgres v85)
-_ARABIC_MARK = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: Arabic vowel and Quranic marks (harakat, shadda, sukun, superscript alef…) and tatweel (U+0640,
+#: which only stretches a word in print; since SQLite v79 / Postgres v87): optional in writing, so a
+#: query word written with them is searched without them too (:func:`_terms`), a page's text written
+#: with them is indexed bare in their place (:func:`search_text`, v79 / v87: phrases and term
+#: frequency as the text's), and a name, frontmatter value or canvas card's words bare beside them
+#: (:func:`compat_words`, SQLite v77 / Postgres v85)
+_ARABIC_MARK = re.compile("[\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
+#: the alef written with a hamza or madda (``أ إ آ``) → the bare alef ``ا``, as harakat are dropped
+#: (SQLite v79 / Postgres v87: ``اسلام`` finds ``إسلام``; their decomposed forms are ``ا`` with a mark
+#: of :data:`_ARABIC_MARK`, U+0653–0655, bare already; the exact-name keys fold them too, ``SCRIPT_ACCENTS``)
+_ALEF_FOLD = str.maketrans("\u0622\u0623\u0625", "\u0627\u0627\u0627")
+#: a character :func:`arabic_bare` drops or folds: an Arabic mark or tatweel, an alef with hamza or madda
+_ARABIC_FOLDS = re.compile(_ARABIC_MARK.pattern[:-1] + "\u0622\u0623\u0625]")
 #: a run of word characters and Arabic vowel marks (:func:`_other_spellings`: a marked word)
 _WORD_OR_MARK = re.compile("(?:[^\\W_]|" + _ARABIC_MARK.pattern + ")+")
+
+
+def arabic_bare(word: str) -> str:
+    """``word`` as search reads Arabic (SQLite v79 / Postgres v87 for tatweel and the alefs; v77 /
+    v85 harakat): its vowel marks and tatweel dropped (:data:`_ARABIC_MARK`), ``أ إ آ`` as ``ا``
+    (:data:`_ALEF_FOLD`): ``الطَّالِبُ`` → ``الطالب``, ``العـــربية`` → ``العربية``, ``إسلام`` → ``اسلام``;
+    other characters as they are. Used for the query's words and the index's alike."""
+    return _ARABIC_MARK.sub("", word).translate(_ALEF_FOLD)
 #: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
 _DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
 #: (:func:`_other_spellings`): an Arabic vowel mark, ``đ``, ``Đ``
-_SPELT = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
+_SPELT = re.compile("[\u0610-\u061a\u0622\u0623\u0625\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0111\u0110]")
 #: a character :func:`compat_words` looks for: a letter :data:`_LETTERS` folds or one of :data:`_SPELT`
 _LETTERS_SPELT = re.compile(_LETTERS.pattern[:-1] + _SPELT.pattern[1:])
 
@@ -1550,7 +1583,7 @@ def fts_parts(text: str, typed: "str | Sequence[str] | None" = None, rx: re.Patt
             parts += _terms(raw[0], rx, stem=False, pieces=pieces)
         elif words:
             forms = [raw]
-            bare = [w if w.isascii() else _ARABIC_MARK.sub("", w) for w in raw]
+            bare = [w if w.isascii() else arabic_bare(w) for w in raw]
             if bare != raw and all(w.strip("*") for w in bare):  # (Arabic vowel marks are optional: the phrase without them too)
                 forms.append(bare)
             for sp in spelled:
@@ -1681,7 +1714,7 @@ def _terms(text: str, rx: re.Pattern = _WORD, stem: bool = True, pieces: bool = 
         w = w.rstrip("*")
         if not w:
             continue
-        bare = w if w.isascii() else _ARABIC_MARK.sub("", w)
+        bare = w if w.isascii() else arabic_bare(w)
         star = "*" if prefix else ""
         if pieces and prefix and _THAI_RUN.fullmatch(w):
             # (SQLite, a Thai prefix written with a mark: the phrase of its Thai bigrams, marks kept,
@@ -1762,17 +1795,21 @@ def cjk_bigrams(*texts: str) -> str:
     return " ".join(out)
 
 
-#: Thai letters and their combining marks (a run of them is written without spaces)
-_THAI_RUN = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]+")
-_THAI_CHAR = re.compile("[\u0e01-\u0e3a\u0e40-\u0e4e]")
-_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}\u0e01-\u0e3a\u0e40-\u0e4e]")
+#: Thai letters and their combining marks (a run of them is written without spaces), as inclusive
+#: code point ranges, and as the body of a regular-expression class (:data:`_THAI_CHARS`, as
+#: :data:`_CJK_CHARS`): the one spelling of Thai's characters here
+_THAI_RANGES = ((0x0E01, 0x0E3A), (0x0E40, 0x0E4E))
+_THAI_CHARS = "".join(f"{chr(a)}-{chr(z)}" for a, z in _THAI_RANGES)
+_THAI_RUN = re.compile(f"[{_THAI_CHARS}]+")
+_THAI_CHAR = re.compile(f"[{_THAI_CHARS}]")
+_CJK_OR_THAI = re.compile(f"[{_CJK_CHARS}{_THAI_CHARS}]")
 #: each character of a Thai run (:data:`_THAI_RUN`: letters and combining marks, above and below
 #: vowels, tone marks…) → the private-use character U+E0xx of its code point U+0Exx: unicode61 reads
 #: private-use characters as letters (category Co), so a run is one token of letters and marks in
 #: ``search_cjk`` (:func:`thai_tokens`; it splits Thai itself at its marks), while Postgres' parser
 #: reads them as blanks: its ``search_tsv`` (which keeps the marks in Thai words and finds them)
 #: gets nothing from them, no lexeme nor length
-_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for c in (*range(0x0E01, 0x0E3B), *range(0x0E40, 0x0E4F))})
+_THAI_PUA = str.maketrans({chr(c): chr(0xE000 + c - 0x0E00) for a, z in _THAI_RANGES for c in range(a, z + 1)})
 
 
 def thai_tokens(text: str) -> list[str]:
@@ -1977,22 +2014,29 @@ _PG_HEAD_TEXT = _INDEXED_TEXT.format(sep="E'\\n'")
 
 
 def search_text(text: str, unread: list | None = None, extra: list | tuple = ()) -> str | None:
-    """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline):
-    ``text`` with the addresses a reader does not read blanked, each character a space
-    (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased wiki
-    link's target, an attachment embed's file name, a URL's scheme), so the same length and the
-    same lines; None when there is none (the index reads ``text`` itself: ``pages.search_body``
-    and ``search_timeline`` are NULL, ``page_fts``'s content view and Postgres' ``search_tsv``
-    take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``.
-    ``unread``: the text's blocks the parser reads no link in, from the page's parse
+    """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline, a
+    canvas card's text): ``text`` with what a reader does not read blanked, each character a
+    space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
+    wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
+    Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
+    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page), and each
+    word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
+    moved after it as spaces (:func:`_bare_in_place`: ``كَتَبَ`` → ``كتب   ``), so the same length
+    and the same lines; None when nothing changes (the index reads ``text`` itself:
+    ``pages.search_body`` and ``search_timeline`` are NULL, ``page_fts``'s content view and
+    Postgres' ``search_tsv`` take ``coalesce``). Search matches a link's label, not ``deals`` in
+    ``(../deals/acme.md)``, and a bare phrase a text written with harakat, each word as often as
+    written. ``unread``: the text's blocks the parser reads no link in, from the page's parse
     (:meth:`~gbrain.page.markdown.Page.part_unread`; None: parsed again where needed).
     ``extra``: more address spans (a Notion relation's paths,
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
-    if extra:
-        spans = sorted([*spans, *extra])
+    tags = tag_spans(text)
+    if extra or tags:
+        spans = sorted([*spans, *extra, *((a, z) for a, z, _ in tags)])
+    bare = not text.isascii() and _ARABIC_FOLDS.search(text) is not None
     if not spans:
-        return None
+        return _bare_in_place(text) if bare else None
     out, at = [], 0
     for a, z in spans:
         if z <= at:  # (inside a span already blanked: a scheme in a link's URL)
@@ -2002,6 +2046,52 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
         out.append(" " * (z - a))
         at = z
     out.append(text[at:])
+    return _bare_in_place("".join(out)) if bare else "".join(out)
+
+
+def _bare_word(m: "re.Match[str]") -> str:
+    w = m.group()
+    b = arabic_bare(w)
+    return b + " " * (len(w) - len(b))
+
+
+def _bare_in_place(text: str) -> str:
+    """``text`` with each word holding an Arabic vowel mark or tatweel (:data:`_ARABIC_MARK`; a
+    run of :data:`_WORD_OR_MARK`) written bare, as many spaces after it as it had marks (same
+    length, same lines: :func:`search_text`). unicode61 split such a word at its marks and
+    Postgres' parser kept it whole with them, so neither met the bare query word."""
+    return _WORD_OR_MARK.sub(lambda m: _bare_word(m) if _ARABIC_FOLDS.search(m.group()) else m.group(), text)
+
+
+#: a hit mark (:func:`as_written`)
+_HIT_SPLIT = re.compile(f"([{HIT_ON}{HIT_OFF}])")
+#: an Arabic letter or mark (:func:`_with_snippets`: a marked text that may have been indexed bare)
+_ARABIC_CHAR = re.compile("[\u0600-\u06ff]")
+
+
+def as_written(marked: str, original: str) -> str:
+    """``marked`` (the text the index read, :func:`search_text`'s, with hit marks) with its hits
+    put on ``original`` (the text as written, of the same length: an address or tag blanked and a
+    word written bare in place keep every position), each hit ending inside a word of ``original``
+    (a word written with Arabic marks, found bare) widened to the word's end: a snippet shows
+    ``كَتَبَ الطَّالِبُ``, not ``كتب الطالب``. ``marked`` itself when the lengths differ."""
+    if len(marked) - marked.count(HIT_ON) - marked.count(HIT_OFF) != len(original):
+        return marked
+    out: list[str] = []
+    at = i = 0  # (characters of original written; position in the indexed text, marks not counted)
+    for piece in _HIT_SPLIT.split(marked):
+        if piece == HIT_ON or piece == HIT_OFF:
+            if piece == HIT_OFF and 0 < at < len(original) and _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
+                end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+                out.append(original[at:end])
+                at = end
+            out.append(piece)
+            continue
+        i += len(piece)
+        if i > at:
+            out.append(original[at:i])
+            at = i
+    out.append(original[at:])
     return "".join(out)
 
 
@@ -2037,7 +2127,7 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
             for tok in _WORD.findall(text):
                 if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
                     words += [w for w in _UNSPACED.split(tok) if w]
-        compat += compat_words(text)
+        compat += compat_words(text, marks=False)  # (its words with Arabic marks are bare in search_text's text)
     for text in names:
         compat += compat_words(text or "")
     values: list[str] = []
@@ -3540,7 +3630,7 @@ def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
     """Whether ``parts`` (:func:`pg_parts`) hold a phrase, a prefix or a word written with Arabic
     vowel marks (with its bare spelling, a part the query's words do not hold: :func:`_terms`)
     (plain words take the word-list SQL of :func:`_pg_tsquery`)."""
-    return any(kind != "word" or _ARABIC_MARK.search(text) for kind, text in parts)
+    return any(kind != "word" or _ARABIC_FOLDS.search(text) for kind, text in parts)
 
 
 #: Postgres: a prefix's tsquery in one configuration: the word as ``plainto_tsquery`` reads it
@@ -3930,7 +4020,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
            f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
-           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
+           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
@@ -3956,14 +4046,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
-        if r[-5] is not None:
-            copies[pid] = r[-5]
+        if r[-6] is not None:
+            copies[pid] = r[-6]
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):
             flags[pid] = (a_on, r[4], b_words)
-            texts.append((pid, *r[-4:]))
+            texts.append((pid, *r[-5:]))
     # as on SQLite (_rank): a query word names the page only when its title, an alias or its
     # path holds it as written (names_word), not a word sharing its 'english' stem, and not a
     # word its path holds only in a folder of many pages (_folder_names); the name evidence is
@@ -3971,13 +4061,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # query's words only by their stem weighs 0 in the page's BM25. The names' texts of the
     # pages a name field matched come with the ranking's rows (no statement of their own)
     folder_name = _folder_names(lambda word: _paths_holding_pg(conn, word))
-    for pid, title, aliases, path, headings in texts:
+    for pid, title, aliases, path, headings, fold_names in texts:
         a_on, b_on, b_words = flags[pid]
         stem = ""
         named = [False] * nw
         # (folded[j] in held: the word as written, names_word's first test, without a call)
-        if any(a_on):  # A (title, aliases): per query word, as on SQLite
-            held = name_words(title) | name_words(aliases or "")
+        if any(a_on):  # A (title, aliases): per query word, as on SQLite; the names' folded words too (weight A,
+            # SQLite's ``folds`` signal: a title's ``dj`` spelling, ``Đorđe`` → ``Djordje``, names it as written)
+            held = name_words(title) | name_words(aliases or "") | (name_words(fold_names) if fold_names else set())
             for j, word in enumerate(words):
                 named[j] = bool(a_on[j] and (not NAME_AS_WRITTEN or folded[j] in held or names_word(word, held, word in prefixes)))
             stem += "" if any(named) else "A"
@@ -4395,6 +4486,16 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     # spelling's words too, ``"djordje balasevic"`` → ``Đorđe``: _spelled_words)
     marks = _spelled_words(query, spelled)
     cjk = not query.isascii() and _CJK_RUN.search(query) is not None
+
+    def written(pid: int, marked: str) -> str:
+        # (a text holding Arabic may have been indexed with words bare in place, search_text: its
+        # hits put on the text as written, as_written; one read of the page's text, for such hits only)
+        if marked.isascii() or not _ARABIC_CHAR.search(marked):
+            return marked
+        r = conn.execute("SELECT compiled_truth, timeline FROM pages WHERE id = ?", (int(pid),)).fetchone()
+        original = (r[0] or "") + "\n" + (r[1] or "") if r is not None else ""
+        return as_written(marked, original) if _ARABIC_FOLDS.search(original) else marked
+
     if is_postgres(conn):
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
@@ -4409,7 +4510,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
             # (a text holding a letter fold_letters spells in ASCII is marked in Python: the
             # engine's marks miss `Łukasz` found as `lukasz`)
             if r["head"] is not None and HIT_ON in r["head"] and not cjk and not _LETTERS.search(r["head"]):
-                snip[int(r["id"])] = snippet_of(_whole_marks(r["head"], query))
+                snip[int(r["id"])] = snippet_of(_whole_marks(written(r["id"], r["head"]), query))
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
@@ -4436,7 +4537,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         for i, text in _body_rows(conn, body_of, small, marked=True):
             found.add(i)
             if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above; each mark over whole words: _whole_marks)
-                snip[i] = snippet_of(_whole_marks(text, query))
+                snip[i] = snippet_of(_whole_marks(written(i, text), query))
     if body is not None:
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
@@ -4446,7 +4547,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         for r in conn.execute(f"SELECT id, title, size, frontmatter_raw, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
             marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], marks) else None
             if marked is not None:
-                snip[r["id"]] = snippet_of(marked)
+                snip[r["id"]] = snippet_of(written(r["id"], marked))
             else:  # found by a property's words alone (search_words): that property
                 snip[r["id"]] = _property_snippet(r["frontmatter_raw"] or "", words) or (
                     snippet_of(_NOT_SHOWN.sub("", r["head"][: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})

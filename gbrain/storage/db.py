@@ -2731,6 +2731,95 @@ def _m78_logseq_old_folders(conn: sqlite3.Connection) -> None:
     (:func:`rederive_logseq_old_folders`)."""
     rederive_logseq_old_folders(conn)
 
+
+def _m79_unread_and_bare_text(conn: sqlite3.Connection) -> None:
+    """(SQLite v79 / Postgres v87) the index reads a page's text without the HTML tags a rendered
+    note does not show (``<span class="git-footer">``: ``search span`` found every obsidian-hub
+    page) and with its words written with Arabic vowel marks or tatweel bare in place
+    (``keyword.search_text``: a bare phrase finds ``كَتَبَ الطَّالِبُ``, each word counted as often
+    as written; tatweel, U+0640, and ``أ إ آ`` → ``ا`` folded as harakat are, in a name's and a card's
+    words too):
+    :func:`rederive_unread_and_bare_pages`, then the canvas cards likewise
+    (:func:`recard_unread_and_bare`); Postgres' did-you-mean vocabulary is made again where a
+    page changed."""
+    changed = rederive_unread_and_bare_pages(conn) + recard_unread_and_bare(conn)
+    if changed and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+
+
+#: the search columns v79's rules (HTML tags, Arabic marks and tatweel) can change
+_UNREAD_AND_BARE_COLUMNS = ("search_body", "search_timeline", "search_words", "search_cjk", "search_fold_names")
+
+
+def rederive_unread_and_bare_pages(conn) -> int:
+    """Derive again the search columns v79's rules can change for the pages they touch: a page
+    whose text, title, aliases or frontmatter holds an Arabic vowel mark, tatweel or an alef with
+    hamza or madda (``keyword._ARABIC_FOLDS``) is parsed again (:func:`rederive_page_ids`,
+    ``rows=False``, :data:`_UNREAD_AND_BARE_COLUMNS`: its words and names' words change too); a
+    page whose compiled truth or timeline holds an HTML tag a reader does not see
+    (:func:`gbrain.search.keyword.tag_spans`) and no such letter has ``search_body`` /
+    ``search_timeline`` computed from its stored text as a save computes them
+    (``keyword.search_text`` with its Notion relation spans; no parse: a page's ``search_words``
+    is no function of its tags), written where they differ. Postgres selects the candidates in the
+    server (``LIKE '%<%'`` or the class), SQLite reads every page's texts by id
+    (:func:`keyset_batches`) and looks in Python. For SQLite v79 / Postgres v87, in the caller's
+    transaction. Returns how many pages were parsed or written."""
+    from ..page.markdown import notion_relation_spans
+    from ..search.keyword import _ARABIC_FOLDS, search_text, tag_spans
+
+    marks = _ARABIC_FOLDS.search
+    cols = "id, compiled_truth, timeline, frontmatter, title, search_aliases, path, search_body, search_timeline"
+    if is_postgres(conn):
+        where = ("compiled_truth LIKE '%<%' OR timeline LIKE '%<%' "
+                 "OR concat_ws(' ', compiled_truth, timeline, frontmatter::text, title, search_aliases) ~ ?")
+        params: tuple = (_ARABIC_FOLDS.pattern,)
+    else:
+        where, params = "", ()
+    ids, updates = [], []
+    for rows in keyset_batches(conn, "pages", cols, where, params):
+        for r in rows:
+            ct, tl = r[1] or "", r[2] or ""
+            fm = r[3] if r[3] is None or isinstance(r[3], str) else json.dumps(r[3], ensure_ascii=False)  # (Postgres: jsonb)
+            if any(x and not x.isascii() and marks(x) for x in (ct, tl, fm, r[4], r[5])):
+                ids.append(r[0])
+            elif tag_spans(ct) or tag_spans(tl):
+                new = (search_text(ct, None, notion_relation_spans(ct, r[6])), search_text(tl))
+                if new != (r[7], r[8]):
+                    updates.append((*new, r[0]))
+    n = _batched_update(conn, "UPDATE pages SET search_body = ?, search_timeline = ? WHERE id = ?", updates)
+    return n + rederive_page_ids(conn, ids, rows=False, only=_UNREAD_AND_BARE_COLUMNS)
+
+
+def recard_unread_and_bare(conn) -> int:
+    """Recompute ``canvas_cards.search`` and ``words`` (``keyword.canvas_card_rows``' rule:
+    :func:`gbrain.search.keyword.search_text`, then ``card_words``) of the cards whose text holds
+    ``<`` or an Arabic vowel mark or tatweel, writing the ones that differ and indexing them again
+    (SQLite's ``canvas_fts`` by 'delete' and insert around the UPDATE, :func:`set_card_words`'s
+    way; Postgres' trigger). For SQLite v79 / Postgres v87. Returns how many changed."""
+    from ..search.keyword import _ARABIC_FOLDS, card_words, search_text
+
+    n = 0
+    pg = is_postgres(conn)
+    cols = ", ".join(_CANVAS_FTS)
+    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
+    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", "text LIKE '%<%' OR text ~ ?" if pg else "",
+                               (_ARABIC_FOLDS.pattern,) if pg else ()):
+        for cid, text, search, words in rows:
+            if not text or not ("<" in text or (not text.isascii() and _ARABIC_FOLDS.search(text))):
+                continue
+            new_search = search_text(text)
+            new_words = card_words(text if new_search is None else new_search)
+            if (new_search, new_words) == (search, words or ""):
+                continue
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            n += 1
+    return n
+
+
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
 #: before ``#`` (``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape otherwise)
 _ESCAPED_HASH_PAGES = ("SELECT id FROM pages WHERE compiled_truth LIKE ? ESCAPE '!' OR timeline LIKE ? ESCAPE '!' ORDER BY id",
@@ -2951,7 +3040,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

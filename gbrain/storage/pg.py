@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 86
+PG_SCHEMA_VERSION = 87
 
 
 def is_url(db: object) -> bool:
@@ -1327,6 +1327,12 @@ def _logseq_old_folders(conn: "PgConnection") -> None:
     _m78_logseq_old_folders(conn)
 
 
+def _unread_and_bare_text(conn: "PgConnection") -> None:
+    from .db import _m79_unread_and_bare_text
+
+    _m79_unread_and_bare_text(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1380,7 +1386,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              80: _logseq_days,  # v80: a graph's page named as a day is a journal; days read as Logseq does (SQLite v75)
              83: _logseq_settings,  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
              85: _other_spellings,  # v85: words with harakat indexed bare, words with đ in their dj spelling, Thai runs as bigrams (SQLite v77)
-             86: _logseq_old_folders}  # v86: a graph naming other folders reads its default pages/, journals/ too (SQLite v78)
+             86: _logseq_old_folders,  # v86: a graph naming other folders reads its default pages/, journals/ too (SQLite v78)
+             87: _unread_and_bare_text}  # v87: HTML tags unindexed, words with Arabic marks or tatweel bare in place (SQLite v79)
 
 
 def migrate(conn: PgConnection) -> int:

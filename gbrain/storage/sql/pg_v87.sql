@@ -1,0 +1,11 @@
+-- gbrain Postgres schema v87 (SQLite v79, db.py _m79_unread_and_bare_text): the index reads a
+-- page's text without the HTML tags a rendered note does not show (search/keyword.py search_text,
+-- tag_spans: drop_tags' rules; code and a plain < kept), and with its words written with Arabic
+-- vowel marks or tatweel (U+0640) bare in place, the marks moved after the word as spaces (the same
+-- length: snippets and highlights line up), so a bare phrase finds a text written with harakat and
+-- a bare word counts as often as written; tatweel folds as harakat in names, frontmatter values and
+-- canvas cards too (keyword._ARABIC_MARK). No schema change: the Python step after this file
+-- (storage/pg.py _PY_STEPS; db.py rederive_unread_and_bare_pages, recard_unread_and_bare) derives
+-- the search columns of the pages holding < or such a mark again (selected in the server), and the
+-- cards', their vectors following by the triggers, and empties search_vocab_state where one changed.
+SELECT 1;
