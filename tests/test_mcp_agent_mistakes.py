@@ -387,6 +387,28 @@ def test_lints_stale_compiled_truth_action_puts_with_the_hash_read(fixture_db):
     assert '"if_hash": HASH' in action and 'brain_get {"slug": "people/ana-lima"}' in action and "gbrain" not in action, action
 
 
+def test_lints_stale_compiled_truth_action_for_an_agent_says_no_command_line_words(fixture_db):
+    """Trial 70: an agent working through `brain_lint {"check": "stale_compiled_truth", "limit":
+    50}` on a 2,000-page brain got 31,790 B, 16,096 B of it the same 322-byte action per finding,
+    ending "; --json on the command line)": advice for a shell user (tools always answer JSON)
+    the agent reads 50 times. Its action now names the calls alone (`gbrain get SLUG --json`
+    becomes `brain_get {"slug": ...}`), and the command line's still says `--json`."""
+    from conftest import gbrain_in_process
+
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_timeline_add", {"slug": "people/ana-lima", "date": "2099-01-02", "source": "meeting", "summary": "Later news"}))
+            return ok(await c.call_tool("brain_lint", {"check": "stale_compiled_truth", "slug": ["people/ana-lima"]}))
+
+    action = anyio.run(main)["items"][0]["action"]
+    assert "--" not in action and "command line" not in action and "gbrain" not in action, action
+    assert 'brain_get {"slug": "people/ana-lima"}' in action and '"if_hash": HASH' in action, action
+    assert len(action.encode()) <= 240, (len(action.encode()), action)
+    cli = gbrain_in_process("--db", str(fixture_db), "lint", "--check", "stale_compiled_truth", "--slug", "people/ana-lima", "--json")
+    (finding,) = json.loads(cli.stdout)["items"]
+    assert "`gbrain get people/ana-lima --json`" in finding["action"], finding
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`

@@ -889,7 +889,7 @@ def _stale_compiled_truth(brain, only: "set[str] | None" = None) -> tuple[list[d
                 "newer_entries": len(dates),
                 "newest_entry": max(dates),
                 "message": f"{len(dates)} timeline entr{'y' if len(dates) == 1 else 'ies'} after the compiled truth's {basis} date {d} (newest {max(dates)})",
-                "action": f"rewrite the compiled truth from the timeline and set updated: (`gbrain put {cmd_arg(slug)} --if-hash HASH --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`; HASH: the content_hash of `gbrain get {cmd_arg(slug)}`, read before the rewrite; --json on the command line)",
+                "action": f"rewrite the compiled truth from the timeline, set updated: (`gbrain put {cmd_arg(slug)} --if-hash HASH --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`, HASH read first: `gbrain get {cmd_arg(slug)} --json`)",
             }
         )
     out.sort(key=lambda f: f["slug"])
