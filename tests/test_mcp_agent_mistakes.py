@@ -409,6 +409,24 @@ def test_lints_stale_compiled_truth_action_for_an_agent_says_no_command_line_wor
     assert "`gbrain get people/ana-lima --json`" in finding["action"], finding
 
 
+def test_a_lint_cut_by_its_limit_says_how_to_list_the_rest(fixture_db):
+    """Trial 70: `brain_lint {"check": "orphans", "limit": 20}` on a 2,000-page brain listed 20
+    findings with `next_cursor: null` and `truncated: {"orphans": 91}`, and no word on how to
+    reach the other 91 (`limit` caps each check before the pages are cut, so no cursor leads to
+    them; the command line's text says "--limit 0 shows all"). The answer now says it, as a
+    tool call's parameter."""
+    async def main():
+        async with connect(fixture_db) as c:
+            for n in (1, 2, 3):
+                ok(await c.call_tool("brain_put", {"slug": f"notes/lonely-{n}", "content": f"# Lonely {n}\n"}))
+            return ok(await c.call_tool("brain_lint", {"check": "orphans", "limit": 1}))
+
+    r = anyio.run(main)
+    assert len(r["items"]) == 1 and r["truncated"]["orphans"] >= 2 and r["next_cursor"] is None, r
+    note = r.get("note", "")
+    assert f"{r['truncated']['orphans']:,} more orphans" in note and "`limit` 0" in note and "--" not in note, note
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`
