@@ -427,6 +427,26 @@ def test_a_lint_cut_by_its_limit_says_how_to_list_the_rest(fixture_db):
     assert f"{r['truncated']['orphans']:,} more orphans" in note and "`limit` 0" in note and "--" not in note, note
 
 
+def test_a_frontmatter_put_of_tags_says_which_tags_it_took_off(fixture_db):
+    """Trial 70: an agent adding a tag by `brain_put {"frontmatter": {"tags": ["cfo"]}}` replaced
+    the page's `tags: [founder, finance]` with `[cfo]`: two tags gone, answer `warnings: []`.
+    `frontmatter` sets a key whole (as documented), so the write stands; the answer now names
+    the tags it removed and brain_tag, which adds one and keeps the rest."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "---\ntitle: Priya N\ntags: [founder, Finance]\n---\n# Priya N\n"}))
+            dropped = ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "frontmatter": {"tags": ["cfo", "finance"]}}))
+            kept = ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "frontmatter": {"tags": ["cfo", "finance", "ops"]}}))
+            page = ok(await c.call_tool("brain_get", {"slug": "people/priya-n"}))
+            return dropped, kept, page
+
+    dropped, kept, page = anyio.run(main)
+    assert "founder" not in page["content"] and "cfo" in page["content"], page
+    (w,) = dropped["warnings"]
+    assert "founder" in w and "Finance" not in w and "brain_tag" in w and "gbrain" not in w, w
+    assert kept["warnings"] == [], kept
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`
