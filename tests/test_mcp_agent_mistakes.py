@@ -447,6 +447,25 @@ def test_a_frontmatter_put_of_tags_says_which_tags_it_took_off(fixture_db):
     assert kept["warnings"] == [], kept
 
 
+def test_a_link_to_a_page_not_yet_written_says_to_create_it_first(fixture_db):
+    """Trial 70: following the ingest skill (a person named as a next step gets a short page;
+    link the pages), an agent's `brain_link` to the page it had not written yet answered only
+    "no page 'people/jordan-blake'": not which side was missing nor what to do. It now says the
+    target is missing and to create it first with brain_put; a missing `from` is unchanged."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "# Priya N\n"}))
+            to = await c.call_tool("brain_link", {"from": "people/priya-n", "to": "people/jordan-blake-new"})
+            frm = await c.call_tool("brain_link", {"from": "people/jordan-blake-new", "to": "people/priya-n"})
+            return to, frm
+
+    to, frm = anyio.run(main)
+    assert to.is_error and frm.is_error
+    err = to.structured_content["error"]
+    assert "people/jordan-blake-new" in err and 'brain_put {"slug": "people/jordan-blake-new"' in err and "nothing was written" in err, err
+    assert "brain_put" not in frm.structured_content["error"], frm.structured_content
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`
