@@ -466,6 +466,26 @@ def test_a_link_to_a_page_not_yet_written_says_to_create_it_first(fixture_db):
     assert "brain_put" not in frm.structured_content["error"], frm.structured_content
 
 
+def test_a_dead_links_action_offers_only_puts_that_can_succeed(fixture_db):
+    """Trial 70: brain_lint's dead_links action offered `brain_put {"slug": "jordan-blake"}` to
+    create the page and `brain_put {"slug": "people/priya-n"}` to correct the link text: both
+    refused as given (a put needs something to write). Each put it offers now carries what it
+    writes: a compiled truth for the new page, a `replace` of the link text."""
+    import re
+
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "# Priya N\n\nIntroduced by [[Jordan Blake]].\n"}))
+            return ok(await c.call_tool("brain_lint", {"check": "dead_links", "slug": ["people/priya-n"]}))
+
+    (item,) = anyio.run(main)["items"]
+    puts = re.findall(r"`brain_put (\{[^`]*\})`", item["action"])
+    assert len(puts) == 2, item["action"]
+    for p in puts:
+        assert re.search(r'"(compiled_truth|content|replace|append)": ', p), (p, item["action"])
+    assert '"replace": {"OLD": "NEW"}' in item["action"], item["action"]
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`
