@@ -387,6 +387,105 @@ def test_lints_stale_compiled_truth_action_puts_with_the_hash_read(fixture_db):
     assert '"if_hash": HASH' in action and 'brain_get {"slug": "people/ana-lima"}' in action and "gbrain" not in action, action
 
 
+def test_lints_stale_compiled_truth_action_for_an_agent_says_no_command_line_words(fixture_db):
+    """Trial 70: an agent working through `brain_lint {"check": "stale_compiled_truth", "limit":
+    50}` on a 2,000-page brain got 31,790 B, 16,096 B of it the same 322-byte action per finding,
+    ending "; --json on the command line)": advice for a shell user (tools always answer JSON)
+    the agent reads 50 times. Its action now names the calls alone (`gbrain get SLUG --json`
+    becomes `brain_get {"slug": ...}`), and the command line's still says `--json`."""
+    from conftest import gbrain_in_process
+
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_timeline_add", {"slug": "people/ana-lima", "date": "2099-01-02", "source": "meeting", "summary": "Later news"}))
+            return ok(await c.call_tool("brain_lint", {"check": "stale_compiled_truth", "slug": ["people/ana-lima"]}))
+
+    action = anyio.run(main)["items"][0]["action"]
+    assert "--" not in action and "command line" not in action and "gbrain" not in action, action
+    assert 'brain_get {"slug": "people/ana-lima"}' in action and '"if_hash": HASH' in action, action
+    assert len(action.encode()) <= 240, (len(action.encode()), action)
+    cli = gbrain_in_process("--db", str(fixture_db), "lint", "--check", "stale_compiled_truth", "--slug", "people/ana-lima", "--json")
+    (finding,) = json.loads(cli.stdout)["items"]
+    assert "`gbrain get people/ana-lima --json`" in finding["action"], finding
+
+
+def test_a_lint_cut_by_its_limit_says_how_to_list_the_rest(fixture_db):
+    """Trial 70: `brain_lint {"check": "orphans", "limit": 20}` on a 2,000-page brain listed 20
+    findings with `next_cursor: null` and `truncated: {"orphans": 91}`, and no word on how to
+    reach the other 91 (`limit` caps each check before the pages are cut, so no cursor leads to
+    them; the command line's text says "--limit 0 shows all"). The answer now says it, as a
+    tool call's parameter."""
+    async def main():
+        async with connect(fixture_db) as c:
+            for n in (1, 2, 3):
+                ok(await c.call_tool("brain_put", {"slug": f"notes/lonely-{n}", "content": f"# Lonely {n}\n"}))
+            return ok(await c.call_tool("brain_lint", {"check": "orphans", "limit": 1}))
+
+    r = anyio.run(main)
+    assert len(r["items"]) == 1 and r["truncated"]["orphans"] >= 2 and r["next_cursor"] is None, r
+    note = r.get("note", "")
+    assert f"{r['truncated']['orphans']:,} more orphans" in note and "`limit` 0" in note and "--" not in note, note
+
+
+def test_a_frontmatter_put_of_tags_says_which_tags_it_took_off(fixture_db):
+    """Trial 70: an agent adding a tag by `brain_put {"frontmatter": {"tags": ["cfo"]}}` replaced
+    the page's `tags: [founder, finance]` with `[cfo]`: two tags gone, answer `warnings: []`.
+    `frontmatter` sets a key whole (as documented), so the write stands; the answer now names
+    the tags it removed and brain_tag, which adds one and keeps the rest."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "---\ntitle: Priya N\ntags: [founder, Finance]\n---\n# Priya N\n"}))
+            dropped = ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "frontmatter": {"tags": ["cfo", "finance"]}}))
+            kept = ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "frontmatter": {"tags": ["cfo", "finance", "ops"]}}))
+            page = ok(await c.call_tool("brain_get", {"slug": "people/priya-n"}))
+            return dropped, kept, page
+
+    dropped, kept, page = anyio.run(main)
+    assert "founder" not in page["content"] and "cfo" in page["content"], page
+    (w,) = dropped["warnings"]
+    assert "founder" in w and "Finance" not in w and "brain_tag" in w and "gbrain" not in w, w
+    assert kept["warnings"] == [], kept
+
+
+def test_a_link_to_a_page_not_yet_written_says_to_create_it_first(fixture_db):
+    """Trial 70: following the ingest skill (a person named as a next step gets a short page;
+    link the pages), an agent's `brain_link` to the page it had not written yet answered only
+    "no page 'people/jordan-blake'": not which side was missing nor what to do. It now says the
+    target is missing and to create it first with brain_put; a missing `from` is unchanged."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "# Priya N\n"}))
+            to = await c.call_tool("brain_link", {"from": "people/priya-n", "to": "people/jordan-blake-new"})
+            frm = await c.call_tool("brain_link", {"from": "people/jordan-blake-new", "to": "people/priya-n"})
+            return to, frm
+
+    to, frm = anyio.run(main)
+    assert to.is_error and frm.is_error
+    err = to.structured_content["error"]
+    assert "people/jordan-blake-new" in err and 'brain_put {"slug": "people/jordan-blake-new"' in err and "nothing was written" in err, err
+    assert "brain_put" not in frm.structured_content["error"], frm.structured_content
+
+
+def test_a_dead_links_action_offers_only_puts_that_can_succeed(fixture_db):
+    """Trial 70: brain_lint's dead_links action offered `brain_put {"slug": "jordan-blake"}` to
+    create the page and `brain_put {"slug": "people/priya-n"}` to correct the link text: both
+    refused as given (a put needs something to write). Each put it offers now carries what it
+    writes: a compiled truth for the new page, a `replace` of the link text."""
+    import re
+
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/priya-n", "content": "# Priya N\n\nIntroduced by [[Jordan Blake]].\n"}))
+            return ok(await c.call_tool("brain_lint", {"check": "dead_links", "slug": ["people/priya-n"]}))
+
+    (item,) = anyio.run(main)["items"]
+    puts = re.findall(r"`brain_put (\{[^`]*\})`", item["action"])
+    assert len(puts) == 2, item["action"]
+    for p in puts:
+        assert re.search(r'"(compiled_truth|content|replace|append)": ', p), (p, item["action"])
+    assert '"replace": {"OLD": "NEW"}' in item["action"], item["action"]
+
+
 def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
     """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
     ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`

@@ -272,7 +272,7 @@ def test_lint_reports_a_dead_nav_entry_with_its_line_and_a_fix(db_path):
             ("identity/TOC.yml", "../get-started/whats-new.md", "get-started/whats-new", 12, "Identity › AD DS › Elsewhere"),
             ("identity/TOC.yml", "ad-ds/gone.md", "identity/ad-ds/gone", 20, "Identity › AD DS › Gone")]
         assert "line 20" in got[1]["message"] and "no page" in got[1]["message"]
-        assert "`gbrain put identity/ad-ds/gone`" in got[1]["action"] and "identity/TOC.yml" in got[1]["action"]
+        assert "`gbrain put identity/ad-ds/gone --compiled-truth ...`" in got[1]["action"] and "identity/TOC.yml" in got[1]["action"]
         assert r["counts"]["dead_nav_entries"] == 2
         _pages(b, "identity/ad-ds/gone")  # a page created at the entry's path: no longer dead
         assert [x["target"] for x in lint(b, checks=["dead_nav_entries"])["items"]] == ["../get-started/whats-new.md"]

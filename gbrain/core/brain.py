@@ -2202,7 +2202,15 @@ class Brain:
         links there.
         """
         src = self.resolve_slug(from_slug)
-        dst = self.link_target(src, to_slug)
+        try:
+            dst = self.link_target(src, to_slug)
+        except Ambiguous:
+            raise
+        except NotFound as e:  # the page to link to is not written yet (trial 70: say what to do)
+            if e.suggestions or "\n" in to_slug:
+                raise
+            raise NotFound(f"{e}: the page to link to; create it first (`gbrain put {cmd_arg(to_slug)} --compiled-truth ...`), "
+                           "then link; nothing was written") from None
         if src["id"] == dst["id"]:
             raise BadInput(f"{src['slug']} cannot link to itself")
         have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()

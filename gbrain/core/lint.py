@@ -456,7 +456,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
         unnamable = bool(missing and slug_problem(missing))  # no page can have that name: put would refuse it
         if unnamable:
             missing = None
-        create = f"create the page (`gbrain put {cmd_arg(missing)}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
+        create = f"create the page (`gbrain put {cmd_arg(missing)} --compiled-truth ...`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         # a page renamed or moved (a file renamed outside Obsidian): links written with its old
         # name dangle; the history knows where it went
         if moves is None:
@@ -483,8 +483,8 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                             f"{links_to} '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")
                             + (" (a link separates folders with '/', not '\\', on every system)" if r["kind"] == "markdown" and "\\" in t else "")),
                 "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
-                           f"point the link at the one meant (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)" if dests else
-                           f"{'' if unnamable else create + ', '}correct the link text (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`), or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"),
+                           f"point the link at the one meant (`gbrain put {cmd_arg(r['slug'])} --replace '{{\"OLD\": \"NEW\"}}'`)" if dests else
+                           f"{'' if unnamable else create + ', '}correct the link text (`gbrain put {cmd_arg(r['slug'])} --replace '{{\"OLD\": \"NEW\"}}'`), or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
         ids.append(r["id"])
@@ -586,7 +586,7 @@ def _dead_nav_entries(brain, only: "set[str] | None" = None) -> list[dict]:
                 action = f"point the entry at {new_href} in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)"
             else:
                 message = f"entry '{form}' ({at}) names {c}, which is no page"
-                action = (("" if unnamable else f"create the page (`gbrain put {cmd_arg(c)}`), or ")
+                action = (("" if unnamable else f"create the page (`gbrain put {cmd_arg(c)} --compiled-truth ...`), or ")
                           + f"correct or drop the entry in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)")
             out.append({"check": "dead_nav_entries", "slug": path, "target": href, "missing_slug": None if unnamable else c,
                         "line": line, "form": form, "context": context, "suggestions": [moved] if moved else [],
@@ -889,7 +889,7 @@ def _stale_compiled_truth(brain, only: "set[str] | None" = None) -> tuple[list[d
                 "newer_entries": len(dates),
                 "newest_entry": max(dates),
                 "message": f"{len(dates)} timeline entr{'y' if len(dates) == 1 else 'ies'} after the compiled truth's {basis} date {d} (newest {max(dates)})",
-                "action": f"rewrite the compiled truth from the timeline and set updated: (`gbrain put {cmd_arg(slug)} --if-hash HASH --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`; HASH: the content_hash of `gbrain get {cmd_arg(slug)}`, read before the rewrite; --json on the command line)",
+                "action": f"rewrite the compiled truth from the timeline, set updated: (`gbrain put {cmd_arg(slug)} --if-hash HASH --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`, HASH read first: `gbrain get {cmd_arg(slug)} --json`)",
             }
         )
     out.sort(key=lambda f: f["slug"])

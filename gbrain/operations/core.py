@@ -943,16 +943,23 @@ def _put_part(b, a, ctx, parts: list[str]):
         page = b.parse_text(text, page.path)
         _check_timeline_start(before, page, spans, ctx)
     notion_before = None
+    tags_off: list[str] = []
     if a.get("frontmatter") is not None:
         if not page.frontmatter_raw and row is not None:
             from ..page.markdown import notion_properties, to_lf
 
             notion_before = page if notion_properties(to_lf(page.body), page.path) else None
+        tags_before = list(page.tags) if row is not None and "tags" in a["frontmatter"] else []
         try:
             text = edit_frontmatter(page, a["frontmatter"])
         except ValueError as e:  # YAML that does not load: the page's state refuses it, as tag's (Brain._set_tags)
             raise Conflict(str(e)) from e
         page = b.parse_text(text, page.path)
+        if tags_before:  # `tags` is set whole: an agent adding one this way took the others off (trial 70)
+            from ..page.slugs import tag_identity
+
+            now = {tag_identity(t) for t in page.tags}
+            tags_off = [t for t in tags_before if tag_identity(t) not in now]
     if a.get("compiled_truth") is not None:
         ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
         old = page.compiled_truth
@@ -1041,6 +1048,9 @@ def _put_part(b, a, ctx, parts: list[str]):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
+    if tags_off and out.get("changed"):
+        out["warnings"] = [*out.get("warnings", []), f"frontmatter tags is set whole: {', '.join(tags_off)} no longer tag {out['slug']} "
+                           f"(`gbrain tag {cmd_arg(out['slug'])} TAG` adds one tag and keeps the others)"]
     if notion_before is not None and out.get("changed") and (after := b.parse_text(text, page.path)).frontmatter_raw:
         out["warnings"] = [*out.get("warnings", []), _notion_unread(notion_before, after, out["slug"], a["frontmatter"], ctx)]
     return out

@@ -106,6 +106,11 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
         slugs=a.get("slug"),
         since=_since(a.get("since"), ctx.flag("since")),
     )
+    cut = {k: n for k, n in r["truncated"].items() if n}
+    if cut and ctx.agent:  # `limit` cuts each check before the pages: no cursor reaches the rest (trial 70)
+        more = ", ".join(f"{n:,} more {k}" for k, n in cut.items())
+        say = f"{more} than listed: --limit 0 lists them all, paged by next_cursor"
+        r["note"] = f"{r['note']}; {say}" if r.get("note") else say
     return r  # `findings`, the old name of `items`: Operation.page_alias (registry.with_alias)
 
 

@@ -571,8 +571,8 @@ def tool_text(text: str, o: "Operation | None" = None) -> str:
 
 def _tool_call(cmd: str) -> str | None:
     """``revert people/x --to N`` (a command line after ``gbrain``) as a tool call,
-    ``brain_revert {"slug": "people/x", "to": N}``; None when it names no MCP tool or has an
-    argument the tool does not take."""
+    ``brain_revert {"slug": "people/x", "to": N}`` (``--json`` dropped: a tool answers JSON);
+    None when it names no MCP tool or has an argument the tool does not take."""
     import re
     import shlex
 
@@ -612,6 +612,9 @@ def _tool_call(cmd: str) -> str | None:
     while i < len(toks):
         t = toks[i]
         name, eq, val = t.partition("=")
+        if t == "--json" and "--json" not in options:  # a tool always answers JSON
+            i += 1
+            continue
         if name in options:
             p = options[name]
             if not p.in_schema:
