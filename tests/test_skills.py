@@ -334,7 +334,7 @@ def check_doc_text(doc: str, text: str) -> list[Problem]:
     for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", prose):
         if m.group(1) in schemas:
             check_tool_json(doc, m.group(0), m.group(1), m.group(2), schemas, problems)
-    for m in re.finditer(r"\bbrain_[a-z0-9_]+\b", text):
+    for m in re.finditer(r"(?<![\w.])brain_[a-z0-9_]+\b", text):  # (not `conftest.brain_at_version`: a Python name)
         if m.group(0) not in call_schemas() and m.group(0) not in NOT_TOOLS:
             problems.append(Problem(doc, m.group(0), f"unknown MCP tool {m.group(0)}"))
     return problems
