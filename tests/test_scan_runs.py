@@ -243,6 +243,9 @@ def test_address_matches_are_the_regex_pass(text, data):
 
 
 @pytest.mark.parametrize("text", ["   [r]: https://x.io", "    [r]: u", "ftp://a http://b https://c HTTPS://www.d",
-                                  "xhttps://a", "[a](https://b) https://c", " ![[a]] [r]:", "[[a]]://b"])
+                                  "xhttps://a", "[a](https://b) https://c", " ![[a]] [r]:", "[[a]]://b",
+                                  # (a scheme's one start; the engine's case-insensitive match takes ``ſ`` for ``s``)
+                                  "httpſ://a", "HTTPſ://a x", "hTtP://a Ftp://b", "ſ://", "tps://a", "p://a", "://",
+                                  "éhttps://a", "a![b](c) x[y](z)", " [y]: z", "\t[y](z)", "![[a]]https://b"])
 def test_address_matches_corners(text):
     assert _spans(linkedit._addr_matches(text, 0, len(text))) == _spans(_ADDR_RE_M.finditer(text))
