@@ -515,7 +515,7 @@ def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str],
     moves, left = [], []
     for p in rows:
         hit = copy_mark(p)
-        if hit is None:
+        if hit is None or p in (src, dst):  # (the page itself, renamed to a copy's name of its old one: no copy of it)
             continue
         orig, _, tool = hit
         if orig == src or (tool is None and is_conflict_copy_of(p, src)):
