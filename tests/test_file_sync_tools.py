@@ -320,6 +320,27 @@ def test_sync_says_a_conflict_copy_arriving_by_a_rename_and_exits_3(db_path, bra
     assert r.returncode == 0 and b"CONFLICT" not in r.stdout, r
 
 
+@pytest.mark.parametrize("copy", ["people/ana-lima.conflict-20261206T101010.md", *RENAMED_COPIES], ids=["gbrain", "dropbox", "syncthing"])
+def test_a_note_renamed_to_its_own_copys_name_keeps_the_name_it_was_given(db_path, brain_tree, run, copy):
+    """A note renamed to a name that marks it a conflict copy of its own old name (a person's
+    rename, or a tool moving the local side aside): the page moved there was taken for its own
+    conflict copy (``copy_renames``: a copy of ``src`` follows the page) and moved on, the note
+    renamed on disk to ``NAME (…) (…).md`` (doubled mark), the round exiting 1 (a file not in the
+    brain). The note keeps the name it was given, nothing renamed twice, and a sync after is clean."""
+    db = str(db_path)
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0
+    data = (brain_tree / "people/ana-lima.md").read_bytes()
+    (brain_tree / "people/ana-lima.md").replace(brain_tree / copy)
+    r = run("sync", str(brain_tree), "--db", db)
+    assert r.returncode in (0, 3), r
+    assert (brain_tree / copy).read_bytes() == data
+    assert sorted(p.name for p in (brain_tree / "people").iterdir() if "ana-lima" in p.name) == [copy.split("/")[1]]
+    with Brain.open(db_path) as b:
+        assert [r[0] for r in b.conn.execute("SELECT path FROM pages WHERE path LIKE 'people/ana-lima%'")] == [copy]
+    r = run("sync", str(brain_tree), "--db", db)
+    assert r.returncode == 0 and b"CONFLICT" not in r.stdout, r
+
+
 #: one copy of each kind: gbrain's own of a page, and a file-sync tool's of a page, of a page's
 #: ``.raw`` sidecar and of an attachment (written into a synced fixtures/brain)
 KINDS = {

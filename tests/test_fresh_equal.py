@@ -239,6 +239,24 @@ class FreshEqual(RuleBasedStateMachine):
             b.parent.mkdir(parents=True, exist_ok=True)
             os.rename(a, b)
 
+    @rule(i=st.integers(0, 99), j=st.integers(0, 99))
+    def disk_swap(self, i, j):
+        """Two notes of the folder (the ``i``-th and ``j``-th, mod their number) exchange names
+        through a temp name (``a → tmp, b → a, tmp → b``) between two syncs: the pages move with
+        their text (``Plan.swaps``), or are two edits when they cannot (a sidecar, a conflict copy,
+        identical texts, a brain edit the first sync could not take)."""
+        notes = sorted(p for p in self.v.rglob("*.md") if ".raw" not in p.parts)
+        if len(notes) < 2 or i % len(notes) == j % len(notes):
+            return
+        a, b = notes[i % len(notes)], notes[j % len(notes)]
+        self.sync()
+        if a.exists() and b.exists():  # (a conflict copy the sync wrote shifts no note away)
+            tmp = self.v / "swap-temp.tmp"
+            os.rename(a, tmp)
+            os.rename(b, a)
+            os.rename(tmp, b)
+        self.sync()
+
     @rule(name=names, n=st.integers(0, 2))
     @folder_only
     def disk_sidecar(self, name, n):

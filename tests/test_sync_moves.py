@@ -1314,3 +1314,32 @@ def test_notes_with_a_raw_sidecar_swapping_names_are_two_edits_as_before(synced)
     assert {n: b.page_row(f"people/{n}")["id"] for n in ids} == ids
     assert b.get_text("people/ana-lima") == texts["bruno-okafor"]
     assert fresh_import_differences(b) == {}
+
+
+def test_a_swap_never_takes_a_trashed_notes_name_for_its_temp_name(db_path, tmp_path):
+    """The first page of a swap passes through ``NAME (swapping names).md`` in the brain. A note
+    of that very name the person deleted earlier is in the trash; the swap's pass through its name
+    must not hide it (a deleted page is one whose newest history row is the deletion: the swap's
+    move rows at that name would be newer): ``restore`` still brings it back, and the swap takes
+    another temp name."""
+    root = tmp_path / "v"
+    root.mkdir()
+    mine = "# Mine\n\nmy own note, deleted on purpose\n"
+    (root / "alpha.md").write_text("# Alpha\n\n" + prose(1))
+    (root / "beta.md").write_text("# Beta\n\n" + prose(2))
+    (root / "alpha (swapping names).md").write_text(mine)
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        (root / "alpha (swapping names).md").unlink()
+        assert sync(b, root)["counts"]["trashed"] == 1
+        ids = {n: b.page_row(n)["id"] for n in ("alpha", "beta")}
+        _swap(root, "alpha.md", "beta.md")
+        rep = sync(b, root)
+        assert rep["ok"] and rep["counts"]["moved"] == 2, rep
+        assert {n: b.page_row(n)["id"] for n in ids} == {"alpha": ids["beta"], "beta": ids["alpha"]}
+        assert [t["slug"] for t in trash_list(b, limit=0)] == ["alpha (swapping names)"]
+        assert fresh_import_differences(b) == {}
+    r = gbrain("restore", "alpha (swapping names)", env={"GBRAIN_DB": str(db_path)})
+    assert r.returncode == 0, r.stderr
+    with Brain.open(str(db_path)) as b:
+        assert b.get_text("alpha (swapping names)") == mine

@@ -521,6 +521,14 @@ def _in_cycle(rel: str, now: dict[str, int], recorded: dict[int, str]) -> bool:
     return False
 
 
+def _in_trash(conn, slug: str) -> bool:
+    """Whether the page name ``slug`` holds a deleted page: its newest history row is the deletion
+    (CLAUDE.md invariant 8). A swap's temp name must not be one: its move rows there would be
+    newer and hide the page from ``trash``/``restore`` (:meth:`SyncEngine._swap`)."""
+    row = conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+    return row is not None and row[0] == "delete"
+
+
 def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
     """The conflict copies stored for the page moving from path ``src`` to ``dst`` (gbrain's
     ``NAME.conflict-TS.md``, a long name's cut one too; a file-sync tool's) and for its ``.raw``
@@ -543,7 +551,7 @@ def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str],
     moves, left = [], []
     for p in rows:
         hit = copy_mark(p)
-        if hit is None:
+        if hit is None or p in (src, dst):  # (the page itself, renamed to a copy's name of its old one: no copy of it)
             continue
         orig, _, tool = hit
         if orig == src or (tool is None and is_conflict_copy_of(p, src)):
@@ -4511,7 +4519,7 @@ class SyncEngine:
         name (a move: ``history`` of either name then lists the text it holds), links are resolved
         again (none has a sidecar or conflict copy: :meth:`_swappable`). The first page passes
         through a name of its own while the others move, ``NAME (swapping names).md`` in its
-        folder (`` 2``… when taken), as a person swapping two files passes one through a temp
+        folder (`` 2``… when taken, or a deleted page's name: :func:`_in_trash`), as a person swapping two files passes one through a temp
         name; the history keeps that stretch (a swap written as two moves between the two names
         reads, on a second swap of the pair, as a page moved away and back: the history walks
         follow each page through its names by the moves' names), the change log does not (no
@@ -4524,7 +4532,8 @@ class SyncEngine:
             tmp = f"{stem} (swapping names{'' if n == 1 else f' {n}'}){ext}"
             if not (os.path.lexists(self._abs(tmp)) or c.execute(
                     "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
-                    (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()):
+                    (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()
+                    or _in_trash(c, slug_for_path(tmp))):
                 break
         seq0 = c.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
         self.brain.rename_page_row(ids[0], cycle[0], tmp)
