@@ -945,3 +945,94 @@ def test_raise_interrupt_takes_only_an_interrupt_the_error_was_raised_under():
         except Disconnected as e:
             raise_interrupt(e)
     assert got.value is k
+
+
+def _copy_in(root: Path, n: int = NOTES, prefix: str = "copied") -> None:
+    """``n`` new notes copied into the vault (a `cp -r` of another folder, trial 69's 173)."""
+    (root / prefix).mkdir(exist_ok=True)
+    for i in range(n):
+        (root / prefix / f"c{i:02d}.md").write_text(f"# Copied {i}\n\nSee [[hub]] and [[{prefix}/c{(i + 1) % n:02d}]].\n\nbody {i}\n")
+
+
+def _new_count(other: Brain) -> int:
+    return other.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'copied/%'").fetchone()[0]
+
+
+def test_new_notes_that_pair_with_nothing_commit_in_chunks_and_report_as_one_transaction(db_path, second_db, tmp_path, monkeypatch):
+    """A copy of many new notes beside in-place edits (no deletion, nothing to pair): chunked, the
+    new notes too come in committed transactions of CHUNK (trial 69: they all stayed in the first
+    chunk, one transaction a flaky connection cut again and again), and the report and the brain
+    are those of one transaction; a fresh import equals each."""
+    reps, rounds = {}, {}
+    for chunk, db in ((0, second_db), (CHUNK, db_path)):
+        root = tmp_path / f"vault{chunk}"
+        make_tree(root)
+        with Brain.open(db) as b, Brain.open(db) as other:
+            assert _sync_once(b, root)["ok"]
+            _copy_in(root)
+            for i in range(3):
+                f = root / f"n{i:02d}.md"
+                in_place(f, f.read_bytes() + EDIT)
+            eng = _engine(b, root, chunk)
+            seen: list[int] = []
+            real = eng.reconcile
+
+            def spy(*a, **kw):
+                out = real(*a, **kw)
+                seen.append(_new_count(other))
+                return out
+
+            monkeypatch.setattr(eng, "reconcile", spy)
+            try:
+                reps[chunk] = eng.sync()
+            finally:
+                eng.close()
+            rounds[chunk] = seen
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+            assert b.conn.execute("SELECT COUNT(*) FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.path LIKE 'copied/%' AND l.to_page_id IS NULL").fetchone()[0] == 0
+    assert rounds[0] == []  # one transaction: no round of its own
+    # on: 27 plain paths (24 new, 3 edited): the first CHUNK left to the full sync, the rest in
+    # chunks of CHUNK committed before it, each seen by another connection
+    assert rounds[CHUNK] == [5, 10, 15, 19, 19], rounds  # (the 3 edits sort last: the last chunk's)
+    assert _same(reps[CHUNK]) == _same(reps[0])
+
+
+@pytest.mark.parametrize("beside", ["deletion", "twin", "sidecar", "revived"])
+def test_new_notes_that_could_pair_stay_in_the_first_chunk(db_path, second_db, tmp_path, beside):
+    """New notes beside a path they could pair with are decided together, as one transaction
+    decides them: a deleted note (a move + edit pairs it with a new one: its page id kept), a
+    new note whose name differs from another new one's by case alone (a twin), a new page with
+    its new ``.raw`` sidecar, a new note at a name a page had (its history: revivals, late saves).
+    The chunked sync's report and brain are the unchunked one's."""
+    reps, ids = {}, {}
+    for chunk, db in ((0, second_db), (CHUNK, db_path)):
+        root = tmp_path / f"vault{chunk}"
+        make_tree(root)
+        (root / "long.md").write_text("# Long\n\n" + "".join(f"line {k} of a long note\n" for k in range(40)))
+        with Brain.open(db) as b:
+            assert _sync_once(b, root)["ok"]
+            if beside == "revived":
+                b.delete_page("zclash")
+                (root / "zclash.md").unlink()
+                assert _sync_once(b, root)["ok"]
+            old_id = b.conn.execute("SELECT id FROM pages WHERE path = 'long.md'").fetchone()[0]
+            _copy_in(root)
+            if beside == "deletion":
+                text = (root / "long.md").read_text()
+                (root / "long.md").unlink()
+                (root / "copied" / "renamed-long.md").write_text(text + "one more line\n")
+            elif beside == "twin":
+                (root / "copied" / "C05.md").write_text("# Twin\n")
+            elif beside == "sidecar":
+                (root / "copied" / "c07.raw.json").write_text('{"source": "x"}\n')
+            else:
+                (root / "zclash.md").write_text("# Clash\n\none\ntwo\nthree\nback\n")
+            reps[chunk] = _sync_once(b, root, chunk)
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+            ids[chunk] = b.conn.execute("SELECT path FROM pages WHERE id = ?", (old_id,)).fetchone()
+    assert _same(reps[CHUNK]) == _same(reps[0])
+    assert ids[CHUNK] == ids[0]
+    if beside == "deletion":
+        assert ids[CHUNK][0] == "copied/renamed-long.md"

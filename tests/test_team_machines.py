@@ -73,3 +73,61 @@ def test_the_same_machine_is_not_refused_by_a_listener_of_its_own(pg_url, tmp_pa
         assert w.p.poll() is None
     finally:
         w.stop()
+
+
+def test_another_roles_watch_is_seen_by_a_role_without_pg_read_all_stats(pg_server, pg_url, tmp_path, monkeypatch):
+    """The machine check reads another session's ``application_name`` from ``pg_stat_activity``:
+    Postgres shows it (and ``datname``) for every session to every role; only ``query``, ``state``
+    and the like need ``pg_read_all_stats`` or membership (trial 69's unchecked assumption). Two
+    teammates with roles of their own, neither a superuser nor in ``pg_read_all_stats``: machine
+    A's watch connection (role ``gb_team_a``) still refuses machine B's sync (role ``gb_team_b``)."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    admin = psycopg.connect(pg_server, autocommit=True)
+    db = conninfo_to_dict(pg_url)["dbname"]
+    roles = ("gb_team_a", "gb_team_b")
+
+    def url(role: str) -> str:  # (pg_url as this role: postgresql://user@/db?host=…)
+        from urllib.parse import urlsplit, urlunsplit
+
+        u = urlsplit(pg_url)
+        return urlunsplit(u._replace(netloc=f"{role}:pw@" + u.netloc.rsplit("@", 1)[-1]))
+
+    vault = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    Brain.open(pg_url).close()  # (the schema made by the owner)
+    for r in roles:
+        admin.execute(f"DROP ROLE IF EXISTS {r}")
+        admin.execute(f"CREATE ROLE {r} LOGIN PASSWORD 'pw' NOSUPERUSER")
+    with psycopg.connect(pg_url, autocommit=True) as own:
+        for stmt in ("GRANT ALL ON SCHEMA public TO {r}", "GRANT ALL ON ALL TABLES IN SCHEMA public TO {r}",
+                     "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {r}", "GRANT ALL ON ALL FUNCTIONS IN SCHEMA public TO {r}"):
+            own.execute(stmt.format(r=", ".join(roles)))
+    admin.execute(f'GRANT ALL ON DATABASE "{db}" TO {", ".join(roles)}')
+    a_conn = None
+    try:
+        b_brain = Brain.open(url("gb_team_b"))
+        try:
+            assert not b_brain.conn.execute("SELECT pg_has_role('pg_read_all_stats', 'MEMBER')").fetchone()[0]
+            eng = SyncEngine(b_brain, vault, log=lambda s: None)
+            # machine A's watch: its LISTEN connection, named as machine A names it, as its own role
+            monkeypatch.setattr(engine_mod, "machine_key", lambda: "machine-a")
+            a_conn = psycopg.connect(url("gb_team_a"), autocommit=True, application_name=eng.listen_name())
+            monkeypatch.setattr(engine_mod, "machine_key", lambda: "machine-b")
+            # B sees A's session's name, though not its query
+            seen = b_brain.conn.execute("SELECT application_name, query FROM pg_stat_activity WHERE usename = 'gb_team_a'").fetchall()
+            assert [tuple(r) for r in seen] == [(eng.listen_name().rsplit(":", 1)[0] + ":machine-a", "<insufficient privilege>")], seen
+            with pytest.raises(SyncError, match="another machine"):
+                eng.bind()
+            eng.close()
+        finally:
+            b_brain.close()
+    finally:
+        if a_conn is not None:
+            a_conn.close()
+        with psycopg.connect(pg_url, autocommit=True) as own:
+            for r in roles:
+                own.execute(f"DROP OWNED BY {r}")
+        for r in roles:
+            admin.execute(f"DROP ROLE IF EXISTS {r}")
+        admin.close()

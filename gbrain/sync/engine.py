@@ -1330,7 +1330,9 @@ class SyncEngine:
         end of any move the round could pair, so reconciling it apart changes no outcome. A file
         replaced by another inode (an editor's temp + rename save) is plain only in a round with
         no other path (a new or gone file, a folder) to pair with: ``paths`` is the round less its
-        exact renames (:meth:`move_chunks`), which run before. Everything else is in ``first``,
+        exact renames (:meth:`move_chunks`), which run before. So is a new file that no path
+        could pair with (:meth:`_lone_new`: a copy of many notes into the folder was one
+        transaction a flaky connection cut again and again, trial 69). Everything else is in ``first``,
         with the first plain paths. ``([paths], {})`` for a round that is small, or the whole
         tree's folder (``''``), or ``n`` <= 0."""
         if n <= 0 or len(paths) <= n:
@@ -1342,9 +1344,14 @@ class SyncEngine:
         same, other = [], []
         seen = {}
         recorded, now = {}, {}  # file id → the path sync_state records it at; each replaced file's id now
-        for rel, (st, row) in self.on_disk(paths).items():
+        fresh: dict[str, os.stat_result] = {}  # new files that may pair with nothing (judged below)
+        found = self.on_disk(paths)
+        for rel, (st, row) in found.items():
             if row is not None and row[4] is not None:
                 recorded[row[4]] = rel
+            if row is None and stat.S_ISREG(st.st_mode) and rel not in maybe and rel not in together and not (prefixes and rel.startswith(prefixes)) \
+                    and page_slug_for_sidecar(rel) is None and copy_mark(rel) is None:
+                fresh[rel] = st
             if row is None or not stat.S_ISREG(st.st_mode) or rel in maybe or rel in together or (prefixes and rel.startswith(prefixes)):
                 continue
             if page_slug_for_sidecar(rel) is not None or copy_mark(rel) is not None:
@@ -1361,12 +1368,61 @@ class SyncEngine:
             # notes that swapped names stay together (Plan.swaps). (Not a chain: a temp + rename
             # save often gets the inode the save before it freed.)
             plain.update(rel for rel in other if not _in_cycle(rel, now, recorded))
+        for rel in self._lone_new(fresh, paths, found, dirs, maybe, recorded):
+            plain.add(rel)
+            seen[rel] = _file_print(fresh[rel])
         if len(plain) <= n:
             return [paths], {}
         order = sorted(plain)
         first = (paths - plain) | set(order[:n])
         rest = [set(order[i:i + n]) for i in range(n, len(order), n)]
         return [first, *rest], {rel: seen[rel] for rel in order[n:]}
+
+    def _lone_new(self, fresh: dict[str, os.stat_result], paths: set[str], found: dict, dirs: set[str], maybe: set[str],
+                  recorded: dict[int, str]) -> set[str]:
+        """The new files of ``fresh`` (path → lstat; no ``sync_state`` row, a regular file, no
+        page's sidecar or conflict copy) that no path could pair with, so a chunk of their own
+        gives the outcome the whole round gives (trial 69: 173 notes copied into a vault were
+        one transaction, cut again and again by a flaky connection, none ever committed): only
+        in a round with nothing to pair with (no path of ``paths`` gone from disk or no regular
+        file, no folder event ``dirs``, no deletion held back, ``maybe``, :attr:`held`, no page
+        this engine trashed lately, :attr:`recent_trash`: a revived move's source), and each
+        not holding a file ``sync_state`` records (``recorded``: a replaced move's), no other
+        path of the round taking its name (the same slug told apart by case or accents: decided
+        together), no page's sidecar or conflict copy of the round following it, and its name
+        (path, or a page's slug) never in the history (a late save at a renamed page's old name,
+        a name a page left: :meth:`_follow_late_saves`, revivals). Empty on any doubt."""
+        import sqlite3
+
+        if not fresh or dirs or maybe or self.held or self.recent_trash or len(found) != len(paths):
+            return set()
+        if any(not stat.S_ISREG(st.st_mode) for st, _ in found.values()):
+            return set()
+        keys: dict[str, int] = {}
+        for p in paths:
+            k = slug_key(slug_for_path(p)) if is_markdown(p) else nfc(p).casefold()
+            keys[k] = keys.get(k, 0) + 1
+        followers = {page_slug_for_sidecar(p) for p in paths} | {nfc(m[0][:-3]) for p in paths if (m := copy_mark(p)) and is_markdown(m[0])}
+        lone = {p for p, st in fresh.items() if file_id(st) not in recorded and nfc(p[:-3]) not in followers
+                and slug_for_path(p) not in followers
+                and keys[slug_key(slug_for_path(p)) if is_markdown(p) else nfc(p).casefold()] == 1}
+        if not lone:
+            return set()
+        try:
+            known: set[str] = set()
+            order = sorted(lone)
+            for i in range(0, len(order), 400):
+                part = order[i:i + 400]
+                marks = ",".join("?" * len(part))
+                known.update(r[0] for r in self.conn.execute(f"SELECT DISTINCT path FROM history WHERE path IN ({marks})", part))
+                slugs = {slug_for_path(p): p for p in part if is_markdown(p)}
+                if slugs:
+                    marks = ",".join("?" * len(slugs))
+                    known.update(slugs[r[0]] for r in self.conn.execute(
+                        f"SELECT DISTINCT name FROM history WHERE kind = 'page' AND name IN ({marks})", list(slugs)))
+        except (sqlite3.Error, GBrainError):
+            return set()
+        return lone - known
 
     def still_plain(self, part: set[str], seen: dict) -> tuple[set[str], dict[str, os.stat_result | None]]:
         """The paths of a later chunk ``part`` (:meth:`plain_chunks`, its ``seen``) whose file is
