@@ -2539,21 +2539,44 @@ class Brain:
 
     # ---- listing / stats --------------------------------------------------------
 
+    #: list's sorts: the column (None: the slug alone) and whether it runs newest first; ties by slug
+    LIST_SORTS = {"slug": (None, False), "updated": ("updated_at", True), "created": ("created_at", True), "title": ("title", False)}
+
+    @staticmethod
+    def list_position(sort: str, row: dict) -> list:
+        """A :meth:`list_pages` row's position in ``sort`` order: ``[slug]``, or ``[key, slug]``
+        (``updated_at``, ``created_at`` or ``title``); what ``after`` takes."""
+        col = Brain.LIST_SORTS[sort][0]
+        return [row["slug"]] if col is None else [row[col], row["slug"]]
+
     def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None,
-                   prefix: str | None = None) -> list[dict]:
+                   prefix: str | None = None, after: list | None = None) -> list[dict]:
         """The pages of a :class:`~gbrain.storage.filters.PageFilter` (type, tag, folder
-        ``prefix``: search's filters), updated since ``since``, in ``sort`` order."""
+        ``prefix``: search's filters), updated since ``since``, in ``sort`` order (ties by slug),
+        each ``{slug, title, type, updated_at}`` (and ``created_at`` for ``sort="created"``).
+        ``after``: only the pages after that position (:meth:`list_position` of the last row a
+        page showed): a keyset page, whose rows stay where they were whatever was written before
+        it. Raises BadInput for an unknown ``sort`` or a position not of its shape."""
+        if sort not in self.LIST_SORTS:
+            raise BadInput("sort must be one of slug, updated, created, title")
+        col, desc = self.LIST_SORTS[sort]
         where, args = PageFilter(type, tag, prefix).where()
-        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p"
+        q = "SELECT p.slug, p.title, p.type, p.updated_at" + (", p.created_at" if sort == "created" else "") + " FROM pages p"
         if since:
             where.append("p.updated_at >= ?")
             args.append(since)
+        if after is not None:
+            if len(after) != (1 if col is None else 2) or not all(isinstance(x, str) for x in after):
+                raise BadInput(f"list: a position of sort {sort} is {'[slug]' if col is None else f'[{col}, slug]'}")
+            if col is None:
+                where.append("p.slug > ?")
+            else:
+                where.append(f"(p.{col} {'<' if desc else '>'} ? OR (p.{col} = ? AND p.slug > ?))")
+                args += [after[0], after[0]]
+            args.append(after[-1])
         if where:
             q += " WHERE " + " AND ".join(where)
-        order = {"slug": "p.slug", "updated": "p.updated_at DESC, p.slug", "created": "p.created_at DESC, p.slug", "title": "p.title"}.get(sort)
-        if order is None:
-            raise BadInput("sort must be one of slug, updated, created, title")
-        q += " ORDER BY " + order
+        q += " ORDER BY " + ("p.slug" if col is None else f"p.{col}{' DESC' if desc else ''}, p.slug")
         if limit:
             q += " LIMIT ?"
             args.append(int(limit))

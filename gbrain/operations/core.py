@@ -1767,13 +1767,16 @@ def _move(b, a, ctx):
     title="List pages",
     item=obj("slug", **PAGE_REF, updated_at="string?"),
     page="limit",
+    # keyset pages: a page written between two pages (to the front of `sort: updated`) moves no other row
+    page_seek=lambda a, row: Brain.list_position(a.get("sort") or "slug", row),
     text=lambda r, a: _rows(r, ["slug", "type", "title"]),
     note=cut_note,
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"), ctx.flag("since"))
-    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
-    if not out:
+    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since,
+                       after=ctx.after)
+    if not out and ctx.after is None:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return out
 
