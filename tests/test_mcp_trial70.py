@@ -56,3 +56,37 @@ def test_a_list_walk_while_another_writer_works_repeats_and_skips_no_unchanged_p
     missing = unchanged - set(got)
     assert not missing, missing
     assert pages >= 3
+
+
+LENDING = ("---\ntype: company\n---\n# Lending Pay\n\nA company.\n\n## Open Threads\n\n- 2026-12-01 ask about the round\n\n---\n\n"
+           "- **2026-12-05** | call — Talked to the CEO\n- **2026-12-04** | Seed closed\n")
+COPY = "companies/lending-pay.conflict-20261206T150355"
+
+
+def test_conflict_copies_are_left_out_of_the_brain_wide_timeline_and_threads_saying_so(db_path):
+    """Trial 70: `brain_timeline {"since": "yesterday"}` (the briefing's "what happened") listed
+    every entry of companies/lending-pay twice, once for its `.conflict-…` copy, and
+    brain_threads each open thread twice. Every page's timeline and threads leave conflict copies
+    out, saying how many entries were left out and how to see them; the copy's own timeline
+    still shows them (search keeps a copy, ranked below its page: it is found by name)."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("companies/lending-pay", LENDING)
+        b.put(COPY, LENDING)
+        b.put("people/ana", "# Ana\n\n---\n\n- **2026-12-03** | Met Ana\n")
+
+    async def main():
+        async with connect(db_path) as c:
+            return [ok(await c.call_tool(t, a)) for t, a in [
+                ("brain_timeline", {"since": "2026-12-01"}), ("brain_timeline", {"slug": COPY}), ("brain_threads", {}),
+                ("brain_timeline", {"slug": "companies/lending-pay"})]]
+
+    tl, own, threads, page = anyio.run(main)
+    assert [(e["slug"], e["summary"]) for e in tl["items"]] == [
+        ("companies/lending-pay", "Talked to the CEO"), ("companies/lending-pay", "Seed closed"), ("people/ana", "Met Ana")]
+    assert any("2 entries of 1 conflict copy" in w and "brain_conflicts" in w and "slug" in w for w in tl["warnings"]), tl
+    assert [e["summary"] for e in own["items"]] == ["Talked to the CEO", "Seed closed"] and "warnings" not in own
+    assert [t["slug"] for t in threads["items"]] == ["companies/lending-pay"]
+    assert any("1 item of 1 conflict copy" in w for w in threads["warnings"]), threads
+    assert len(page["items"]) == 2 and "warnings" not in page

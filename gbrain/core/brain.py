@@ -67,6 +67,7 @@ from ..page.markdown import (
 )
 from ..page.slugs import (
     cmd_arg,
+    is_page_copy,
     MAX_NAME_BYTES,
     check_slug,
     conflict_original,
@@ -2477,21 +2478,27 @@ class Brain:
 
     # ---- timeline ---------------------------------------------------------------
 
-    def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None) -> list[dict]:
+    def copy_page_ids(self) -> list[int]:
+        """The ids of the pages that are conflict copies (:func:`~gbrain.page.slugs.is_page_copy`:
+        gbrain's ``.conflict-…`` and a file-sync tool's), ascending: the few slugs holding
+        ``conflict`` (LIKE: ILIKE on Postgres), the mark decides."""
+        return sorted(r[0] for r in self.conn.execute("SELECT id, slug FROM pages WHERE slug LIKE '%conflict%'") if is_page_copy(r[1]))
+
+    def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None,
+                 copies: bool = True) -> list[dict]:
         """Timeline entries, newest first: of page ``slug``, or (None) of every page, each with its
         page's ``slug`` (same date: by slug, then as written). ``since``/``until`` bound the date,
         inclusive, compared as text (``YYYY-MM-DD`` as written, a date that is no real one too:
-        ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``."""
-        where, args = [], []
+        ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``.
+        ``copies=False`` (every page's only) leaves out the entries of conflict copies
+        (:meth:`copy_page_ids`; :meth:`timeline_copy_entries` counts them)."""
+        where, args = self._timeline_range(since, until)
         if slug is not None:
-            where.append("t.page_id = ?")
-            args.append(self.resolve_slug(slug)["id"])
-        if since:
-            where.append("t.date >= ?")
-            args.append(since)
-        if until:
-            where.append("t.date <= ?")
-            args.append(until)
+            where.insert(0, "t.page_id = ?")
+            args.insert(0, self.resolve_slug(slug)["id"])
+        elif not copies and (ids := self.copy_page_ids()):
+            where.append(f"t.page_id NOT IN ({','.join('?' * len(ids))})")
+            args += ids
         cond = f" WHERE {' AND '.join(where)}" if where else ""
         if slug is not None:
             q = f"SELECT t.date, t.source, t.summary, t.detail FROM timeline_entries t{cond} ORDER BY t.date DESC, t.id"
@@ -2502,6 +2509,28 @@ class Brain:
             q += " LIMIT ?"
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, tuple(args))]
+
+    @staticmethod
+    def _timeline_range(since: str | None, until: str | None) -> tuple[list[str], list]:
+        where, args = [], []
+        if since:
+            where.append("t.date >= ?")
+            args.append(since)
+        if until:
+            where.append("t.date <= ?")
+            args.append(until)
+        return where, args
+
+    def timeline_copy_entries(self, since: str | None = None, until: str | None = None) -> tuple[int, int]:
+        """``(entries, copies)``: how many timeline entries dated within ``since``/``until`` (as
+        :meth:`timeline` bounds them) the conflict copies hold, and how many copies hold them."""
+        ids = self.copy_page_ids()
+        if not ids:
+            return 0, 0
+        where, args = self._timeline_range(since, until)
+        where.append(f"t.page_id IN ({','.join('?' * len(ids))})")
+        r = self.conn.execute(f"SELECT COUNT(*), COUNT(DISTINCT t.page_id) FROM timeline_entries t WHERE {' AND '.join(where)}", args + ids).fetchone()
+        return r[0], r[1]
 
     @atomic
     def timeline_add(self, slug: str, date: str, summary: str, source: str = "", detail: str = "") -> SaveResult:

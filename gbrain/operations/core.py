@@ -2071,7 +2071,14 @@ def _timeline(b, a, ctx):
     if since and until and since > until:
         raise BadInput(f"{ctx.flag('since')} {a['since']} is after {ctx.flag('until')} {a['until']}")
     slug = read_slug(b, a["slug"], ctx)[0] if a.get("slug") else None
-    return b.timeline(slug, a.get("limit") or None, since, until)
+    if slug is not None:
+        return b.timeline(slug, a.get("limit") or None, since, until)
+    # every page's: a conflict copy repeats its page's entries (trial 70: a briefing read each event twice)
+    left, copies = b.timeline_copy_entries(since, until)
+    if left and ctx.on_warning:
+        ctx.on_warning(f"{left:,} {'entry' if left == 1 else 'entries'} of {copies:,} conflict cop{'y' if copies == 1 else 'ies'} left out "
+                       "(a copy repeats its page's): `gbrain timeline COPY` lists a copy's, `gbrain conflicts` names the copies")
+    return b.timeline(None, a.get("limit") or None, since, until, copies=False)
 
 
 def _date_bound(v: str | None, name: str, end: bool = False) -> str | None:
