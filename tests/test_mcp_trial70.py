@@ -90,3 +90,38 @@ def test_conflict_copies_are_left_out_of_the_brain_wide_timeline_and_threads_say
     assert [t["slug"] for t in threads["items"]] == ["companies/lending-pay"]
     assert any("1 item of 1 conflict copy" in w for w in threads["warnings"]), threads
     assert len(page["items"]) == 2 and "warnings" not in page
+
+
+def test_a_link_onto_a_page_ending_with_open_threads_goes_above_them_and_empty_details_are_dropped(db_path):
+    """Trial 70: brain_link onto a page whose compiled truth ends with its `## Open Threads` list
+    wrote the link paragraph under that heading (the ingest skill: never into Open Threads); it
+    now goes above the section. And an agent's timeline entry with no detail carries no
+    `"detail": ""` (the CLI's --json, call and pipe keep it: scripts read it)."""
+    import json
+
+    from gbrain.core.brain import Brain
+
+    from conftest import gbrain
+
+    page = "# Lending Pay\n\nA company.\n\n## Open Threads\n\n- 2026-12-01 ask about the round\n- 2026-12-02 intro to Bo\n\n---\n\n- **2026-12-05** | call — Talked\n"
+    with Brain.open(db_path, create=True) as b:
+        b.put("companies/lending-pay", page)
+        b.put("people/ana", "# Ana\n\nA person.\n")
+
+    async def main():
+        async with connect(db_path) as c:
+            ok(await c.call_tool("brain_link", {"from": "companies/lending-pay", "to": "people/ana", "context": "Ana advises them."}))
+            return (ok(await c.call_tool("brain_get", {"slug": "companies/lending-pay"}))["content"],
+                    ok(await c.call_tool("brain_timeline", {"slug": "companies/lending-pay"})),
+                    ok(await c.call_tool("brain_threads", {})))
+
+    text, tl, threads = anyio.run(main)
+    above, threads_on = text.split("## Open Threads", 1)
+    assert "people/ana" in above.split("\n\n")[-2] or "ana" in above.split("\n\n")[-2].lower(), text
+    assert "ana" not in threads_on.split("---")[0].lower(), text
+    assert above.startswith("# Lending Pay\n\nA company.\n\n") and above.endswith("\n\n") and "\n\n\n" not in text, text
+    assert threads_on.startswith("\n\n- 2026-12-01 ask about the round\n- 2026-12-02 intro to Bo\n\n---\n"), text
+    assert len(threads["items"]) == 2
+    assert tl["items"] == [{"date": "2026-12-05", "source": "call", "summary": "Talked"}]
+    r = gbrain("--db", str(db_path), "timeline", "companies/lending-pay", "--json")
+    assert json.loads(r.stdout)[0]["detail"] == ""
