@@ -4,7 +4,6 @@ conflict copies doubled the brain-wide timeline, a link paragraph landed under O
 from __future__ import annotations
 
 import anyio
-import pytest
 
 from test_mcp import connect, ok
 
@@ -25,37 +24,39 @@ def _people(db, n: int) -> list[str]:
     return slugs
 
 
-@pytest.mark.parametrize("sort", ["updated", "slug", "created", "title"])
-def test_a_list_walk_while_another_writer_works_repeats_and_skips_no_unchanged_page(db_path, sort):
+def test_a_list_walk_while_another_writer_works_repeats_and_skips_no_unchanged_page(db_path):
     """Trial 70: `brain_list {"sort": "updated", "limit": 100}` over 328 people, 5 pages of later
     pages touched between page 1 and 2: 328 rows listed, 323 distinct, the 5 touched never. The
     cursor was an offset: the touched pages moved to the front and pushed 5 already listed
     rows onto page 2. A keyset cursor (the last row's sort key and slug) starts after that row
-    wherever the others went: every page unchanged during the walk is listed exactly once."""
+    wherever the others went: every page unchanged during the walk is listed exactly once, for
+    every sort (a new page sorts first by `created`, and `New` before `people/…` by title)."""
     slugs = _people(db_path, 24)
+
+    async def walk(c, sort, new):
+        got, cursor, pages, touched = [], None, 0, []
+        while True:
+            r = ok(await c.call_tool("brain_list", {"type": "person", "sort": sort, "limit": 8, **({"cursor": cursor} if cursor else {})}))
+            got += [x["slug"] for x in r["items"]]
+            pages += 1
+            if pages == 1:  # another writer touches 3 pages a later page would list, and adds one
+                touched = [got[-1], *[x for x in slugs if x not in got][:2]]
+                for s in touched:
+                    ok(await c.call_tool("brain_put", {"slug": s, "append": "touched."}))
+                ok(await c.call_tool("brain_put", {"slug": new, "content": "---\ntype: person\n---\n# New\n"}))
+            cursor = r["next_cursor"]
+            if not cursor:
+                return got, pages, touched
 
     async def main():
         async with connect(db_path) as c:
-            got, cursor, pages, touched = [], None, 0, []
-            while True:
-                r = ok(await c.call_tool("brain_list", {"type": "person", "sort": sort, "limit": 8, **({"cursor": cursor} if cursor else {})}))
-                got += [x["slug"] for x in r["items"]]
-                pages += 1
-                if pages == 1:  # another writer touches 3 pages a later page would list, and adds one
-                    touched = [got[-1], *[x for x in slugs if x not in got][:2]]
-                    for s in touched:
-                        ok(await c.call_tool("brain_put", {"slug": s, "append": "touched."}))
-                    ok(await c.call_tool("brain_put", {"slug": "people/p99", "content": "---\ntype: person\n---\n# New\n"}))
-                cursor = r["next_cursor"]
-                if not cursor:
-                    return got, pages, touched
+            return {sort: await walk(c, sort, f"people/new-{sort}") for sort in ["updated", "slug", "created", "title"]}
 
-    got, pages, touched = anyio.run(main)
-    assert len(got) == len(set(got)), [s for s in got if got.count(s) > 1]
-    unchanged = set(slugs) - set(touched)
-    missing = unchanged - set(got)
-    assert not missing, missing
-    assert pages >= 3
+    for sort, (got, pages, touched) in anyio.run(main).items():
+        assert len(got) == len(set(got)), (sort, [s for s in got if got.count(s) > 1])
+        missing = set(slugs) - set(touched) - set(got)
+        assert not missing, (sort, missing)
+        assert pages >= 3
 
 
 LENDING = ("---\ntype: company\n---\n# Lending Pay\n\nA company.\n\n## Open Threads\n\n- 2026-12-01 ask about the round\n\n---\n\n"
