@@ -67,6 +67,7 @@ from ..page.markdown import (
 )
 from ..page.slugs import (
     cmd_arg,
+    is_page_copy,
     MAX_NAME_BYTES,
     check_slug,
     conflict_original,
@@ -2477,21 +2478,27 @@ class Brain:
 
     # ---- timeline ---------------------------------------------------------------
 
-    def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None) -> list[dict]:
+    def copy_page_ids(self) -> list[int]:
+        """The ids of the pages that are conflict copies (:func:`~gbrain.page.slugs.is_page_copy`:
+        gbrain's ``.conflict-…`` and a file-sync tool's), ascending: the few slugs holding
+        ``conflict`` (LIKE: ILIKE on Postgres), the mark decides."""
+        return sorted(r[0] for r in self.conn.execute("SELECT id, slug FROM pages WHERE slug LIKE '%conflict%'") if is_page_copy(r[1]))
+
+    def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None,
+                 copies: bool = True) -> list[dict]:
         """Timeline entries, newest first: of page ``slug``, or (None) of every page, each with its
         page's ``slug`` (same date: by slug, then as written). ``since``/``until`` bound the date,
         inclusive, compared as text (``YYYY-MM-DD`` as written, a date that is no real one too:
-        ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``."""
-        where, args = [], []
+        ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``.
+        ``copies=False`` (every page's only) leaves out the entries of conflict copies
+        (:meth:`copy_page_ids`; :meth:`timeline_copy_entries` counts them)."""
+        where, args = self._timeline_range(since, until)
         if slug is not None:
-            where.append("t.page_id = ?")
-            args.append(self.resolve_slug(slug)["id"])
-        if since:
-            where.append("t.date >= ?")
-            args.append(since)
-        if until:
-            where.append("t.date <= ?")
-            args.append(until)
+            where.insert(0, "t.page_id = ?")
+            args.insert(0, self.resolve_slug(slug)["id"])
+        elif not copies and (ids := self.copy_page_ids()):
+            where.append(f"t.page_id NOT IN ({','.join('?' * len(ids))})")
+            args += ids
         cond = f" WHERE {' AND '.join(where)}" if where else ""
         if slug is not None:
             q = f"SELECT t.date, t.source, t.summary, t.detail FROM timeline_entries t{cond} ORDER BY t.date DESC, t.id"
@@ -2502,6 +2509,28 @@ class Brain:
             q += " LIMIT ?"
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, tuple(args))]
+
+    @staticmethod
+    def _timeline_range(since: str | None, until: str | None) -> tuple[list[str], list]:
+        where, args = [], []
+        if since:
+            where.append("t.date >= ?")
+            args.append(since)
+        if until:
+            where.append("t.date <= ?")
+            args.append(until)
+        return where, args
+
+    def timeline_copy_entries(self, since: str | None = None, until: str | None = None) -> tuple[int, int]:
+        """``(entries, copies)``: how many timeline entries dated within ``since``/``until`` (as
+        :meth:`timeline` bounds them) the conflict copies hold, and how many copies hold them."""
+        ids = self.copy_page_ids()
+        if not ids:
+            return 0, 0
+        where, args = self._timeline_range(since, until)
+        where.append(f"t.page_id IN ({','.join('?' * len(ids))})")
+        r = self.conn.execute(f"SELECT COUNT(*), COUNT(DISTINCT t.page_id) FROM timeline_entries t WHERE {' AND '.join(where)}", args + ids).fetchone()
+        return r[0], r[1]
 
     @atomic
     def timeline_add(self, slug: str, date: str, summary: str, source: str = "", detail: str = "") -> SaveResult:
@@ -2539,21 +2568,44 @@ class Brain:
 
     # ---- listing / stats --------------------------------------------------------
 
+    #: list's sorts: the column (None: the slug alone) and whether it runs newest first; ties by slug
+    LIST_SORTS = {"slug": (None, False), "updated": ("updated_at", True), "created": ("created_at", True), "title": ("title", False)}
+
+    @staticmethod
+    def list_position(sort: str, row: dict) -> list:
+        """A :meth:`list_pages` row's position in ``sort`` order: ``[slug]``, or ``[key, slug]``
+        (``updated_at``, ``created_at`` or ``title``); what ``after`` takes."""
+        col = Brain.LIST_SORTS[sort][0]
+        return [row["slug"]] if col is None else [row[col], row["slug"]]
+
     def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None,
-                   prefix: str | None = None) -> list[dict]:
+                   prefix: str | None = None, after: list | None = None) -> list[dict]:
         """The pages of a :class:`~gbrain.storage.filters.PageFilter` (type, tag, folder
-        ``prefix``: search's filters), updated since ``since``, in ``sort`` order."""
+        ``prefix``: search's filters), updated since ``since``, in ``sort`` order (ties by slug),
+        each ``{slug, title, type, updated_at}`` (and ``created_at`` for ``sort="created"``).
+        ``after``: only the pages after that position (:meth:`list_position` of the last row a
+        page showed): a keyset page, whose rows stay where they were whatever was written before
+        it. Raises BadInput for an unknown ``sort`` or a position not of its shape."""
+        if sort not in self.LIST_SORTS:
+            raise BadInput("sort must be one of slug, updated, created, title")
+        col, desc = self.LIST_SORTS[sort]
         where, args = PageFilter(type, tag, prefix).where()
-        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p"
+        q = "SELECT p.slug, p.title, p.type, p.updated_at" + (", p.created_at" if sort == "created" else "") + " FROM pages p"
         if since:
             where.append("p.updated_at >= ?")
             args.append(since)
+        if after is not None:
+            if len(after) != (1 if col is None else 2) or not all(isinstance(x, str) for x in after):
+                raise BadInput(f"list: a position of sort {sort} is {'[slug]' if col is None else f'[{col}, slug]'}")
+            if col is None:
+                where.append("p.slug > ?")
+            else:
+                where.append(f"(p.{col} {'<' if desc else '>'} ? OR (p.{col} = ? AND p.slug > ?))")
+                args += [after[0], after[0]]
+            args.append(after[-1])
         if where:
             q += " WHERE " + " AND ".join(where)
-        order = {"slug": "p.slug", "updated": "p.updated_at DESC, p.slug", "created": "p.created_at DESC, p.slug", "title": "p.title"}.get(sort)
-        if order is None:
-            raise BadInput("sort must be one of slug, updated, created, title")
-        q += " ORDER BY " + order
+        q += " ORDER BY " + ("p.slug" if col is None else f"p.{col}{' DESC' if desc else ''}, p.slug")
         if limit:
             q += " LIMIT ?"
             args.append(int(limit))

@@ -1767,13 +1767,16 @@ def _move(b, a, ctx):
     title="List pages",
     item=obj("slug", **PAGE_REF, updated_at="string?"),
     page="limit",
+    # keyset pages: a page written between two pages (to the front of `sort: updated`) moves no other row
+    page_seek=lambda a, row: Brain.list_position(a.get("sort") or "slug", row),
     text=lambda r, a: _rows(r, ["slug", "type", "title"]),
     note=cut_note,
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"), ctx.flag("since"))
-    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
-    if not out:
+    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since,
+                       after=ctx.after)
+    if not out and ctx.after is None:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return out
 
@@ -2068,7 +2071,21 @@ def _timeline(b, a, ctx):
     if since and until and since > until:
         raise BadInput(f"{ctx.flag('since')} {a['since']} is after {ctx.flag('until')} {a['until']}")
     slug = read_slug(b, a["slug"], ctx)[0] if a.get("slug") else None
-    return b.timeline(slug, a.get("limit") or None, since, until)
+    out = _timeline_rows(b, a, ctx, slug, since, until)
+    # an MCP entry carries no empty `detail` (most have none: ~14 B each in the model's context, trial 70); the
+    # CLI's --json, call and pipe keep it (scripts read it; `--cursor` pages equal call's)
+    return [{k: v for k, v in e.items() if k != "detail" or v} for e in out] if ctx.surface == "mcp" else out
+
+
+def _timeline_rows(b, a, ctx, slug, since, until):
+    if slug is not None:
+        return b.timeline(slug, a.get("limit") or None, since, until)
+    # every page's: a conflict copy repeats its page's entries (trial 70: a briefing read each event twice)
+    left, copies = b.timeline_copy_entries(since, until)
+    if left and ctx.on_warning:
+        ctx.on_warning(f"{left:,} {'entry' if left == 1 else 'entries'} of {copies:,} conflict cop{'y' if copies == 1 else 'ies'} left out "
+                       "(a copy repeats its page's): `gbrain timeline COPY` lists a copy's, `gbrain conflicts` names the copies")
+    return b.timeline(None, a.get("limit") or None, since, until, copies=False)
 
 
 def _date_bound(v: str | None, name: str, end: bool = False) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..core import lint as lintmod
 from ..errors import BadInput
+from ..page.slugs import is_page_copy
 from .registry import Nothing, Param, _since, cut_note, limit_param, obj, op
 
 
@@ -170,4 +171,11 @@ def _threads_text(r: list, a: dict) -> str:
 def _threads(b, a, ctx):
     items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"),
                                  dated=bool(a.get("dated")))
+    # a conflict copy repeats its page's threads (trial 70): left out, said
+    kept = [it for it in items if not is_page_copy(it["slug"])]
+    if len(kept) < len(items) and ctx.on_warning:
+        left, copies = len(items) - len(kept), len({it["slug"] for it in items} - {it["slug"] for it in kept})
+        ctx.on_warning(f"{left:,} item{'s' * (left != 1)} of {copies:,} conflict cop{'y' if copies == 1 else 'ies'} left out (a copy repeats "
+                       "its page's): `gbrain conflicts` names the copies, `gbrain get COPY` reads one")
+    items = kept
     return items[: a["limit"]] if a.get("limit") else items

@@ -12,6 +12,8 @@ tool errors.
 """
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import os
 import re
@@ -136,6 +138,9 @@ class Context:
     #: page id → the content_hash its last whole brain_get or whole put gave; a whole put with no
     #: ``if_hash`` of a page changed since merges three ways (``operations/core.py: _merge_read``)
     reads: dict | None = None
+    #: a keyset page's position (:attr:`Operation.page_seek`): the sort key of the last item the
+    #: page before showed, as ``page_seek`` gave it; the handler lists only what comes after it
+    after: list | None = None
 
     def check_cancel(self, commit: bool = False) -> None:
         """Raise :class:`Cancelled` when the caller has cancelled. ``commit``: asked just before a
@@ -239,6 +244,13 @@ class Operation:
     #: whole list's :func:`answer_print`, and a next page of a list that changed is refused
     #: (Conflict), as ``page="cut"``'s is: an offset into it would skip or repeat items
     page_pin: bool = False
+    #: ``page="limit"`` of a list a write reorders (list's sorts): a keyset cursor. ``page_seek(args,
+    #: item)`` is the item's position in the order ``args`` ask for (its sort key, then a unique
+    #: one: the slug); the cursor carries the last item's, and the handler, given it as
+    #: :attr:`Context.after`, lists only the items after it. An item unchanged during a walk is
+    #: listed once, wherever items written meanwhile went; one written meanwhile may move behind
+    #: the walk (``sort: updated``: to the front) and not be listed
+    page_seek: Callable[[dict, dict], list] | None = None
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
     #: CLI-only boolean flags that run another operation with the other arguments
@@ -1065,6 +1077,20 @@ def decode_cursor(o: Operation, args: dict, cursor: str | None) -> int:
     return offset
 
 
+def _seek_of(o: Operation, cursor: str) -> list:
+    """The sort key a keyset cursor carries (:attr:`Operation.page_seek`). Raises BadInput for a
+    cursor that carries none (an older gbrain's offset cursor)."""
+    shown = _cursor_answer(cursor) or ""
+    try:
+        key = json.loads(base64.urlsafe_b64decode(shown + "=" * (-len(shown) % 4)).decode()) if shown else None
+    except (ValueError, UnicodeDecodeError):
+        key = None
+    if not isinstance(key, list):
+        raise BadInput(f"{o.tool_name}: parameter 'cursor' names no row its page showed (a cursor of an older gbrain?); "
+                       "call again without cursor to read from the start")
+    return key
+
+
 def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> dict:
     """Run an operation for an agent (MCP): the structured result, always an object.
 
@@ -1112,6 +1138,12 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         depth = max(o.rank_depth, want)
         result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
         ranked = depth
+    elif o.page == "limit" and o.page_seek:
+        # keyset: the items after the last one shown, wherever items written since went
+        want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
+        after = _seek_of(o, cursor) if cursor else None
+        result = run(name, dict(a, limit=want + 1 if want else 0), dataclasses.replace(ctx, after=after), brain)
+        offset = 0
     elif o.page == "limit":
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
         n = offset + want + 1 if want else 0
@@ -1168,6 +1200,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if o.page_anchor and page:  # the prints of the page's last PAGE_ANCHORS items (a log's page: its last item's)
         upto = prints if prints is not None else list(_anchor_prints(o, items[: offset + len(page)]))
         mark = ".".join(upto[offset : offset + len(page)][-(PAGE_ANCHORS if prints is not None else 1):])
+    if o.page_seek and page:  # the last item's sort key (base64 JSON: no ':' in a cursor's part)
+        mark = base64.urlsafe_b64encode(dumps(o.page_seek(a, page[-1])).encode()).decode().rstrip("=")
     nxt = encode_cursor(o, key_args, offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "

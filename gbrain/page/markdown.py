@@ -2819,8 +2819,9 @@ _HEADING_LINE = re.compile(r"(?m)^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 
 def append_link_line(page: Page, line: str) -> str:
     """New page text with the link ``line`` added: as one more item of the list of links the
-    compiled truth ends with (its last line a ``-``/``*``/``+`` item that starts with a link, not
-    under an ``Open Threads`` heading: the item gets that marker), else as
+    compiled truth ends with (its last line a ``-``/``*``/``+`` item that starts with a link: the
+    item gets that marker); as a paragraph above the compiled truth's last section when that is
+    an ``Open Threads`` one (its items are threads, and what follows them reads as one); else as
     :func:`append_to_compiled_truth`'s paragraph."""
     nl = page.newline
     ct = page.compiled_truth
@@ -2829,8 +2830,14 @@ def append_link_line(page: Page, line: str) -> str:
     last = core[max(core.rfind("\n"), core.rfind("\r")) + 1 :]
     m = _LINK_ITEM.match(last)
     heads = _HEADING_LINE.findall(core)
-    if not m or excalidraw_data_at(page) is not None or (heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads"):
-        # an Open Threads item is an unresolved thread (brain_threads lists it), not a link list
+    if excalidraw_data_at(page) is None and heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads":
+        # an Open Threads item is an unresolved thread (brain_threads lists it), not a link list, and a paragraph
+        # below it reads as part of that section (trial 70): the link goes above the section
+        h = list(_HEADING_LINE.finditer(core))[-1].start()
+        above = core[:h].rstrip("\r\n")
+        return ((BOM if page.bom else "") + page.frontmatter_raw + above + (nl + nl if above.strip() else "" if not above else nl)
+                + line + nl + nl + core[h:] + tail + page.separator + page.timeline)
+    if not m or excalidraw_data_at(page) is not None:
         return append_to_compiled_truth(page, line)
     new_ct = core + nl + m.group(1) + " " + line + (tail if tail else (nl if page.separator else ""))
     if page.separator and not new_ct.endswith(nl + nl):
