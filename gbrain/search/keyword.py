@@ -2032,21 +2032,43 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
     tags = tag_spans(text)
+    glue = _GLUE if tags and _GLUE not in text else " "
     if extra or tags:
-        spans = sorted([*spans, *extra, *((a, z) for a, z, _ in tags)])
+        spans = sorted([*((a, z, " ") for a, z in (*spans, *extra)), *((a, z, glue if inline and _BARE_TAG.fullmatch(text, a, z) else " ") for a, z, inline in tags)])
+    else:
+        spans = [(a, z, " ") for a, z in spans]
     bare = not text.isascii() and _ARABIC_FOLDS.search(text) is not None
     if not spans:
         return _bare_in_place(text) if bare else None
     out, at = [], 0
-    for a, z in spans:
+    for a, z, fill in spans:
         if z <= at:  # (inside a span already blanked: a scheme in a link's URL)
             continue
         a = max(a, at)
         out.append(text[at:a])
-        out.append(" " * (z - a))
+        out.append(fill * (z - a))
         at = z
     out.append(text[at:])
-    return _bare_in_place("".join(out)) if bare else "".join(out)
+    read = "".join(out)
+    if glue != " " and glue in read:  # (an inline tag inside a word: the word whole, the blanks after it)
+        read = _GLUED.sub(_glued_word, read).replace(_GLUE, " ")
+    return _bare_in_place(read) if bare else read
+
+
+#: an inline tag's blank while :func:`search_text` reads a text (a character no page text holds
+#: when used: checked), and a word with such tags inside it (``<b>bold</b>text`` renders ``boldtext``,
+#: ``H<sub>2</sub>O`` ``H2O``): only a tag without attributes (:data:`_BARE_TAG`) joins the text either
+#: side of it; one with attributes is read as a break (``argentum<span class='flair'>Team``: a styled
+#: badge, whose name obsidian-help's credits are searched by)
+_GLUE = "\x00"
+_BARE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*>")
+_GLUED = re.compile(f"{_WORD_OR_MARK.pattern}(?:{_GLUE}+{_WORD_OR_MARK.pattern})+")
+
+
+def _glued_word(m: "re.Match[str]") -> str:
+    w = m.group()
+    b = w.replace(_GLUE, "")
+    return b + " " * (len(w) - len(b))
 
 
 def _bare_word(m: "re.Match[str]") -> str:
@@ -4550,7 +4572,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
                 snip[r["id"]] = snippet_of(written(r["id"], marked))
             else:  # found by a property's words alone (search_words): that property
                 snip[r["id"]] = _property_snippet(r["frontmatter_raw"] or "", words) or (
-                    snippet_of(_NOT_SHOWN.sub("", r["head"][: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
+                    snippet_of(_NOT_SHOWN.sub("", written(r["id"], r["head"])[: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
     none = {"snippet": "", "highlights": []}
     return [
         {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": score_value(h["score"]), **snip.get(h["id"], none), "signals": h["signals"]}
