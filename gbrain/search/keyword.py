@@ -2019,7 +2019,9 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
     wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
     Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
-    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page), and each
+    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; an inline tag
+    without attributes inside a word leaves the word whole, its blanks after it: ``<b>bold</b>text``
+    → ``   boldtext    ``, :data:`_GLUE`), and each
     word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
     moved after it as spaces (:func:`_bare_in_place`: ``كَتَبَ`` → ``كتب   ``), so the same length
     and the same lines; None when nothing changes (the index reads ``text`` itself:
