@@ -2,6 +2,8 @@
 snippets show the text as written (``--engine postgres`` runs this file on Postgres)."""
 from __future__ import annotations
 
+import pytest
+
 from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync import verify
@@ -49,3 +51,44 @@ def test_an_inline_tag_inside_a_word_leaves_one_word(tmp_path, db_path):
     # ``argentum<span class='flair'>Team Little Silvers</span>``, is found by the name)
     assert keyword.search_text("argentum<span class='flair'>Team</span>") == "argentum" + " " * 20 + "Team" + " " * 7
     assert keyword.search_text('<a href="x.md">De</a>als') == " " * 15 + "Deals    "
+
+
+@pytest.mark.xfail(strict=True, reason="v79 review, open: the exact-name keys (slugs.drop_accents, name_folds) keep tatweel "
+                   "(U+0640 is a letter, Lm), so a title written with it gets no exact-name bonus, and SQLite's folds "
+                   "signal calls its title an alias (names_word reads the title as written); needs name_folds re-derived")
+def test_a_title_written_with_tatweel_is_the_bare_name(tmp_path, db_path):
+    notes = {"r/bare.md": "# مكتبة\n\nنص\n", "r/tat.md": "# مـكـتـبـة\n\nنص\n",
+             **{f"f/{i}.md": f"# ف{i}\n\nنص {i}\n" for i in range(4)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        hits = {h["slug"]: h for h in keyword.search(b.conn, "مكتبة")}
+        assert "title" in hits["r/tat"]["signals"] and "alias" not in hits["r/tat"]["signals"], hits
+        assert hits["r/tat"]["score"] > 0.9 * hits["r/bare"]["score"], hits
+
+
+@pytest.mark.xfail(strict=True, reason="v79 review, open: tag_spans knows fences and code spans, not indented code "
+                   "blocks nor math, where a tag is shown as written")
+def test_a_tag_in_an_indented_code_block_is_text(tmp_path, db_path):
+    notes = {"e/c.md": "# C\n\nSee:\n\n    <div class=\"indented\">x</div>\n\nafter\n", "e/x.md": "# X\n\nnothing\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, "indented") == ["e/c"]
+
+
+def test_a_hamza_written_decomposed_is_the_composed_letter(tmp_path, db_path):
+    # (v79 review: ``ؤ ئ`` keep their hamza, as Lucene's ArabicNormalizer keeps them (it folds only the
+    # alef's seat), but a text or query written decomposed (NFD, macOS file names: ``و`` + U+0654) had
+    # the hamza dropped as a mark, ``مسوول``, and never met the composed ``مسؤول``; composed first now)
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "مسؤول")
+    assert keyword.arabic_bare(nfd) == "مسؤول" and keyword.arabic_bare("مسؤول") == "مسؤول"
+    assert keyword.arabic_bare(unicodedata.normalize("NFD", "إسلام")) == "اسلام"
+    notes = {"a/nfd.md": f"# ن\n\nالمدير {nfd} هنا\n", "a/nfc.md": "# م\n\nالمدير مسؤول هناك\n", "a/x.md": "# بيت\n\nنص\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        assert found(b, "مسؤول") == ["a/nfc", "a/nfd"] and found(b, nfd) == ["a/nfc", "a/nfd"]
+        assert found(b, '"المدير مسؤول"') == ["a/nfc", "a/nfd"] and found(b, "مسوول") == []
+        hit = next(h for h in keyword.search(b.conn, "مسؤول") if h["slug"] == "a/nfd")
+        assert [hit["snippet"][x:y] for x, y in hit["highlights"]] == [nfd], hit
+        assert verify.fresh_import_differences(b) == {}

@@ -1054,8 +1054,17 @@ def arabic_bare(word: str) -> str:
     """``word`` as search reads Arabic (SQLite v79 / Postgres v87 for tatweel and the alefs; v77 /
     v85 harakat): its vowel marks and tatweel dropped (:data:`_ARABIC_MARK`), ``أ إ آ`` as ``ا``
     (:data:`_ALEF_FOLD`): ``الطَّالِبُ`` → ``الطالب``, ``العـــربية`` → ``العربية``, ``إسلام`` → ``اسلام``;
-    other characters as they are. Used for the query's words and the index's alike."""
+    other characters as they are; a hamza or madda written decomposed (U+0653–0655 after its letter,
+    NFD: macOS file names) composed first (NFC), so ``و`` + U+0654 is ``ؤ`` as typed composed (kept,
+    as Lucene's ArabicNormalizer keeps a hamza on waw or yeh) and ``ا`` + U+0654 is ``أ`` → ``ا``.
+    Used for the query's words and the index's alike."""
+    if _HAMZA_MARK.search(word):
+        word = unicodedata.normalize("NFC", word)
     return _ARABIC_MARK.sub("", word).translate(_ALEF_FOLD)
+
+
+#: a madda or hamza above or below (combining: :func:`arabic_bare` composes them with their letter)
+_HAMZA_MARK = re.compile("[\u0653-\u0655]")
 #: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
 _DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
