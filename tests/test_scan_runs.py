@@ -10,6 +10,7 @@ generated markdown full of fences, comments, code spans, math and links."""
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from gbrain.page import linkedit
 from gbrain.page.linkedit import _ADDR_RE, _ADDR_RE_M, _FENCE_RE, _HIDDEN_RE, _PCT_RE, _address, _unread_at
 from gbrain.page.markdown import parse_page, split_lines, unread_spans
+from gbrain.search import keyword
 from gbrain.search.keyword import search_text
 
 from conftest import CORPORA, tree_pages
@@ -105,7 +107,13 @@ def assert_same_scan(text: str, unread: list | None) -> None:
     assert linkedit._scan(text, _ADDR_RE, _address, unread, _ADDR_RE_M) == want
     assert linkedit._scan(text, _ADDR_RE, _address, unread) == want  # (the line scan alone: written_links, a lone CR)
     if ("[" in text or "://" in text) and any(k in text for k in ("`", "~~~", "<!--", "%%", "$$")):  # (else its own passes, unchanged)
-        assert search_text(text, unread) == _blank(text, want)
+        # (search_text blanks HTML tags and writes Arabic bare too since SQLite v79: the line scan's
+        # addresses put through the same steps)
+        with mock.patch.object(keyword, "address_spans", lambda t, u=None: sorted(sp for found in want for sp in found if sp[1] > sp[0])):
+            expected = search_text(text, unread)
+        assert search_text(text, unread) == expected
+        if not keyword.tag_spans(text) and (text.isascii() or not keyword._ARABIC_FOLDS.search(text)):
+            assert expected == _blank(text, want)
 
 
 CORPUS_NAMES = ["obsidian-hub", "obsidian-help", "gbrain-style", "llm-wiki-ob-vault", "msdocs-ad-identity"]

@@ -1054,8 +1054,17 @@ def arabic_bare(word: str) -> str:
     """``word`` as search reads Arabic (SQLite v79 / Postgres v87 for tatweel and the alefs; v77 /
     v85 harakat): its vowel marks and tatweel dropped (:data:`_ARABIC_MARK`), ``أ إ آ`` as ``ا``
     (:data:`_ALEF_FOLD`): ``الطَّالِبُ`` → ``الطالب``, ``العـــربية`` → ``العربية``, ``إسلام`` → ``اسلام``;
-    other characters as they are. Used for the query's words and the index's alike."""
+    other characters as they are; a hamza or madda written decomposed (U+0653–0655 after its letter,
+    NFD: macOS file names) composed first (NFC), so ``و`` + U+0654 is ``ؤ`` as typed composed (kept,
+    as Lucene's ArabicNormalizer keeps a hamza on waw or yeh) and ``ا`` + U+0654 is ``أ`` → ``ا``.
+    Used for the query's words and the index's alike."""
+    if _HAMZA_MARK.search(word):
+        word = unicodedata.normalize("NFC", word)
     return _ARABIC_MARK.sub("", word).translate(_ALEF_FOLD)
+
+
+#: a madda or hamza above or below (combining: :func:`arabic_bare` composes them with their letter)
+_HAMZA_MARK = re.compile("[\u0653-\u0655]")
 #: a word of text holding ``đ`` or ``Đ`` (:func:`_other_spellings`)
 _DJ_TEXT_WORD = re.compile("(?<![^\\W_])[^\\W_]*[\u0111\u0110][^\\W_]*")
 #: a character whose words :func:`compat_words` also indexes in another spelling
@@ -2019,7 +2028,9 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
     wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
     Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
-    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page), and each
+    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; an inline tag
+    without attributes inside a word leaves the word whole, its blanks after it: ``<b>bold</b>text``
+    → ``   boldtext    ``, :data:`_GLUE`), and each
     word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
     moved after it as spaces (:func:`_bare_in_place`: ``كَتَبَ`` → ``كتب   ``), so the same length
     and the same lines; None when nothing changes (the index reads ``text`` itself:
@@ -2032,21 +2043,43 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
     tags = tag_spans(text)
+    glue = _GLUE if tags and _GLUE not in text else " "
     if extra or tags:
-        spans = sorted([*spans, *extra, *((a, z) for a, z, _ in tags)])
+        spans = sorted([*((a, z, " ") for a, z in (*spans, *extra)), *((a, z, glue if inline and _BARE_TAG.fullmatch(text, a, z) else " ") for a, z, inline in tags)])
+    else:
+        spans = [(a, z, " ") for a, z in spans]
     bare = not text.isascii() and _ARABIC_FOLDS.search(text) is not None
     if not spans:
         return _bare_in_place(text) if bare else None
     out, at = [], 0
-    for a, z in spans:
+    for a, z, fill in spans:
         if z <= at:  # (inside a span already blanked: a scheme in a link's URL)
             continue
         a = max(a, at)
         out.append(text[at:a])
-        out.append(" " * (z - a))
+        out.append(fill * (z - a))
         at = z
     out.append(text[at:])
-    return _bare_in_place("".join(out)) if bare else "".join(out)
+    read = "".join(out)
+    if glue != " " and glue in read:  # (an inline tag inside a word: the word whole, the blanks after it)
+        read = _GLUED.sub(_glued_word, read).replace(_GLUE, " ")
+    return _bare_in_place(read) if bare else read
+
+
+#: an inline tag's blank while :func:`search_text` reads a text (a character no page text holds
+#: when used: checked), and a word with such tags inside it (``<b>bold</b>text`` renders ``boldtext``,
+#: ``H<sub>2</sub>O`` ``H2O``): only a tag without attributes (:data:`_BARE_TAG`) joins the text either
+#: side of it; one with attributes is read as a break (``argentum<span class='flair'>Team``: a styled
+#: badge, whose name obsidian-help's credits are searched by)
+_GLUE = "\x00"
+_BARE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*>")
+_GLUED = re.compile(f"{_WORD_OR_MARK.pattern}(?:{_GLUE}+{_WORD_OR_MARK.pattern})+")
+
+
+def _glued_word(m: "re.Match[str]") -> str:
+    w = m.group()
+    b = w.replace(_GLUE, "")
+    return b + " " * (len(w) - len(b))
 
 
 def _bare_word(m: "re.Match[str]") -> str:
@@ -4550,7 +4583,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
                 snip[r["id"]] = snippet_of(written(r["id"], marked))
             else:  # found by a property's words alone (search_words): that property
                 snip[r["id"]] = _property_snippet(r["frontmatter_raw"] or "", words) or (
-                    snippet_of(_NOT_SHOWN.sub("", r["head"][: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
+                    snippet_of(_NOT_SHOWN.sub("", written(r["id"], r["head"])[: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
     none = {"snippet": "", "highlights": []}
     return [
         {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": score_value(h["score"]), **snip.get(h["id"], none), "signals": h["signals"]}
