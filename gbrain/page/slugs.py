@@ -313,7 +313,11 @@ ACCENT_SCRIPTS = ("LATIN", "GREEK", "HEBREW")
 #: hamza or madda (``أ إ آ`` → ``ا``, as Lucene's ArabicNormalizer after Larkey et al. 2002: often
 #: typed without it; a hamza on another letter, ``ؤ ئ``, stays)
 SCRIPT_ACCENTS = {"ё": "е", "ѐ": "е", "ѝ": "и", "أ": "ا", "إ": "ا", "آ": "ا"}
-_SCRIPT_ACCENT_TABLE = str.maketrans(SCRIPT_ACCENTS)
+#: Arabic's tatweel (U+0640, kashida): it only stretches a word in print (``مـكـتـبـة`` is
+#: ``مكتبة``), as search's words read it (``keyword.arabic_bare``); Unicode calls it a letter (Lm),
+#: so :func:`drop_accents` drops it by name (the name keys since SQLite v79 / Postgres v87)
+TATWEEL = "\u0640"
+_SCRIPT_ACCENT_TABLE = str.maketrans({**SCRIPT_ACCENTS, TATWEEL: None})
 #: the bases whose combining marks :func:`drop_accents` drops: the accent scripts, Cyrillic (its
 #: marks no letter composes), and none (a mark on no letter: a spacing ``´`` or ``΄``, NFKC ``' ́'``)
 _ACCENT_BASES = (*ACCENT_SCRIPTS, "CYRILLIC", "")
@@ -337,9 +341,10 @@ def drop_accents(text: str) -> str:
     """``text`` (casefolded) NFKC, without its accents, NFC: every combining mark of a Latin,
     Greek or Hebrew letter (:data:`ACCENT_SCRIPTS`: ``josé`` → ``jose``, ``αθήνα`` → ``αθηνα``,
     ``việt`` → ``viet``, ``שָׁלוֹם`` → ``שלום``), a Cyrillic letter's mark no letter composes (a
-    stress mark), Arabic's harakat, a mark on no letter, and :data:`SCRIPT_ACCENTS` (``алёна`` →
-    ``алена``, ``إنشاء`` → ``انشاء``); a mark any other letter takes, or one Cyrillic composes a
-    letter with, stays (``ガンダム``, ``андрей``, ``नमस्ते`` as they are). The fold
+    stress mark), Arabic's harakat and tatweel (:data:`TATWEEL`), a mark on no letter, and
+    :data:`SCRIPT_ACCENTS` (``алёна`` → ``алена``, ``إنشاء`` → ``انشاء``, ``مـكـتـبـة`` → ``مكتبة``);
+    a mark any other letter takes, or one Cyrillic composes a letter with, stays (``ガンダム``,
+    ``андрей``, ``नमस्ते`` as they are). The fold
     of the exact-name keys (:func:`fold_name`) and of search's name evidence (``keyword._fold``)."""
     if text.isascii():
         return text

@@ -2741,10 +2741,29 @@ def _m79_unread_and_bare_text(conn: sqlite3.Connection) -> None:
     words too):
     :func:`rederive_unread_and_bare_pages`, then the canvas cards likewise
     (:func:`recard_unread_and_bare`); Postgres' did-you-mean vocabulary is made again where a
-    page changed."""
+    page changed; the name keys of the pages named with tatweel are written again
+    (:func:`refold_tatweel_names`)."""
     changed = rederive_unread_and_bare_pages(conn) + recard_unread_and_bare(conn)
     if changed and is_postgres(conn):
         conn.execute("DELETE FROM search_vocab_state")
+    refold_tatweel_names(conn)
+
+
+def refold_tatweel_names(conn) -> int:
+    """Write again the ``name_folds`` rows of the pages whose file name, title, aliases or H1 name
+    hold tatweel (U+0640), which the exact-name keys drop since SQLite v79 / Postgres v87
+    (:func:`gbrain.page.slugs.drop_accents`): ``مـكـتـبـة`` is keyed ``مكتبة``. From the stored
+    columns (:func:`gbrain.storage.derive.write_name_folds`, no parse; the pages selected by SQL's
+    ``LIKE``, an exact match of a non-ASCII character on both engines), in the caller's transaction.
+    Returns how many pages were written."""
+    from .derive import write_name_folds
+
+    like = "%\u0640%"
+    pages = [(r[0], r[1], r[2], r[3] or "", r[4] or "") for r in conn.execute(
+        "SELECT id, slug, title, search_aliases, h1_key FROM pages WHERE slug LIKE ? OR title LIKE ? OR search_aliases LIKE ? ORDER BY id",
+        (like, like, like))]
+    write_name_folds(conn, pages)
+    return len(pages)
 
 
 #: the search columns v79's rules (HTML tags, Arabic marks and tatweel) can change

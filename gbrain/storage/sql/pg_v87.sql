@@ -7,5 +7,7 @@
 -- canvas cards too (keyword._ARABIC_MARK). No schema change: the Python step after this file
 -- (storage/pg.py _PY_STEPS; db.py rederive_unread_and_bare_pages, recard_unread_and_bare) derives
 -- the search columns of the pages holding < or such a mark again (selected in the server), and the
--- cards', their vectors following by the triggers, and empties search_vocab_state where one changed.
+-- cards', their vectors following by the triggers, and empties search_vocab_state where one changed;
+-- the name_folds rows of the pages named with tatweel are written again (db.py refold_tatweel_names:
+-- the exact-name keys drop it, slugs.drop_accents).
 SELECT 1;
