@@ -1343,3 +1343,35 @@ def test_a_swap_never_takes_a_trashed_notes_name_for_its_temp_name(db_path, tmp_
     assert r.returncode == 0, r.stderr
     with Brain.open(str(db_path)) as b:
         assert b.get_text("alpha (swapping names)") == mine
+
+
+@pytest.mark.parametrize("how", ["swap", "move"])
+def test_a_move_or_swap_resolves_again_the_links_to_an_alias_the_moved_page_shares(db_path, tmp_path, how):
+    """Links to an alias several pages hold (the tie-break by folder, then path) point where a
+    fresh import points them after a page holding it moves, by a plain move or a swap
+    (test_fresh_equal's falsifying example: ``Soren.md`` and ``people/ana.md`` swap; the page
+    with the alias ``Logbook`` that was ``Soren`` is now ``people/ana``, and ``people/soren``'s
+    ``[[Logbook]]`` kept the page it pointed at before, not the one a fresh import picks).
+    ``Brain.rename_page_row`` re-resolved the moved page's slug and title, its aliases only when
+    its new folder re-derived its rows."""
+    aliased = "---\ntitle: GPT4 finance\naliases: [Logbook, Zoë]\n---\nBody  See [[Logbook]].\n"
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    if how == "swap":
+        (root / "people" / "ana.md").write_text("Body\n")
+    (root / "people" / "soren.md").write_text(aliased)
+    (root / "Soren.md").write_text(aliased)
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        assert fresh_import_differences(b) == {}
+        moving = b.page_row("Soren")["id"]
+        if how == "swap":
+            os.rename(root / "Soren.md", root / "swap-temp.tmp")
+            os.rename(root / "people" / "ana.md", root / "Soren.md")
+            os.rename(root / "swap-temp.tmp", root / "people" / "ana.md")
+        else:
+            os.rename(root / "Soren.md", root / "people" / "ana.md")
+        rep = sync(b, root)
+        assert rep["ok"] and rep["counts"]["moved"] == (2 if how == "swap" else 1), rep
+        assert b.page_row("people/ana")["id"] == moving
+        assert fresh_import_differences(b) == {}

@@ -1465,24 +1465,26 @@ class Brain:
         text and history (the page triggers record the move): what sync does when a note moved on
         disk, and ``move``. Title (when it comes from the file name), type (from the folder) and
         the search fields follow the path, as a fresh import of the moved file derives them; its
-        own links and the links to it (and to its old and new names) are resolved again. The
+        own links and the links to it (and to its old and new names: slug, title, aliases) are resolved again. The
         caller checked that ``dst`` is a page path no other page has; renaming a ``.raw`` sidecar
         is the caller's (:meth:`sidecar_renames`, before), the sidecars the page has after are
         those its new name gives it (:meth:`_sidecars_follow`), as a fresh import's."""
         c = self.conn
         new_slug = slug_for_path(dst)
         old_title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+        # its aliases before the move: a name several pages hold goes to the one nearest the link,
+        # then by path, so a link by any of them may now resolve elsewhere (as for slug and title)
+        old_aliases = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
         c.execute(
             "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
             (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
         )
         row = c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
         moved = self.parsed(row)
-        alias_keys: set[str] = set()
+        alias_keys = old_aliases | {loose_key(a) for a in moved.aliases}
         if derived_rows(moved) != derived_rows(self.parse_text(render_row(row), src)):
             # the new folder reads the same text otherwise (into or out of a Logseq graph's
             # pages/: its tags:: and alias:: lines, its #tags as links): its rows as a save writes them
-            alias_keys = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} ^ {loose_key(a) for a in moved.aliases}
             index = SqlIndex(c)  # (the page's title not yet written: an index of its own)
             write_rows(c, pid, moved, lambda kind, target: self.resolve_link(new_slug, kind, target, index))
         sf = search_fields(moved)
