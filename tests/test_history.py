@@ -2212,3 +2212,54 @@ def test_history_follows_a_page_moved_into_a_logseq_graphs_pages_folder(db_path)
         assert out[0] == [(None, 2, "update", 1, 0), (None, 1, "move", 0, 0), ("notes/reading", 1, "create", 3, 0)]
         assert out[1] == out[2] == "graph/pages/Project___Alpha"
         assert out[3] == out[4] == [("graph/pages/Project___Alpha", v) for v in range(1, 7)] + [("notes/reading", 1), ("notes/reading", 2)]
+
+
+def _synced_then_offline(db_path, tmp_path):
+    """A folder synced with notes/a.md (five lines), the brain's page edited four times at its first
+    line while the folder, offline, edits its last: ``(brain, engine, folder)``."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    t0 = "".join(f"line {i}\n" for i in range(5))
+    (root / "notes/a.md").write_text(t0)
+    b = Brain.open(db_path)
+    e = SyncEngine(b, root)
+    e.bind()
+    assert e.sync()["exit_code"] == 0
+    for i in range(4):
+        run(b, "put", slug="notes/a", content=f"line 0 brain {i}\n" + t0.split("\n", 1)[1])
+    (root / "notes/a.md").write_text(t0.replace("line 4\n", "line 4 folder\n"))
+    return b, t0, root
+
+
+def test_a_prune_keeps_the_merge_base_of_a_folder_that_comes_back(db_path, tmp_path):
+    """Trial 69: a folder offline across `history-prune --keep-last 1` merges its edit with the
+    brain's on return (its base, notes/a v1, kept), no conflict copy."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        assert [v["version"] for v in h.versions(b, "notes/a", limit=0)["versions"]] == [5, 1]
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/a.md"] and not rep["conflicts"], rep
+        assert b.get_text("notes/a") == "line 0 brain 3\nline 1\nline 2\nline 3\nline 4 folder\n"
+
+
+def test_a_prune_keeps_a_merge_base_once_not_every_version_of_its_text(db_path, tmp_path):
+    """A folder's merge base is a text, read by its hash from any version holding it
+    (``SyncEngine._base_bytes``): a prune kept every version of every page whose text equalled a
+    base (another page made from the same template, the text a page went back to), for as long
+    as the folder stays bound. One version holding it is kept: the folder's path's own, else the
+    newest; none more when a version kept anyway holds it (the merge still merges)."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "put", slug="notes/other", content=t0)  # the same text: a template
+        for i in range(3):
+            run(b, "put", slug="notes/other", content=t0 + f"more {i}\n")
+        run(b, "put", slug="notes/third", content="x\n")
+        run(b, "put", slug="notes/third", content=t0)  # a version of the base's text at another page
+        run(b, "put", slug="notes/third", content="y\n")
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        assert [v["version"] for v in h.versions(b, "notes/a", limit=0)["versions"]] == [5, 1]
+        assert [v["version"] for v in h.versions(b, "notes/other", limit=0)["versions"]] == [4]
+        assert [v["version"] for v in h.versions(b, "notes/third", limit=0)["versions"]] == [3]
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/a.md"] and not rep["conflicts"], rep

@@ -48,7 +48,7 @@ import zlib
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg
+from ..page.slugs import cmd_arg, is_markdown, slug_for_path
 from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
@@ -2051,8 +2051,13 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             gone_keys += 1
 
     # the version each synced folder last agreed on with the brain (its merge base: a folder
-    # offline meanwhile merges its edits against it when it comes back; trial 69)
-    bases = {r[0] for r in c.execute("SELECT DISTINCT base_hash FROM sync_state WHERE base_hash IS NOT NULL")}
+    # offline meanwhile merges its edits against it when it comes back; trial 69): read by its
+    # hash from any version holding it (`SyncEngine._base_bytes`), so one version of it is kept
+    # (`_keep_bases`), never every version of every page that held the same text
+    bases: dict[str, set[tuple[str, str]]] = {}
+    for p, hx in c.execute("SELECT path, base_hash FROM sync_state WHERE base_hash IS NOT NULL"):
+        bases.setdefault(hx, set()).add(("page", slug_for_path(p)) if is_markdown(p) else ("file", p))
+    held: dict[str, list] = {}  # base hash → [(kind, name, version, row id, dropped)] of the rows read
     where = " WHERE h.kind = ? AND h.name = ?" if key else ""
     rows: dict[tuple[str, str], list] = {}
     for r in c.execute(f"SELECT h.id, h.kind, h.name, h.version, h.at, h.body_id, h.op, h.detail, b.hash AS body_hash FROM history h "
@@ -2065,7 +2070,9 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             keys += 1
         rank += 1
         if k in live or not include_deleted:
-            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash or r["body_hash"] in bases
+            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash
+            if r["body_hash"] in bases:
+                held.setdefault(r["body_hash"], []).append((k, r["version"], r["id"], not protected))
         else:
             protected = False
         if r["body_id"] is not None:
@@ -2075,6 +2082,11 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             continue
         ids.append(r["id"])
     close()
+    if held and ids:
+        back = _keep_bases(c, bases, held, set(ids), key)
+        if back:
+            ids = [i for i in ids if i not in back]
+            gone_keys = 0  # (counted again below)
     if not ids:
         return ids, {"keys": keys, "deleted_keys": gone_keys}
     for k in rows:
@@ -2088,6 +2100,31 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     drop = _whole_moves(rows, set(ids), include_deleted)
     gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
+
+
+def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list], drop: set[int],
+                key: tuple[str, str] | None) -> set[int]:
+    """The rows a prune keeps for the synced folders' merge bases: of each base hash (``bases``:
+    hash → the ``(kind, name)`` of the paths whose base it is) held by no version the prune keeps,
+    the newest version that holds it at one of those names, else the newest holding it anywhere.
+    ``held``: hash → ``[((kind, name), version, row id, droppable)]`` of the rows read (only those
+    the prune may keep: not a deleted key's under ``include_deleted``); ``drop``: the row ids that
+    would go; ``key``: a prune of one key, whose other keys' rows all stay. Returns the row ids
+    taken back out of ``drop``. Before 2026-12-06 every version holding such a text was kept, of
+    any page (a template's text, a page that went back to it), for as long as the folder was bound."""
+    back: set[int] = set()
+    for hx, rs in held.items():
+        if any(i not in drop for _, _, i, _ in rs):
+            continue
+        if key is not None and c.execute(
+                "SELECT 1 FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE b.hash = ? AND NOT (h.kind = ? AND h.name = ?) LIMIT 1",
+                (hx, *key)).fetchone():
+            continue  # (another key's version, kept)
+        own = [x for x in rs if x[0] in bases[hx] and x[3]]
+        pick = max(own or [x for x in rs if x[3]], key=lambda x: x[2], default=None)
+        if pick is not None:
+            back.add(pick[2])
+    return back
 
 
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
