@@ -2263,3 +2263,14 @@ def test_a_prune_keeps_a_merge_base_once_not_every_version_of_its_text(db_path, 
         assert [v["version"] for v in h.versions(b, "notes/third", limit=0)["versions"]] == [3]
         rep = SyncEngine(b, root).sync()
         assert rep["merged"] == ["notes/a.md"] and not rep["conflicts"], rep
+
+
+def test_diff_of_a_binary_files_first_version_says_it_is_added(db_path):
+    """A binary file's first version diffed against nothing said "Binary versions none and 1
+    differ"; it says what `diff` of a text's first version shows: version 1 added, nothing before."""
+    with Brain.open(db_path) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n\x1a\n\x00\xff")
+        r = run(b, "diff", slug="img/a.png")
+        assert (r["from"], r["to"], r["diff"]) == (None, 1, "Binary version 1 of img/a.png is its first: added against nothing\n"), r
+        b.save_file("img/a.png", b"\x89PNG\r\n\x1a\n\x00\xfe")
+        assert run(b, "diff", slug="img/a.png")["diff"] == "Binary versions 1 and 2 differ\n"

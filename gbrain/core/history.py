@@ -1187,7 +1187,8 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     try:
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
     except UnicodeDecodeError:
-        return {"name": key, "from": fv, "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {fv or 'none'} and {rb['version']} differ\n", "added": None, "removed": None}
+        return {"name": key, "from": fv, "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {fv} and {rb['version']} differ\n" if ra is not None
+                else f"Binary version {rb['version']} of {key} is its first: added against nothing\n", "added": None, "removed": None}
     # each header names its version's time and origin where diff(1) puts a file's time: what wrote it
     # (`put`, `put timeline_append`, `tag`, `file changed`…), by whom
     lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True),
