@@ -2274,3 +2274,23 @@ def test_diff_of_a_binary_files_first_version_says_it_is_added(db_path):
         assert (r["from"], r["to"], r["diff"]) == (None, 1, "Binary version 1 of img/a.png is its first: added against nothing\n"), r
         b.save_file("img/a.png", b"\x89PNG\r\n\x1a\n\x00\xfe")
         assert run(b, "diff", slug="img/a.png")["diff"] == "Binary versions 1 and 2 differ\n"
+
+
+def test_a_prune_with_include_deleted_keeps_the_merge_base_of_a_page_the_brain_renamed(db_path, tmp_path):
+    """`history-prune --include-deleted` dropped every row of a name the page had moved away from
+    (not live: treated as deleted), its merge base too: a folder offline across it came back with
+    notes/a.md edited and got a `deleted-in-brain` conflict, notes/a.md left beside notes/b.md, where
+    it merges (and does without --include-deleted). A page that lives on at another name keeps its
+    base; a deleted one's goes with it (nothing to merge into)."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", content="line 0 brain 9\n" + t0.split("\n", 1)[1])
+        run(b, "put", slug="notes/c", content="# c\n")
+        run(b, "delete", slug="notes/c")
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True, include_deleted=True)
+        assert h.trash_list(b) == []
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/b.md"] and not rep["conflicts"], rep
+        assert not (root / "notes/a.md").exists()
+        assert b.get_text("notes/b") == "line 0 brain 9\nline 1\nline 2\nline 3\nline 4 folder\n"

@@ -2019,7 +2019,8 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the current version of a live
     page or file, nor a version whose text a synced folder last agreed on with the brain
-    (``sync_state.base_hash``: the base its next sync merges both sides' edits against). Of a page or file with no current row (deleted, or moved away) the newest row
+    (``sync_state.base_hash``: the base its next sync merges both sides' edits against; one version
+    holding it, :func:`_keep_bases`, also under ``include_deleted`` at a name the page moved away from). Of a page or file with no current row (deleted, or moved away) the newest row
     and its last text are kept too, and so is every version an import or sync replaced and put
     in the trash (``trashed``, with the row after it, which says when and by whom: the trash
     lists both), unless ``include_deleted``: then these rows follow the same age/count rules,
@@ -2076,6 +2077,10 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
                 held.setdefault(r["body_hash"], []).append((k, r["version"], r["id"], not protected))
         else:
             protected = False
+            if r["body_hash"] in bases and _lives_on(c, k, live):
+                # a name the page moved away from, living on elsewhere: a folder offline meanwhile
+                # merges its edit of the old name there (a deleted page's base: nothing to merge into)
+                held.setdefault(r["body_hash"], []).append((k, r["version"], r["id"], True))
         if r["body_id"] is not None:
             seen_text = True
         if protected or (keep_last is not None and rank <= keep_last) or (cutoff is not None and r["at"] > cutoff):
@@ -2103,13 +2108,30 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
 
 
+def _lives_on(c, k: tuple[str, str], live: set[tuple[str, str]]) -> bool:
+    """Whether the page or file that was at ``k`` (``(kind, name)``, not live) moved on, name by
+    name (each name's newest row a move away ``to NEW``), to a name live now."""
+    seen = {k}
+    while True:
+        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", k).fetchone()
+        if r is None or r[0] != "move" or r[2] is not None or not (r[1] or "").startswith("to "):
+            return False
+        k = (k[0], r[1][3:])
+        if k in live:
+            return True
+        if k in seen:
+            return False
+        seen.add(k)
+
+
 def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list], drop: set[int],
                 key: tuple[str, str] | None) -> set[int]:
     """The rows a prune keeps for the synced folders' merge bases: of each base hash (``bases``:
     hash → the ``(kind, name)`` of the paths whose base it is) held by no version the prune keeps,
     the newest version that holds it at one of those names, else the newest holding it anywhere.
     ``held``: hash → ``[((kind, name), version, row id, droppable)]`` of the rows read (only those
-    the prune may keep: not a deleted key's under ``include_deleted``); ``drop``: the row ids that
+    the prune may keep: under ``include_deleted`` a name the page moved away from, living on
+    elsewhere, :func:`_lives_on`, never a deleted one's); ``drop``: the row ids that
     would go; ``key``: a prune of one key, whose other keys' rows all stay. Returns the row ids
     taken back out of ``drop``. Before 2026-12-06 every version holding such a text was kept, of
     any page (a template's text, a page that went back to it), for as long as the folder was bound."""
