@@ -277,7 +277,10 @@ class Model:
         c = self.b.conn
         self.log.append(f"prune {name} {keep} {deleted}")
         before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        trash = h.trash_list(self.b, limit=0)
         h.prune(self.b, 0, keep, apply=True, include_deleted=deleted, key=("page", name) if name else None)
+        if not deleted:  # the trash as it was
+            assert h.trash_list(self.b, limit=0) == trash, "; ".join(self.log)
         gone = before - {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
         for nm, pid in self.live.items():
             newest = max(v for n2, v in self.rows if n2 == nm)
