@@ -49,7 +49,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune"]
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune", "swap"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -78,6 +78,7 @@ class Model:
         self.log: list[str] = []
         self.order: list[tuple[str, int]] = []  # every row as written
         self.purged = False
+        self.names = list(NAMES)  # and the temp names swaps passed through
 
     def _take(self, pid: int, text: bytes | None, base: bytes | None = None, first: bool = False):
         """Attribute the history rows written since the last step to page ``pid``; each row with
@@ -127,12 +128,29 @@ class Model:
         few steps are skipped; ``k`` picks an edit's kind or a revert's version."""
         live = sorted(self.live)
         free = [nm for nm in NAMES if nm not in self.live]
-        trash = [nm for nm in NAMES if self.trashed(nm) is not None]
-        left = [nm for nm in NAMES if self.moved_away(nm) is not None]
+        trash = [nm for nm in self.names if self.trashed(nm) is not None]
+        left = [nm for nm in self.names if self.moved_away(nm) is not None]
         texts = sorted(k for k, row in self.rows.items() if row[1] is not None)
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": sorted(trash + left),
-                "revert": sorted(live + trash + left), "purge": texts, "prune": texts}[what]
+                "revert": sorted(live + trash + left), "purge": texts, "prune": texts, "swap": live or free}[what]
         if not pick:
+            return
+        if what == "swap":  # two pages exchange names through a temp name, as sync's `_swap` does (`Plan.swaps`)
+            if len(live) < 2:  # (a second page to swap with: two are seldom live)
+                self.step("create", j, 0, k)
+                live = sorted(self.live)
+                if len(live) < 2:
+                    return
+            x, y = live[i % len(live)], [nm for nm in live if nm != live[i % len(live)]][j % (len(live) - 1)]
+            tmp = f"{x} (swapping names)"
+            if tmp not in self.names:
+                self.names.append(tmp)
+            px, py = self.live[x], self.live[y]
+            self.log.append(f"swap {x} {y}")
+            for src, dst, pid in ((x, tmp, px), (y, x, py), (tmp, y, px)):
+                run(self.b, "move", slug=src, to=dst)
+                self._take(pid, self.last[pid])
+            self.live[x], self.live[y] = py, px
             return
         if what == "purge":
             return self.purge(pick[(i * 7 + k) % len(pick)], j)
@@ -193,7 +211,7 @@ class Model:
                 # a name the page moved away from: restored where it was deleted (its name free since);
                 # live elsewhere, or deleted at a name another page took since: nothing in the trash
                 pid = self.moved_away(name)
-                at = next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                at = next((nm for nm in self.names if self.trashed(nm) == pid), None)
                 if at is None:
                     self.log.append(f"restore {name} (refused)")
                     with pytest.raises(NotFound):
@@ -217,7 +235,7 @@ class Model:
             if name not in self.live and self.trashed(name) is None:
                 # a name the page moved away from: the page where it is now, or where it was deleted
                 # (its name free since); deleted at a name another page took since: refused
-                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in self.names if self.trashed(nm) == pid), None)
                 label = b.conn.execute("SELECT detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()[0]
                 if at is None and not label.startswith("to "):
                     # its later names purged whole (`renamed to a purged name`, `purge._relabel`): it comes back
@@ -305,7 +323,7 @@ class Model:
 
     def check(self):
         b = self.b
-        for name in NAMES:
+        for name in self.names:
             if not any(nm == name for nm, _ in self.rows):
                 continue
             why = ("; ".join(self.log), name)
@@ -393,7 +411,7 @@ def _one(b, steps):
         m.step(*s)
     m.check()
     if os.environ.get("GBRAIN_HISTORY_STATS"):
-        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log))
+        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log), "swaps", sum(x.startswith("swap") for x in m.log))
 
 
 def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions(db_path):
