@@ -2294,3 +2294,21 @@ def test_a_prune_with_include_deleted_keeps_the_merge_base_of_a_page_the_brain_r
         assert rep["merged"] == ["notes/b.md"] and not rep["conflicts"], rep
         assert not (root / "notes/a.md").exists()
         assert b.get_text("notes/b") == "line 0 brain 9\nline 1\nline 2\nline 3\nline 4 folder\n"
+
+
+def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(db_path):
+    """notes/a written four times; `history-prune --keep-last 1` took all but the last: `undo`
+    (here `--by` the one writer, since before the last write) read the page as created in the
+    window, no version before its first selected write being left, and put it in the trash. It
+    skips it, saying the version before was pruned; a page created in the window still goes."""
+    with Brain.open(db_path) as b:
+        for i in range(3):
+            run(b, "put", slug="notes/a", content="# a\n\n" + "".join(f"{j}\n" for j in range(i + 1)))
+        since = b.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        run(b, "put", slug="notes/a", content="# a\n\n0\n1\n2\n3\n")
+        run(b, "put", slug="notes/n", content="# n\n")
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        by = b.conn.execute("SELECT writer FROM history WHERE name = 'notes/a'").fetchone()[0] or None
+        plan = {p["name"]: p for p in h.undo_plan(b, since, by=by)}
+        assert plan["notes/a"]["action"] == "skip" and "pruned" in plan["notes/a"]["reason"], plan
+        assert plan["notes/n"]["action"] == "delete", plan

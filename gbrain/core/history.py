@@ -1845,7 +1845,9 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     before: it goes to the trash, its versions stay in the history), ``none`` (already as it
     was) or ``skip`` with a ``reason``: a later write by someone the filters do not select
     (undoing would take theirs back too: ``revert`` it by hand), or a move in the window
-    (moves are not undone here: move it back, then undo again), or ``move``'s rewrite of its links
+    (moves are not undone here: move it back, then undo again), or its version before the first
+    of them pruned (``history-prune``: before 2026-12-06 read as created in the window, and put in
+    the trash), or ``move``'s rewrite of its links
     to a page it moved (undone alone, they would be dead). ``writes`` counts the selected
     writes. Raises BadInput for a blank ``by``."""
     c = brain.conn
@@ -1883,6 +1885,11 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if any(r["operation"] == "move" for r in window):  # `move`'s rewrites of its links to the page it moved (review48)
             item["reason"] = ("its links to a page moved in this window were rewritten by that move: undoing them would leave them dead; "
                               "move that page back first (that rewrites them), then undo again")
+            continue
+        if prev is None and window and window[0]["op"] != "create":
+            # its version before the first selected write was pruned: it existed, with a text gone
+            item["reason"] = (f"its version before these writes (version {v0 - 1}) was pruned (`history-prune`, `purge`): nothing to go back to; "
+                              f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         live = _live_hash(brain, kind, key)
         if prev is None or prev["body_id"] is None:  # it did not exist before the first selected write
