@@ -2257,6 +2257,8 @@ def test_a_prune_keeps_a_merge_base_once_not_every_version_of_its_text(db_path, 
         run(b, "put", slug="notes/third", content="x\n")
         run(b, "put", slug="notes/third", content=t0)  # a version of the base's text at another page
         run(b, "put", slug="notes/third", content="y\n")
+        run(b, "history-prune", slug="notes/other", keep_last=1, keep_days=0, apply=True)  # another page's version holds it
+        assert [v["version"] for v in h.versions(b, "notes/other", limit=0)["versions"]] == [4]
         run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
         assert [v["version"] for v in h.versions(b, "notes/a", limit=0)["versions"]] == [5, 1]
         assert [v["version"] for v in h.versions(b, "notes/other", limit=0)["versions"]] == [4]
