@@ -27,7 +27,8 @@ it from its past: ``history.rejoin_labels``).
 Since 2026-12-06 also ``history-prune`` steps (``Model.prune``; before, behind ``GBRAIN_HISTORY_PRUNE=1``:
 a prune that kept a move in and dropped its move away, or the reverse, cut a page from its past:
 `history._whole_moves`, `_ended_aways`, the plain tests below). ``diff NAME`` of a page's first
-version: against nothing (before 2026-12-06 NotFound). Not modelled: a `purge --text` that takes a
+version: against nothing (before 2026-12-06 NotFound). ``swap`` steps: two pages exchange names through
+``NAME (swapping names)`` (sync's `_swap`); a prune without ``--include-deleted`` leaves the trash listing as it was. Not modelled: a `purge --text` that takes a
 page's move in and its whole past before it, left right after another page's deletion at the name,
 makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
 apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`).
