@@ -31,7 +31,9 @@ version: against nothing (before 2026-12-06 NotFound). ``swap`` steps: two pages
 ``NAME (swapping names)`` (sync's `_swap`); a prune without ``--include-deleted`` leaves the trash listing as it was. Not modelled: a `purge --text` that takes a
 page's move in and its whole past before it, left right after another page's deletion at the name,
 makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
-apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`).
+apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`). A purge of
+the rows between a deletion and another page's later create there makes that page the deleted one's heir
+alike: modelled (``Model.forget``, found at 2,000 examples).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
@@ -316,6 +318,17 @@ class Model:
         for k in self.order:
             if k in self.rows and self.rows[k][1] is not None:
                 self.last[self.rows[k][0]] = self.rows[k][1]
+        # a page created at a name whose row before it is now another page's deletion (the rows
+        # between went) is that page's heir, as a create at a name in the trash is (`_Walk(heir=True)`)
+        for nm in {k[0] for k in self.rows}:
+            vs = sorted(v for n2, v in self.rows if n2 == nm)
+            for pv, cv in zip(vs, vs[1:]):
+                (p_pid, _t, _b), (c_pid, _t2, _b2) = self.rows[nm, pv], self.rows[nm, cv]
+                if p_pid == c_pid or (c_pid in self.heir_of and self.heir_of[c_pid][1] in self.rows):
+                    continue
+                ops_ = dict(c.execute("SELECT version, op FROM history WHERE kind = 'page' AND name = ? AND version IN (?, ?)", (nm, pv, cv)).fetchall())
+                if ops_.get(pv) == "delete" and ops_.get(cv) == "create":
+                    self.heir_of[c_pid] = (p_pid, (nm, pv))
         self.newest = {}
         for nm, v in self.order:
             if (nm, v) in self.rows:
@@ -394,6 +407,9 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
         "before 2026-12-06: a purge of a renamed page's move in cut it from its old names (history.rejoin_labels)")
     @example([("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
         "before 2026-12-06: a purge of a restore cut the page from its past before the deletion (history.rejoin_labels)")
+    @example([("create", 0, 0, 0), ("edit", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("create", 0, 0, 0), ("move", 0, 0, 0), ("revert", 0, 0, 0),
+              ("create", 0, 0, 0), ("create", 0, 0, 0), ("delete", 0, 0, 0), ("purge", 2, 0, 1)]).via(
+        "the model, found at 2,000 examples: a purge of the rows between a deletion and a later page's create made it the deleted page's heir")
     def prop(steps):
         count[0] += 1
         if pg:
