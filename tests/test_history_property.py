@@ -483,6 +483,10 @@ def _replay(b, steps, log: str):
      "create notes/a; move notes/a notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1"),
     ([("edit", 0, 0, 0), ("move", 0, 0, 0), ("delete", 0, 0, 0), ("purge_at", ("notes/b", 1), 1), ("revert", 0, 0, 0)],
      "create notes/a; edit notes/a; move notes/a notes/b; delete notes/b; purge '- e2\\n'; revert notes/a 1"),
+    # a swap's temp name's move away to a page deleted there, the name taken since: its move in pruned, its kept
+    # deletion then too (its stretch empty), the move away made a deletion: a trash entry a prune without --include-deleted added
+    ([("swap", 0, 2, 0), ("delete", 0, 0, 0), ("delete", 0, 0, 0), ("create", 3, 0, 0), ("prune", 0, 0, 28)],
+     "create notes/a; create notes/y; swap notes/a notes/y; delete notes/a; delete notes/y; create notes/y; prune None 2 False"),
     ([("move", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 2, 1, 21), ("revert", 0, 0, 0), ("move", 0, 0, 0)],
      "create notes/a; move notes/a notes/b; edit notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1; move notes/a notes/b"),
 ])

@@ -2255,8 +2255,8 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
                     continue
                 end = None
                 for x, nxt in zip(theirs[j + 1:], [*theirs[j + 2:], None]):
-                    if x.id not in drop or (not x.text and x.op == "move"):
-                        break  # a version left (`rejoin_labels`), or moved on
+                    if (x.id not in drop and x.text) or (not x.text and x.op == "move"):
+                        break  # a version left (`rejoin_labels`), or moved on (a kept deletion alone: its end, kept with its move in)
                     if not x.text and not (nxt is not None and nxt.op == "create" and _BROUGHT_BACK.fullmatch(nxt.detail)):
                         end = theirs.index(x)
                         break
