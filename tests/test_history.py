@@ -2212,3 +2212,105 @@ def test_history_follows_a_page_moved_into_a_logseq_graphs_pages_folder(db_path)
         assert out[0] == [(None, 2, "update", 1, 0), (None, 1, "move", 0, 0), ("notes/reading", 1, "create", 3, 0)]
         assert out[1] == out[2] == "graph/pages/Project___Alpha"
         assert out[3] == out[4] == [("graph/pages/Project___Alpha", v) for v in range(1, 7)] + [("notes/reading", 1), ("notes/reading", 2)]
+
+
+def _synced_then_offline(db_path, tmp_path):
+    """A folder synced with notes/a.md (five lines), the brain's page edited four times at its first
+    line while the folder, offline, edits its last: ``(brain, engine, folder)``."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    t0 = "".join(f"line {i}\n" for i in range(5))
+    (root / "notes/a.md").write_text(t0)
+    b = Brain.open(db_path)
+    e = SyncEngine(b, root)
+    e.bind()
+    assert e.sync()["exit_code"] == 0
+    for i in range(4):
+        run(b, "put", slug="notes/a", content=f"line 0 brain {i}\n" + t0.split("\n", 1)[1])
+    (root / "notes/a.md").write_text(t0.replace("line 4\n", "line 4 folder\n"))
+    return b, t0, root
+
+
+def test_a_prune_keeps_the_merge_base_of_a_folder_that_comes_back(db_path, tmp_path):
+    """Trial 69: a folder offline across `history-prune --keep-last 1` merges its edit with the
+    brain's on return (its base, notes/a v1, kept), no conflict copy."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        assert [v["version"] for v in h.versions(b, "notes/a", limit=0)["versions"]] == [5, 1]
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/a.md"] and not rep["conflicts"], rep
+        assert b.get_text("notes/a") == "line 0 brain 3\nline 1\nline 2\nline 3\nline 4 folder\n"
+
+
+def test_a_prune_keeps_a_merge_base_once_not_every_version_of_its_text(db_path, tmp_path):
+    """A folder's merge base is a text, read by its hash from any version holding it
+    (``SyncEngine._base_bytes``): a prune kept every version of every page whose text equalled a
+    base (another page made from the same template, the text a page went back to), for as long
+    as the folder stays bound. One version holding it is kept: the folder's path's own, else the
+    newest; none more when a version kept anyway holds it (the merge still merges)."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "put", slug="notes/other", content=t0)  # the same text: a template
+        for i in range(3):
+            run(b, "put", slug="notes/other", content=t0 + f"more {i}\n")
+        run(b, "put", slug="notes/third", content="x\n")
+        run(b, "put", slug="notes/third", content=t0)  # a version of the base's text at another page
+        run(b, "put", slug="notes/third", content="y\n")
+        run(b, "history-prune", slug="notes/other", keep_last=1, keep_days=0, apply=True)  # another page's version holds it
+        assert [v["version"] for v in h.versions(b, "notes/other", limit=0)["versions"]] == [4]
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        assert [v["version"] for v in h.versions(b, "notes/a", limit=0)["versions"]] == [5, 1]
+        assert [v["version"] for v in h.versions(b, "notes/other", limit=0)["versions"]] == [4]
+        assert [v["version"] for v in h.versions(b, "notes/third", limit=0)["versions"]] == [3]
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/a.md"] and not rep["conflicts"], rep
+
+
+def test_diff_of_a_binary_files_first_version_says_it_is_added(db_path):
+    """A binary file's first version diffed against nothing said "Binary versions none and 1
+    differ"; it says what `diff` of a text's first version shows: version 1 added, nothing before."""
+    with Brain.open(db_path) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n\x1a\n\x00\xff")
+        r = run(b, "diff", slug="img/a.png")
+        assert (r["from"], r["to"], r["diff"]) == (None, 1, "Binary version 1 of img/a.png is its first: added against nothing\n"), r
+        b.save_file("img/a.png", b"\x89PNG\r\n\x1a\n\x00\xfe")
+        assert run(b, "diff", slug="img/a.png")["diff"] == "Binary versions 1 and 2 differ\n"
+
+
+def test_a_prune_with_include_deleted_keeps_the_merge_base_of_a_page_the_brain_renamed(db_path, tmp_path):
+    """`history-prune --include-deleted` dropped every row of a name the page had moved away from
+    (not live: treated as deleted), its merge base too: a folder offline across it came back with
+    notes/a.md edited and got a `deleted-in-brain` conflict, notes/a.md left beside notes/b.md, where
+    it merges (and does without --include-deleted). A page that lives on at another name keeps its
+    base; a deleted one's goes with it (nothing to merge into)."""
+    b, t0, root = _synced_then_offline(db_path, tmp_path)
+    with b:
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "put", slug="notes/b", content="line 0 brain 9\n" + t0.split("\n", 1)[1])
+        run(b, "put", slug="notes/c", content="# c\n")
+        run(b, "delete", slug="notes/c")
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True, include_deleted=True)
+        assert h.trash_list(b) == []
+        rep = SyncEngine(b, root).sync()
+        assert rep["merged"] == ["notes/b.md"] and not rep["conflicts"], rep
+        assert not (root / "notes/a.md").exists()
+        assert b.get_text("notes/b") == "line 0 brain 9\nline 1\nline 2\nline 3\nline 4 folder\n"
+
+
+def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(db_path):
+    """notes/a written four times; `history-prune --keep-last 1` took all but the last: `undo`
+    (here `--by` the one writer, since before the last write) read the page as created in the
+    window, no version before its first selected write being left, and put it in the trash. It
+    skips it, saying the version before was pruned; a page created in the window still goes."""
+    with Brain.open(db_path) as b:
+        for i in range(3):
+            run(b, "put", slug="notes/a", content="# a\n\n" + "".join(f"{j}\n" for j in range(i + 1)))
+        since = b.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        run(b, "put", slug="notes/a", content="# a\n\n0\n1\n2\n3\n")
+        run(b, "put", slug="notes/n", content="# n\n")
+        run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
+        by = b.conn.execute("SELECT writer FROM history WHERE name = 'notes/a'").fetchone()[0] or None
+        plan = {p["name"]: p for p in h.undo_plan(b, since, by=by)}
+        assert plan["notes/a"]["action"] == "skip" and "pruned" in plan["notes/a"]["reason"], plan
+        assert plan["notes/n"]["action"] == "delete", plan

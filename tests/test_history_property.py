@@ -27,10 +27,13 @@ it from its past: ``history.rejoin_labels``).
 Since 2026-12-06 also ``history-prune`` steps (``Model.prune``; before, behind ``GBRAIN_HISTORY_PRUNE=1``:
 a prune that kept a move in and dropped its move away, or the reverse, cut a page from its past:
 `history._whole_moves`, `_ended_aways`, the plain tests below). ``diff NAME`` of a page's first
-version: against nothing (before 2026-12-06 NotFound). Not modelled: a `purge --text` that takes a
+version: against nothing (before 2026-12-06 NotFound). ``swap`` steps: two pages exchange names through
+``NAME (swapping names)`` (sync's `_swap`); a prune without ``--include-deleted`` leaves the trash listing as it was. Not modelled: a `purge --text` that takes a
 page's move in and its whole past before it, left right after another page's deletion at the name,
 makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
-apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`).
+apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`). A purge of
+the rows between a deletion and another page's later create there makes that page the deleted one's heir
+alike: modelled (``Model.forget``, found at 2,000 examples).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
@@ -49,7 +52,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune"]
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune", "swap"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -78,6 +81,7 @@ class Model:
         self.log: list[str] = []
         self.order: list[tuple[str, int]] = []  # every row as written
         self.purged = False
+        self.names = list(NAMES)  # and the temp names swaps passed through
 
     def _take(self, pid: int, text: bytes | None, base: bytes | None = None, first: bool = False):
         """Attribute the history rows written since the last step to page ``pid``; each row with
@@ -127,12 +131,29 @@ class Model:
         few steps are skipped; ``k`` picks an edit's kind or a revert's version."""
         live = sorted(self.live)
         free = [nm for nm in NAMES if nm not in self.live]
-        trash = [nm for nm in NAMES if self.trashed(nm) is not None]
-        left = [nm for nm in NAMES if self.moved_away(nm) is not None]
+        trash = [nm for nm in self.names if self.trashed(nm) is not None]
+        left = [nm for nm in self.names if self.moved_away(nm) is not None]
         texts = sorted(k for k, row in self.rows.items() if row[1] is not None)
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": sorted(trash + left),
-                "revert": sorted(live + trash + left), "purge": texts, "prune": texts}[what]
+                "revert": sorted(live + trash + left), "purge": texts, "prune": texts, "swap": live or free}[what]
         if not pick:
+            return
+        if what == "swap":  # two pages exchange names through a temp name, as sync's `_swap` does (`Plan.swaps`)
+            if len(live) < 2:  # (a second page to swap with: two are seldom live)
+                self.step("create", j, 0, k)
+                live = sorted(self.live)
+                if len(live) < 2:
+                    return
+            x, y = live[i % len(live)], [nm for nm in live if nm != live[i % len(live)]][j % (len(live) - 1)]
+            tmp = f"{x} (swapping names)"
+            if tmp not in self.names:
+                self.names.append(tmp)
+            px, py = self.live[x], self.live[y]
+            self.log.append(f"swap {x} {y}")
+            for src, dst, pid in ((x, tmp, px), (y, x, py), (tmp, y, px)):
+                run(self.b, "move", slug=src, to=dst)
+                self._take(pid, self.last[pid])
+            self.live[x], self.live[y] = py, px
             return
         if what == "purge":
             return self.purge(pick[(i * 7 + k) % len(pick)], j)
@@ -193,7 +214,7 @@ class Model:
                 # a name the page moved away from: restored where it was deleted (its name free since);
                 # live elsewhere, or deleted at a name another page took since: nothing in the trash
                 pid = self.moved_away(name)
-                at = next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                at = next((nm for nm in self.names if self.trashed(nm) == pid), None)
                 if at is None:
                     self.log.append(f"restore {name} (refused)")
                     with pytest.raises(NotFound):
@@ -217,7 +238,7 @@ class Model:
             if name not in self.live and self.trashed(name) is None:
                 # a name the page moved away from: the page where it is now, or where it was deleted
                 # (its name free since); deleted at a name another page took since: refused
-                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in NAMES if self.trashed(nm) == pid), None)
+                at = next((nm for nm, p in self.live.items() if p == pid), None) or next((nm for nm in self.names if self.trashed(nm) == pid), None)
                 label = b.conn.execute("SELECT detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()[0]
                 if at is None and not label.startswith("to "):
                     # its later names purged whole (`renamed to a purged name`, `purge._relabel`): it comes back
@@ -277,7 +298,10 @@ class Model:
         c = self.b.conn
         self.log.append(f"prune {name} {keep} {deleted}")
         before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        trash = h.trash_list(self.b, limit=0)
         h.prune(self.b, 0, keep, apply=True, include_deleted=deleted, key=("page", name) if name else None)
+        if not deleted:  # the trash as it was
+            assert h.trash_list(self.b, limit=0) == trash, "; ".join(self.log)
         gone = before - {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
         for nm, pid in self.live.items():
             newest = max(v for n2, v in self.rows if n2 == nm)
@@ -294,6 +318,17 @@ class Model:
         for k in self.order:
             if k in self.rows and self.rows[k][1] is not None:
                 self.last[self.rows[k][0]] = self.rows[k][1]
+        # a page created at a name whose row before it is now another page's deletion (the rows
+        # between went) is that page's heir, as a create at a name in the trash is (`_Walk(heir=True)`)
+        for nm in {k[0] for k in self.rows}:
+            vs = sorted(v for n2, v in self.rows if n2 == nm)
+            for pv, cv in zip(vs, vs[1:]):
+                (p_pid, _t, _b), (c_pid, _t2, _b2) = self.rows[nm, pv], self.rows[nm, cv]
+                if p_pid == c_pid or (c_pid in self.heir_of and self.heir_of[c_pid][1] in self.rows):
+                    continue
+                ops_ = dict(c.execute("SELECT version, op FROM history WHERE kind = 'page' AND name = ? AND version IN (?, ?)", (nm, pv, cv)).fetchall())
+                if ops_.get(pv) == "delete" and ops_.get(cv) == "create":
+                    self.heir_of[c_pid] = (p_pid, (nm, pv))
         self.newest = {}
         for nm, v in self.order:
             if (nm, v) in self.rows:
@@ -302,7 +337,7 @@ class Model:
 
     def check(self):
         b = self.b
-        for name in NAMES:
+        for name in self.names:
             if not any(nm == name for nm, _ in self.rows):
                 continue
             why = ("; ".join(self.log), name)
@@ -372,6 +407,9 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
         "before 2026-12-06: a purge of a renamed page's move in cut it from its old names (history.rejoin_labels)")
     @example([("edit", 0, 0, 1), ("delete", 0, 0, 0), ("restore", 0, 0, 0), ("edit", 0, 0, 3), ("purge", 0, 0, 1)]).via(
         "before 2026-12-06: a purge of a restore cut the page from its past before the deletion (history.rejoin_labels)")
+    @example([("create", 0, 0, 0), ("edit", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("create", 0, 0, 0), ("move", 0, 0, 0), ("revert", 0, 0, 0),
+              ("create", 0, 0, 0), ("create", 0, 0, 0), ("delete", 0, 0, 0), ("purge", 2, 0, 1)]).via(
+        "the model, found at 2,000 examples: a purge of the rows between a deletion and a later page's create made it the deleted page's heir")
     def prop(steps):
         count[0] += 1
         if pg:
@@ -390,7 +428,7 @@ def _one(b, steps):
         m.step(*s)
     m.check()
     if os.environ.get("GBRAIN_HISTORY_STATS"):
-        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log))
+        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log), "swaps", sum(x.startswith("swap") for x in m.log))
 
 
 def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions(db_path):
@@ -445,6 +483,10 @@ def _replay(b, steps, log: str):
      "create notes/a; move notes/a notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1"),
     ([("edit", 0, 0, 0), ("move", 0, 0, 0), ("delete", 0, 0, 0), ("purge_at", ("notes/b", 1), 1), ("revert", 0, 0, 0)],
      "create notes/a; edit notes/a; move notes/a notes/b; delete notes/b; purge '- e2\\n'; revert notes/a 1"),
+    # a swap's temp name's move away to a page deleted there, the name taken since: its move in pruned, its kept
+    # deletion then too (its stretch empty), the move away made a deletion: a trash entry a prune without --include-deleted added
+    ([("swap", 0, 2, 0), ("delete", 0, 0, 0), ("delete", 0, 0, 0), ("create", 3, 0, 0), ("prune", 0, 0, 28)],
+     "create notes/a; create notes/y; swap notes/a notes/y; delete notes/a; delete notes/y; create notes/y; prune None 2 False"),
     ([("move", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 2, 1, 21), ("revert", 0, 0, 0), ("move", 0, 0, 0)],
      "create notes/a; move notes/a notes/b; edit notes/b; delete notes/b; prune notes/b 1 True; revert notes/a 1; move notes/a notes/b"),
 ])

@@ -48,7 +48,7 @@ import zlib
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg
+from ..page.slugs import cmd_arg, is_markdown, slug_for_path
 from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
@@ -1187,7 +1187,8 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     try:
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
     except UnicodeDecodeError:
-        return {"name": key, "from": fv, "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {fv or 'none'} and {rb['version']} differ\n", "added": None, "removed": None}
+        return {"name": key, "from": fv, "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {fv} and {rb['version']} differ\n" if ra is not None
+                else f"Binary version {rb['version']} of {key} is its first: added against nothing\n", "added": None, "removed": None}
     # each header names its version's time and origin where diff(1) puts a file's time: what wrote it
     # (`put`, `put timeline_append`, `tag`, `file changed`…), by whom
     lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True),
@@ -1844,7 +1845,9 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     before: it goes to the trash, its versions stay in the history), ``none`` (already as it
     was) or ``skip`` with a ``reason``: a later write by someone the filters do not select
     (undoing would take theirs back too: ``revert`` it by hand), or a move in the window
-    (moves are not undone here: move it back, then undo again), or ``move``'s rewrite of its links
+    (moves are not undone here: move it back, then undo again), or its version before the first
+    of them pruned (``history-prune``: before 2026-12-06 read as created in the window, and put in
+    the trash), or ``move``'s rewrite of its links
     to a page it moved (undone alone, they would be dead). ``writes`` counts the selected
     writes. Raises BadInput for a blank ``by``."""
     c = brain.conn
@@ -1882,6 +1885,11 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if any(r["operation"] == "move" for r in window):  # `move`'s rewrites of its links to the page it moved (review48)
             item["reason"] = ("its links to a page moved in this window were rewritten by that move: undoing them would leave them dead; "
                               "move that page back first (that rewrites them), then undo again")
+            continue
+        if prev is None and window and window[0]["op"] != "create":
+            # its version before the first selected write was pruned: it existed, with a text gone
+            item["reason"] = (f"its version before these writes (version {v0 - 1}) was pruned (`history-prune`, `purge`): nothing to go back to; "
+                              f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         live = _live_hash(brain, kind, key)
         if prev is None or prev["body_id"] is None:  # it did not exist before the first selected write
@@ -2018,7 +2026,8 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the current version of a live
     page or file, nor a version whose text a synced folder last agreed on with the brain
-    (``sync_state.base_hash``: the base its next sync merges both sides' edits against). Of a page or file with no current row (deleted, or moved away) the newest row
+    (``sync_state.base_hash``: the base its next sync merges both sides' edits against; one version
+    holding it, :func:`_keep_bases`, also under ``include_deleted`` at a name the page moved away from). Of a page or file with no current row (deleted, or moved away) the newest row
     and its last text are kept too, and so is every version an import or sync replaced and put
     in the trash (``trashed``, with the row after it, which says when and by whom: the trash
     lists both), unless ``include_deleted``: then these rows follow the same age/count rules,
@@ -2051,8 +2060,13 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             gone_keys += 1
 
     # the version each synced folder last agreed on with the brain (its merge base: a folder
-    # offline meanwhile merges its edits against it when it comes back; trial 69)
-    bases = {r[0] for r in c.execute("SELECT DISTINCT base_hash FROM sync_state WHERE base_hash IS NOT NULL")}
+    # offline meanwhile merges its edits against it when it comes back; trial 69): read by its
+    # hash from any version holding it (`SyncEngine._base_bytes`), so one version of it is kept
+    # (`_keep_bases`), never every version of every page that held the same text
+    bases: dict[str, set[tuple[str, str]]] = {}
+    for p, hx in c.execute("SELECT path, base_hash FROM sync_state WHERE base_hash IS NOT NULL"):
+        bases.setdefault(hx, set()).add(("page", slug_for_path(p)) if is_markdown(p) else ("file", p))
+    held: dict[str, list] = {}  # base hash → [(kind, name, version, row id, dropped)] of the rows read
     where = " WHERE h.kind = ? AND h.name = ?" if key else ""
     rows: dict[tuple[str, str], list] = {}
     for r in c.execute(f"SELECT h.id, h.kind, h.name, h.version, h.at, h.body_id, h.op, h.detail, b.hash AS body_hash FROM history h "
@@ -2065,9 +2079,15 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             keys += 1
         rank += 1
         if k in live or not include_deleted:
-            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash or r["body_hash"] in bases
+            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash
+            if r["body_hash"] in bases:
+                held.setdefault(r["body_hash"], []).append((k, r["version"], r["id"], not protected))
         else:
             protected = False
+            if r["body_hash"] in bases and _lives_on(c, k, live):
+                # a name the page moved away from, living on elsewhere: a folder offline meanwhile
+                # merges its edit of the old name there (a deleted page's base: nothing to merge into)
+                held.setdefault(r["body_hash"], []).append((k, r["version"], r["id"], True))
         if r["body_id"] is not None:
             seen_text = True
         if protected or (keep_last is not None and rank <= keep_last) or (cutoff is not None and r["at"] > cutoff):
@@ -2075,6 +2095,11 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             continue
         ids.append(r["id"])
     close()
+    if held and ids:
+        back = _keep_bases(c, bases, held, set(ids), key)
+        if back:
+            ids = [i for i in ids if i not in back]
+            gone_keys = 0  # (counted again below)
     if not ids:
         return ids, {"keys": keys, "deleted_keys": gone_keys}
     for k in rows:
@@ -2088,6 +2113,48 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     drop = _whole_moves(rows, set(ids), include_deleted)
     gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
+
+
+def _lives_on(c, k: tuple[str, str], live: set[tuple[str, str]]) -> bool:
+    """Whether the page or file that was at ``k`` (``(kind, name)``, not live) moved on, name by
+    name (each name's newest row a move away ``to NEW``), to a name live now."""
+    seen = {k}
+    while True:
+        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", k).fetchone()
+        if r is None or r[0] != "move" or r[2] is not None or not (r[1] or "").startswith("to "):
+            return False
+        k = (k[0], r[1][3:])
+        if k in live:
+            return True
+        if k in seen:
+            return False
+        seen.add(k)
+
+
+def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list], drop: set[int],
+                key: tuple[str, str] | None) -> set[int]:
+    """The rows a prune keeps for the synced folders' merge bases: of each base hash (``bases``:
+    hash → the ``(kind, name)`` of the paths whose base it is) held by no version the prune keeps,
+    the newest version that holds it at one of those names, else the newest holding it anywhere.
+    ``held``: hash → ``[((kind, name), version, row id, droppable)]`` of the rows read (only those
+    the prune may keep: under ``include_deleted`` a name the page moved away from, living on
+    elsewhere, :func:`_lives_on`, never a deleted one's); ``drop``: the row ids that
+    would go; ``key``: a prune of one key, whose other keys' rows all stay. Returns the row ids
+    taken back out of ``drop``. Before 2026-12-06 every version holding such a text was kept, of
+    any page (a template's text, a page that went back to it), for as long as the folder was bound."""
+    back: set[int] = set()
+    for hx, rs in held.items():
+        if any(i not in drop for _, _, i, _ in rs):
+            continue
+        if key is not None and c.execute(
+                "SELECT 1 FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE b.hash = ? AND NOT (h.kind = ? AND h.name = ?) LIMIT 1",
+                (hx, *key)).fetchone():
+            continue  # (another key's version, kept)
+        own = [x for x in rs if x[0] in bases[hx] and x[3]]
+        pick = max(own or [x for x in rs if x[3]], key=lambda x: x[2], default=None)
+        if pick is not None:
+            back.add(pick[2])
+    return back
 
 
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
@@ -2188,8 +2255,8 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
                     continue
                 end = None
                 for x, nxt in zip(theirs[j + 1:], [*theirs[j + 2:], None]):
-                    if x.id not in drop or (not x.text and x.op == "move"):
-                        break  # a version left (`rejoin_labels`), or moved on
+                    if (x.id not in drop and x.text) or (not x.text and x.op == "move"):
+                        break  # a version left (`rejoin_labels`), or moved on (a kept deletion alone: its end, kept with its move in)
                     if not x.text and not (nxt is not None and nxt.op == "create" and _BROUGHT_BACK.fullmatch(nxt.detail)):
                         end = theirs.index(x)
                         break
