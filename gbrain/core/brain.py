@@ -1894,14 +1894,21 @@ class Brain:
     def backlinks(self, slug: str) -> list[dict]:
         """Pages linking to ``slug``, each once: ``{slug, title, type, context, count, forms, labels}``
         (``count``: links from that page, ``forms``: the forms it writes them in, ``labels``: what
-        it calls the page where that is not its name)."""
+        it calls the page where that is not its name); then the canvases and nav files listing it
+        (:meth:`backlink_parts`, joined)."""
+        return [x for part in self.backlink_parts(slug) for x in part]
+
+    def backlink_parts(self, slug: str) -> tuple[list[dict], list[dict], list[dict]]:
+        """:meth:`backlinks`' three parts, each in slug (path) order: the pages, the canvases
+        (:meth:`canvas_backlinks`), the nav files (:meth:`nav_backlinks`). Raises NotFound or
+        Ambiguous as :meth:`resolve_slug`."""
         row = self.resolve_slug(slug)
         q = (
             "SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, l.label, p.id AS from_id FROM links l JOIN pages p ON p.id = l.from_page_id "
             "WHERE l.to_page_id = ? ORDER BY p.slug, l.id"
         )
         out = _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
-        return out + self.canvas_backlinks(row["id"]) + self.nav_backlinks(row["id"])
+        return out, self.canvas_backlinks(row["id"]), self.nav_backlinks(row["id"])
 
     def name_backlinks(self, name: str) -> list[dict]:
         """Pages of a Logseq graph (read as Logseq's, :meth:`page_syntax`) whose wiki links or

@@ -2032,16 +2032,27 @@ def _links(b, a, ctx):
     page="limit",
     text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or Nothing("(no backlinks)"),
     note=cut_note,
+    page_seek=lambda a, x: None,  # (keyset: the handler gives each item's position, Context.seeks: its part is not in the item)
 )
 def _backlinks(b, a, ctx):
     try:
-        out = b.backlinks(read_slug(b, a["slug"], ctx)[0])
+        parts = b.backlink_parts(read_slug(b, a["slug"], ctx)[0])
     except NotFound:
         path = b.stored_file_path(a["slug"])  # an attachment: the pages that link to or embed it
         out = b.file_backlinks(path) if path is not None else b.name_backlinks(a["slug"])  # a Logseq page with no file
         if path is None and not out:
             raise
-    return out[: a["limit"]] if a.get("limit") else out
+        parts = (out,)
+    # each item's position: [its part (pages, canvases, nav files), its slug]; each part is in slug order
+    rows = [([n, x["slug"]], x) for n, part in enumerate(parts) for x in part]
+    if ctx.after is not None:  # keyset pages: a page linking here written meanwhile moves no other
+        if len(ctx.after) != 2 or type(ctx.after[0]) is not int or not isinstance(ctx.after[1], str):
+            raise BadInput("backlinks: a position is [part, slug]")
+        rows = [r for r in rows if r[0] > ctx.after]
+    rows = rows[: a["limit"]] if a.get("limit") else rows
+    if ctx.seeks is not None:
+        ctx.seeks += [pos for pos, _x in rows]
+    return [x for _pos, x in rows]
 
 
 def _timeline_text(r: list, a: dict) -> str:

@@ -167,6 +167,8 @@ def _threads_text(r: list, a: dict) -> str:
     page="limit",
     text=_threads_text,
     note=cut_note,
+    # keyset pages: a thread written between two pages moves no item of a page left unchanged
+    page_seek=lambda a, it: _thread_position(it),
 )
 def _threads(b, a, ctx):
     items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"),
@@ -178,4 +180,15 @@ def _threads(b, a, ctx):
         ctx.on_warning(f"{left:,} item{'s' * (left != 1)} of {copies:,} conflict cop{'y' if copies == 1 else 'ies'} left out (a copy repeats "
                        "its page's): `gbrain conflicts` names the copies, `gbrain get COPY` reads one")
     items = kept
+    if ctx.after is not None:  # (the items' order: open_threads sorts them by this position)
+        at = ctx.after
+        if len(at) != 4 or type(at[0]) is not int or not isinstance(at[1], str) or not isinstance(at[2], str) or type(at[3]) is not int:
+            raise BadInput("threads: a position is [undated, date, slug, line]")
+        items = [it for it in items if _thread_position(it) > at]
     return items[: a["limit"]] if a.get("limit") else items
+
+
+def _thread_position(it: dict) -> list:
+    """An open thread's position in :func:`~gbrain.core.lint.open_threads`' order: ``[undated (0/1),
+    date ('' when none), slug, line]``."""
+    return [int(it["date"] is None), it["date"] or "", it["slug"], it["line"]]

@@ -141,6 +141,9 @@ class Context:
     #: a keyset page's position (:attr:`Operation.page_seek`): the sort key of the last item the
     #: page before showed, as ``page_seek`` gave it; the handler lists only what comes after it
     after: list | None = None
+    #: a keyset handler whose items do not carry their own positions (backlinks: which part of
+    #: the list an item is in) appends each returned item's here, in order; else ``page_seek``'s
+    seeks: list | None = None
 
     def check_cancel(self, commit: bool = False) -> None:
         """Raise :class:`Cancelled` when the caller has cancelled. ``commit``: asked just before a
@@ -1142,7 +1145,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         # keyset: the items after the last one shown, wherever items written since went
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
         after = _seek_of(o, cursor) if cursor else None
-        result = run(name, dict(a, limit=want + 1 if want else 0), dataclasses.replace(ctx, after=after), brain)
+        seeks: list = []
+        result = run(name, dict(a, limit=want + 1 if want else 0), dataclasses.replace(ctx, after=after, seeks=seeks), brain)
         offset = 0
     elif o.page == "limit":
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
@@ -1201,7 +1205,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         upto = prints if prints is not None else list(_anchor_prints(o, items[: offset + len(page)]))
         mark = ".".join(upto[offset : offset + len(page)][-(PAGE_ANCHORS if prints is not None else 1):])
     if o.page_seek and page:  # the last item's sort key (base64 JSON: no ':' in a cursor's part)
-        mark = base64.urlsafe_b64encode(dumps(o.page_seek(a, page[-1])).encode()).decode().rstrip("=")
+        seek = seeks[len(page) - 1] if seeks else o.page_seek(a, page[-1])
+        mark = base64.urlsafe_b64encode(dumps(seek).encode()).decode().rstrip("=")
     nxt = encode_cursor(o, key_args, offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "

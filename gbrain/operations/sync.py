@@ -362,11 +362,13 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
     item=TRASH_ITEM,
     page="limit",
     note=lambda r, a: cut_note(r, {"limit": 100, **{k: v for k, v in a.items() if v is not None}}),  # (no limit given: 100)
+    # keyset pages: an entry deleted (to the front) or restored between two pages moves no other
+    page_seek=lambda a, row: [row["id"], row["version"]],
 )
 def _trash(b, a, ctx):
     from ..core.history import trash_list
 
-    return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
+    return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100, after=ctx.after)
 
 
 @op(
