@@ -71,7 +71,36 @@ def test_a_backlinks_walk_while_pages_link_meanwhile_repeats_and_skips_none(db_p
     assert len(mine) == len(set(mine)) == 9, got
 
 
-@pytest.mark.parametrize("tool,args", [("trash", {}), ("threads", {}), ("backlinks", {"slug": "people/ana"})])
+def _entries(n: int, day: str = "2026-05-01") -> str:
+    return "".join(f"- **{day}** | e{i}\n" for i in range(n))
+
+
+@pytest.mark.parametrize("one_page", [False, True])
+def test_a_timeline_walk_while_other_pages_add_entries_repeats_and_skips_none(db_path, one_page):
+    """Entries repeat across (date, slug) and their ids change on every save of their page: the
+    position is [date, slug, the entry's number among its page's of that date] (a page's own
+    timeline: [date, number]). Entries written before the walk's start (another page's, the same
+    date and a slug sorting first; a newer date; the page's own, of a newer date) move no entry
+    left unchanged."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", "# Ana\n\n---\n\n" + _entries(5) + _entries(3, "2026-04-01"))
+        b.put("people/bo", "# Bo\n\n---\n\n" + _entries(4))
+
+    def between(b, pages):
+        if pages in (1, 2):  # the same date, a slug sorting first; and a newer date
+            b.put(f"people/a{pages}", "# A\n\n---\n\n" + _entries(2) + _entries(1, "2026-06-01"))
+            if one_page:  # the page itself gains newer entries, sorting first, written last
+                b.put("people/ana", b.get_text("people/ana") + f"- **2026-06-0{pages}** | new\n")
+
+    args = {"slug": "people/ana"} if one_page else {}
+    got = [(x.get("slug", "people/ana"), x["date"], x["summary"]) for x in _walk(db_path, "timeline", args, between)]
+    ana = [g for g in got if g[0] == "people/ana" and g[2] != "new"]
+    assert ana == [("people/ana", "2026-05-01", f"e{i}") for i in range(5)] + [("people/ana", "2026-04-01", f"e{i}") for i in range(3)], got
+    if not one_page:
+        assert [g for g in got if g[0] == "people/bo"] == [("people/bo", "2026-05-01", f"e{i}") for i in range(4)], got
+
+
+@pytest.mark.parametrize("tool,args", [("trash", {}), ("threads", {}), ("backlinks", {"slug": "people/ana"}), ("timeline", {})])
 def test_an_offset_cursor_is_refused_saying_to_start_again(db_path, tool, args):
     from gbrain.errors import BadInput
     from gbrain.operations.registry import check_args, encode_cursor, find

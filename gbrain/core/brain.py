@@ -2494,14 +2494,33 @@ class Brain:
         return sorted(r[0] for r in self.conn.execute("SELECT id, slug FROM pages WHERE slug LIKE '%conflict%'") if is_page_copy(r[1]))
 
     def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None,
-                 copies: bool = True) -> list[dict]:
+                 copies: bool = True, after: list | None = None, positions: list | None = None) -> list[dict]:
         """Timeline entries, newest first: of page ``slug``, or (None) of every page, each with its
         page's ``slug`` (same date: by slug, then as written). ``since``/``until`` bound the date,
         inclusive, compared as text (``YYYY-MM-DD`` as written, a date that is no real one too:
         ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``.
         ``copies=False`` (every page's only) leaves out the entries of conflict copies
-        (:meth:`copy_page_ids`; :meth:`timeline_copy_entries` counts them)."""
+        (:meth:`copy_page_ids`; :meth:`timeline_copy_entries` counts them).
+
+        An entry's position is ``[date, slug, n]`` (of one page: ``[date, n]``), ``n`` its number
+        among its page's entries of that date, as written (0 first): entry ids change on every
+        save of their page, a page's text order does not change unless the page is written.
+        ``positions``: a list each returned entry's position is appended to; ``after``: only the
+        entries after that position (a keyset page: entries another page gains meanwhile move no
+        entry of a page left unchanged). Raises BadInput for a position not of its shape."""
         where, args = self._timeline_range(since, until)
+        skip = 0  # the entries of the position's (date, slug) up to its own, read and left out
+        if after is not None:
+            shape = [str, int] if slug is not None else [str, str, int]
+            if len(after) != len(shape) or not all(type(x) is t for x, t in zip(after, shape)) or after[-1] < 0:
+                raise BadInput(f"timeline: a position is {'[date, n]' if slug is not None else '[date, slug, n]'}")
+            if slug is not None:
+                where.append("t.date <= ?")
+                args.append(after[0])
+            else:
+                where.append("(t.date < ? OR (t.date = ? AND p.slug >= ?))")
+                args += [after[0], after[0], after[1]]
+            skip = after[-1] + 1
         if slug is not None:
             where.insert(0, "t.page_id = ?")
             args.insert(0, self.resolve_slug(slug)["id"])
@@ -2516,8 +2535,21 @@ class Brain:
                  " ORDER BY t.date DESC, p.slug, t.id")
         if limit:
             q += " LIMIT ?"
-            args.append(int(limit))
-        return [dict(r) for r in self.conn.execute(q, tuple(args))]
+            args.append(int(limit) + skip)
+        out, group, n = [], None, 0
+        for r in self.conn.execute(q, tuple(args)):
+            e = dict(r)
+            g = (e["date"],) if slug is not None else (e["date"], e["slug"])
+            n = n + 1 if g == group else 0
+            group = g
+            if after is not None and list(g) == after[:-1] and n <= after[-1]:
+                continue
+            if limit and len(out) >= limit:
+                break
+            out.append(e)
+            if positions is not None:
+                positions.append([*g, n])
+        return out
 
     @staticmethod
     def _timeline_range(since: str | None, until: str | None) -> tuple[list[str], list]:

@@ -2074,6 +2074,8 @@ def _timeline_text(r: list, a: dict) -> str:
     # and, of every page's timeline, the entry's slug: left out of the schema, whose bytes every tools/list carries
     item=obj("date", "summary", date="string", source="string", summary="string", detail="string"),
     page="limit",
+    # keyset pages: entries written meanwhile move no entry of a page left unchanged (positions: Brain.timeline)
+    page_seek=lambda a, e: None,
     text=_timeline_text,
     note=cut_note,
 )
@@ -2090,13 +2092,13 @@ def _timeline(b, a, ctx):
 
 def _timeline_rows(b, a, ctx, slug, since, until):
     if slug is not None:
-        return b.timeline(slug, a.get("limit") or None, since, until)
+        return b.timeline(slug, a.get("limit") or None, since, until, after=ctx.after, positions=ctx.seeks)
     # every page's: a conflict copy repeats its page's entries (trial 70: a briefing read each event twice)
     left, copies = b.timeline_copy_entries(since, until)
     if left and ctx.on_warning:
         ctx.on_warning(f"{left:,} {'entry' if left == 1 else 'entries'} of {copies:,} conflict cop{'y' if copies == 1 else 'ies'} left out "
                        "(a copy repeats its page's): `gbrain timeline COPY` lists a copy's, `gbrain conflicts` names the copies")
-    return b.timeline(None, a.get("limit") or None, since, until, copies=False)
+    return b.timeline(None, a.get("limit") or None, since, until, copies=False, after=ctx.after, positions=ctx.seeks)
 
 
 def _date_bound(v: str | None, name: str, end: bool = False) -> str | None:
