@@ -252,8 +252,9 @@ class Operation:
     #: one: the slug); the cursor carries the last item's, and the handler, given it as
     #: :attr:`Context.after`, lists only the items after it. An item unchanged during a walk is
     #: listed once, wherever items written meanwhile went; one written meanwhile may move behind
-    #: the walk (``sort: updated``: to the front) and not be listed
-    page_seek: Callable[[dict, dict], list] | None = None
+    #: the walk (``sort: updated``: to the front) and not be listed. A handler whose items do not
+    #: carry their position (timeline, backlinks) appends each to :attr:`Context.seeks` instead
+    page_seek: Callable[[dict, dict], list | None] | None = None
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
     #: CLI-only boolean flags that run another operation with the other arguments
