@@ -93,11 +93,11 @@ def test_conflict_copies_are_left_out_of_the_brain_wide_timeline_and_threads_say
     assert len(page["items"]) == 2 and "warnings" not in page
 
 
-def test_a_link_onto_a_page_ending_with_open_threads_goes_above_them_and_empty_details_are_dropped(db_path):
+def test_a_link_onto_a_page_ending_with_open_threads_goes_above_them(db_path):
     """Trial 70: brain_link onto a page whose compiled truth ends with its `## Open Threads` list
     wrote the link paragraph under that heading (the ingest skill: never into Open Threads); it
-    now goes above the section. And an agent's timeline entry with no detail carries no
-    `"detail": ""` (the CLI's --json, call and pipe keep it: scripts read it)."""
+    now goes above the section. (Its timeline entry keeps `"detail": ""` on MCP as on call, pipe
+    and --json: one shape on every surface, test_call_shapes.)"""
     import json
 
     from gbrain.core.brain import Brain
@@ -123,6 +123,6 @@ def test_a_link_onto_a_page_ending_with_open_threads_goes_above_them_and_empty_d
     assert above.startswith("# Lending Pay\n\nA company.\n\n") and above.endswith("\n\n") and "\n\n\n" not in text, text
     assert threads_on.startswith("\n\n- 2026-12-01 ask about the round\n- 2026-12-02 intro to Bo\n\n---\n"), text
     assert len(threads["items"]) == 2
-    assert tl["items"] == [{"date": "2026-12-05", "source": "call", "summary": "Talked"}]
+    assert tl["items"] == [{"date": "2026-12-05", "source": "call", "summary": "Talked", "detail": ""}]
     r = gbrain("--db", str(db_path), "timeline", "companies/lending-pay", "--json")
     assert json.loads(r.stdout)[0]["detail"] == ""

@@ -178,6 +178,6 @@ def test_over_mcp_a_weekly_briefing_reads_every_page_by_cursor(tmp_path, db_path
     got, pages, page, bad, tool = anyio.run(main)
     assert keys(got) == [("companies/acme", "2025-03-31"), ("people/ana", "2025-03-04"), ("people/bruno", "2025-03-04"),
                          ("people/bruno", "2025-02-30"), ("people/bruno", "2025-01-15")] and pages == 3
-    assert page == {"items": [{"date": "2024-11-20", "source": "email", "summary": "Q3 update"}], "next_cursor": None}
+    assert page == {"items": [{"date": "2024-11-20", "source": "email", "summary": "Q3 update", "detail": ""}], "next_cursor": None}
     assert bad.is_error and "since: not a real date: 2025-02-30" in text_of(bad)
     assert tool.input_schema["required"] == [] and set(tool.input_schema["properties"]) == {"slug", "since", "until", "limit", "cursor"}

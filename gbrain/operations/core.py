@@ -2084,10 +2084,8 @@ def _timeline(b, a, ctx):
     if since and until and since > until:
         raise BadInput(f"{ctx.flag('since')} {a['since']} is after {ctx.flag('until')} {a['until']}")
     slug = read_slug(b, a["slug"], ctx)[0] if a.get("slug") else None
-    out = _timeline_rows(b, a, ctx, slug, since, until)
-    # an MCP entry carries no empty `detail` (most have none: ~14 B each in the model's context, trial 70); the
-    # CLI's --json, call and pipe keep it (scripts read it; `--cursor` pages equal call's)
-    return [{k: v for k, v in e.items() if k != "detail" or v} for e in out] if ctx.surface == "mcp" else out
+    # (every surface answers one shape, an empty `detail` too: call and pipe answer in MCP's shape, scripts read it)
+    return _timeline_rows(b, a, ctx, slug, since, until)
 
 
 def _timeline_rows(b, a, ctx, slug, since, until):
