@@ -1227,6 +1227,47 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
+#: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``:
+#: ``NAME (swapping names).md``, `` 2``… when taken); the user never made it
+_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
+
+
+def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
+    """``(A, B, pair)`` when version ``version`` of page ``name`` is a step of a swap's pass
+    through its temp name (a move in from ``A``, the next version a move away to ``B``; ``pair``:
+    the page at ``B`` went to ``A`` meanwhile, two names swapped, else a rotation); else None."""
+    m = _SWAP_TEMP.fullmatch(name)
+    if m is None:
+        return None
+    rows = c.execute("SELECT id, version, op, detail FROM history WHERE kind = 'page' AND name = ? AND version >= ? AND version <= ? ORDER BY version",
+                     (name, version - 1, version + 1)).fetchall()
+    for a, b in zip(rows, rows[1:]):
+        if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
+                and (a["detail"] or "") == "from " + m.group(1) and (b["detail"] or "").startswith("to ")):
+            x, y = m.group(1), b["detail"][3:]
+            pair = c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND detail = ? AND id > ? AND id < ?",
+                             (y, "to " + x, a["id"], b["id"])).fetchone() is not None
+            return x, y, pair
+    return None
+
+
+def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
+    """History row ``r``'s detail as the user made it: a move to or from a swap's temp name
+    (:func:`_swap_stretch`) names the page's real other name, ``to B (names swapped)`` /
+    ``from A (names swapped)`` (``rotated``: three or more names), and gives the swap's
+    ``(A, B, pair)``; any other row: its detail and None."""
+    d = r["detail"] or ""
+    if r["op"] == "move" and r["kind"] == "page":
+        for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
+            if d.startswith(pre) and _SWAP_TEMP.fullmatch(d[len(pre):]):
+                t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {cmp} ? ORDER BY id {order} LIMIT 1",
+                              (d[len(pre):], r["id"])).fetchone()
+                s = _swap_stretch(c, d[len(pre):], t[0]) if t else None
+                if s is not None:
+                    return f"{pre}{s[1] if pre == 'to ' else s[0]} (names {'swapped' if s[2] else 'rotated'})", s
+    return d, None
+
+
 def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None,
             until: str | None = None, exclude_origin: str | None = None) -> list[dict]:
     """Writes across the brain, newest first: ``[{kind, name, type, version, at, op, size, surface,
@@ -1254,14 +1295,24 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
         q += " AND kind = ?"
         args.append(kind)
     q += " ORDER BY id DESC"
-    if limit and limit > 0:
-        q += " LIMIT ?"
-        args.append(limit)
-    out = []
-    for r in brain.conn.execute(q, args):
-        d = _version_dict(r, name_field=True)
-        out.append({"kind": d.pop("kind"), "name": d.pop("name"), "type": r["page_type"], **d})
-    return out
+    out: list[dict] = []
+    c = brain.conn
+    # a swap's steps at its temp name are left out (a limit counts the rows listed: read on past them)
+    step, offset = (max(limit, 50), 0) if limit and limit > 0 else (0, 0)
+    while True:
+        rows = c.execute(q + (" LIMIT ? OFFSET ?" if step else ""), args + ([step, offset] if step else [])).fetchall()
+        for r in rows:
+            if r["kind"] == "page" and r["op"] == "move" and _swap_stretch(c, r["name"], r["version"]) is not None:
+                continue
+            d = _version_dict(r, name_field=True)
+            if r["op"] == "move" and r["detail"]:
+                d["detail"] = swap_detail(c, r)[0]
+            out.append({"kind": d.pop("kind"), "name": d.pop("name"), "type": r["page_type"], **d})
+            if step and len(out) == limit:
+                return out
+        if not step or len(rows) < step:
+            return out
+        offset += step
 
 
 def collapse_warning(brain, path: str, new_size: int) -> dict | None:
@@ -1877,6 +1928,15 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
                     if later is not None else f"since ({_origin_of(other)}, version {other['version']} at {other['at']})")
             item["reason"] = (f"written by {who} {when}: undoing would take it back too; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
+            continue
+        if kind == "page" and any(r["op"] == "move" and _swap_stretch(c, key, r["version"]) for r in window):
+            plan.pop()  # a swap's pass through its temp name: the two names' items say it
+            continue
+        swap = next((s for r in window if r["op"] == "move" for s in (swap_detail(c, r)[1],) if s), None)
+        if swap is not None:  # names swapped (or rotated) by sync/watch: as the user did it, never the temp name
+            x, y, pair = swap
+            item["reason"] = (f"names swapped in this window ({x} ↔ {y}): swap them back first, then undo again" if pair else
+                              f"names rotated in this window ({x} → {y} → …): rotate them back first, then undo again")
             continue
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:
