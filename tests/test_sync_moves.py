@@ -1404,6 +1404,9 @@ def test_changes_and_undo_show_a_swap_as_the_two_names_never_its_temp_name(db_pa
         assert [(it["name"], it["action"]) for it in plan] == [("alpha", "skip"), ("beta", "skip")], plan
         for it in plan:
             assert "swapping names" not in it["reason"] and "alpha ↔ beta" in it["reason"] and "swap" in it["reason"], it
+    r = gbrain("history", "beta", "--db", str(db_path))  # the temp stretch is the page's (its text): listed, said for what it is
+    assert "as alpha (swapping names), the name sync passed it through to swap alpha ↔ beta" in r.stdout.decode(), r.stdout.decode()
+    with Brain.open(str(db_path)) as b:
         ids = {n: b.page_row(n)["id"] for n in ("alpha", "beta")}
         assert hist.undo(b, since, apply=True)["counts"] == {"skip": 2}
         assert {n: b.page_row(n)["id"] for n in ("alpha", "beta")} == ids

@@ -999,7 +999,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     None for binary files). The history follows the page's moves (:func:`lineage`): versions written under an older
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
-    are numbered under)."""
+    are numbered under; a swap's step through its temp name, ``NAME (swapping names)``, also
+    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → …`` rotated)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
     walked = spans, gaps = _walked(c, kind, key)
@@ -1040,6 +1041,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({marks})", part))
     for r in rows:
         d = _version_dict(r)
+        if kind == "page" and r["name"] != key and r["op"] == "move" and (sw := _swap_stretch(c, r["name"], r["version"])) is not None:
+            d["swap"] = f"{sw[0]} ↔ {sw[1]}" if sw[2] else f"{sw[0]} → {sw[1]} → …"  # a swap's pass through its temp name
         if r["name"] != key or theirs(r):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
