@@ -1538,6 +1538,8 @@ def test_diff_of_the_old_name_of_a_moved_page_points_at_its_new_name(tmp_path, d
     assert r.returncode == 1
     err = r.stderr.decode()
     assert "ana moved to ana-moved" in err and "`gbrain diff ana-moved`" in err, err
+    # a first version diffs against nothing now (`diff NEW` of a new page): never "fewer than 2 versions" (review)
+    assert "fewer than" not in err and "its version with text is the first of ana-moved's" in err, err
     r = cli("diff", "ana-moved", "--db", str(db_path))
     assert r.returncode == 0 and b"+two" in r.stdout, r
 

@@ -1073,8 +1073,10 @@ def _version_row(brain, kind: str, key: str, n: int | None):
         k = -n if n else 0
         if len(rows) <= k:
             to = _moved_to(c, key) if kind == "page" else None  # an old name: its page and diff are under the new one
-            moved = f"; {key} moved to {to} since: `gbrain diff {cmd_arg(to)}` compares its versions, those written as {key} too" if to else ""
-            raise NotFound(f"{key} has fewer than {k + 1} versions with text{moved}")
+            if to:  # (never "fewer than 2 versions": a first version diffs against nothing, under the page's name now)
+                had = f"its version with text is the first of {to}'s" if len(rows) == 1 else f"its {len(rows)} versions with text are {to}'s first"
+                raise NotFound(f"{key} moved to {to} since ({had}): `gbrain diff {cmd_arg(to)}` compares its versions, those written as {key} too")
+            raise NotFound(f"{key} has fewer than {k + 1} versions with text")
         return rows[k]
     r = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, key, n)).fetchone()
     if r is None:
