@@ -2300,6 +2300,19 @@ def test_a_prune_with_include_deleted_keeps_the_merge_base_of_a_page_the_brain_r
         assert b.get_text("notes/b") == "line 0 brain 9\nline 1\nline 2\nline 3\nline 4 folder\n"
 
 
+def test_undo_of_a_page_whose_version_before_was_purged_never_says_pruned(db_path):
+    """review: `undo`'s skip reason said "was pruned" when a `purge` took the version before the
+    window's first write: it says the version was removed from the history, by either."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# a\n\nsecret 7731\n")
+        since = b.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        run(b, "put", slug="notes/a", content="# a\n\nclean\n")
+        assert P.purge(b, text="secret 7731", apply=True)["versions"] >= 1
+        plan = {p["name"]: p for p in h.undo_plan(b, since)}
+        reason = plan["notes/a"]["reason"]
+        assert plan["notes/a"]["action"] == "skip" and "was pruned" not in reason and "removed from the history" in reason, plan
+
+
 def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(db_path):
     """notes/a written four times; `history-prune --keep-last 1` took all but the last: `undo`
     (here `--by` the one writer, since before the last write) read the page as created in the
@@ -2314,5 +2327,5 @@ def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(
         run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
         by = b.conn.execute("SELECT writer FROM history WHERE name = 'notes/a'").fetchone()[0] or None
         plan = {p["name"]: p for p in h.undo_plan(b, since, by=by)}
-        assert plan["notes/a"]["action"] == "skip" and "pruned" in plan["notes/a"]["reason"], plan
+        assert plan["notes/a"]["action"] == "skip" and "removed from the history (`history-prune` or `purge`)" in plan["notes/a"]["reason"], plan
         assert plan["notes/n"]["action"] == "delete", plan

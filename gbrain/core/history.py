@@ -1952,8 +1952,8 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
                               "move that page back first (that rewrites them), then undo again")
             continue
         if prev is None and window and window[0]["op"] != "create":
-            # its version before the first selected write was pruned: it existed, with a text gone
-            item["reason"] = (f"its version before these writes (version {v0 - 1}) was pruned (`history-prune`, `purge`): nothing to go back to; "
+            # its version before the first selected write was pruned or purged: it existed, with a text gone
+            item["reason"] = (f"its version before these writes (version {v0 - 1}) was removed from the history (`history-prune` or `purge`): nothing to go back to; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         live = _live_hash(brain, kind, key)
