@@ -2329,3 +2329,16 @@ def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(
         plan = {p["name"]: p for p in h.undo_plan(b, since, by=by)}
         assert plan["notes/a"]["action"] == "skip" and "removed from the history (`history-prune` or `purge`)" in plan["notes/a"]["reason"], plan
         assert plan["notes/n"]["action"] == "delete", plan
+
+
+def test_a_trash_entry_left_of_a_move_away_says_where_it_moved_not_move_cli(db_path):
+    """`move a b; delete b; history-prune b --include-deleted`: a's move away becomes the page's
+    deletion (`history._ended_aways`), and the trash listed its reason as "move (cli)" (review):
+    it says what happened, "moved to notes/b, then deleted there (cli)"."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# a\n\none\n")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "delete", slug="notes/b")
+        h.prune(b, 0, 0, apply=True, include_deleted=True, key=("page", "notes/b"))
+        t = [x for x in h.trash_list(b, limit=0) if x["slug"] == "notes/a"]
+        assert len(t) == 1 and t[0]["reason"] == "moved to notes/b, then deleted there (cli)", h.trash_list(b, limit=0)

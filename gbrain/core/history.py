@@ -1520,6 +1520,11 @@ def _deleted_reason(r) -> str:
     if r["surface"] == "migrate":
         return r["operation"] or "deleted"
     what = r["operation"] or "deleted"
+    detail = r["detail"] or ""
+    if detail.startswith("moved to "):  # a move away whose page's versions there all went (`_ended_aways`): its deletion
+        what = f"{detail}, then deleted there"
+    elif r["operation"] in ("move", "file moved"):  # (such a deletion labelled before 2026-12-06: where to not kept)
+        what = "moved away, then deleted"
     return f"{what} ({r['surface']}{'/' + r['client'] if r['client'] else ''})"
 
 
@@ -1553,7 +1558,7 @@ def trash_sql(writer: bool = True, limit: int = 0) -> str:
     return f"""
     SELECT * FROM (
       SELECT * FROM (SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, {dw} AS writer, '' AS trashed,
-             t.version AS version, t.size AS size, t.path AS text_path
+             t.version AS version, t.size AS size, t.path AS text_path, d.detail AS detail
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
       WHERE d.op = 'delete'
@@ -1561,7 +1566,7 @@ def trash_sql(writer: bool = True, limit: int = 0) -> str:
       ORDER BY d.id DESC{lim}) dels
       UNION ALL
       SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
-             r.version, r.size, r.path
+             r.version, r.size, r.path, ''
       FROM history r
       LEFT JOIN history n ON n.kind = r.kind AND n.name = r.name AND n.version = r.version + 1
       WHERE r.trashed != ''
@@ -2250,7 +2255,7 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                 if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
                     break
             if ended:
-                out.append((away["id"], "delete", ""))
+                out.append((away["id"], "delete", "moved to " + m["name"]))  # (what the trash says of it: _deleted_reason)
     return out
 
 
