@@ -1538,6 +1538,8 @@ def test_diff_of_the_old_name_of_a_moved_page_points_at_its_new_name(tmp_path, d
     assert r.returncode == 1
     err = r.stderr.decode()
     assert "ana moved to ana-moved" in err and "`gbrain diff ana-moved`" in err, err
+    # a first version diffs against nothing now (`diff NEW` of a new page): never "fewer than 2 versions" (review)
+    assert "fewer than" not in err and "its version with text is the first of ana-moved's" in err, err
     r = cli("diff", "ana-moved", "--db", str(db_path))
     assert r.returncode == 0 and b"+two" in r.stdout, r
 
@@ -2298,6 +2300,19 @@ def test_a_prune_with_include_deleted_keeps_the_merge_base_of_a_page_the_brain_r
         assert b.get_text("notes/b") == "line 0 brain 9\nline 1\nline 2\nline 3\nline 4 folder\n"
 
 
+def test_undo_of_a_page_whose_version_before_was_purged_never_says_pruned(db_path):
+    """review: `undo`'s skip reason said "was pruned" when a `purge` took the version before the
+    window's first write: it says the version was removed from the history, by either."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# a\n\nsecret 7731\n")
+        since = b.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        run(b, "put", slug="notes/a", content="# a\n\nclean\n")
+        assert P.purge(b, text="secret 7731", apply=True)["versions"] >= 1
+        plan = {p["name"]: p for p in h.undo_plan(b, since)}
+        reason = plan["notes/a"]["reason"]
+        assert plan["notes/a"]["action"] == "skip" and "was pruned" not in reason and "removed from the history" in reason, plan
+
+
 def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(db_path):
     """notes/a written four times; `history-prune --keep-last 1` took all but the last: `undo`
     (here `--by` the one writer, since before the last write) read the page as created in the
@@ -2312,5 +2327,18 @@ def test_undo_of_a_page_whose_version_before_was_pruned_skips_it_not_deletes_it(
         run(b, "history-prune", keep_last=1, keep_days=0, apply=True)
         by = b.conn.execute("SELECT writer FROM history WHERE name = 'notes/a'").fetchone()[0] or None
         plan = {p["name"]: p for p in h.undo_plan(b, since, by=by)}
-        assert plan["notes/a"]["action"] == "skip" and "pruned" in plan["notes/a"]["reason"], plan
+        assert plan["notes/a"]["action"] == "skip" and "removed from the history (`history-prune` or `purge`)" in plan["notes/a"]["reason"], plan
         assert plan["notes/n"]["action"] == "delete", plan
+
+
+def test_a_trash_entry_left_of_a_move_away_says_where_it_moved_not_move_cli(db_path):
+    """`move a b; delete b; history-prune b --include-deleted`: a's move away becomes the page's
+    deletion (`history._ended_aways`), and the trash listed its reason as "move (cli)" (review):
+    it says what happened, "moved to notes/b, then deleted there (cli)"."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# a\n\none\n")
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "delete", slug="notes/b")
+        h.prune(b, 0, 0, apply=True, include_deleted=True, key=("page", "notes/b"))
+        t = [x for x in h.trash_list(b, limit=0) if x["slug"] == "notes/a"]
+        assert len(t) == 1 and t[0]["reason"] == "moved to notes/b, then deleted there (cli)", h.trash_list(b, limit=0)

@@ -1375,3 +1375,38 @@ def test_a_move_or_swap_resolves_again_the_links_to_an_alias_the_moved_page_shar
         assert rep["ok"] and rep["counts"]["moved"] == (2 if how == "swap" else 1), rep
         assert b.page_row("people/ana")["id"] == moving
         assert fresh_import_differences(b) == {}
+
+
+def test_changes_and_undo_show_a_swap_as_the_two_names_never_its_temp_name(db_path, tmp_path):
+    """A swap passes its first page through ``NAME (swapping names)`` (:meth:`SyncEngine._swap`):
+    ``changes`` lists the two moves by the user's names (review: it listed the temp name's rows and
+    moves to and from it), and ``undo`` of the window skips both names with advice to swap them
+    back, naming them, never the temp name (it advised "move `alpha (swapping names)` back");
+    nothing is undone, nothing lost."""
+    from gbrain.core import history as hist
+
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "alpha.md").write_text("# Alpha\n\n" + prose(1))
+    (root / "beta.md").write_text("# Beta\n\n" + prose(2))
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        last = b.conn.execute("SELECT MAX(id) FROM history").fetchone()[0]
+        _swap(root, "alpha.md", "beta.md")
+        assert sync(b, root)["counts"]["moved"] == 2
+        since = b.conn.execute("SELECT MIN(at) FROM history WHERE id > ?", (last,)).fetchone()[0]
+        rows = hist.changes(b, since=since)
+        assert all("swapping names" not in r["name"] + r.get("detail", "") for r in rows), rows
+        assert {(r["name"], r["detail"]) for r in rows} == {("alpha", "to beta (names swapped)"), ("beta", "to alpha"),
+                                                          ("alpha", "from beta"), ("beta", "from alpha (names swapped)")}, rows
+        assert len(hist.changes(b, since=since, limit=3)) == 3  # the limit counts the rows listed
+        plan = hist.undo_plan(b, since)
+        assert [(it["name"], it["action"]) for it in plan] == [("alpha", "skip"), ("beta", "skip")], plan
+        for it in plan:
+            assert "swapping names" not in it["reason"] and "alpha ↔ beta" in it["reason"] and "swap" in it["reason"], it
+    r = gbrain("history", "beta", "--db", str(db_path))  # the temp stretch is the page's (its text): listed, said for what it is
+    assert "as alpha (swapping names), the name sync passed it through to swap alpha ↔ beta" in r.stdout.decode(), r.stdout.decode()
+    with Brain.open(str(db_path)) as b:
+        ids = {n: b.page_row(n)["id"] for n in ("alpha", "beta")}
+        assert hist.undo(b, since, apply=True)["counts"] == {"skip": 2}
+        assert {n: b.page_row(n)["id"] for n in ("alpha", "beta")} == ids

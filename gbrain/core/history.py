@@ -999,7 +999,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     None for binary files). The history follows the page's moves (:func:`lineage`): versions written under an older
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
-    are numbered under)."""
+    are numbered under; a swap's step through its temp name, ``NAME (swapping names)``, also
+    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → …`` rotated)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
     walked = spans, gaps = _walked(c, kind, key)
@@ -1040,6 +1041,8 @@ def versions(brain, name: str, limit: int = 20) -> dict:
         hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({marks})", part))
     for r in rows:
         d = _version_dict(r)
+        if kind == "page" and r["name"] != key and r["op"] == "move" and (sw := _swap_stretch(c, r["name"], r["version"])) is not None:
+            d["swap"] = f"{sw[0]} ↔ {sw[1]}" if sw[2] else f"{sw[0]} → {sw[1]} → …"  # a swap's pass through its temp name
         if r["name"] != key or theirs(r):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
@@ -1070,8 +1073,10 @@ def _version_row(brain, kind: str, key: str, n: int | None):
         k = -n if n else 0
         if len(rows) <= k:
             to = _moved_to(c, key) if kind == "page" else None  # an old name: its page and diff are under the new one
-            moved = f"; {key} moved to {to} since: `gbrain diff {cmd_arg(to)}` compares its versions, those written as {key} too" if to else ""
-            raise NotFound(f"{key} has fewer than {k + 1} versions with text{moved}")
+            if to:  # (never "fewer than 2 versions": a first version diffs against nothing, under the page's name now)
+                had = f"its version with text is the first of {to}'s" if len(rows) == 1 else f"its {len(rows)} versions with text are {to}'s first"
+                raise NotFound(f"{key} moved to {to} since ({had}): `gbrain diff {cmd_arg(to)}` compares its versions, those written as {key} too")
+            raise NotFound(f"{key} has fewer than {k + 1} versions with text")
         return rows[k]
     r = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, key, n)).fetchone()
     if r is None:
@@ -1227,6 +1232,47 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
+#: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``:
+#: ``NAME (swapping names).md``, `` 2``… when taken); the user never made it
+_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
+
+
+def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
+    """``(A, B, pair)`` when version ``version`` of page ``name`` is a step of a swap's pass
+    through its temp name (a move in from ``A``, the next version a move away to ``B``; ``pair``:
+    the page at ``B`` went to ``A`` meanwhile, two names swapped, else a rotation); else None."""
+    m = _SWAP_TEMP.fullmatch(name)
+    if m is None:
+        return None
+    rows = c.execute("SELECT id, version, op, detail FROM history WHERE kind = 'page' AND name = ? AND version >= ? AND version <= ? ORDER BY version",
+                     (name, version - 1, version + 1)).fetchall()
+    for a, b in zip(rows, rows[1:]):
+        if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
+                and (a["detail"] or "") == "from " + m.group(1) and (b["detail"] or "").startswith("to ")):
+            x, y = m.group(1), b["detail"][3:]
+            pair = c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND detail = ? AND id > ? AND id < ?",
+                             (y, "to " + x, a["id"], b["id"])).fetchone() is not None
+            return x, y, pair
+    return None
+
+
+def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
+    """History row ``r``'s detail as the user made it: a move to or from a swap's temp name
+    (:func:`_swap_stretch`) names the page's real other name, ``to B (names swapped)`` /
+    ``from A (names swapped)`` (``rotated``: three or more names), and gives the swap's
+    ``(A, B, pair)``; any other row: its detail and None."""
+    d = r["detail"] or ""
+    if r["op"] == "move" and r["kind"] == "page":
+        for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
+            if d.startswith(pre) and _SWAP_TEMP.fullmatch(d[len(pre):]):
+                t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {cmp} ? ORDER BY id {order} LIMIT 1",
+                              (d[len(pre):], r["id"])).fetchone()
+                s = _swap_stretch(c, d[len(pre):], t[0]) if t else None
+                if s is not None:
+                    return f"{pre}{s[1] if pre == 'to ' else s[0]} (names {'swapped' if s[2] else 'rotated'})", s
+    return d, None
+
+
 def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None,
             until: str | None = None, exclude_origin: str | None = None) -> list[dict]:
     """Writes across the brain, newest first: ``[{kind, name, type, version, at, op, size, surface,
@@ -1254,14 +1300,24 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
         q += " AND kind = ?"
         args.append(kind)
     q += " ORDER BY id DESC"
-    if limit and limit > 0:
-        q += " LIMIT ?"
-        args.append(limit)
-    out = []
-    for r in brain.conn.execute(q, args):
-        d = _version_dict(r, name_field=True)
-        out.append({"kind": d.pop("kind"), "name": d.pop("name"), "type": r["page_type"], **d})
-    return out
+    out: list[dict] = []
+    c = brain.conn
+    # a swap's steps at its temp name are left out (a limit counts the rows listed: read on past them)
+    step, offset = (max(limit, 50), 0) if limit and limit > 0 else (0, 0)
+    while True:
+        rows = c.execute(q + (" LIMIT ? OFFSET ?" if step else ""), args + ([step, offset] if step else [])).fetchall()
+        for r in rows:
+            if r["kind"] == "page" and r["op"] == "move" and _swap_stretch(c, r["name"], r["version"]) is not None:
+                continue
+            d = _version_dict(r, name_field=True)
+            if r["op"] == "move" and r["detail"]:
+                d["detail"] = swap_detail(c, r)[0]
+            out.append({"kind": d.pop("kind"), "name": d.pop("name"), "type": r["page_type"], **d})
+            if step and len(out) == limit:
+                return out
+        if not step or len(rows) < step:
+            return out
+        offset += step
 
 
 def collapse_warning(brain, path: str, new_size: int) -> dict | None:
@@ -1464,6 +1520,11 @@ def _deleted_reason(r) -> str:
     if r["surface"] == "migrate":
         return r["operation"] or "deleted"
     what = r["operation"] or "deleted"
+    detail = r["detail"] or ""
+    if detail.startswith("moved to "):  # a move away whose page's versions there all went (`_ended_aways`): its deletion
+        what = f"{detail}, then deleted there"
+    elif r["operation"] in ("move", "file moved"):  # (such a deletion labelled before 2026-12-06: where to not kept)
+        what = "moved away, then deleted"
     return f"{what} ({r['surface']}{'/' + r['client'] if r['client'] else ''})"
 
 
@@ -1504,7 +1565,7 @@ def trash_sql(writer: bool = True, limit: int = 0, after: bool = False) -> str:
     return f"""
     SELECT * FROM (
       SELECT * FROM (SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, {dw} AS writer, '' AS trashed,
-             t.version AS version, t.size AS size, t.path AS text_path
+             t.version AS version, t.size AS size, t.path AS text_path, d.detail AS detail
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
       WHERE d.op = 'delete'{" AND d.id <= ?" if after else ""}
@@ -1512,7 +1573,7 @@ def trash_sql(writer: bool = True, limit: int = 0, after: bool = False) -> str:
       ORDER BY d.id DESC{dlim}) dels
       UNION ALL
       SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
-             r.version, r.size, r.path
+             r.version, r.size, r.path, ''
       FROM history r
       LEFT JOIN history n ON n.kind = r.kind AND n.name = r.name AND n.version = r.version + 1
       WHERE r.trashed != ''
@@ -1885,6 +1946,15 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
             item["reason"] = (f"written by {who} {when}: undoing would take it back too; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
+        if kind == "page" and any(r["op"] == "move" and _swap_stretch(c, key, r["version"]) for r in window):
+            plan.pop()  # a swap's pass through its temp name: the two names' items say it
+            continue
+        swap = next((s for r in window if r["op"] == "move" for s in (swap_detail(c, r)[1],) if s), None)
+        if swap is not None:  # names swapped (or rotated) by sync/watch: as the user did it, never the temp name
+            x, y, pair = swap
+            item["reason"] = (f"names swapped in this window ({x} ↔ {y}): swap them back first, then undo again" if pair else
+                              f"names rotated in this window ({x} → {y} → …): rotate them back first, then undo again")
+            continue
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:
             item["reason"] = f"moved in this window ({moved['detail']}): move it back first, then undo again"
@@ -1894,8 +1964,8 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
                               "move that page back first (that rewrites them), then undo again")
             continue
         if prev is None and window and window[0]["op"] != "create":
-            # its version before the first selected write was pruned: it existed, with a text gone
-            item["reason"] = (f"its version before these writes (version {v0 - 1}) was pruned (`history-prune`, `purge`): nothing to go back to; "
+            # its version before the first selected write was pruned or purged: it existed, with a text gone
+            item["reason"] = (f"its version before these writes (version {v0 - 1}) was removed from the history (`history-prune` or `purge`): nothing to go back to; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         live = _live_hash(brain, kind, key)
@@ -2192,7 +2262,7 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                 if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
                     break
             if ended:
-                out.append((away["id"], "delete", ""))
+                out.append((away["id"], "delete", "moved to " + m["name"]))  # (what the trash says of it: _deleted_reason)
     return out
 
 

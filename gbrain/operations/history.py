@@ -24,6 +24,9 @@ def _history_text(r: dict, a: dict) -> str:
             if shown_name is not None:
                 lines.append(f"  as {shown(name)}, another page's, before this one moved in (`gbrain get {cmd_arg(name)} --version N`):")
             shown_name = None
+        elif name != shown_name and v.get("swap"):  # the temp name sync passed it through: not one the user made
+            lines.append(f"  as {shown(name)}, the name sync passed it through to swap {v['swap']} (`gbrain get {cmd_arg(name)} --version N`):")
+            shown_name = name
         elif name != shown_name:  # versions written under another name (in time order: a page renamed back has its own name's again) are numbered under it
             lines.append(f"  as {shown(name)}, before it moved to {shown(shown_name)} (`gbrain get {cmd_arg(name)} --version N`):")
             shown_name = name
