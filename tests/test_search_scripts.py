@@ -498,7 +498,8 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
 
     notes = {**NOTES, "ar/t.md": "# عـربـي\n\nالعـــربية لغة جميلة\n", "ar/tـa.md": "---\naliases: [دفـتـر]\n---\n# ت\n\nنص\n", "ar/p.md": "# ص\n\nكتب الطَّالِبُ\n", "ar/h.md": "# إسلام\n\nفي آسيا\n",
              "web/hub.md": '# Hub\n\n<span class="git-footer">Edit this note</span> and `<b class="kept">` code\n',
-             "en/oven.md": "# Oven notes\n\nThe oven and the apple pie, before noon.\n"}
+             "en/oven.md": "# Oven notes\n\nThe oven and the apple pie, before noon.\n",
+             "web/code.md": '# Code\n\nSee:\n\n    <div class="codetag">x</div>\n\nand $<b class="mathtag">$, <b class="gone">y</b>\n'}
     tree = write_tree(tmp_path / "vault", notes)
     canvas = {"nodes": [{"id": "c1", "type": "text", "text": "نص العـــربية", "x": 0, "y": 0, "width": 10, "height": 10},
                         {"id": "c2", "type": "text", "text": '<div class="cardtag">Cardword</div>', "x": 0, "y": 20, "width": 10, "height": 10}],
@@ -524,7 +525,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
             writable_by_this_gbrain(b.conn)
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
-            assert found(b, "footer") == ["web/hub"] and found(b, "العربية") == [] and found(b, '"كتب الطالب"') == ["ar/marked"]
+            assert found(b, "footer") == ["web/hub"] and found(b, "gone") == ["web/code"] and found(b, "العربية") == [] and found(b, '"كتب الطالب"') == ["ar/marked"]
             assert found(b, "اسيا") == []  # (its title was found by its exact-name key already, which folds أ)
             rows = b.conn.execute("SELECT slug, search_body, search_words, search_cjk, search_fold_names FROM pages "
                                   "WHERE slug LIKE 'en/%' OR slug LIKE 'hi/%' ORDER BY slug").fetchall()
@@ -537,6 +538,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
         else:
             assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 79
         assert found(b, "footer") == [] and found(b, "edit") == ["web/hub"] and found(b, "kept") == ["web/hub"]
+        assert found(b, "codetag") == found(b, "mathtag") == ["web/code"] and found(b, "gone") == []  # (code, math: as written)
         assert sorted(h["slug"] for h in keyword.search(c, "العربية") if h["type"] != "canvas") == ["ar/t"] and found(b, "عربي") == ["ar/t"]
         assert found(b, '"كتب الطالب"') == ["ar/marked", "ar/p"]
         assert found(b, "اسلام") == ["ar/h"] and found(b, "اسيا") == ["ar/h"]

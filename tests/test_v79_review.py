@@ -77,13 +77,46 @@ def test_a_title_written_with_tatweel_is_the_bare_name(tmp_path, db_path):
         assert verify.fresh_import_differences(b) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="v79 review, open: tag_spans knows fences and code spans, not indented code "
-                   "blocks nor math, where a tag is shown as written")
-def test_a_tag_in_an_indented_code_block_is_text(tmp_path, db_path):
-    notes = {"e/c.md": "# C\n\nSee:\n\n    <div class=\"indented\">x</div>\n\nafter\n", "e/x.md": "# X\n\nnothing\n"}
+def test_a_tag_in_an_indented_code_block_or_math_or_escaped_is_text(tmp_path, db_path):
+    # (v79 review: tag_spans knew fenced code and code spans only; a tag in an indented code block
+    # (top level, under a list item, in a quote), in ``$…$`` or ``$$…$$`` math, or written ``\\<b>``
+    # (a literal ``<b>``) is shown as written, and was blanked: ``indented`` found nothing)
+    notes = {"e/c.md": "# C\n\nSee:\n\n    <div class=\"indented\">x</div>\n\nafter\n",
+             "e/l.md": "# L\n\n- item\n\n      <span class=\"listed\">y</span>\n",
+             "e/q.md": "# Q\n\n>     <span class=\"quoted\">z</span>\n",
+             "e/m.md": "# M\n\nInline $a<span class=\"inlinemath\">$ here.\n",
+             "e/d.md": "# D\n\n$$\n<div class=\"displaymath\">\n\n</div>\n$$\n",
+             "e/e.md": "# E\n\nWrite \\<b class=\"escaped\"> for bold.\n",
+             # not code: a continuation line of a list item's paragraph, no blank line above; money
+             "e/p.md": "# P\n\n- item\n    <span class=\"continued\">w</span>\n\nIt cost $5 or <b class=\"price\">$6</b>.\n",
+             "e/x.md": "# X\n\nnothing\n"}
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "v", notes))
-        assert found(b, "indented") == ["e/c"]
+        for word, page in (("indented", "e/c"), ("listed", "e/l"), ("quoted", "e/q"), ("inlinemath", "e/m"),
+                           ("displaymath", "e/d"), ("escaped", "e/e")):
+            assert found(b, word) == [page], word
+        assert found(b, "continued") == [] and found(b, "price") == [] and found(b, "class") == [
+            "e/c", "e/d", "e/e", "e/l", "e/m", "e/q"]
+        assert verify.fresh_import_differences(b) == {}
+    assert keyword.drop_tags("a\n\n    <b>x</b>\n") == "a\n\n    <b>x</b>\n"
+    assert keyword.drop_tags("$<b>x</b>$ and <b>y</b>") == "$<b>x</b>$ and y"
+    assert keyword.drop_tags("\\<b>x</b>") == "\\<b>x"
+    assert keyword.drop_tags("\\\\<b>x</b>") == "\\\\x"  # (an escaped backslash: the tag is one)
+    assert keyword.drop_tags("- a\n    <b>x</b>") == "- a\n    x"
+
+
+@pytest.mark.engine_free
+def test_literal_spans_are_character_offsets_of_code_and_math():
+    from gbrain.page.fastparse import literal_spans
+
+    def texts(s):
+        return [s[a:z] for a, z in literal_spans(s)]
+
+    assert texts("é `c` ü $m$ ö\n\n    code ß\n") == ["`c`", "$m$", "code ß\n"]
+    assert texts("a\r\n\r\n$$\r\n<b>x</b>\r\n\r\ny\r\n$$\r\n") == ["$$\r\n<b>x</b>\r\n\r\ny\r\n$$\r\n"]
+    assert texts("cost $5 or <b>$6</b>") == [] and texts("- a\n    <b>x</b>\n") == []
+    assert texts("> x\n>\n>     <b>q</b>\n") == ["<b>q</b>\n"]
+    assert keyword.drop_tags("é\r\n\r\n    <b>ü</b>\r\n<b>x</b>") == "é\r\n\r\n    <b>ü</b>\r\nx"
 
 
 def test_a_hamza_written_decomposed_is_the_composed_letter(tmp_path, db_path):

@@ -170,6 +170,52 @@ def _with_opaque_blocks(src: str):
     raise _Unsupported("lazy opaque blocks")
 
 
+#: the event kinds of text a reader sees as written (:func:`literal_spans`): code and math
+_LITERAL_KINDS = frozenset(("Code", "InlineMath", "DisplayMath"))
+
+
+def literal_spans(src: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` character spans of ``src`` (a page's compiled truth or timeline, or a
+    snippet's text: any line endings) that a reader of the rendered note sees as written, as
+    pulldown-cmark reads them (math on): code blocks, fenced or indented, at any depth (a list
+    item's, a quote's; a paragraph's continuation line is none), code spans, ``$…$`` inline math
+    (not closed by a ``$`` right before a digit, as Obsidian and Pandoc read ``$5 or $6``) and
+    ``$$…$$`` math, and each ``$$`` math block mistune reads at a line start (a blank line inside
+    too: :func:`_opaque_end`). Sorted, may overlap. One pulldown-cmark parse of ``src``."""
+    b = src.encode("utf-8")
+    out: list[tuple[int, int]] = []
+    code_at = -1  # the start of the code block open, -1 when none
+    for ev, rng in _EVENTS(src, options=pyromark.Options.ENABLE_MATH):
+        if isinstance(ev, dict):
+            (kind, val), = ev.items()
+            if kind in _LITERAL_KINDS:
+                e = rng["end"]
+                if kind == "InlineMath" and b[e : e + 1].isdigit():
+                    continue
+                out.append((rng["start"], e))
+            elif kind == "Start" and isinstance(val, dict) and "CodeBlock" in val:
+                code_at = rng["start"]
+            elif kind == "End" and val == "CodeBlock" and code_at >= 0:
+                out.append((code_at, rng["end"]))
+                code_at = -1
+    if len(b) != len(src):  # byte offsets as characters
+        at, last, n = {}, 0, 0
+        for off in sorted({x for sp in out for x in sp}):
+            n += len(b[last:off].decode("utf-8"))
+            at[off], last = n, off
+        out = [(at[a], at[z]) for a, z in out]
+    if "$$" in src:
+        lf = src.replace("\r\n", " \n").replace("\r", "\n") if "\r" in src else src  # (the same length)
+        pos = 0
+        for m in _OPAQUE_START_RE.finditer(lf):
+            if m.start() >= pos and lf.startswith("$$", m.end() - 2):
+                end = _opaque_end(lf, m.start())
+                if end is not None:
+                    out.append((m.start(), end))
+                    pos = end
+    return sorted(out)
+
+
 def _blanked_build(src: str, regions: list[tuple[int, int]], lazy: set[tuple[int, int]], more: set[tuple[int, int]]):
     """:func:`_with_opaque_blocks`' parse with ``regions`` blanked and the ``lazy`` ones left as
     text; adds to ``more`` the blanked regions mistune would take into a list item as lazy lines

@@ -863,8 +863,8 @@ def drop_tags(s: str) -> str:
     note sees it: a tag (:data:`_HTML_TAG`, CommonMark's raw HTML: ``<span class="git-footer">``,
     ``</button>``, ``<br/>``) of an HTML element (:data:`_HTML_NAMES`) or with an attribute given a
     value (``<path d="…"/>``) goes, an inline element's (:data:`_INLINE_NAMES`) for nothing,
-    another's for a space; code spans and fenced code (:func:`_code_ranges`) keep theirs as
-    written, and plain text its ``<`` (``a < b``, ``x<y``, ``List<String>``, a placeholder
+    another's for a space; code (spans, fences, indented blocks) and math keep theirs as
+    written (:func:`tag_spans`), and plain text its ``<`` (an escaped ``\\<b>`` too) (``a < b``, ``x<y``, ``List<String>``, a placeholder
     ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
     comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`' (the
     index leaves out the same, :func:`search_text`)."""
@@ -885,12 +885,17 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
     """The HTML tags of ``s`` a reader of the rendered note does not see, in order, as
     ``(start, end, inline)`` (``s[start:end]`` the tag; ``inline``: an inline element's,
     :data:`_INLINE_NAMES`, read without a space in its place): the rules of :func:`drop_tags`
-    (a tag of an HTML element or with an attribute given a value, outside code spans and fenced
-    code; a plain ``<`` is text). ``[]`` for a text without ``<`` (one ``in``)."""
+    (a tag of an HTML element or with an attribute given a value, outside code and math; a
+    plain ``<`` is text, and so is a ``<`` escaped by a backslash, ``\\<b>``). Code spans and
+    fences are :func:`_code_ranges`'; indented code blocks (any depth) and ``$…$`` / ``$$…$$``
+    math are the parser's (:func:`gbrain.page.fastparse.literal_spans`), asked only when a tag
+    could be in one: ``s`` holds ``$``, or the tag's line holds four spaces or a tab before it.
+    ``[]`` for a text without ``<`` (one ``in``)."""
     if "<" not in s:
         return []
     out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
+    parsed: list[tuple[int, int]] | None = None
     for m in _HTML_TAG.finditer(s):
         name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
         if name not in _HTML_NAMES and "=" not in (m.group("attrs") or ""):
@@ -898,10 +903,47 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
         if code is None:
             code = _code_ranges(s) if "`" in s or "~~~" in s else []
         a = m.start()
-        k = bisect.bisect_right(code, (a, len(s) + 1)) - 1
-        if k >= 0 and code[k][1] > a:
+        if _inside(code, a):
             continue  # (inside code: text as written)
+        if a and s[a - 1] == "\\" and _backslashed(s, a):
+            continue  # (``\\<``: a literal ``<``)
+        if parsed is None:
+            ls = max(s.rfind("\n", 0, a), s.rfind("\r", 0, a)) + 1
+            if "$" in s or "    " in s[ls:a] or "\t" in s[ls:a]:
+                parsed = _literal_ranges(s)
+        if parsed and _inside(parsed, a):
+            continue  # (in an indented code block or math)
         out.append((a, m.end(), name in _INLINE_NAMES))
+    return out
+
+
+def _backslashed(s: str, at: int) -> bool:
+    """Whether ``s[at]`` follows an odd run of backslashes (CommonMark's backslash escape)."""
+    i = at
+    while i and s[i - 1] == "\\":
+        i -= 1
+    return (at - i) % 2 == 1
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether offset ``at`` lies in one of ``spans`` (sorted, disjoint)."""
+    k = bisect.bisect_right(spans, (at, 1 << 62)) - 1
+    return k >= 0 and spans[k][1] > at
+
+
+def _literal_ranges(s: str) -> list[tuple[int, int]]:
+    """:func:`gbrain.page.fastparse.literal_spans` of ``s`` merged (sorted, disjoint); ``[]``
+    without pyromark."""
+    try:
+        from ..page.fastparse import literal_spans
+    except ImportError:  # (without pyromark: fenced code and code spans only)
+        return []
+    out: list[tuple[int, int]] = []
+    for a, z in literal_spans(s):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(z, out[-1][1]))
+        else:
+            out.append((a, z))
     return out
 
 
