@@ -48,7 +48,7 @@ import zlib
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg, is_markdown, slug_for_path
+from ..page.slugs import cmd_arg, is_markdown, slug_for_path, swap_temp_of
 from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
@@ -1232,24 +1232,19 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
-#: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``:
-#: ``NAME (swapping names).md``, `` 2``… when taken); the user never made it
-_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
-
-
 def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
     """``(A, B, pair)`` when version ``version`` of page ``name`` is a step of a swap's pass
     through its temp name (a move in from ``A``, the next version a move away to ``B``; ``pair``:
     the page at ``B`` went to ``A`` meanwhile, two names swapped, else a rotation); else None."""
-    m = _SWAP_TEMP.fullmatch(name)
-    if m is None:
+    orig = swap_temp_of(name)  # the name a swap passed its first page through (the user never made it)
+    if orig is None:
         return None
     rows = c.execute("SELECT id, version, op, detail FROM history WHERE kind = 'page' AND name = ? AND version >= ? AND version <= ? ORDER BY version",
                      (name, version - 1, version + 1)).fetchall()
     for a, b in zip(rows, rows[1:]):
         if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
-                and (a["detail"] or "") == "from " + m.group(1) and (b["detail"] or "").startswith("to ")):
-            x, y = m.group(1), b["detail"][3:]
+                and (a["detail"] or "") == "from " + orig and (b["detail"] or "").startswith("to ")):
+            x, y = orig, b["detail"][3:]
             pair = c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND detail = ? AND id > ? AND id < ?",
                              (y, "to " + x, a["id"], b["id"])).fetchone() is not None
             return x, y, pair
@@ -1264,7 +1259,7 @@ def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
     d = r["detail"] or ""
     if r["op"] == "move" and r["kind"] == "page":
         for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
-            if d.startswith(pre) and _SWAP_TEMP.fullmatch(d[len(pre):]):
+            if d.startswith(pre) and swap_temp_of(d[len(pre):]) is not None:
                 t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {cmp} ? ORDER BY id {order} LIMIT 1",
                               (d[len(pre):], r["id"])).fetchone()
                 s = _swap_stretch(c, d[len(pre):], t[0]) if t else None

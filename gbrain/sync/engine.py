@@ -132,7 +132,7 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -4585,7 +4585,7 @@ class SyncEngine:
         ids = [c.execute("SELECT id FROM pages WHERE path = ?", (p,)).fetchone()["id"] for p in cycle]
         stem, ext = cycle[0][:-3], cycle[0][-3:]
         for n in range(1, 1000):
-            tmp = f"{stem} (swapping names{'' if n == 1 else f' {n}'}){ext}"
+            tmp = swap_temp_name(stem, ext, n)
             if not (os.path.lexists(self._abs(tmp)) or c.execute(
                     "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
                     (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()
