@@ -1523,6 +1523,21 @@ def _deleted_reason(r) -> str:
     return f"{what} ({r['surface']}{'/' + r['client'] if r['client'] else ''})"
 
 
+#: SQL over a history row aliased ``d``: ``d`` is a deletion still in force, the newest row of its
+#: ``(kind, name)`` (CLAUDE.md invariant 8: what puts a deleted page or file in the trash; read
+#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`)
+DELETED_NOW = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+
+
+def in_trash(conn, kind: str, name: str) -> bool:
+    """Whether ``(kind, name)`` (``page`` and a slug, or ``file`` and a path) holds a deleted page
+    or file: its newest history row is the deletion (:data:`DELETED_NOW`, the trash's rule). A
+    name nothing was ever written at, or one whose newest row is a move away, holds none. Reads
+    only. (Sync's swap must not pass a page through such a name: its move rows there would be
+    newer and hide the deleted one from ``trash``/``restore``, ``SyncEngine._swap``.)"""
+    return conn.execute(f"SELECT 1 FROM history d WHERE d.kind = ? AND d.name = ? AND {DELETED_NOW} LIMIT 1", (kind, name)).fetchone() is not None
+
+
 def trash_list(brain, limit: int = 100, after: list | None = None) -> list[dict]:
     """The trash, newest first, read from the history: ``[{id, slug, path, kind, size, reason,
     deleted_at, version, deleted, by}]`` (``by``: who deleted or replaced it; '' unknown). An entry is either a deleted page or file (its newest history row
@@ -1563,8 +1578,7 @@ def trash_sql(writer: bool = True, limit: int = 0, after: bool = False) -> str:
              t.version AS version, t.size AS size, t.path AS text_path, d.detail AS detail
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
-      WHERE d.op = 'delete'{" AND d.id <= ?" if after else ""}
-        AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)
+      WHERE {DELETED_NOW}{" AND d.id <= ?" if after else ""}
       ORDER BY d.id DESC{dlim}) dels
       UNION ALL
       SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
@@ -1591,10 +1605,8 @@ def _find_deleted(c: sqlite3.Connection, name: str):
     s = raw.strip("/")
     if s.endswith(".md"):
         s = s[:-3]
-    newest = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
-
     def sql(cond: str, *args) -> list:
-        return c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
+        return c.execute(f"SELECT d.* FROM history d WHERE {DELETED_NOW} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
 
     def loose(kind: str, want: str) -> list:  # the deleted keys of that kind equal to ``want`` or ending in ``/want``, in any case
         key = slug_key(want)
@@ -1682,8 +1694,7 @@ def _not_in_trash(c, name: str) -> str:
     if not folder:
         return msg
     folder += "/"
-    r = c.execute("SELECT COUNT(*) AS n, MIN(h.at) AS first FROM history h WHERE substr(h.name, 1, ?) = ? AND h.op = 'delete' "
-                  "AND h.version = (SELECT MAX(h2.version) FROM history h2 WHERE h2.kind = h.kind AND h2.name = h.name)",
+    r = c.execute(f"SELECT COUNT(*) AS n, MIN(d.at) AS first FROM history d WHERE substr(d.name, 1, ?) = ? AND {DELETED_NOW}",
                   (len(folder), folder)).fetchone()
     if not r or not r["n"]:
         return msg

@@ -137,7 +137,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
+from ..core.history import body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
@@ -519,14 +519,6 @@ def _in_cycle(rel: str, now: dict[str, int], recorded: dict[int, str]) -> bool:
         if p == rel:
             return True
     return False
-
-
-def _in_trash(conn, slug: str) -> bool:
-    """Whether the page name ``slug`` holds a deleted page: its newest history row is the deletion
-    (CLAUDE.md invariant 8). A swap's temp name must not be one: its move rows there would be
-    newer and hide the page from ``trash``/``restore`` (:meth:`SyncEngine._swap`)."""
-    row = conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
-    return row is not None and row[0] == "delete"
 
 
 def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
@@ -4575,7 +4567,7 @@ class SyncEngine:
         name (a move: ``history`` of either name then lists the text it holds), links are resolved
         again (none has a sidecar or conflict copy: :meth:`_swappable`). The first page passes
         through a name of its own while the others move, ``NAME (swapping names).md`` in its
-        folder (`` 2``… when taken, or a deleted page's name: :func:`_in_trash`), as a person swapping two files passes one through a temp
+        folder (`` 2``… when taken, or a deleted page's name: :func:`~gbrain.core.history.in_trash`; :func:`~gbrain.page.slugs.swap_temp_name`), as a person swapping two files passes one through a temp
         name; the history keeps that stretch (a swap written as two moves between the two names
         reads, on a second swap of the pair, as a page moved away and back: the history walks
         follow each page through its names by the moves' names), the change log does not (no
@@ -4589,7 +4581,7 @@ class SyncEngine:
             if not (os.path.lexists(self._abs(tmp)) or c.execute(
                     "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
                     (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()
-                    or _in_trash(c, slug_for_path(tmp))):
+                    or in_trash(c, "page", slug_for_path(tmp))):
                 break
         seq0 = c.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
         self.brain.rename_page_row(ids[0], cycle[0], tmp)
