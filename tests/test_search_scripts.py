@@ -144,7 +144,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     import json
     import re
 
-    from conftest import brain_at_version
+    from conftest import brain_at_version, version_before
     from gbrain.page import slugs
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -162,7 +162,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
         m.setattr(keyword, "_bare_in_place", lambda text: text)  # no bare text (v79),
         m.setattr(keyword, "_THAI_CHAR", re.compile("(?!)"))  # no Thai bigrams)
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
-        with brain_at_version(db_path, sqlite=76, postgres=84) as b:
+        with brain_at_version(db_path, *version_before(dbmod._m77_other_spellings, pg._other_spellings)) as b:  # (SQLite v76 / Postgres v84)
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
             assert found(b, "الطالب") == [] and found(b, "djo*") == ["sr/dj"]
@@ -491,7 +491,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
     fresh import gives; a page with neither keeps its rows."""
     import re
 
-    from conftest import writable_by_this_gbrain
+    from conftest import brain_at_version, version_before
     from gbrain.page import slugs
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -518,11 +518,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
         m.setattr(slugs, "_SCRIPT_ACCENT_TABLE", str.maketrans(slugs.SCRIPT_ACCENTS))  # (name keys kept tatweel)
         keyword._fold.cache_clear()
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:78])
-        m.setattr(dbmod, "SCHEMA_VERSION", 78)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 86)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, *version_before(dbmod._m79_unread_and_bare_text, pg._unread_and_bare_text)) as b:  # (SQLite v78 / Postgres v86)
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
             assert found(b, "footer") == ["web/hub"] and found(b, "gone") == ["web/code"] and found(b, "العربية") == [] and found(b, '"كتب الطالب"') == ["ar/marked"]
