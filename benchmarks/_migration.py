@@ -5,6 +5,7 @@ Not a script: imported by those scripts (``python benchmarks/NAME.py`` puts ``be
 ``sys.path``)."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -42,6 +43,18 @@ with Brain.open(sys.argv[1]) as b:
         v = b.conn.execute("PRAGMA user_version").fetchone()[0]
 print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() - w0, "version": v}))
 """
+
+
+def parser(doc: str, parts: str) -> argparse.ArgumentParser:
+    """The options both scripts take: ``--base`` (a checkout of the commit before, required),
+    ``--tree`` (default obsidian-help), ``--rounds`` (3) and ``--parts`` (default ``parts``, comma-separated);
+    a script adds its own."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", required=True, type=Path, help="a checkout of the commit before")
+    ap.add_argument("--tree", type=Path, default=SHARED / "corpora" / "obsidian-help")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--parts", default=parts)
+    return ap
 
 
 def run(code: str, tree: Path, *args: str) -> tuple[float, float, str]:

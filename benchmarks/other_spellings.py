@@ -24,13 +24,12 @@ The load average is printed beside the figures (2 shared cores: CPU-seconds are 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
-from _migration import ROOT, SHARED, imports, load, pg_migration, print_imports, print_pg_migration, run, sqlite_migration
+from _migration import ROOT, imports, load, parser, pg_migration, print_imports, print_pg_migration, run, sqlite_migration
 
 WORDS = """
 import json, sys, time
@@ -51,11 +50,7 @@ print(json.dumps({"cpu": best, "pages": len(rows)}))
 """
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", required=True, type=Path, help="a checkout of the commit before")
-    ap.add_argument("--tree", type=Path, default=SHARED / "corpora" / "obsidian-help")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--parts", default="import,words,migration")
+    ap = parser(__doc__, "import,words,migration")
     a = ap.parse_args()
     parts = a.parts.split(",")
     sides = {"base": a.base.resolve(), "this": ROOT}
