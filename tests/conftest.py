@@ -682,16 +682,37 @@ def brain_at_version(db_path, sqlite: int, postgres: int, *, made_now: bool = Fa
             m.setattr(pg, "PG_SCHEMA_VERSION", postgres)
         b = stack.enter_context(Brain.open(db_path, create=True))
         c = b.conn
-        postgres_brain = getattr(c, "dialect", "sqlite") == "postgres"
         if not made_now:
-            at = pg.schema_version(c) if postgres_brain else c.execute("PRAGMA user_version").fetchone()[0]
-            assert at == (postgres if postgres_brain else sqlite), \
+            at = schema_version(c)
+            assert at == (postgres if getattr(c, "dialect", "sqlite") == "postgres" else sqlite), \
                 f"brain_at_version: the brain opened at v{at}, not made by the versions before (mark the test pg_empty)"
             writable_by_this_gbrain(c)
         yield b
         if made_now:
             with b.transaction():
                 mark_at_version(c, sqlite, postgres)
+
+
+def schema_version(conn) -> int:
+    """The schema version the brain of ``conn`` is at: SQLite's ``user_version``, Postgres'
+    ``pg.schema_version``."""
+    from gbrain.storage import pg
+
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return pg.schema_version(conn)
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def assert_upgraded(conn, sqlite: int, postgres: int) -> None:
+    """Assert that the brain of ``conn``, held at SQLite v``sqlite`` / Postgres v``postgres``
+    (:func:`brain_at_version`), was upgraded: it is at this gbrain's schema of its engine
+    (``db.SCHEMA_VERSION``, ``pg.PG_SCHEMA_VERSION``), a later one."""
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    at = schema_version(conn)
+    now, held = (pg.PG_SCHEMA_VERSION, postgres) if getattr(conn, "dialect", "sqlite") == "postgres" else (dbmod.SCHEMA_VERSION, sqlite)
+    assert at == now > held, f"the brain is at v{at}: this gbrain's schema is v{now}, the brain was held at v{held}"
 
 
 def mark_at_version(conn, sqlite: int, postgres: int) -> None:
