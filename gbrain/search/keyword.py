@@ -796,64 +796,95 @@ _TILDE_RUN = re.compile(r"~+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _next_run(s: str, i: int, end: int) -> "re.Match[str] | None":
-    """The next run of backticks, or of three or more tildes, in ``s[i:end]`` (``str.find``
-    first: a character class searched by the regex engine costs ~8 ns a character)."""
-    while True:
-        b = s.find("`", i, end)
-        t = s.find("~~~", i, end)
-        if b < 0 and t < 0:
-            return None
-        if t < 0 or 0 <= b < t:
-            return _TICK_RUN.match(s, b)
-        m = _TILDE_RUN.match(s, t)
-        if m.start() == 0 or s[t - 1] != "~":
-            return m
-        i = m.end()  # (inside a longer run found before: not reached, kept for safety)
+def _fence_closer(run: str) -> "re.Pattern[str]":
+    """The line that closes a fence opened by ``run`` (three or more backticks or tildes): at
+    most three blanks, at least as many of the same character, blanks to the line's end."""
+    return _FENCE_CLOSERS.get(run) or _FENCE_CLOSERS.setdefault(
+        run, re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$"))
+
+
+_FENCE_CLOSERS: dict[str, "re.Pattern[str]"] = {}
 
 
 def _code_ranges(s: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` spans of ``s`` that are code as CommonMark reads it, in order: a
     fenced block (a line opening with at most three blanks and three or more backticks or tildes,
     to a line of at least as many of the same, or the end) and a code span (a run of backticks to
-    the next run of as many, within its paragraph). A hit mark in the text counts as a character."""
+    the next run of as many, within its paragraph). A hit mark in the text counts as a character.
+
+    Linear in ``len(s)`` (CPU, ``tests/test_code_ranges_linear.py`` counts the characters scanned):
+    every run of backticks is found once (``str.find``), a span's closer by its length
+    (``bisect``); the next ``~~~``, the next blank line and the line around a run are each
+    remembered while the scan passes them (each was searched to the end of ``s`` for every run:
+    a 3 MB text with 40,000 code spans took ~29 CPU-s, docs/performance.md)."""
     out: list[tuple[int, int]] = []
-    i, n = 0, len(s)
+    n = len(s)
+    starts: list[int] = []  # (every run of backticks: start, length; and by length, the starts)
+    lengths: list[int] = []
+    by_len: dict[int, list[int]] = {}
+    b = s.find("`")
+    while b >= 0:
+        e = _TICK_RUN.match(s, b).end()
+        starts.append(b)
+        lengths.append(e - b)
+        by_len.setdefault(e - b, []).append(b)
+        b = s.find("`", e)
+    k = 0  # (the first run of backticks not yet passed)
+    tilde = -2  # (the next ``~~~`` at or after the position it was searched from; -1: none; -2: not searched)
+    blank: "re.Match[str] | None | bool" = False  # (the next blank line, likewise; False: not searched)
+    line_at, line = 0, 0  # (the start of the line holding ``line_at``)
+    i = 0
     while True:
-        m = _next_run(s, i, n)
-        if m is None:
-            return out
-        a, run = m.start(), m.group()
-        line = s.rfind("\n", 0, a) + 1
-        eol = s.find("\n", m.end())
-        if len(run) >= 3 and a - line <= 3 and not s[line:a].strip(" \t") and not (run[0] == "`" and "`" in s[m.end():eol if eol >= 0 else n]):
-            if eol < 0:
-                out.append((a, n))
+        # the next run: of backticks, or of three or more tildes
+        while k < len(starts) and starts[k] < i:
+            k += 1
+        while True:
+            if tilde == -2 or 0 <= tilde < i:
+                tilde = s.find("~~~", i)
+            b = starts[k] if k < len(starts) else -1
+            if b < 0 and tilde < 0:
                 return out
-            c = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$").search(s, eol + 1)
-            z = c.end() if c else n
-            out.append((a, z))
-            i = z
-            continue
-        if run[0] == "~":
-            i = m.end()
+            if tilde < 0 or 0 <= b < tilde:
+                a, e = b, b + lengths[k]
+                break
+            e = _TILDE_RUN.match(s, tilde).end()
+            if tilde == 0 or s[tilde - 1] != "~":
+                a = tilde
+                break
+            i = e  # (inside a longer run found before: not reached, kept for safety)
+            while k < len(starts) and starts[k] < i:
+                k += 1
+        tick = s[a] == "`"
+        if e - a >= 3:
+            if a > line_at:
+                nl = s.rfind("\n", line_at, a)
+                if nl >= 0:
+                    line = nl + 1
+                line_at = a
+            if a - line <= 3 and not s[line:a].strip(" \t"):
+                eol = s.find("\n", e)
+                if not (tick and "`" in s[e:eol if eol >= 0 else n]):
+                    if eol < 0:
+                        out.append((a, n))
+                        return out
+                    c = _fence_closer(s[a:e]).search(s, eol + 1)
+                    z = c.end() if c else n
+                    out.append((a, z))
+                    i = z
+                    continue
+        if not tick:
+            i = e
             continue
         # a span: the next run of exactly as many backticks before a blank line
-        stop = _BLANK_LINE.search(s, m.end())
-        end = stop.start() if stop else n
-        j, z = m.end(), -1
-        while True:
-            b = s.find("`", j, end)
-            if b < 0:
-                break
-            k = _TICK_RUN.match(s, b)
-            if k.group() == run:
-                z = k.end()
-                break
-            j = k.end()
-        if z < 0:
-            i = m.end()  # (no closer: the backticks are text)
+        if blank is False or (blank is not None and blank.start() < e):
+            blank = _BLANK_LINE.search(s, e)
+        end = blank.start() if blank else n
+        same = by_len[e - a]
+        j = bisect.bisect_left(same, e)
+        if j == len(same) or same[j] >= end:
+            i = e  # (no closer: the backticks are text)
             continue
+        z = same[j] + e - a
         out.append((a, z))
         i = z
 
@@ -896,6 +927,9 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
     out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
     parsed: list[tuple[int, int]] | None = None
+    dollar: bool | None = None
+    ls_at = ls = 0  # (the start of the line holding ``ls_at``: the tags come in order, each line read once)
+    deep = False  # (whether ``s[ls:ls_at]`` holds four spaces or a tab)
     for m in _HTML_TAG.finditer(s):
         name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
         if name not in _HTML_NAMES and "=" not in (m.group("attrs") or ""):
@@ -908,8 +942,14 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
         if a and s[a - 1] == "\\" and _backslashed(s, a):
             continue  # (``\\<``: a literal ``<``)
         if parsed is None:
-            ls = max(s.rfind("\n", 0, a), s.rfind("\r", 0, a)) + 1
-            if "$" in s or "    " in s[ls:a] or "\t" in s[ls:a]:
+            if dollar is None:
+                dollar = "$" in s
+            if not dollar:
+                nl = max(s.rfind("\n", ls_at, a), s.rfind("\r", ls_at, a))
+                seg = s[nl + 1:a] if nl >= 0 else s[max(ls, ls_at - 3):a]
+                deep = ("    " in seg or "\t" in seg) or (nl < 0 and deep)
+                ls, ls_at = (nl + 1 if nl >= 0 else ls), a
+            if dollar or deep:
                 parsed = _literal_ranges(s)
         if parsed and _inside(parsed, a):
             continue  # (in an indented code block or math)
