@@ -93,7 +93,7 @@ def old_tag_spans(s):
         if parsed is None:
             ls = max(s.rfind("\n", 0, a), s.rfind("\r", 0, a)) + 1
             if "$" in s or "    " in s[ls:a] or "\t" in s[ls:a]:
-                parsed = keyword._literal_ranges(s)
+                parsed = keyword._parsed_ranges(s)[0]  # (fastparse.literal_spans, merged)
         if parsed and keyword._inside(parsed, a):
             continue
         out.append((a, m.end(), name in keyword._INLINE_NAMES))

@@ -896,10 +896,12 @@ def drop_tags(s: str) -> str:
     value (``<path d="…"/>``) goes, an inline element's (:data:`_INLINE_NAMES`) for nothing,
     another's for a space; code (spans, fences, indented blocks) and math keep theirs as
     written (:func:`tag_spans`), and plain text its ``<`` (an escaped ``\\<b>`` too) (``a < b``, ``x<y``, ``List<String>``, a placeholder
-    ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
-    comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`' (the
-    index leaves out the same, :func:`search_text`)."""
-    spans = tag_spans(s)
+    ``<name>``, an autolink ``<https://…>``); in an HTML block, raw, every tag goes
+    (``<div>\\<b>x</b></div>``, a backticked one too). A hit mark inside a dropped tag goes with
+    it. HTML comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`'
+    with ``raw_blocks`` (the index leaves out the same but an HTML block's escaped or backticked
+    ones, :func:`search_text`)."""
+    spans = tag_spans(s, raw_blocks=True)
     if not spans:
         return s
     out: list[str] = []
@@ -912,7 +914,7 @@ def drop_tags(s: str) -> str:
     return "".join(out)
 
 
-def tag_spans(s: str) -> list[tuple[int, int, bool]]:
+def tag_spans(s: str, raw_blocks: bool = False) -> list[tuple[int, int, bool]]:
     """The HTML tags of ``s`` a reader of the rendered note does not see, in order, as
     ``(start, end, inline)`` (``s[start:end]`` the tag; ``inline``: an inline element's,
     :data:`_INLINE_NAMES`, read without a space in its place): the rules of :func:`drop_tags`
@@ -921,12 +923,19 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
     fences are :func:`_code_ranges`'; indented code blocks (any depth) and ``$…$`` / ``$$…$$``
     math are the parser's (:func:`gbrain.page.fastparse.literal_spans`), asked only when a tag
     could be in one: ``s`` holds ``$``, or the tag's line holds four spaces or a tab before it.
+    ``raw_blocks``: an HTML block is raw, as CommonMark reads it (no escape, code span or fence
+    inside one: ``<div>\\<b>x</b></div>``'s ``<b>`` is a tag; the parser's blocks,
+    :func:`gbrain.page.fastparse.literal_and_html_spans`, asked only for a tag read as escaped
+    or code on a text a line of which may open one, :data:`_HTML_BLOCK_AT`): what snippets show
+    (:func:`drop_tags`); the index (:func:`search_text`) reads without it, as SQLite v79 /
+    Postgres v87 derived it (a schema version must derive the pages again to change that).
     ``[]`` for a text without ``<`` (one ``in``)."""
     if "<" not in s:
         return []
     out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
-    parsed: list[tuple[int, int]] | None = None
+    parsed: tuple[list[tuple[int, int]], list[tuple[int, int]]] | None = None  # (literal, HTML blocks)
+    blocks: bool | None = None  # (whether a line of ``s`` may open an HTML block)
     dollar: bool | None = None
     ls_at = ls = 0  # (the start of the line holding ``ls_at``: the tags come in order, each line read once)
     deep = False  # (whether ``s[ls:ls_at]`` holds four spaces or a tab)
@@ -937,10 +946,17 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
         if code is None:
             code = _code_ranges(s) if "`" in s or "~~~" in s else []
         a = m.start()
-        if _inside(code, a):
-            continue  # (inside code: text as written)
-        if a and s[a - 1] == "\\" and _backslashed(s, a):
-            continue  # (``\\<``: a literal ``<``)
+        if _inside(code, a) or (a and s[a - 1] == "\\" and _backslashed(s, a)):
+            # (inside code, or ``\\<``: text as written, a literal ``<``; not in an HTML block)
+            if raw_blocks:
+                if blocks is None:
+                    blocks = _HTML_BLOCK_AT.search(s) is not None
+                if blocks:
+                    if parsed is None:
+                        parsed = _parsed_ranges(s)
+                    if _inside(parsed[1], a):
+                        out.append((a, m.end(), name in _INLINE_NAMES))
+            continue
         if parsed is None:
             if dollar is None:
                 dollar = "$" in s
@@ -950,11 +966,16 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
                 deep = ("    " in seg or "\t" in seg) or (nl < 0 and deep)
                 ls, ls_at = (nl + 1 if nl >= 0 else ls), a
             if dollar or deep:
-                parsed = _literal_ranges(s)
-        if parsed and _inside(parsed, a):
+                parsed = _parsed_ranges(s)
+        if parsed and _inside(parsed[0], a):
             continue  # (in an indented code block or math)
         out.append((a, m.end(), name in _INLINE_NAMES))
     return out
+
+
+#: a line that may open an HTML block (:func:`tag_spans`): ``<`` after blanks and container marks
+#: (a quote's ``>``, a list item's ``-``, ``*``, ``+``, ``1.``, ``1)``) alone
+_HTML_BLOCK_AT = re.compile(r"(?:^|(?<=[\n\r]))[ \t>*+\-.)0-9]*<")
 
 
 def _backslashed(s: str, at: int) -> bool:
@@ -971,20 +992,21 @@ def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return k >= 0 and spans[k][1] > at
 
 
-def _literal_ranges(s: str) -> list[tuple[int, int]]:
-    """:func:`gbrain.page.fastparse.literal_spans` of ``s`` merged (sorted, disjoint); ``[]``
-    without pyromark."""
+def _parsed_ranges(s: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`gbrain.page.fastparse.literal_and_html_spans` of ``s``, the literal spans merged
+    (sorted, disjoint); ``([], [])`` without pyromark."""
     try:
-        from ..page.fastparse import literal_spans
+        from ..page.fastparse import literal_and_html_spans
     except ImportError:  # (without pyromark: fenced code and code spans only)
-        return []
+        return [], []
+    literal, html = literal_and_html_spans(s)
     out: list[tuple[int, int]] = []
-    for a, z in literal_spans(s):
+    for a, z in literal:
         if out and a <= out[-1][1]:
             out[-1] = (out[-1][0], max(z, out[-1][1]))
         else:
             out.append((a, z))
-    return out
+    return out, html
 
 
 def _shown(name: str, hidden: str) -> str:
