@@ -92,3 +92,29 @@ def test_a_snippet_of_an_html_block_cut_from_the_index_drops_its_tags(tmp_path, 
         import_tree(b, write_tree(tmp_path / "v", notes))
         hit = keyword.search(b.conn, "swim")[0]
         assert hit["slug"] == "h/a" and "<b>" not in hit["snippet"] and "zebrafish swim" in hit["snippet"], hit
+
+
+# ---- 3. a hit on a word with an inline tag inside it --------------------------------------------
+
+def test_a_hit_on_a_word_with_a_tag_inside_it_covers_the_word(tmp_path, db_path):
+    # (v79 keeps ``مك<b>تبة</b>`` one word, ``مكتبة``; a text holding harakat has its hits put back on
+    # the text as written, as_written: the hit ended at the tag, ``مك``)
+    notes = {"a/q.md": "# ق\n\nفي مك<b>تبة</b> كَبيرة\n", "a/t.md": "# ت\n\nفي مَك<i>تَبة</i>\n",
+             "a/r.md": "# ر\n\n<b>bold</b>text كَ\n", "a/x.md": "# x\n\nنص\n"}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+        hits = {h["slug"]: h for h in keyword.search(b.conn, "مكتبة")}
+        for slug, word in (("a/q", "مكتبة"), ("a/t", "مَكتَبة")):
+            h = hits[slug]
+            assert [h["snippet"][x:y] for x, y in h["highlights"]] == [word], h
+        h = keyword.search(b.conn, "boldtext")[0]
+        assert [h["snippet"][x:y] for x, y in h["highlights"]] == ["boldtext"], h
+
+
+@pytest.mark.engine_free
+def test_as_written_widens_a_hit_over_a_glued_tag():
+    text = "في مك<b>تبة</b> كَبيرة"
+    indexed = keyword.search_text(text)
+    at = indexed.index("مكتبة")
+    marked = indexed[:at] + keyword.HIT_ON + "مكتبة" + keyword.HIT_OFF + indexed[at + 5:]
+    assert keyword.as_written(marked, text) == "في " + keyword.HIT_ON + "مك<b>تبة" + keyword.HIT_OFF + "</b> كَبيرة"

@@ -2210,16 +2210,26 @@ def as_written(marked: str, original: str) -> str:
     """``marked`` (the text the index read, :func:`search_text`'s, with hit marks) with its hits
     put on ``original`` (the text as written, of the same length: an address or tag blanked and a
     word written bare in place keep every position), each hit ending inside a word of ``original``
-    (a word written with Arabic marks, found bare) widened to the word's end: a snippet shows
-    ``كَتَبَ الطَّالِبُ``, not ``كتب الطالب``. ``marked`` itself when the lengths differ."""
+    (a word written with Arabic marks, found bare; or one with an inline tag inside it, read as one
+    word, :func:`_glued_spans`) widened to the word's end: a snippet shows ``كَتَبَ الطَّالِبُ``,
+    not ``كتب الطالب``, and all of ``مك<b>تبة</b>``. ``marked`` itself when the lengths differ."""
     if len(marked) - marked.count(HIT_ON) - marked.count(HIT_OFF) != len(original):
         return marked
     out: list[str] = []
     at = i = 0  # (characters of original written; position in the indexed text, marks not counted)
+    glued: list[tuple[int, int]] | None = None
     for piece in _HIT_SPLIT.split(marked):
         if piece == HIT_ON or piece == HIT_OFF:
-            if piece == HIT_OFF and 0 < at < len(original) and _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
-                end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+            if piece == HIT_OFF and 0 < at < len(original):
+                end = at
+                if _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
+                    end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+                if "<" in original:  # (a word with an inline tag inside it, read as one: to its end too)
+                    if glued is None:
+                        glued = _glued_spans(original)
+                    k = bisect.bisect_right(glued, (end, 1 << 62)) - 1
+                    if k >= 0 and glued[k][0] < end < glued[k][1]:
+                        end = glued[k][1]
                 out.append(original[at:end])
                 at = end
             out.append(piece)
@@ -2230,6 +2240,24 @@ def as_written(marked: str, original: str) -> str:
             at = i
     out.append(original[at:])
     return "".join(out)
+
+
+def _glued_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of the words of ``text`` :func:`search_text` reads whole across
+    an inline tag without attributes inside them (``مك<b>تبة``, ``<b>bold</b>text``'s
+    ``bold</b>text``: :data:`_GLUED`), sorted; the tags alone are looked at (an address span
+    inside such a word, which the index blanks, is not). ``[]`` when there is none."""
+    tags = tag_spans(text)
+    if not tags or _GLUE in text:
+        return []
+    parts: list[str] = []
+    at = 0
+    for a, z, inline in tags:
+        parts.append(text[at:a])
+        parts.append((_GLUE if inline and _BARE_TAG.fullmatch(text, a, z) else " ") * (z - a))
+        at = z
+    parts.append(text[at:])
+    return [m.span() for m in _GLUED.finditer("".join(parts))]
 
 
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
