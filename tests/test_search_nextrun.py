@@ -118,3 +118,28 @@ def test_as_written_widens_a_hit_over_a_glued_tag():
     at = indexed.index("مكتبة")
     marked = indexed[:at] + keyword.HIT_ON + "مكتبة" + keyword.HIT_OFF + indexed[at + 5:]
     assert keyword.as_written(marked, text) == "في " + keyword.HIT_ON + "مك<b>تبة" + keyword.HIT_OFF + "</b> كَبيرة"
+
+
+# ---- 4. the same signals on both engines ----------------------------------------------------------
+
+def test_signals_name_the_field_that_matched_on_both_engines(tmp_path, db_path):
+    # (Postgres labelled every weight-A match ``title`` (aliases share the weight) and every weight-B
+    # one ``path`` (headings share it); SQLite names the field)
+    notes = {"s/plain.md": "---\naliases: [Zephyrine Plan]\n---\n# Other Name\n\nbody text\n",
+             "s/head.md": "# Head\n\n## Quokkas apart\n\nbody\n",
+             "s/quillwort.md": "# Some Title\n\ntext\n",
+             "s/both.md": "---\naliases: [Marigold]\n---\n# Marigold Notes\n\ntext\n",
+             "s/folded.md": "---\naliases: [Łukasz Nowak]\n---\n# Person\n\ntext\n",
+             **{f"f/{i}.md": f"# Filler {i}\n\nwords {i}\n" for i in range(4)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+
+        def signals(query, slug):
+            return next(h["signals"] for h in keyword.search(b.conn, query) if h["slug"] == slug)
+
+        assert signals("zephyrine", "s/plain") == ["alias"]
+        assert signals("quokkas", "s/head") == ["body", "headings"]
+        assert signals("quillwort", "s/quillwort") == ["path"]
+        assert signals("marigold", "s/both") == ["alias", "body", "title"]
+        assert signals("lukasz", "s/folded") == ["alias", "body"]
+        assert signals("zephyrine plan", "s/plain") == ["alias"]

@@ -3712,6 +3712,12 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
 
 #: Postgres: tsvector weights of the signals (storage/sql/pg_v1.sql builds pages.search_tsv)
 _PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
+#: Postgres: which name field matched the query ``q`` (:func:`_rank_pg`'s signals ``title``,
+#: ``alias``, ``path``, ``headings``, as SQLite's columns name them): weight A is the title's, the
+#: aliases' and the names' folded words, B the path's and the headings' (``search_names_tsv``,
+#: pg_v81.sql); each field read again only where its weight matched
+_PG_FIELD_COLS = ", ".join(f"bool_or(CASE WHEN nf.{w} @@ q THEN gb_alias_tsv(p.{c}) @@ q END)"
+                           for w, c in (("na", "title"), ("na", "search_aliases"), ("nb", "path"), ("nb", "search_headings")))
 
 
 #: Postgres: one word's tsquery, its 'english' and 'simple' forms OR-ed, or one of them when they
@@ -4184,7 +4190,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, {_PG_FIELD_COLS}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
@@ -4213,7 +4219,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
         if r[-6] is not None:
             copies[pid] = r[-6]
-        signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
+        # (the fields that matched, as SQLite names them: A is the title's, the aliases' and the
+        # names' folded words, B the path's and the headings', _PG_FIELD_COLS)
+        signals[pid] = {s for s, on in zip(("title", "alias", "path", "headings", "body"), (*r[6 + 2 * nw : 10 + 2 * nw], r[5])) if on}
+        if r[3] and not signals[pid] & {"title", "alias"}:  # (the names' folded words: SQLite's ``folds``)
+            signals[pid].add("title" if any(names_word(w, name_words(r[-5]), w in prefixes) for w in words) else "alias")
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):
