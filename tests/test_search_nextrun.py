@@ -143,3 +143,22 @@ def test_signals_name_the_field_that_matched_on_both_engines(tmp_path, db_path):
         assert signals("marigold", "s/both") == ["alias", "body", "title"]
         assert signals("lukasz", "s/folded") == ["alias", "body"]
         assert signals("zephyrine plan", "s/plain") == ["alias"]
+
+
+# ---- 5. a name written with tatweel is the bare name's twin ---------------------------------------
+
+def test_a_put_of_a_name_written_with_tatweel_beside_the_bare_name_is_refused(tmp_path, db_path):
+    # (as ``zoë-kim`` beside ``zoe-kim``: tatweel, U+0640, stretches a word and is no letter of it;
+    # slugs.drop_accents drops it since v79)
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", {"r/مكتبة.md": "# مكتبة\n\nنص\n"}))
+    r = gbrain_in_process("--db", str(db_path), "put", "r/مـكـتـبـة", input="# مـكـتـبـة\n\nآخر\n")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "r/مكتبة" in err and "nothing was written" in err, (r.returncode, err)
+    with Brain.open(db_path) as b:
+        assert [s for (s,) in b.conn.execute("SELECT slug FROM pages")] == ["r/مكتبة"]
+    r = gbrain_in_process("--db", str(db_path), "put", "r/مـكـتـبـة", "--if-hash", "", input="# مـكـتـبـة\n\nآخر\n")
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(db_path) as b:
+        assert sorted(s for (s,) in b.conn.execute("SELECT slug FROM pages")) == ["r/مـكـتـبـة", "r/مكتبة"]
+        assert verify.fresh_import_differences(b) == {}
