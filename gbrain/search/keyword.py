@@ -799,8 +799,12 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 def _fence_closer(run: str) -> "re.Pattern[str]":
     """The line that closes a fence opened by ``run`` (three or more backticks or tildes): at
     most three blanks, at least as many of the same character, blanks to the line's end."""
-    return _FENCE_CLOSERS.get(run) or _FENCE_CLOSERS.setdefault(
-        run, re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$"))
+    pat = _FENCE_CLOSERS.get(run)
+    if pat is None:
+        if len(_FENCE_CLOSERS) >= 256:  # (a bounded cache: a text may open fences of every length)
+            _FENCE_CLOSERS.clear()
+        pat = _FENCE_CLOSERS[run] = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$")
+    return pat
 
 
 _FENCE_CLOSERS: dict[str, "re.Pattern[str]"] = {}
