@@ -507,7 +507,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
     compat = keyword.compat_words
     held = version_before(dbmod._m79_unread_and_bare_text, pg._unread_and_bare_text)  # (SQLite v78 / Postgres v86)
     with monkeypatch.context() as m:
-        m.setattr(keyword, "tag_spans", lambda s: [])  # (the index before v79: tags read,
+        m.setattr(keyword, "tag_spans", lambda s, raw_blocks=False: [])  # (the index before v79: tags read,
         m.setattr(keyword, "_bare_in_place", lambda text: text)  # marked words as written in the text,
         m.setattr(keyword, "compat_words", lambda text, marks=True: compat(text))  # their bare forms in search_words,
         m.setattr(keyword, "_ARABIC_MARK", re.compile(keyword._ARABIC_MARK.pattern.replace("\u0640", "")))  # no tatweel)
