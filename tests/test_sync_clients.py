@@ -168,6 +168,8 @@ def test_clients_bound_before_v80_are_kept_and_adopted_by_the_first_machine_that
     root = write_tree(tmp_path / "vault", {"notes/a.md": "one\ntwo\nthree\n"})
     with brain_at_version(db_path, sqlite=79, postgres=87) as b:
         c = b.conn
+        with b.transaction():  # (as v79 left it: brain_at_version adds the column this gbrain's binding writes)
+            c.execute("ALTER TABLE sync_root DROP COLUMN machine")
         assert "machine" not in {r[0] for r in c.execute("SELECT * FROM sync_root LIMIT 0").description}  # (v79's table)
         client = engine_mod.sync_client(c, root)
         with b.transaction():  # (what that gbrain's bind and sync left: the binding and the base)
