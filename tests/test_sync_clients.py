@@ -158,6 +158,23 @@ def test_a_folder_another_machine_syncs_under_the_same_client_is_refused_until_f
     assert r.returncode == 1 and b"its machine key is b0b0b0b0" in r.stderr, r.stderr
 
 
+def test_an_import_on_another_machine_leaves_the_clients_base_alone(db_path, tmp_path):
+    """`gbrain import` records the folder's files as its client's base (so a later sync sees no
+    conflict); under another machine's client (one id) it would replace that machine's base with
+    this folder's hashes. It imports the notes, and records no base then."""
+    root = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    with Brain.open(db_path) as b:
+        before = [tuple(r) for r in b.conn.execute("SELECT client, path, base_hash FROM sync_state ORDER BY path").fetchall()]
+    (root / "people/bo.md").write_text("# Bo\n")
+    (root / "people/ana.md").write_text("# Ana\n\nEdited on machine B.\n")
+    _ok(_as_machine("b0b0b0b0", "import", str(root), "--db", db))
+    with Brain.open(db_path) as b:
+        assert b.get_text("people/bo") == "# Bo\n"
+        assert [tuple(r) for r in b.conn.execute("SELECT client, path, base_hash FROM sync_state ORDER BY path").fetchall()] == before
+
+
 @pytest.mark.pg_empty
 def test_clients_bound_before_v80_are_kept_and_adopted_by_the_first_machine_that_syncs(db_path, tmp_path):
     """A brain at SQLite v79 / Postgres v87 (no `sync_root.machine`) upgraded keeps its clients
