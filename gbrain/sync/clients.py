@@ -86,21 +86,23 @@ def forget(brain: Brain, target: str) -> dict:
     this machine holds the folder's sync lock; :class:`NotFound`/:class:`BadInput` from
     :func:`_which`."""
     client, root = _which(brain, target)
-    keys = watching(brain.conn, client)
-    if keys:
-        mine = engine.machine_key()
-        who = "this machine's" if keys == [mine] else f"machine {', '.join(k for k in keys if k != mine)}'s"
-        raise SyncError(f"{who} `gbrain watch` is syncing {client or root} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
     eng = None
     if not client or client.partition(":")[0] == socket.gethostname():
+        # this machine's folder: its sync lock first (a sync or watch of it holds it: refused), so
+        # none of this machine starts before the rows are gone
         eng = engine.SyncEngine(brain, root)
         eng.surface = "sync-forget"  # (what a sync refused meanwhile names)
         try:
-            eng._lock()  # (a sync or watch of this machine holds it: refused)
+            eng._lock()
         except SyncError as e:
             eng.close()
             raise SyncError(str(e).split("; stop it first")[0] + "; stop it first, then forget the folder (nothing was forgotten)") from None
     try:
+        keys = watching(brain.conn, client)
+        if keys:
+            mine = engine.machine_key()
+            who = "this machine's" if keys == [mine] else f"machine {', '.join(k for k in keys if k != mine)}'s"
+            raise SyncError(f"{who} `gbrain watch` is syncing {client or root} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
         with brain.transaction():
             got = forget_client(brain.conn, client)
         if eng is not None:

@@ -905,9 +905,10 @@ class SyncEngine:
         rows meant for the other, neither folder would get the other's edits, and a restart of
         one would import its older files over the other's edits (trial 69). Seen through the
         other watch's LISTEN connection (:meth:`listen_name`, in ``pg_stat_activity``); a
-        process of this machine is the sync lock's to refuse. Not seen: another machine's
-        one-shot ``sync``, or any of its processes while none of its watches runs, and two
-        machines with one ``/etc/machine-id`` (a container image that ships one)."""
+        process of this machine is the sync lock's to refuse. Not seen here: another machine's
+        one-shot ``sync``, or any of its processes while none of its watches runs (the machine
+        recorded with the client refuses those: :meth:`_claim_machine`), and two machines with one
+        ``/etc/machine-id`` (a container image that ships one)."""
         rows = self.conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
                                  (f"gbrain-listen:%:{client_tag(self.client)}:%",)).fetchall()
         mine = machine_key()
