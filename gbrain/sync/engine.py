@@ -372,6 +372,9 @@ class SyncError(GBrainError):
 
 
 _MACHINE_KEY: list[str] = []
+#: whether :func:`machine_key` came from a random number (no machine id, no MAC address: a
+#: ``uuid.getnode`` with the multicast bit set), so differs on every start
+_MACHINE_RANDOM: list[bool] = []
 
 
 def machine_key() -> str:
@@ -394,9 +397,19 @@ def machine_key() -> str:
         if not raw:
             import uuid
 
-            raw = str(uuid.getnode()).encode()
+            node = uuid.getnode()
+            raw = str(node).encode()
+            _MACHINE_RANDOM.append(bool((node >> 40) & 1))
         _MACHINE_KEY.append(hashlib.sha256(raw).hexdigest()[:8])
     return _MACHINE_KEY[0]
+
+
+def machine_key_stable() -> bool:
+    """Whether :func:`machine_key` is this machine's on every start (False: made from a random
+    number, no machine id and no MAC address found): only a stable key is recorded with a sync
+    client (``sync_root.machine``, :meth:`SyncEngine._claim_machine`)."""
+    machine_key()
+    return not any(_MACHINE_RANDOM)
 
 
 def client_tag(client: str) -> str:
@@ -830,16 +843,46 @@ class SyncEngine:
         if self.client:
             self._other_machine()
             self._adopt_unnamed()
-        row = self.conn.execute("SELECT root FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+        row = self.conn.execute("SELECT root, machine FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+        mine = machine_key() if machine_key_stable() else ""
         if row and row["root"] != str(self.root):
             if not rebind:
                 raise BadInput(f"this brain is synced with {row['root']}, not {self.root}; pass --rebind to switch folders (the old folder is left as it is)")
-            with self.brain.transaction():
+            with self.brain.transaction():  # (the old base forgotten: this machine takes the client)
                 self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
-                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE client = ?", (str(self.root), self.client))
+                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                  "machine = ? WHERE client = ?", (str(self.root), mine, self.client))
         elif not row:
             with self.brain.transaction():
-                bind_client(self.conn, self.client, str(self.root))
+                bind_client(self.conn, self.client, str(self.root), mine)
+        else:
+            self._claim_machine(row["machine"], mine)
+
+    def _claim_machine(self, stored: str, mine: str) -> None:
+        """Check the machine recorded with this folder's client (``sync_root.machine``, ``stored``)
+        against this machine's key ``mine`` ('' when not stable: nothing checked): a client with
+        none (bound before SQLite v80 / Postgres v88) is adopted; another machine's raises
+        :class:`SyncError` (exit 1), saying what to do. Two machines under one client id (one host
+        name and folder path: containers or VMs from one image; or a SQLite brain file shared or
+        copied between machines) would share one base and one change-log cursor and undo each
+        other's edits (trial 69); :meth:`_other_machine` sees only the other's running watch."""
+        if not mine or stored == mine:
+            return
+        if not stored:
+            with self.brain.transaction():
+                self.conn.execute("UPDATE sync_root SET machine = ? WHERE client = ? AND machine = ''", (mine, self.client))
+                stored = self.conn.execute("SELECT machine FROM sync_root WHERE client = ?", (self.client,)).fetchone()[0]
+            if stored in ("", mine):
+                return
+        keys = f"its machine key is {stored}, this machine's {mine}"
+        whose = (f"under the same sync client id, {self.client} (the same host name and folder path; {keys})" if self.client
+                 else f"({keys}: the brain file is shared with it, or was copied here from it)")
+        fix = ("If both machines are to sync this brain, give this one a host name of its own or sync from another folder path; "
+               if self.client else "If both machines are to sync, give each a brain of its own (or share one Postgres brain); ")
+        raise SyncError(f"{self.root} is synced with {self.brain.path} by another machine {whose}: "
+                        f"two machines sharing one sync client share one sync state and undo each other's edits. Nothing was changed. {fix}"
+                        f"if that machine no longer syncs it (or is this one, its /etc/machine-id changed), run `gbrain sync-forget {cmd_arg(str(self.root))}` "
+                        f"and sync again: the first sync keeps every file (one that differs from its page becomes a conflict copy)")
 
     def listen_name(self) -> str:
         """The ``application_name`` of this process's LISTEN connection (``watch``):
@@ -854,9 +897,10 @@ class SyncEngine:
         rows meant for the other, neither folder would get the other's edits, and a restart of
         one would import its older files over the other's edits (trial 69). Seen through the
         other watch's LISTEN connection (:meth:`listen_name`, in ``pg_stat_activity``); a
-        process of this machine is the sync lock's to refuse. Not seen: another machine's
-        one-shot ``sync``, or any of its processes while none of its watches runs, and two
-        machines with one ``/etc/machine-id`` (a container image that ships one)."""
+        process of this machine is the sync lock's to refuse. Not seen here: another machine's
+        one-shot ``sync``, or any of its processes while none of its watches runs (the machine
+        recorded with the client refuses those: :meth:`_claim_machine`), and two machines with one
+        ``/etc/machine-id`` (a container image that ships one)."""
         rows = self.conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
                                  (f"gbrain-listen:%:{client_tag(self.client)}:%",)).fetchall()
         mine = machine_key()

@@ -161,7 +161,8 @@ def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
 
 
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], hashed_at: int, have: set[tuple]) -> None:
-    """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
+    """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``, and
+    no other machine's key is recorded with its client: ``sync_root.machine``) and
     record every file just imported as in sync on both sides (base = its hash), with the stat
     the scan took (size and change stamp): the next import or sync trusts it and reads the file
     only when its stat moved. ``hashed_at`` (ns) is a time before any file was read: a file whose
@@ -178,12 +179,15 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], has
         return
     abs_root = str(Path(os.path.abspath(os.path.expanduser(str(root)))))
     client = sync_client(brain.conn, abs_root)
-    row = brain.conn.execute("SELECT root FROM sync_root WHERE client = ?", (client,)).fetchone()
-    if row and row[0] != abs_root:
-        return  # bound to another folder: its base stays as it is
+    row = brain.conn.execute("SELECT root, machine FROM sync_root WHERE client = ?", (client,)).fetchone()
+    from .engine import machine_key, machine_key_stable  # (engine imports this module)
+
+    mine = machine_key() if machine_key_stable() else ""
+    if row and (row[0] != abs_root or (row[1] and mine and row[1] != mine)):
+        return  # bound to another folder, or another machine syncs it (one client id): its base stays as it is
     if not row:
         brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
-        bind_client(brain.conn, client, abs_root)
+        bind_client(brain.conn, client, abs_root, mine)
         have = set()
     fresh = hashed_at - RACY_NS
     rows = []
