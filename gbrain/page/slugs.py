@@ -182,8 +182,9 @@ def copy_original(path: str) -> str | None:
 
 
 #: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``),
-#: as :func:`swap_temp_name` writes it and :func:`swap_temp_of` reads it back
-_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
+#: as :func:`swap_temp_name` writes it and :func:`swap_temp_of` reads it back: no number, or the
+#: n-th try's, ASCII digits from 2 without a leading zero (not `` 1``, `` 02``, ``\d``'s ``٣``)
+_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: [2-9]| [1-9][0-9]+)?\)")
 
 
 def swap_temp_name(stem: str, ext: str, n: int) -> str:
