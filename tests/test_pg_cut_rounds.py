@@ -1,0 +1,100 @@
+"""A sync round with deletions or a folder renamed keeps its progress while the Postgres
+connection is cut again and again (the rest of trial 69's bug 2: ``test_pg_cut_progress`` made
+new notes go in committed chunks; a round with deletions, 150 notes deleted beside 40 edits,
+was still one first chunk that every cut rolled back whole; a folder of 200 notes renamed was
+not: its exact renames are committed CHUNK // 2 pairs a chunk, ten a try here). A
+real ``gbrain sync`` on a real server; the cut is a real ``pg_terminate_backend`` of the sync's
+backend at every K-th path the round records (``sync_state`` written or dropped: an import, a
+move, a deletion), inside its transaction: deterministic, no timing."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg")
+
+from conftest import gbrain_in_process  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.sync.engine import SyncEngine  # noqa: E402
+
+pytestmark = pytest.mark.engine_free  # names its own Postgres brain (pg_url): the SQLite run only
+
+CHUNK = 20  # GBRAIN_SYNC_CHUNK
+CUT_EVERY = 30  # the backend is terminated at the 30th path recorded since the last cut
+
+
+def _cut_syncs(pg_server, pg_url, root, monkeypatch, count, tries: int) -> tuple[list[int], int, int]:
+    """``gbrain sync`` of ``root`` again and again while the backend is cut at every
+    CUT_EVERY-th ``sync_state`` write: ``(count() after each try, cuts, paths recorded)``."""
+    admin = psycopg.connect(pg_server, autocommit=True)
+    steps, cuts = [0], [0]
+
+    def cutting(real):
+        def step(self, *a, **kw):
+            steps[0] += 1
+            if steps[0] % CUT_EVERY == 0:  # a Wi-Fi/VPN drop inside the transaction, every time
+                pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+                cuts[0] += 1
+            return real(self, *a, **kw)
+        return step
+
+    monkeypatch.setattr(SyncEngine, "_record", cutting(SyncEngine._record))
+    monkeypatch.setattr(SyncEngine, "_forget", cutting(SyncEngine._forget))
+    stored = []
+    import resource
+    import time
+
+    cpu0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
+    try:
+        for _ in range(tries):
+            r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+            with Brain.open(pg_url) as b:
+                stored.append(count(b))
+            if r.returncode == 0:
+                break
+        else:
+            pytest.fail(f"no sync finished: changes in the brain after each try {stored}, {cuts[0]} cuts, {steps[0]} paths recorded")
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"syncs' CPU {cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.2f} s (this process), wall {time.monotonic() - t0:.1f} s, "
+          f"load {os.getloadavg()[0]:.1f}")
+    return stored, cuts[0], steps[0]
+
+
+def _fresh_equal(pg_url) -> None:
+    from gbrain.sync.verify import fresh_import_differences
+
+    with Brain.open(pg_url) as b:
+        assert fresh_import_differences(b) == {}
+
+
+DELETED, EDITED, NOTES = 150, 40, 400
+
+
+def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path, monkeypatch):
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    for i in range(NOTES):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    for i in range(DELETED):
+        (root / "notes" / f"n-{i:03d}.md").unlink()
+    for i in range(DELETED, DELETED + EDITED):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+
+    def done(b) -> int:
+        gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
+        edited = b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
+        return gone + edited
+
+    stored, cuts, steps = _cut_syncs(pg_server, pg_url, root, monkeypatch, done, (DELETED + EDITED) // CHUNK + 4)
+    print(f"deletions: tries {len(stored)}, cuts {cuts}, paths recorded {steps} for {DELETED + EDITED} changes, stored after each try {stored}")
+    assert stored[-1] == DELETED + EDITED, stored
+    assert all(b > a for a, b in zip(stored, stored[1:])), stored  # each cut loses at most the chunk in flight
+    _fresh_equal(pg_url)
+
