@@ -98,3 +98,36 @@ def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_in
     assert all(b > a for a, b in zip(stored, stored[1:])), stored  # each cut loses at most the chunk in flight
     _fresh_equal(pg_url)
 
+
+
+def test_one_cut_after_a_chunk_committed_costs_a_sync_only_that_chunk_run_again(pg_server, pg_url, tmp_path, monkeypatch):
+    """One cut inside the second chunk of ``gbrain sync``'s pre-pass (the first committed): the
+    chunk is run again on a new connection, as watch runs a cut round again, and the sync
+    finishes (exit 0, every change in) instead of failing with the rest left for another try."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(NOTES // 4):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    for i in range(3 * CHUNK):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    steps = [0]
+    real = SyncEngine._record
+
+    def once(self, *a, **kw):
+        steps[0] += 1
+        if steps[0] == CHUNK + 3:  # inside the second chunk
+            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", once)
+    try:
+        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == 3 * CHUNK
+    _fresh_equal(pg_url)
