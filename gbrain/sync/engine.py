@@ -1915,10 +1915,24 @@ class SyncEngine:
 
     def _sync_chunks(self) -> None:
         """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
-        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's)."""
+        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's). A
+        chunk whose Postgres connection was cut (:class:`~gbrain.storage.pg.Disconnected`, the
+        server reachable) is rolled back and run once more on a new connection, as watch runs a
+        cut round again (cut at its commit, it is found done): a flaky connection costs the
+        chunk in flight, not the rest of the sync; cut again, the sync fails with the chunks
+        before it kept. A cut while a Ctrl-C unwound is that interrupt (``db.raise_interrupt``)."""
+        from ..storage.db import raise_interrupt
+        from ..storage.pg import Disconnected
 
         def run(part: set[str]) -> bool:
-            self.reconcile(part)
+            try:
+                self.reconcile(part)
+            except Disconnected as e:
+                raise_interrupt(e)  # (before any clean-up statement: the interrupt, said by sync)
+                if e.unreachable:
+                    raise
+                self.conn.rollback()
+                self.reconcile(part)
             return True
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
