@@ -131,3 +131,86 @@ def test_one_cut_after_a_chunk_committed_costs_a_sync_only_that_chunk_run_again(
     with Brain.open(pg_url) as b:
         assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == 3 * CHUNK
     _fresh_equal(pg_url)
+
+
+CUTTER = '''
+import os
+import sys
+
+sys.path.insert(0, os.environ["GBRAIN_TEST_SRC"])  # (site runs before -m puts the folder first: this checkout's gbrain)
+from gbrain.sync.engine import SyncEngine  # noqa: E402
+
+_steps = [0]
+
+
+def _cutting(real):
+    def step(self, *a, **kw):
+        _steps[0] += 1
+        if _steps[0] % int(os.environ["GBRAIN_TEST_CUT_EVERY"]) == 0:  # the connection drops inside the transaction
+            with open(os.environ["GBRAIN_TEST_CUTS"], "a") as f:
+                f.write(f"{_steps[0]}\\n")
+            try:
+                self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
+            except Exception:
+                pass  # (the cut: its own statement is the first to meet it)
+        return real(self, *a, **kw)
+    return step
+
+
+SyncEngine._record = _cutting(SyncEngine._record)
+SyncEngine._forget = _cutting(SyncEngine._forget)
+'''
+
+
+def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_transaction(pg_url, tmp_path, monkeypatch):
+    """A real ``gbrain watch`` on Postgres; 150 of 400 notes deleted and 40 edited in its folder
+    while its backend is terminated at every 30th path a round records (a ``sitecustomize`` in the
+    watch process). The deletions went in the batch's first chunk, one transaction every cut
+    rolled back: now they go in chunks of CHUNK, each cut losing at most the chunk in flight; the
+    brain ends as a fresh import of the tree, and the watch still runs."""
+    from pathlib import Path
+
+    from test_watch import Watch, wait_for
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CUTTER)
+    cuts = tmp_path / "cuts.txt"
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    for i in range(NOTES):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p))
+    monkeypatch.setenv("GBRAIN_TEST_SRC", str(Path(__file__).resolve().parent.parent))
+    monkeypatch.setenv("GBRAIN_TEST_CUT_EVERY", str(CUT_EVERY))
+    monkeypatch.setenv("GBRAIN_TEST_CUTS", str(cuts))
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", str(CHUNK))
+    w = Watch(root, pg_url)
+    try:
+        for i in range(DELETED):
+            (root / "notes" / f"n-{i:03d}.md").unlink()
+        for i in range(DELETED, DELETED + EDITED):
+            (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+        with Brain.open(pg_url) as b:
+            def done() -> int:
+                gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
+                return gone + b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
+
+            wait_for(lambda: done() == DELETED + EDITED, f"the {DELETED} deletions and {EDITED} edits to reach the brain", timeout=240)
+            n_cuts = len(cuts.read_text().splitlines()) if cuts.exists() else 0
+            assert n_cuts <= (DELETED + EDITED) // (CUT_EVERY - CHUNK) + 2, n_cuts
+            from gbrain.sync.verify import fresh_import_differences
+
+            assert fresh_import_differences(b) == {}
+        assert w.p.poll() is None
+        with open(f"/proc/{w.p.pid}/stat") as f:
+            ticks = f.read().rsplit(")", 1)[1].split()
+        cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+        print(f"watch: {DELETED} deletions + {EDITED} edits in after {n_cuts} cuts, {cpu:.2f} CPU-s so far, load {os.getloadavg()[0]:.1f}")
+    except BaseException:
+        print("\n".join(w.lines[-60:]))
+        raise
+    finally:
+        w.stop()
