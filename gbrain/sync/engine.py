@@ -1461,9 +1461,9 @@ class SyncEngine:
         ids = {file_id(st) for st, _ in found.values()}
         if any(row[4] is not None and row[4] in ids for row in state.values()):
             return set()  # a file moved over a synced one: a move the round may pair
-        if not self.confirm_delete and len(gone) >= MASS_TRASH:
+        if not self.confirm_delete and len(state) >= MASS_TRASH:
             try:
-                if self._vanished(gone, None):
+                if self._vanished(sorted(state), None):
                     return set()  # the guard weighs them together (refused, or git's doing: one round)
             except (sqlite3.Error, GBrainError, OSError):
                 return set()
