@@ -162,12 +162,15 @@ SyncEngine._forget = _cutting(SyncEngine._forget)
 '''
 
 
-def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_transaction(pg_url, tmp_path, monkeypatch):
+@pytest.mark.parametrize("when", ["running", "stopped"])
+def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_transaction(pg_url, tmp_path, monkeypatch, when):
     """A real ``gbrain watch`` on Postgres; 150 of 400 notes deleted and 40 edited in its folder
     while its backend is terminated at every 30th path a round records (a ``sitecustomize`` in the
     watch process). The deletions went in the batch's first chunk, one transaction every cut
     rolled back: now they go in chunks of CHUNK, each cut losing at most the chunk in flight; the
-    brain ends as a fresh import of the tree, and the watch still runs."""
+    brain ends as a fresh import of the tree, and the watch still runs. ``stopped``: made while no
+    watch ran, taken by its first sync (the catch-up a start makes), whose cut full sync ended
+    the watch ("lost the connection … run it again"); now it waits as a cut rescan does."""
     from pathlib import Path
 
     from test_watch import Watch, wait_for
@@ -182,6 +185,15 @@ def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_tran
     for i in range(NOTES):
         (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
     assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+
+    def change() -> None:
+        for i in range(DELETED):
+            (root / "notes" / f"n-{i:03d}.md").unlink()
+        for i in range(DELETED, DELETED + EDITED):
+            (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+
+    if when == "stopped":
+        change()
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p))
     monkeypatch.setenv("GBRAIN_TEST_SRC", str(Path(__file__).resolve().parent.parent))
     monkeypatch.setenv("GBRAIN_TEST_CUT_EVERY", str(CUT_EVERY))
@@ -189,10 +201,8 @@ def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_tran
     monkeypatch.setenv("GBRAIN_WATCH_CHUNK", str(CHUNK))
     w = Watch(root, pg_url)
     try:
-        for i in range(DELETED):
-            (root / "notes" / f"n-{i:03d}.md").unlink()
-        for i in range(DELETED, DELETED + EDITED):
-            (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+        if when == "running":
+            change()
         with Brain.open(pg_url) as b:
             def done() -> int:
                 gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
