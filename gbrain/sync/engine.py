@@ -1368,7 +1368,9 @@ class SyncEngine:
         no other path (a new or gone file, a folder) to pair with: ``paths`` is the round less its
         exact renames (:meth:`move_chunks`), which run before. So is a new file that no path
         could pair with (:meth:`_lone_new`: a copy of many notes into the folder was one
-        transaction a flaky connection cut again and again, trial 69). Everything else is in ``first``,
+        transaction a flaky connection cut again and again, trial 69), and a deletion that no path
+        could pair with, in a round the mass-deletion guard lets through whole (:meth:`_lone_gone`:
+        150 deletions beside 40 edits were one transaction too). Everything else is in ``first``,
         with the first plain paths. ``([paths], {})`` for a round that is small, or the whole
         tree's folder (``''``), or ``n`` <= 0."""
         if n <= 0 or len(paths) <= n:
@@ -1407,6 +1409,9 @@ class SyncEngine:
         for rel in self._lone_new(fresh, paths, found, dirs, maybe, recorded):
             plain.add(rel)
             seen[rel] = _file_print(fresh[rel])
+        for rel in self._lone_gone(paths, found, dirs, maybe | together):
+            plain.add(rel)
+            seen[rel] = None  # (still gone when its chunk runs: still_plain)
         if len(plain) <= n:
             return [paths], {}
         order = sorted(plain)
@@ -1460,13 +1465,56 @@ class SyncEngine:
             return set()
         return lone - known
 
+    def _lone_gone(self, paths: set[str], found: dict, dirs: set[str], hold: set[str]) -> set[str]:
+        """The paths of ``paths`` gone from disk (``found``: :meth:`on_disk` of ``paths``) that no
+        path could pair with, so a chunk of their own gives the outcome the whole round gives
+        (150 notes deleted beside 40 edits were one transaction that a connection cut every few
+        seconds rolled back every time): only in a round with nothing to pair a deletion with (no
+        new file on disk, no file holding a gone path's recorded file id, no folder event
+        ``dirs``, nothing in ``hold`` (deletions held back, paths waiting to meet), no deletion
+        :attr:`held` back, no page this engine created lately, :attr:`recent_new`: an adopted
+        move's end), and a round the mass-deletion guard would let through whole: its deletions
+        under :data:`MASS_TRASH`, or :meth:`_vanished` finding no folder over them (nor any
+        :attr:`held`), or ``confirm_delete``. A chunk's deletions are then a part of those, each
+        folder's count lower and its synced notes fewer by the chunks before: the guard, run by
+        a chunk of :data:`MASS_TRASH` or more, lets it through too (a share under
+        :data:`MASS_SHARE` stays under it when equal numbers leave both sides). Each a synced
+        path (a ``sync_state`` row), no page's sidecar or conflict copy, no page one of the
+        round's follows. Empty on any doubt."""
+        import sqlite3
+
+        if dirs or hold or self.held or len(found) == len(paths):
+            return set()
+        if any(row is None or not stat.S_ISREG(st.st_mode) for st, row in found.values()):
+            return set()  # a new file (a move's end), or no regular file
+        try:
+            if self._recent_new():
+                return set()
+            gone = [p for p in paths if p not in found]
+            state = self._state(gone)
+        except (sqlite3.Error, GBrainError):
+            return set()
+        ids = {file_id(st) for st, _ in found.values()}
+        if any(row[4] is not None and row[4] in ids for row in state.values()):
+            return set()  # a file moved over a synced one: a move the round may pair
+        if not self.confirm_delete and len(state) >= MASS_TRASH:
+            try:
+                if self._vanished(sorted(state), None):
+                    return set()  # the guard weighs them together (refused, or git's doing: one round)
+            except (sqlite3.Error, GBrainError, OSError):
+                return set()
+        followers = {page_slug_for_sidecar(p) for p in paths} | {nfc(m[0][:-3]) for p in paths if (m := copy_mark(p)) and is_markdown(m[0])}
+        return {p for p in state if page_slug_for_sidecar(p) is None and copy_mark(p) is None
+                and nfc(p[:-3]) not in followers and slug_for_path(p) not in followers}
+
     def still_plain(self, part: set[str], seen: dict) -> tuple[set[str], dict[str, os.stat_result | None]]:
         """The paths of a later chunk ``part`` (:meth:`plain_chunks`, its ``seen``) whose file is
         the one stat'ed then (size, change stamp, file id), a plain in-place edit still, and the
         others: ``(keep, {path: its lstat now, None when gone})``. Those changed on disk since the
         round was cut (a save begun meanwhile, maybe still being written; a note renamed or
         deleted) leave the chunk: read now, a save's first piece would be taken for the note and
-        a renamed note trashed. An unreadable path stays (the round says so)."""
+        a renamed note trashed. A deletion (``seen`` None: :meth:`_lone_gone`) stays while its
+        path is still gone. An unreadable path stays (the round says so)."""
         root = str(self.root)
         keep, moved = set(), {}
         for rel in part:
@@ -1477,7 +1525,9 @@ class SyncEngine:
             except OSError:
                 keep.add(rel)
                 continue
-            if st is not None and seen.get(rel) == _file_print(st):
+            if st is None and rel in seen and seen[rel] is None:
+                keep.add(rel)  # a deletion still gone (_lone_gone)
+            elif st is not None and seen.get(rel) == _file_print(st):
                 keep.add(rel)
             else:
                 moved[rel] = st
@@ -1541,7 +1591,9 @@ class SyncEngine:
         sync then does the rest, the mass-deletion guard and move pairing over the whole tree as
         before; what the chunks did it finds in sync. ``whole_on_mass`` (``gbrain sync``, which a
         refused mass deletion ends having changed nothing): no chunk when the tree's deletions no
-        rename explains (with :attr:`held`) could reach :data:`MASS_TRASH`. A pre-pass that
+        rename explains (with :attr:`held`) reach :data:`MASS_TRASH` and the guard would weigh
+        them (:attr:`held`, or :meth:`_vanished` finds a folder over them: refused, or git's doing);
+        deletions it lets through go in chunks too (:meth:`_lone_gone`). A pre-pass that
         commits no chunk, or only chunks that wrote nothing into the folder, hands its scan to
         the full sync (:meth:`hand_scan`). ``hold``: paths no chunk takes (watch's paths waiting
         to meet another). Returns the chunks committed."""
@@ -1558,9 +1610,10 @@ class SyncEngine:
         moves, rest, move_seen = self.move_chunks(paths, set(), n, hold)
         if whole_on_mass:
             paired = {old for old, _ in move_seen.values()}
-            loose = sum(1 for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p)))
-            if loose + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH:
-                self.hand_scan(sc, git_fp)
+            loose = [p for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p))]
+            if len(loose) + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH and (
+                    self.held or not self.confirm_delete and self._vanished(loose, {t[0] for t in (sc.stats or ())})):
+                self.hand_scan(sc, git_fp)  # (refused, or git's doing, said once: the full sync weighs them)
                 return 0
         chunks, plain_seen = self.plain_chunks(rest, set(), n, together=hold)
         if not moves and len(chunks) < 2:
@@ -1898,10 +1951,24 @@ class SyncEngine:
 
     def _sync_chunks(self) -> None:
         """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
-        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's)."""
+        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's). A
+        chunk whose Postgres connection was cut (:class:`~gbrain.storage.pg.Disconnected`, the
+        server reachable) is rolled back and run once more on a new connection, as watch runs a
+        cut round again (cut at its commit, it is found done): a flaky connection costs the
+        chunk in flight, not the rest of the sync; cut again, the sync fails with the chunks
+        before it kept. A cut while a Ctrl-C unwound is that interrupt (``db.raise_interrupt``)."""
+        from ..storage.db import raise_interrupt
+        from ..storage.pg import Disconnected
 
         def run(part: set[str]) -> bool:
-            self.reconcile(part)
+            try:
+                self.reconcile(part)
+            except Disconnected as e:
+                raise_interrupt(e)  # (before any clean-up statement: the interrupt, said by sync)
+                if e.unreachable:
+                    raise
+                self.conn.rollback()
+                self.reconcile(part)
             return True
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
