@@ -848,7 +848,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 ),
             )
         commit(brain.conn)
-    except BaseException:
+    except BaseException as e:
+        parser.__exit__(type(e), e, e.__traceback__)  # (the pool ends at once: its queued pages are not waited for)
         rollback(brain.conn)
         raise
     finally:
