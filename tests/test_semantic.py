@@ -460,8 +460,10 @@ def test_the_estimate_counts_the_chunks_the_run_counts(tmp_path, monkeypatch, ca
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     tl += "- **2025-02-01** | note — the same line\n" * 7  # one text, seven chunks
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
-    totals = []
-    r = ops.run("embed", {}, ops.Context(on_progress=lambda n, total: totals.append(total)), brain=b)
+    totals, label = [], {"now": ""}
+    ctx = ops.Context(on_progress=lambda n, total: totals.append(total) if label["now"].startswith("Embedding") else None)
+    ctx.progress_label = lambda s: label.__setitem__("now", s)  # (the plan reports its pages first, under its own label)
+    r = ops.run("embed", {}, ctx, brain=b)
     err = capsys.readouterr().err
     assert r["chunks"] == 1009 and set(totals) == {1009}, (r, set(totals))
     assert "embedding 1,009 chunks (1,003 to embed, ~" in err, err
