@@ -212,3 +212,26 @@ def test_code_ranges_and_tag_spans_answer_as_before(text):
 def test_code_ranges_table(text):
     assert keyword._code_ranges(text) == old_code_ranges(text)
     assert keyword._code_ranges(text + "\n<b>x</b> `q`") == old_code_ranges(text + "\n<b>x</b> `q`")
+
+
+#: whole lines of the shapes the pieces above do not make (fences indented 0–4 blanks or a tab, a
+#: fence's info string holding a backtick, runs of 5, ``~~~~`` against ``~~~``, an HTML block, code
+#: spans left open across lines, NUL and an astral character), ended by ``\n``, ``\r\n`` or a lone ``\r``
+_LINES = ["```", "````", "~~~", "~~~~", " ```", "  ~~~", "   ````", "    ```", "\t```", "```js `x`", "``` a ` b", "~~~ `x`", "",
+          " ", "\t", "   \t", "text `code` <b>x</b>", "a `` b ` c `` d", "<div>\\<b>x</b></div>", "- <div>", "  \\<i>y</i>",
+          "> <span class=a>q</span>", "$x<b>y</b>$", "    <b>ind</b>", "\t<i>tab</i>", "`open <b>z</b>", "close` <u>w</u>",
+          "~~~~~~", "`````", "x\x00y <b>\U0001F600</b>", "1. <p>p</p>"]
+
+
+def test_code_ranges_and_tag_spans_answer_as_before_line_by_line():
+    # (a seeded differential over whole lines and every line end: 60,000 such texts and every
+    # corpus page, ×8 spellings (CRLF, lone CR, tabs, longer fences, ~~~ fences, blank lines of
+    # blanks, NUL and astral letters), answered as before at review, rnext)
+    import random
+
+    rnd = random.Random(20261206)
+    for _ in range(1500):
+        text = "".join(rnd.choice(_LINES) + (rnd.choice(["\n", "\r\n", "\r"]) if rnd.random() < 0.3 else "\n")
+                       for _ in range(rnd.choice([3, 10, 30, 80])))
+        assert keyword._code_ranges(text) == old_code_ranges(text), text
+        assert keyword.tag_spans(text) == old_tag_spans(text), text

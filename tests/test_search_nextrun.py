@@ -145,6 +145,27 @@ def test_signals_name_the_field_that_matched_on_both_engines(tmp_path, db_path):
         assert signals("zephyrine plan", "s/plain") == ["alias"]
 
 
+def test_signals_name_a_folded_word_beside_another_name_field_on_both_engines(tmp_path, db_path):
+    # (Postgres labelled the names' folded words, search_fold_names, only when neither the title
+    # nor an alias matched another query word: ``lukasz person`` lost ``alias``, ``soren
+    # kierkegaard`` lost ``title``; SQLite labels each query word's fields)
+    notes = {"s/b.md": "---\naliases: [Łukasz Kowal]\n---\n# Person Page\n\ntext\n",
+             "s/c.md": "---\naliases: [Đorđe Plan]\n---\n# Quill Page\n\ntext\n",
+             "s/d.md": "---\naliases: [Søren Kierkegaard]\n---\n# Søren\n\ntext\n",
+             **{f"f/{i}.md": f"# Filler {i}\n\nwords {i}\n" for i in range(4)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", notes))
+
+        def signals(query, slug):
+            return next(h["signals"] for h in keyword.search(b.conn, query) if h["slug"] == slug)
+
+        assert signals("lukasz", "s/b") == ["alias", "body"]
+        assert signals("lukasz person", "s/b") == ["alias", "body", "title"]
+        assert signals("dorde quill", "s/c") == ["alias", "body", "title"]
+        assert signals("soren", "s/d") == ["body", "title"]
+        assert signals("soren kierkegaard", "s/d") == ["alias", "body", "title"]
+
+
 # ---- 5. a name written with tatweel is the bare name's twin ---------------------------------------
 
 def test_a_put_of_a_name_written_with_tatweel_beside_the_bare_name_is_refused(tmp_path, db_path):

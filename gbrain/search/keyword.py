@@ -4156,6 +4156,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page; per query
     # word, whether its title/aliases (A) and its path/headings (B) hold it)
     names_cols = "".join(f", bool_or(nf.{n} @@ {wq})" for n in ("na", "nb") for wq, _ in per)
+    # (per query word, whether the names' folded words hold it: SQLite's ``folds`` signal, a title
+    # or an alias by the word, whatever other word matched another name field)
+    fold_cols = "".join(f", bool_or(CASE WHEN p.search_fold_names <> '' THEN gb_alias_tsv(p.search_fold_names) @@ {wq} END)" for wq, _ in per)
 
     def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
         """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
@@ -4194,12 +4197,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, {_PG_FIELD_COLS}, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, {_PG_FIELD_COLS}{fold_cols}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
-    args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *targs]
+    args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
     cbm: dict[int, float] = {}
@@ -4226,7 +4229,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         # (the fields that matched, as SQLite names them: A is the title's, the aliases' and the
         # names' folded words, B the path's and the headings', _PG_FIELD_COLS)
         signals[pid] = {s for s, on in zip(("title", "alias", "path", "headings", "body"), (*r[6 + 2 * nw : 10 + 2 * nw], r[5])) if on}
-        if r[3] and not signals[pid] & {"title", "alias"}:  # (the names' folded words: SQLite's ``folds``)
+        # (the names' folded words, SQLite's ``folds``: per query word they hold, the title when it
+        # holds the word, else an alias; a match no word's explains, a prefix's: any word)
+        for w, on in zip(words, r[10 + 2 * nw : 10 + 3 * nw]):
+            if on:
+                signals[pid].add("title" if names_word(w, name_words(r[-5]), w in prefixes) else "alias")
+        if r[3] and not signals[pid] & {"title", "alias"}:
             signals[pid].add("title" if any(names_word(w, name_words(r[-5]), w in prefixes) for w in words) else "alias")
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
