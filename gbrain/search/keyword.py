@@ -3716,12 +3716,6 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
 
 #: Postgres: tsvector weights of the signals (storage/sql/pg_v1.sql builds pages.search_tsv)
 _PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
-#: Postgres: which name field matched the query ``q`` (:func:`_rank_pg`'s signals ``title``,
-#: ``alias``, ``path``, ``headings``, as SQLite's columns name them): weight A is the title's, the
-#: aliases' and the names' folded words, B the path's and the headings' (``search_names_tsv``,
-#: pg_v81.sql); each field read again only where its weight matched
-_PG_FIELD_COLS = ", ".join(f"bool_or(CASE WHEN nf.{w} @@ q THEN gb_alias_tsv(p.{c}) @@ q END)"
-                           for w, c in (("na", "title"), ("na", "search_aliases"), ("nb", "path"), ("nb", "search_headings")))
 
 
 #: Postgres: one word's tsquery, its 'english' and 'simple' forms OR-ed, or one of them when they
@@ -4156,9 +4150,6 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page; per query
     # word, whether its title/aliases (A) and its path/headings (B) hold it)
     names_cols = "".join(f", bool_or(nf.{n} @@ {wq})" for n in ("na", "nb") for wq, _ in per)
-    # (per query word, whether the names' folded words hold it: SQLite's ``folds`` signal, a title
-    # or an alias by the word, whatever other word matched another name field)
-    fold_cols = "".join(f", bool_or(CASE WHEN p.search_fold_names <> '' THEN gb_alias_tsv(p.search_fold_names) @@ {wq} END)" for wq, _ in per)
 
     def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
         """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
@@ -4197,12 +4188,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, {_PG_FIELD_COLS}{fold_cols}, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
-    args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *wargs, *targs]
+    args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
     cbm: dict[int, float] = {}
@@ -4220,22 +4211,16 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     texts = []  # the names (title, aliases, path, headings) of the pages a name field matched
     named_by: dict[int, frozenset] = {}  # page → the query words naming it (_typed_words_first)
     fields: dict[int, tuple] = {}
+    recheck: dict[int, tuple] = {}  # page → (weight A matched, B matched, its title): _pg_name_signals
     for r in conn.execute(sql, args):
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
         if r[-6] is not None:
             copies[pid] = r[-6]
-        # (the fields that matched, as SQLite names them: A is the title's, the aliases' and the
-        # names' folded words, B the path's and the headings', _PG_FIELD_COLS)
-        signals[pid] = {s for s, on in zip(("title", "alias", "path", "headings", "body"), (*r[6 + 2 * nw : 10 + 2 * nw], r[5])) if on}
-        # (the names' folded words, SQLite's ``folds``: per query word they hold, the title when it
-        # holds the word, else an alias; a match no word's explains, a prefix's: any word)
-        for w, on in zip(words, r[10 + 2 * nw : 10 + 3 * nw]):
-            if on:
-                signals[pid].add("title" if names_word(w, name_words(r[-5]), w in prefixes) else "alias")
-        if r[3] and not signals[pid] & {"title", "alias"}:
-            signals[pid].add("title" if any(names_word(w, name_words(r[-5]), w in prefixes) for w in words) else "alias")
+        signals[pid] = {"body"} if r[5] else set()
+        if r[3] or r[4] or r[-1]:  # (which name field matched: read for the hits returned only, _pg_name_signals)
+            recheck[pid] = (bool(r[3]), bool(r[4]), r[-5])
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):
@@ -4303,7 +4288,49 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     _typed_words_first(out, named_by, fields, typed_words or set(), exact_w, near)
     _typed_names_first(out, exact, near)
     _best_first(conn, out, ids, copies)
-    return out[: int(limit)]
+    out = out[: int(limit)]
+    _pg_name_signals(conn, out, recheck, (tsq, targs), per, words, prefixes)
+    return out
+
+
+def _pg_name_signals(conn, hits: list[dict], recheck: dict[int, tuple], tsq: tuple[str, list], per: list[tuple[str, list]],
+                     words: list[str], prefixes: set[str]) -> None:
+    """Postgres: add to the ``signals`` (sorted lists) of :func:`_rank_pg`'s returned ``hits``
+    the name fields that matched, as SQLite names them (``title``, ``alias``, ``path``,
+    ``headings``), in one statement over those hits alone (the fields are tokenized again,
+    ``gb_alias_tsv``: over every ranked row, up to ``RERANK``, it cost +20% of the server's CPU
+    per query, docs/performance.md). ``recheck``: page → (its weight A matched the query ``tsq``
+    (sql, args), its weight B matched, its title), for the ranked pages a name field or the
+    names' folded words may have matched; ``per``: each query word's tsquery (``words``,
+    ``prefixes``: the query's words and those written as a prefix). Weight A is the title's, the
+    aliases' and the names' folded words (``search_fold_names``: per query word they hold, the
+    title when it holds the word as written, else an alias; a weight-A match no field explains,
+    a prefix's: the title when it holds any query word, else an alias); B the path's and the
+    headings' (``search_names_tsv``, pg_v81.sql): each field read only where its weight matched."""
+    ids = [int(h["id"]) for h in hits if int(h["id"]) in recheck]
+    if not ids:
+        return
+    a_ids = [i for i in ids if recheck[i][0]]
+    b_ids = [i for i in ids if recheck[i][1]]
+    cols = "".join(f", CASE WHEN p.id = ANY(?::bigint[]) THEN gb_alias_tsv(p.{c}) @@ qq.q END"
+                   for c in ("title", "search_aliases", "path", "search_headings"))
+    cols += "".join(f", CASE WHEN p.search_fold_names <> '' THEN gb_alias_tsv(p.search_fold_names) @@ {wq} END" for wq, _ in per)
+    sql = f"SELECT p.id{cols} FROM pages p, (SELECT {tsq[0]} AS q) AS qq WHERE p.id = ANY(?::bigint[])"
+    args = [a_ids, a_ids, b_ids, b_ids, *(x for _, wa in per for x in wa), *tsq[1], ids]
+    found: dict[int, set[str]] = {}
+    for r in conn.execute(sql, args):
+        pid = int(r[0])
+        a_on, _b_on, title = recheck[pid]
+        sig = found[pid] = {s for s, on in zip(("title", "alias", "path", "headings"), r[1:5]) if on}
+        for w, on in zip(words, r[5:]):
+            if on:
+                sig.add("title" if names_word(w, name_words(title), w in prefixes) else "alias")
+        if a_on and not sig & {"title", "alias"}:
+            sig.add("title" if any(names_word(w, name_words(title), w in prefixes) for w in words) else "alias")
+    for h in hits:
+        more = found.get(int(h["id"]))
+        if more:
+            h["signals"] = sorted({*h["signals"], *more})
 
 
 def _paths_holding_pg(conn, word: str) -> int:
