@@ -1,6 +1,6 @@
 """The Postgres ``signals`` of a search read again only for the hits returned: the labels and the
 order of the hits are those the re-check of every ranked row gave (``ORACLE``: recorded on
-Postgres at 07441b50, before the change), and a hit's labels do not depend on how many hits were
+Postgres at 4ac58a0d, before the change), and a hit's labels do not depend on how many hits were
 asked for (both engines)."""
 from __future__ import annotations
 
