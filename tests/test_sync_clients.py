@@ -275,3 +275,17 @@ def test_sync_forget_names_a_folder_with_control_characters_escaped_on_one_line(
     r = gbrain("sync-forget", "otherhost:/srv/vault", "--db", db)
     err = r.stderr.decode()
     assert r.returncode in (1, 2) and "otherhost:/srv/vault" in err and "/otherhost:" not in err, err  # (was: /cwd/otherhost:/srv/vault)
+
+
+def test_sync_forget_of_a_folder_that_does_not_sync_is_exit_1_on_either_engine(db_path, tmp_path):
+    """A folder the brain does not sync with is a target not found (exit 1, as `get` of a page no
+    brain has), the same on both engines: SQLite, bound to another folder, said exit 2 where
+    Postgres said 1. The message names the folder that does sync (SQLite), and nothing is forgotten."""
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n"})
+    other = write_tree(tmp_path / "other", {"b.md": "# B\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    r = gbrain("sync-forget", str(other), "--db", db, "--json")
+    assert r.returncode == 1 and json.loads(r.stdout)["kind"] == "not_found", r.stdout
+    with Brain.open(db_path) as b:
+        assert [tuple(x) for x in b.conn.execute("SELECT root FROM sync_root").fetchall()] == [(str(root),)]

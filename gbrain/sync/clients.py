@@ -15,7 +15,7 @@ import re
 import socket
 
 from ..core.brain import Brain
-from ..errors import BadInput, NotFound
+from ..errors import NotFound
 from ..page.slugs import cmd_arg, shown
 from ..storage.db import forget_client, is_postgres, sync_client
 from . import engine
@@ -64,7 +64,8 @@ def list_clients(brain: Brain) -> list[dict]:
 def _which(brain: Brain, target: str) -> tuple[str, str]:
     """``(client, root)`` of the client ``target`` names: a client id as :func:`list_clients`
     lists it (Postgres), else a folder, whose client on this machine it is. Raises
-    :class:`NotFound` (none binds it; a ``host:/folder`` no client has, named as given) or :class:`BadInput` (a SQLite brain bound to another folder)."""
+    :class:`NotFound` (exit 1: none binds it, a SQLite brain bound to another folder, or a
+    ``host:/folder`` no client has, named as given)."""
     c = brain.conn
     rows = {r["client"]: r["root"] for r in c.execute("SELECT client, root FROM sync_root").fetchall()}
     listed = "; `gbrain sync-clients` lists the folders that do" if rows else " (no folder syncs with it)"
@@ -76,7 +77,7 @@ def _which(brain: Brain, target: str) -> tuple[str, str]:
     client = sync_client(c, root)
     if client in rows:
         if not client and rows[client] != root:
-            raise BadInput(f"this brain syncs with {shown(rows[client])}, not {shown(root)}; `gbrain sync-forget {cmd_arg(rows[client])}` forgets that folder")
+            raise NotFound(f"this brain syncs with {shown(rows[client])}, not {shown(root)}; `gbrain sync-forget {cmd_arg(rows[client])}` forgets that folder")
         return client, rows[client]
     raise NotFound(f"{shown(root)} does not sync with {brain.path}{listed}")
 
@@ -89,7 +90,7 @@ def forget(brain: Brain, target: str) -> dict:
 
     Raises :class:`SyncError` (exit 1, nothing forgotten) while a ``gbrain watch`` of the client
     runs (any machine's, seen on Postgres through its LISTEN connection) or a sync or watch of
-    this machine holds the folder's sync lock; :class:`NotFound`/:class:`BadInput` from
+    this machine holds the folder's sync lock; :class:`NotFound` from
     :func:`_which`."""
     client, root = _which(brain, target)
     eng = None
