@@ -289,3 +289,26 @@ def test_sync_forget_of_a_folder_that_does_not_sync_is_exit_1_on_either_engine(d
     assert r.returncode == 1 and json.loads(r.stdout)["kind"] == "not_found", r.stdout
     with Brain.open(db_path) as b:
         assert [tuple(x) for x in b.conn.execute("SELECT root FROM sync_root").fetchall()] == [(str(root),)]
+
+
+def test_base_rows_left_without_their_binding_are_no_base_for_the_next_sync(db_path, tmp_path):
+    """`sync-forget` of another host's client (Postgres: `otherhost:/folder`) is not refused by a
+    one-shot `gbrain sync` of it running there (no LISTEN connection, no lock of this machine):
+    that sync's rounds after the forget write `sync_state` rows under a binding that is gone.
+    The next sync binds the folder again: a first sync, as the forget promised and as import
+    reads it (`importer._Recorded`: no binding, no base), not a sync against those rows (a note
+    deleted meanwhile was trashed instead of written back; the rows, listed nowhere, held their
+    versions from `history-prune`)."""
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n", "b.md": "# B\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    with Brain.open(db_path) as b:
+        with b.transaction():  # (the binding forgotten, the rows a round wrote after it left)
+            b.conn.execute("DELETE FROM sync_root")
+    (root / "b.md").unlink()
+    rep = json.loads(_ok(gbrain("sync", str(root), "--json", "--db", db)))
+    assert (root / "b.md").read_text() == "# B\n", rep  # a first sync writes the page back: nothing trashed
+    with Brain.open(db_path) as b:
+        assert b.get_text("b") == "# B\n"
+    listed = json.loads(_ok(gbrain("sync-clients", "--json", "--db", db)))
+    assert [c["paths"] for c in listed] == [2], listed
