@@ -853,7 +853,8 @@ class SyncEngine:
                 self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
                                   "machine = ? WHERE client = ?", (str(self.root), mine, self.client))
         elif not row:
-            with self.brain.transaction():
+            with self.brain.transaction():  # rows left without their binding are no base (a round's after a forget): a first sync, as import reads it
+                self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
                 bind_client(self.conn, self.client, str(self.root), mine)
         else:
             self._claim_machine(row["machine"], mine)
