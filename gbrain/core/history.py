@@ -1042,7 +1042,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     for r in rows:
         d = _version_dict(r)
         if kind == "page" and r["name"] != key and r["op"] == "move" and (sw := _swap_stretch(c, r["name"], r["version"])) is not None:
-            d["swap"] = f"{sw[0]} ↔ {sw[1]}" if sw[2] else f"{sw[0]} → {sw[1]} → …"  # a swap's pass through its temp name
+            d["swap"] = swap_words(sw)  # a swap's pass through its temp name
         if r["name"] != key or theirs(r):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
@@ -1237,10 +1237,10 @@ def by_filter(by: str) -> tuple[str, list]:
 _SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
 
 
-def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
-    """``(A, B, pair)`` when version ``version`` of page ``name`` is a step of a swap's pass
-    through its temp name (a move in from ``A``, the next version a move away to ``B``; ``pair``:
-    the page at ``B`` went to ``A`` meanwhile, two names swapped, else a rotation); else None."""
+def _swap_stretch(c, name: str, version: int) -> tuple[str, ...] | None:
+    """The swap's cycle (:func:`_swap_cycle`: ``(A, B, …)``, two names swapped, more rotated) when
+    version ``version`` of page ``name`` is a step of a swap's pass through its temp name (a move in
+    from ``A``, the next version a move away to ``B``); else None."""
     m = _SWAP_TEMP.fullmatch(name)
     if m is None:
         return None
@@ -1249,18 +1249,63 @@ def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
     for a, b in zip(rows, rows[1:]):
         if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
                 and (a["detail"] or "") == "from " + m.group(1) and (b["detail"] or "").startswith("to ")):
-            x, y = m.group(1), b["detail"][3:]
-            pair = c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND detail = ? AND id > ? AND id < ?",
-                             (y, "to " + x, a["id"], b["id"])).fetchone() is not None
-            return x, y, pair
+            return _swap_cycle(c, m.group(1), b["detail"][3:], a["id"], b["id"])
     return None
 
 
-def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
+def _swap_cycle(c, x: str, y: str, lo: int, hi: int) -> tuple[str, ...]:
+    """The names of a swap whose first page passed through its temp name from ``x`` to ``y`` (its
+    move in there row ``lo``, its move away ``hi``), in the cycle's order: the page at each name
+    went to the next, the last's to ``x`` (:meth:`gbrain.sync.engine.SyncEngine._swap` moves the
+    others between the two rows): ``(x, y)`` two names swapped, ``(x, y, z, …)`` a rotation
+    (before 2026-12-06 a rotation was said by its first two names only, ``x → y → …``)."""
+    aways = {r[0]: r[1][3:] for r in c.execute(
+        "SELECT name, detail FROM history WHERE kind = 'page' AND op = 'move' AND body_id IS NULL AND id > ? AND id < ?", (lo, hi))
+        if (r[1] or "").startswith("to ")}
+    cycle = [x, y]
+    while len(cycle) <= MAX_MOVES and aways.get(cycle[-1]) not in (None, x) and aways[cycle[-1]] not in cycle:
+        cycle.append(aways[cycle[-1]])
+    return tuple(cycle)
+
+
+def swap_words(cycle: tuple[str, ...]) -> str:
+    """A swap's cycle (:func:`_swap_cycle`) as the user sees it: ``a ↔ b``, a rotation
+    ``a → b → c → a``."""
+    return f"{cycle[0]} ↔ {cycle[1]}" if len(cycle) == 2 else " → ".join((*cycle, cycle[0]))
+
+
+def _swap_around(c, r) -> tuple[str, ...] | None:
+    """The cycle of the swap (:func:`_swap_cycle`) page history row ``r`` (a move) is a step of: its
+    pass through the temp name, or a move of another page of the swap while the first was at the
+    temp name (a rotation's middle names); else None."""
+    hit = _swap_stretch(c, r["name"], r["version"])
+    if hit is not None or r["op"] != "move":
+        return hit
+    d = r["detail"] or ""
+    pre = "to " if d.startswith("to ") else "from " if d.startswith("from ") else None
+    if pre is not None and _SWAP_TEMP.fullmatch(d[len(pre):]):
+        t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {'>' if pre == 'to ' else '<'} ? "
+                      f"ORDER BY id {'ASC' if pre == 'to ' else 'DESC'} LIMIT 1", (d[len(pre):], r["id"])).fetchone()
+        return _swap_stretch(c, d[len(pre):], t[0]) if t else None
+    # a middle step: between a temp name's move in and its move away, which a swap writes within
+    # 2 rows per name of the cycle (one transaction)
+    near = c.execute("SELECT id, name, version, detail, body_id FROM history WHERE kind = 'page' AND op = 'move' AND id > ? AND id < ? ORDER BY id",
+                     (r["id"] - 2 * MAX_MOVES - 4, r["id"] + 2 * MAX_MOVES + 4)).fetchall()
+    for t in near:
+        if t["id"] < r["id"] and t["body_id"] is not None and _SWAP_TEMP.fullmatch(t["name"]):
+            cycle = _swap_stretch(c, t["name"], t["version"])
+            out = next((u for u in near if u["name"] == t["name"] and u["id"] > t["id"]), None)
+            if cycle is not None and out is not None and out["id"] > r["id"] and r["name"] in cycle:
+                return cycle
+    return None
+
+
+def swap_detail(c, r) -> tuple[str, tuple[str, ...] | None]:
     """History row ``r``'s detail as the user made it: a move to or from a swap's temp name
     (:func:`_swap_stretch`) names the page's real other name, ``to B (names swapped)`` /
-    ``from A (names swapped)`` (``rotated``: three or more names), and gives the swap's
-    ``(A, B, pair)``; any other row: its detail and None."""
+    ``from A (names swapped)`` (a rotation, three or more names: ``(names rotated: a → b → c → a)``,
+    every name, :func:`swap_words`), and gives the swap's cycle (:func:`_swap_cycle`); any other row:
+    its detail and None."""
     d = r["detail"] or ""
     if r["op"] == "move" and r["kind"] == "page":
         for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
@@ -1269,7 +1314,8 @@ def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
                               (d[len(pre):], r["id"])).fetchone()
                 s = _swap_stretch(c, d[len(pre):], t[0]) if t else None
                 if s is not None:
-                    return f"{pre}{s[1] if pre == 'to ' else s[0]} (names {'swapped' if s[2] else 'rotated'})", s
+                    said = "names swapped" if len(s) == 2 else f"names rotated: {swap_words(s)}"
+                    return f"{pre}{s[1] if pre == 'to ' else s[0]} ({said})", s
     return d, None
 
 
@@ -1949,11 +1995,10 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if kind == "page" and any(r["op"] == "move" and _swap_stretch(c, key, r["version"]) for r in window):
             plan.pop()  # a swap's pass through its temp name: the two names' items say it
             continue
-        swap = next((s for r in window if r["op"] == "move" for s in (swap_detail(c, r)[1],) if s), None)
-        if swap is not None:  # names swapped (or rotated) by sync/watch: as the user did it, never the temp name
-            x, y, pair = swap
-            item["reason"] = (f"names swapped in this window ({x} ↔ {y}): swap them back first, then undo again" if pair else
-                              f"names rotated in this window ({x} → {y} → …): rotate them back first, then undo again")
+        swap = next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)
+        if swap is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
+            item["reason"] = (f"names swapped in this window ({swap_words(swap)}): swap them back first, then undo again" if len(swap) == 2 else
+                              f"names rotated in this window ({swap_words(swap)}): rotate them back first, then undo again")
             continue
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:
