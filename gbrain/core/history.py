@@ -2232,7 +2232,7 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
         for new in sorted(names - {key[1]}):
             rows[(key[0], new)] = [_Row(r["id"], r["op"], r["detail"] or "", r["body_id"] is not None) for r in c.execute(
                 "SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", (key[0], new))]
-    drop = _whole_moves(rows, set(ids), include_deleted)
+    drop = _whole_moves(rows, set(ids), include_deleted, held=_sidecar_left(c, set(ids)) if include_deleted else None)
     gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
 
@@ -2319,7 +2319,30 @@ class _Row(NamedTuple):
     text: bool  # a version with a body (not a deletion or move away)
 
 
-def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False) -> set[int]:
+def _sidecar_left(c, drop: set[int]):
+    """A test for :func:`_whole_moves` under ``include_deleted``: ``held(kind, name)`` is True when
+    ``name`` is a page's name one of whose ``.raw`` sidecars (any spelling,
+    :func:`gbrain.page.slugs.sidecar_ranges`) is live there or has a history row the prune keeps
+    (``drop``: the row ids that would go): the page's end there stays, its trash entry beside its
+    sidecar (before 2026-12-06 the page went back into the trash at the name it moved from, its
+    sidecar left at the new name: live after ``delete``, which keeps it, or in the trash where
+    ``restore`` never looked)."""
+    from ..page.slugs import page_slug_for_sidecar, sidecar_ranges
+
+    def held(kind: str, name: str) -> bool:
+        if kind != "page":
+            return False
+        r = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+        for lo, hi in sidecar_ranges(r["path"] if r is not None and r["path"] else name + ".md"):
+            for n, rid in c.execute("SELECT name, id FROM history WHERE kind = 'file' AND name >= ? AND name < ? "
+                                    "UNION ALL SELECT path, 0 FROM files WHERE path >= ? AND path < ?", (lo, hi, lo, hi)):
+                if rid not in drop and page_slug_for_sidecar(n) == name:
+                    return True
+        return False
+    return held
+
+
+def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False, held=None) -> set[int]:
     """The rows a prune drops (``drop``: row ids), so that no kept row is cut from the page it
     belongs to (before 2026-12-06 a prune counted each name alone: `create a; move a b; move b a;
     history-prune --keep-last 1` kept b's move in and dropped a's move away, and a later `move a b`
@@ -2333,7 +2356,9 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
     deletion, all going) keeps its move in and that deletion with the version before it (with
     it, :func:`_ended_aways` makes the move away the page's deletion). ``rows``: ``{(kind, name):
     [_Row, …] oldest first}`` of every key the prune read (a prune of one key: those of the names its
-    page moved to too, whose rows all stay). Returns the new drop set (row ids)."""
+    page moved to too, whose rows all stay). ``held(kind, name)`` (with ``include_deleted``,
+    :func:`_sidecar_left`): a name whose end is kept as without it, a page's sidecar left there.
+    Returns the new drop set (row ids)."""
     drop = set(drop)
 
     def away_of(kind: str, name: str, r) -> tuple[list, int] | None:  # a move in's move away: the last before it
@@ -2366,11 +2391,13 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
                 elif r.op == "create" and _BROUGHT_BACK.fullmatch(r.detail) and i > 0 and mine[i - 1].op == "delete":
                     if keep(mine, i - 1):
                         changed = True
-            if include_deleted:
+            if include_deleted and held is None:
                 continue
             for r in mine:  # a kept move away whose page has nothing left after it: its stretch's end there stays
                 if r.id in drop or r.text or r.op != "move" or not r.detail.startswith("to "):
                     continue
+                if include_deleted and not held(kind, r.detail[3:]):
+                    continue  # (--include-deleted: the move away becomes its deletion, `_ended_aways`, unless a sidecar of it is left there)
                 theirs = rows.get((kind, r.detail[3:]), ())
                 j = next((j for j, x in enumerate(theirs) if x.id > r.id and x.op == "move" and x.text and x.detail == "from " + name), None)
                 if j is None or theirs[j].id not in drop:
