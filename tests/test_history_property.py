@@ -242,7 +242,9 @@ class Model:
                 label = b.conn.execute("SELECT detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()[0]
                 if at is None and not label.startswith("to "):
                     # its later names purged whole (`renamed to a purged name`, `purge._relabel`): it comes back
-                    # here, a page begun again (a create after a move away: counted against nothing)
+                    # here, a page begun again (a create after a move away: counted against nothing); since
+                    # 2026-12-06 a text purge makes such a move away the page's deletion (`_ended_aways`: the
+                    # trash at this name, its past here), so only a move away whose later stretch ended otherwise
                     at, begun = name, True
                 if at is None:
                     with pytest.raises(BadInput):
@@ -492,8 +494,10 @@ def _replay(b, steps, log: str):
 ])
 def test_a_prune_keeps_a_page_one_history(db_path, steps, log):
     """(And one `purge` sequence the same runs found: a page whose later names a purge took whole,
-    its move away relabelled `renamed to a purged name`: `revert OLD` brings it back at OLD, a page
-    begun again, counted against nothing; the model expected a refusal.)"""
+    its move away relabelled `renamed to a purged name`: `revert OLD` brought it back at OLD, a page
+    begun again, counted against nothing; the model expected a refusal. Since 2026-12-06 the move
+    away becomes its deletion, `history._ended_aways`: in the trash at OLD, brought back as the same
+    page, `test_forget.py::test_a_text_purge_of_every_later_name_of_a_deleted_page_leaves_it_in_the_trash_at_its_old_name`.)"""
     with Brain.open(db_path) as b:
         _replay(b, steps, log)
 

@@ -2280,11 +2280,14 @@ def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list]
 
 
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
-    """The moves away a prune keeps whose page has nothing left after them (``gone``: the rows that
-    go; its move in and all its later versions, the deletion too, go): each becomes the page's
-    deletion, ``[(row id, 'delete', '')]`` for :func:`apply_labels`. Before 2026-12-06 such a move
-    away named a name holding nothing of the page: `move a b; delete b; history-prune b
-    --include-deleted` left a "moved to b", and `revert a` began a page no walk tied to a's past."""
+    """The moves away a prune or a text purge keeps whose page has nothing left after them
+    (``gone``: the rows that go; its move in and all its later versions, the deletion too, go, on
+    through the names it moved on to): each becomes the page's deletion, ``[(row id, 'delete',
+    'moved to NEW')]`` for :func:`apply_labels` (a purge names a name it took whole ``a purged
+    name``). Before 2026-12-06 such a move away named a name holding nothing of the page: `move a
+    b; delete b; history-prune b --include-deleted` left a "moved to b", and `revert a` began a page
+    no walk tied to a's past; a text purge of b's versions left it ``renamed to a purged name``, the
+    page neither live nor in the trash."""
     out = []
     for part, marks in in_parts(sorted(gone)):
         ins = c.execute(f"SELECT id, kind, name, version, detail FROM history WHERE id IN ({marks}) AND op = 'move' "
@@ -2296,19 +2299,39 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                              "AND id < ? ORDER BY id DESC LIMIT 1", (m["kind"], m["detail"][5:], "to " + m["name"], m["id"])).fetchone()
             if away is None or away["id"] in gone:
                 continue
-            after = c.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
-                              (m["kind"], m["name"], m["version"])).fetchall()
-            ended = True
-            for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
-                nxt = after[i + 1] if i + 1 < len(after) else None
-                if r["id"] not in gone or r["op"] == "move":
-                    ended = False  # a version of it left (`rejoin_labels`), or moved on: left as it is
-                    break
-                if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
-                    break
-            if ended:
+            if _stretch_gone(c, m, gone):
                 out.append((away["id"], "delete", "moved to " + m["name"]))  # (what the trash says of it: _deleted_reason)
     return out
+
+
+def _stretch_gone(c, m, gone: set[int]) -> bool:
+    """Whether the stretch that move in ``m`` (a history row) began goes whole (``gone``: row ids),
+    to the page's deletion (on through a deletion brought back, and a move on to another name
+    whose stretch goes whole too)."""
+    for _ in range(MAX_MOVES):
+        after = c.execute("SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
+                          (m["kind"], m["name"], m["version"])).fetchall()
+        nxt_in = None
+        for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
+            nxt = after[i + 1] if i + 1 < len(after) else None
+            if r["id"] not in gone:
+                return False  # a version of it left (`rejoin_labels`)
+            if r["op"] == "move":
+                if r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+                    return False
+                # moved on: its stretch at the next name, when that goes whole too
+                nxt_in = c.execute("SELECT id, kind, name, version, detail FROM history WHERE kind = ? AND name = ? AND op = 'move' "
+                                   "AND body_id IS NOT NULL AND detail = ? AND id > ? ORDER BY id LIMIT 1",
+                                   (m["kind"], r["detail"][3:], "from " + m["name"], r["id"])).fetchone()
+                if nxt_in is None or nxt_in["id"] not in gone:
+                    return False
+                break
+            if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
+                return True
+        if nxt_in is None:
+            return True
+        m = nxt_in
+    return False
 
 
 class _Row(NamedTuple):
