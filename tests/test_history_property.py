@@ -28,10 +28,11 @@ Since 2026-12-06 also ``history-prune`` steps (``Model.prune``; before, behind `
 a prune that kept a move in and dropped its move away, or the reverse, cut a page from its past:
 `history._whole_moves`, `_ended_aways`, the plain tests below). ``diff NAME`` of a page's first
 version: against nothing (before 2026-12-06 NotFound). ``swap`` steps: two pages exchange names through
-``NAME (swapping names)`` (sync's `_swap`); a prune without ``--include-deleted`` leaves the trash listing as it was. Not modelled: a `purge --text` that takes a
+``NAME (swapping names)`` (sync's `_swap`); a prune without ``--include-deleted`` leaves the trash listing as it was. A `purge --text` that takes a
 page's move in and its whole past before it, left right after another page's deletion at the name,
-makes it that page's heir (`_Walk(heir=True)`), as a create there would be; the model keeps them
-apart (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`). A purge of
+makes it that page's heir (`_Walk(heir=True)`), as a create there would be: right, and modelled since
+2026-12-06 (`create a; create b; create y; edit b; delete y; move b y; revert y 1; purge 'line c2'; delete y`:
+`test_purge_slug_of_a_page_whose_move_in_a_purge_took_takes_the_page_deleted_there_before`). A purge of
 the rows between a deletion and another page's later create there makes that page the deleted one's heir
 alike: modelled (``Model.forget``, found at 2,000 examples).
 
@@ -329,7 +330,9 @@ class Model:
                 if p_pid == c_pid or (c_pid in self.heir_of and self.heir_of[c_pid][1] in self.rows):
                     continue
                 ops_ = dict(c.execute("SELECT version, op FROM history WHERE kind = 'page' AND name = ? AND version IN (?, ?)", (nm, pv, cv)).fetchall())
-                if ops_.get(pv) == "delete" and ops_.get(cv) == "create":
+                # (or any first row left of its page but a move in: its move in and past purged, it reads as written there)
+                first = all(k[0] == nm and k[1] >= cv for k in self.rows if self.rows[k][0] == c_pid)
+                if ops_.get(pv) == "delete" and (ops_.get(cv) == "create" or (first and ops_.get(cv) != "move")):
                     self.heir_of[c_pid] = (p_pid, (nm, pv))
         self.newest = {}
         for nm, v in self.order:
@@ -531,3 +534,19 @@ def test_a_page_moved_from_where_it_was_restored_whose_stretch_there_is_purged_s
         with pytest.raises(NotFound):
             run(b, "restore", slug="notes/a")
         assert run(b, "revert", slug="notes/a", to=1)["slug"] == "notes/b"  # onto the page where it is
+
+
+def test_purge_slug_of_a_page_whose_move_in_a_purge_took_takes_the_page_deleted_there_before(db_path):
+    """The docstring's edge, once "not modelled": page b moved onto notes/y while y's own page was in
+    the trash, reverted there to y's v1 (the deleted page's text), then `purge --text` of b's first
+    line took b's versions and its move in, and b was deleted at y. What is left at y reads as a page
+    written at y while the other was in the trash (its first version left an `update` right after that
+    deletion, nothing of its past before), and holds that page's text again: `purge notes/y` takes
+    both, as a create there would be (`history.page_spans`, `_Walk.head_after`: over-reach is a
+    purge's safe side; leaving y v1 would leave the bytes of y v4, the version purged). Modelled
+    (``Model.forget``: a page's first row left right after another page's deletion, no move in)."""
+    with Brain.open(db_path) as b:
+        _replay(b, [("create", 0, 0, 0), ("create", 1, 0, 0), ("edit", 1, 0, 1), ("delete", 2, 0, 0), ("move", 1, 1, 0),
+                    ("revert", 2, 0, 0), ("purge_at", ("notes/b", 1), 0), ("delete", 1, 0, 0)],
+                "create notes/a; create notes/b; create notes/y; edit notes/b; delete notes/y; move notes/b notes/y; "
+                "revert notes/y 1; purge 'line c2\\n'; delete notes/y")
