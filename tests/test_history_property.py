@@ -53,7 +53,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, NotFound
 
 NAMES = ["notes/a", "notes/b", "notes/c", "notes/y"]
-OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune", "swap"]
+OPS = ["create", "edit", "move", "delete", "restore", "revert", "purge", "prune", "swap", "conflict"]
 STEP = st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 30))
 
 
@@ -70,7 +70,7 @@ class Model:
     text bytes or None, the page's text before the row was written or None)}, ``last`` {page id:
     its latest text (kept through a deletion)}."""
 
-    def __init__(self, b):
+    def __init__(self, b, root=None):
         self.b = b
         self.live: dict[str, int] = {}
         self.rows: dict[tuple[str, int], tuple[int, bytes | None, bytes | None]] = {}
@@ -82,28 +82,89 @@ class Model:
         self.log: list[str] = []
         self.order: list[tuple[str, int]] = []  # every row as written
         self.purged = False
-        self.names = list(NAMES)  # and the temp names swaps passed through
+        self.names = list(NAMES)  # and the temp names swaps passed through, and conflict copies' names
+        self.copies: dict[int, int] = {}  # a conflict copy's page id → the page it is a copy of
+        self.root = root  # the folder a `conflict` step syncs (None: no such steps)
+        self.eng = None
 
-    def _take(self, pid: int, text: bytes | None, base: bytes | None = None, first: bool = False):
+    def _take(self, pid: int, text: bytes | None, base: bytes | None = None, first: bool = False, copies: bool = False, who=None):
         """Attribute the history rows written since the last step to page ``pid``; each row with
         text must hold ``text``; ``base``: the text its line counts are against (default: the
-        page's latest; ``first``: none, a page begun again)."""
+        page's latest; ``first``: none, a page begun again). ``copies``: the page's live conflict
+        copies moved with it (`move`: `Brain.move_page`), their rows theirs; ``who(row)``: another
+        page's row, ``(page id, text, base)``, or None."""
         c = self.b.conn
         base = None if first else base if base is not None else self.last.get(pid)
-        new = c.execute("SELECT id, name, version, op, body_id FROM history WHERE kind = 'page' AND id > ? ORDER BY id", (self.seen,)).fetchall()
+        new = c.execute("SELECT id, name, version, op, detail, body_id FROM history WHERE kind = 'page' AND id > ? ORDER BY id", (self.seen,)).fetchall()
+        moved = {}
         for r in new:
+            p, t, bs = pid, text, base
+            d = r["detail"] or ""
+            if copies and (r["name"] in self.live and self.live[r["name"]] in self.copies
+                           or d.startswith("from ") and d[5:] in self.live and self.live[d[5:]] in self.copies):
+                cp = self.live[r["name"] if r["name"] in self.live else d[5:]]
+                p, t, bs = cp, self.last[cp], self.last[cp]
+                if d.startswith("from "):
+                    moved[d[5:]] = r["name"]
+            elif who is not None and (w := who(r)) is not None:
+                p, t, bs = w
             data = h.body(c, r["body_id"]) if r["body_id"] is not None else None
             if data is not None:
-                assert data == text, ("; ".join(self.log), r["name"], r["version"], r["op"])
-            self.rows[r["name"], r["version"]] = (pid, data, base)
+                assert data == t, ("; ".join(self.log), r["name"], r["version"], r["op"])
+            self.rows[r["name"], r["version"]] = (p, data, bs)
             if (r["name"], r["version"]) in self.order:  # a number of a name a purge emptied, written again
                 self.order.remove((r["name"], r["version"]))
             self.order.append((r["name"], r["version"]))
-            self.newest[r["name"]] = (r["op"], pid)
+            self.newest[r["name"]] = (r["op"], p)
             self.seen = r["id"]
+        for old, nm in moved.items():  # (a copy moved with its page: its new name)
+            self.live[nm] = self.live.pop(old)
+            if nm not in self.names:
+                self.names.append(nm)
         if text is not None:
             self.last[pid] = text
         return new
+
+    def conflict(self, name: str):
+        """A conflicting edit of ``name`` on disk and in the brain (line 3 both sides), then `sync`:
+        the page takes the file's text (`conflict: file kept`) and the brain's text is a new page,
+        the conflict copy ``NAME.conflict-TS`` beside it (its first version counted against nothing;
+        the page's copy: `history.conflict_copies`, which `purge SLUG` of the deleted page takes once
+        the copy is deleted too). The folder is brought up to date first (a sync of the brain's
+        writes since the last one)."""
+        from gbrain.sync.engine import SyncEngine
+
+        b, pid = self.b, self.live[name]
+        if self.eng is None:
+            self.eng = SyncEngine(b, self.root)
+            self.eng.bind()
+        rep = self.eng.sync()
+        assert rep["ok"] and not rep["counts"]["conflicts"], ("; ".join(self.log), rep)
+        self._take(pid, None, who=lambda r: (_ for _ in ()).throw(AssertionError(("; ".join(self.log), "a sync wrote", dict(r)))))
+        self.n += 1
+        lines = self.last[pid].decode().splitlines(keepends=True)
+        disk = "".join(lines[:2] + [f"disk {self.n}\n"] + lines[3:]).encode()
+        mine = "".join(lines[:2] + [f"brain {self.n}\n"] + lines[3:]).encode()
+        (self.root / f"{name}.md").write_bytes(disk)
+        self.log.append(f"conflict {name}")
+        run(b, "put", slug=name, content=mine.decode())
+        self._take(pid, mine)
+        rep = self.eng.sync()
+        assert rep["counts"]["conflicts"] == 1, ("; ".join(self.log), rep)
+        cp = 1000 + self.n
+        made = []
+
+        def who(r):
+            if r["name"] == name:
+                return None
+            made.append(r["name"])
+            return cp, mine, None  # (a new page: its first version against nothing)
+        self._take(pid, disk, who=who)
+        assert len(set(made)) == 1 and ".conflict-" in made[0], ("; ".join(self.log), made)
+        self.copies[cp] = pid
+        self.last[cp] = mine
+        self.live[made[0]] = cp
+        self.names.append(made[0])
 
     def base_of(self, key: tuple[str, int]):
         """The text ``key``'s ``+N -M`` counts against: its page's text before it (``rows``' third),
@@ -131,14 +192,18 @@ class Model:
         or delete, a free name to create at or move to, a name in the trash to restore), so that
         few steps are skipped; ``k`` picks an edit's kind or a revert's version."""
         live = sorted(self.live)
+        if what in ("edit", "move", "swap", "conflict"):  # (a conflict copy: deleted, restored, reverted, moved with its page)
+            live = [nm for nm in live if self.live[nm] not in self.copies]
         free = [nm for nm in NAMES if nm not in self.live]
         trash = [nm for nm in self.names if self.trashed(nm) is not None]
         left = [nm for nm in self.names if self.moved_away(nm) is not None]
         texts = sorted(k for k, row in self.rows.items() if row[1] is not None)
         pick = {"create": free, "edit": live, "move": live, "delete": live, "restore": sorted(trash + left),
-                "revert": sorted(live + trash + left), "purge": texts, "prune": texts, "swap": live or free}[what]
+                "revert": sorted(live + trash + left), "purge": texts, "prune": texts, "swap": live or free, "conflict": live}[what]
         if not pick:
             return
+        if what == "conflict":
+            return self.conflict(pick[i % len(pick)]) if self.root is not None else None
         if what == "swap":  # two pages exchange names through a temp name, as sync's `_swap` does (`Plan.swaps`)
             if len(live) < 2:  # (a second page to swap with: two are seldom live)
                 self.step("create", j, 0, k)
@@ -146,6 +211,8 @@ class Model:
                 if len(live) < 2:
                     return
             x, y = live[i % len(live)], [nm for nm in live if nm != live[i % len(live)]][j % (len(live) - 1)]
+            if any(self.copies.get(p) in (self.live[x], self.live[y]) for p in self.live.values()):
+                return  # (sync swaps no page with a conflict copy: `_swappable`; a move takes its copies along)
             tmp = f"{x} (swapping names)"
             if tmp not in self.names:
                 self.names.append(tmp)
@@ -201,7 +268,7 @@ class Model:
             self.log.append(f"move {name} {other}")
             run(b, "move", slug=name, to=other)
             self.live[other] = pid
-            self._take(pid, self.last[pid])
+            self._take(pid, self.last[pid], copies=True)
         elif what == "delete":
             if name not in self.live:
                 return
@@ -386,6 +453,8 @@ class Model:
                 while pid in self.heir_of and self.heir_of[pid][1] in self.rows:
                     pid = self.heir_of[pid][0]
                     family.add(pid)
+                # and its conflict copies deleted since (`history.conflict_copies`: a copy still in the brain is left)
+                family |= {cp for cp, p in self.copies.items() if p in family and cp not in self.live.values()}
                 mine = {k for k, row in self.rows.items() if row[0] in family}
                 assert {(x["name"], x["version"]) for x in items} == mine, why
 
@@ -417,23 +486,29 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
         "the model, found at 2,000 examples: a purge of the rows between a deletion and a later page's create made it the deleted page's heir")
     def prop(steps):
         count[0] += 1
+        root = tmp_path / f"v{count[0]}"  # the folder a `conflict` step syncs
+        root.mkdir()
         if pg:
             with new_pg_brain(admin, template) as url, Brain.open(url) as b:
-                _one(b, steps)
+                _one(b, steps, root)
         else:
             with Brain.open(new_sqlite_brain(template, tmp_path / f"b{count[0]}.db")) as b:
-                _one(b, steps)
+                _one(b, steps, root)
 
     prop()
 
 
-def _one(b, steps):
-    m = Model(b)
-    for s in [("create", 0, 0, 0), *steps]:  # (a page to begin with: few steps are skipped)
-        m.step(*s)
-    m.check()
+def _one(b, steps, root=None):
+    m = Model(b, root)
+    try:
+        for s in [("create", 0, 0, 0), *steps]:  # (a page to begin with: few steps are skipped)
+            m.step(*s)
+        m.check()
+    finally:
+        if m.eng is not None:
+            m.eng.close()
     if os.environ.get("GBRAIN_HISTORY_STATS"):
-        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log), "swaps", sum(x.startswith("swap") for x in m.log))
+        print("steps", len(steps), "done", len(m.log), "rows", len(m.rows), "purges", sum(x.startswith("purge") for x in m.log), "swaps", sum(x.startswith("swap") for x in m.log), "conflicts", sum(x.startswith("conflict") for x in m.log))
 
 
 def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_versions(db_path):
