@@ -128,7 +128,8 @@ class Model:
     def conflict(self, name: str):
         """A conflicting edit of ``name`` on disk and in the brain (line 3 both sides), then `sync`:
         the page takes the file's text (`conflict: file kept`) and the brain's text is a new page,
-        the conflict copy ``NAME.conflict-TS`` beside it (its first version counted against nothing;
+        the conflict copy ``NAME.conflict-TS`` beside it (or a save sync reads as stale: the brain's
+        version kept, the save in the copy) (its first version counted against nothing;
         the page's copy: `history.conflict_copies`, which `purge SLUG` of the deleted page takes once
         the copy is deleted too). The folder is brought up to date first (a sync of the brain's
         writes since the last one)."""
@@ -152,19 +153,18 @@ class Model:
         rep = self.eng.sync()
         assert rep["counts"]["conflicts"] == 1, ("; ".join(self.log), rep)
         cp = 1000 + self.n
-        made = []
-
-        def who(r):
-            if r["name"] == name:
-                return None
-            made.append(r["name"])
-            return cp, mine, None  # (a new page: its first version against nothing)
-        self._take(pid, disk, who=who)
-        assert len(set(made)) == 1 and ".conflict-" in made[0], ("; ".join(self.log), made)
+        c = b.conn
+        made = c.execute("SELECT name, body_id FROM history WHERE kind = 'page' AND id > ? AND name != ? ORDER BY id", (self.seen, name)).fetchall()
+        assert len(made) == 1 and ".conflict-" in made[0]["name"], ("; ".join(self.log), [tuple(r) for r in made])
+        # the page keeps the file's text, the brain's in the copy; or, a save sync reads as stale (made from an
+        # older version: `SyncEngine._stale_view`), the brain's version kept, the save in the copy
+        kept = h.body(c, made[0]["body_id"])
+        assert kept in (mine, disk), ("; ".join(self.log), kept)
+        self._take(pid, disk if kept == mine else mine, who=lambda r: None if r["name"] == name else (cp, kept, None))  # (a new page: against nothing)
         self.copies[cp] = pid
-        self.last[cp] = mine
-        self.live[made[0]] = cp
-        self.names.append(made[0])
+        self.last[cp] = kept
+        self.live[made[0]["name"]] = cp
+        self.names.append(made[0]["name"])
 
     def base_of(self, key: tuple[str, int]):
         """The text ``key``'s ``+N -M`` counts against: its page's text before it (``rows``' third),
