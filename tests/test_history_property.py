@@ -36,6 +36,12 @@ makes it that page's heir (`_Walk(heir=True)`), as a create there would be: righ
 the rows between a deletion and another page's later create there makes that page the deleted one's heir
 alike: modelled (``Model.forget``, found at 2,000 examples).
 
+Since 2026-12-06 also ``conflict`` steps (``Model.conflict``): a conflicting edit of a page on disk and in
+the brain, then `sync` of a folder bound on the first such step, making ``NAME.conflict-TS`` (a new page; the
+page keeps the file, or, a save sync reads as stale, the brain's version); copies move with their page, are
+deleted, restored and reverted, never edited or swapped (sync's `_swappable`), and ``purge SLUG`` of a deleted
+page takes its deleted copies (`history.conflict_copies`).
+
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
 from __future__ import annotations

@@ -1000,7 +1000,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
     are numbered under; a swap's step through its temp name, ``NAME (swapping names)``, also
-    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → …`` rotated)."""
+    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → c → a`` rotated: every name, :func:`swap_words`)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
     walked = spans, gaps = _walked(c, kind, key)
