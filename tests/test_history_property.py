@@ -213,7 +213,7 @@ class Model:
         if what == "swap":  # two pages exchange names through a temp name, as sync's `_swap` does (`Plan.swaps`)
             if len(live) < 2:  # (a second page to swap with: two are seldom live)
                 self.step("create", j, 0, k)
-                live = sorted(self.live)
+                live = sorted(nm for nm in self.live if self.live[nm] not in self.copies)
                 if len(live) < 2:
                     return
             x, y = live[i % len(live)], [nm for nm in live if nm != live[i % len(live)]][j % (len(live) - 1)]
