@@ -217,8 +217,10 @@ class Model:
                 if len(live) < 2:
                     return
             x, y = live[i % len(live)], [nm for nm in live if nm != live[i % len(live)]][j % (len(live) - 1)]
-            if any(self.copies.get(p) in (self.live[x], self.live[y]) for p in self.live.values()):
-                return  # (sync swaps no page with a conflict copy: `_swappable`; a move takes its copies along)
+            if any(self.live[nm] in self.copies and nm.startswith((x + ".conflict-", y + ".conflict-")) for nm in self.live):
+                # (sync swaps no page with a conflict copy: `_swappable`; a move takes the copies beside it along, a
+                # page deleted there's too: its heir's, `history.page_spans`)
+                return
             tmp = f"{x} (swapping names)"
             if tmp not in self.names:
                 self.names.append(tmp)
