@@ -27,43 +27,13 @@ The load average is printed beside the figures (2 shared cores: CPU-seconds are 
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import resource
 import shutil
 import sqlite3
-import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "corpora").is_dir()), ROOT.parent / "shared")
-
-IMPORT = """
-import sys
-from gbrain.core.brain import Brain
-from gbrain.sync.importer import import_tree
-with Brain.open(sys.argv[2], create=True) as b:
-    r = import_tree(b, sys.argv[1])
-    assert r["ok"], r
-"""
-
-OPEN = """
-import json, sys, time
-from gbrain.core.brain import Brain
-t0, w0 = time.process_time(), time.perf_counter()
-with Brain.open(sys.argv[1]) as b:
-    if getattr(b.conn, "dialect", "sqlite") == "postgres":
-        from gbrain.storage import pg
-        v = pg.schema_version(b.conn)
-    else:
-        v = b.conn.execute("PRAGMA user_version").fetchone()[0]
-print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() - w0, "version": v}))
-"""
+from _migration import ROOT, imports, load, parser, pg_migration, print_imports, print_pg_migration, run, sqlite_migration
 
 TEXT = """
 import json, sys, time
@@ -96,21 +66,6 @@ print(json.dumps(out))
 """
 
 
-def run(code: str, tree: Path, *args: str) -> tuple[float, float, str]:
-    """(CPU-s of the child, wall s, stdout) of ``code`` run by ``tree``'s gbrain."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "GBRAIN_PARSE_WORKERS": "0"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True, capture_output=True, text=True, cwd=tree).stdout
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime), wall, out
-
-
-def load() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
 def fts_bytes(path: Path) -> dict:
     c = sqlite3.connect(path)
     c.execute("VACUUM")
@@ -125,41 +80,20 @@ def fts_bytes(path: Path) -> dict:
     return {"fts": fts, "file": path.stat().st_size, "body": body, "words": words, "pages": pages}
 
 
-def server_cpu(datadir: Path) -> float:
-    pid = int((datadir / "postmaster.pid").read_text().split()[0])
-    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(f[13]) + int(f[14]) + int(f[15]) + int(f[16])) / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", required=True, type=Path, help="a checkout of the commit before")
-    ap.add_argument("--tree", type=Path, default=SHARED / "corpora" / "obsidian-help")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--parts", default="import,size,counts,migration")
+    ap = parser(__doc__, "import,size,counts,migration")
     ap.add_argument("--queries", default="footer,span,button,git-footer")
     a = ap.parse_args()
     parts = a.parts.split(",")
     sides = {"base": a.base.resolve(), "this": ROOT}
     tmp = Path(tempfile.mkdtemp(prefix="unread-bare-"))
     try:
-        brains: dict[str, Path] = {}
         print(f"tree {a.tree}; base {a.base}; load {load()}")
-        cpu: dict[str, list[float]] = {"base": [], "this": []}
-        rounds = a.rounds if "import" in parts else 1
+        brains: dict[str, Path] = {}
         if set(parts) & {"import", "size", "counts", "migration", "text"}:
-            for i in range(rounds):
-                for side, tree in (sides.items() if i % 2 == 0 else reversed(sides.items())):
-                    brain = tmp / f"{side}-{i}.db"
-                    c, w, _ = run(IMPORT, tree, str(a.tree), str(brain))
-                    cpu[side].append(c)
-                    brains[side] = brain
-                    if "import" in parts:
-                        print(f"  import round {i} {side}: {c:.2f} CPU-s, {w:.1f} s wall (load {load()})")
-        if "import" in parts:
-            b, t = statistics.median(cpu["base"]), statistics.median(cpu["this"])
-            print(f"import: median CPU base {b:.2f} s, this {t:.2f} s ({t / b:.3f}x, {t - b:+.2f} s); "
-                  f"min {min(cpu['base']):.2f} / {min(cpu['this']):.2f} s")
+            brains, cpu = imports(sides, a.tree, tmp, a.rounds if "import" in parts else 1, "import" in parts)
+            if "import" in parts:
+                print_imports(cpu)
         if "text" in parts:
             got: dict[str, list[float]] = {"base": [], "this": []}
             for i in range(a.rounds):
@@ -181,56 +115,12 @@ def main() -> None:
                 print(f"size {side}: page_fts {s['fts']:,} bytes, file {s['file']:,} bytes, pages with search_body {s['body']} of {s['pages']}, "
                       f"search_words {s['words']:,} bytes")
         if "migration" in parts:
-            old = brains["base"]
-            q = sqlite3.connect(old)
-            ver = q.execute("PRAGMA user_version").fetchone()[0]
-            before = dict(q.execute("SELECT id, coalesce(search_body, '') || '|' || coalesce(search_timeline, '') || '|' || search_words FROM pages"))
-            q.close()
-            mig, again = [], []
-            for i in range(a.rounds):
-                copy = tmp / f"mig-{i}.db"
-                shutil.copy(old, copy)
-                _, _, out = run(OPEN, ROOT, str(copy))
-                r = json.loads(out)
-                mig.append(r["cpu"])
-                _, _, out2 = run(OPEN, ROOT, str(copy))
-                again.append(json.loads(out2)["cpu"])
-            q = sqlite3.connect(copy)
-            changed = sum(1 for pid, w in q.execute("SELECT id, coalesce(search_body, '') || '|' || coalesce(search_timeline, '') || '|' || search_words FROM pages")
-                          if before.get(pid) != w)
-            q.close()
-            m, o = statistics.median(mig), statistics.median(again)
-            print(f"migration v{ver} -> v{r['version']}: open with the upgrade {m:.3f} CPU-s, open after it {o:.3f} CPU-s: "
-                  f"the migration ~{m - o:.3f} CPU-s; pages changed {changed} of {len(before)} (load {load()})")
+            m = sqlite_migration(brains["base"], tmp, a.rounds,
+                                 {"pages": "SELECT id, coalesce(search_body, '') || '|' || coalesce(search_timeline, '') || '|' || search_words FROM pages"})
+            print(f"migration v{m['from']} -> v{m['to']}: open with the upgrade {m['upgrade']:.3f} CPU-s, open after it {m['again']:.3f} CPU-s: "
+                  f"the migration ~{m['upgrade'] - m['again']:.3f} CPU-s; pages changed {m['changed']['pages']} of {m['total']['pages']} (load {load()})")
         if "pgmigration" in parts:
-            import pgserver
-            import psycopg
-
-            d = tmp / "pg"
-            d.mkdir()
-            os.chmod(tmp, 0o755)
-            os.chmod(d, 0o755)
-            srv = pgserver.get_server(str(d), cleanup_mode="stop")
-            try:
-                up, again = [], []
-                for i in range(a.rounds):
-                    with psycopg.connect(srv.get_uri(), autocommit=True) as c:
-                        c.execute(f"CREATE DATABASE unread_{i}")
-                    url = srv.get_uri().replace("/postgres?", f"/unread_{i}?", 1)
-                    run(IMPORT, sides["base"], str(a.tree), url)
-                    for into in (up, again):
-                        time.sleep(0.5)
-                        s0 = server_cpu(d)
-                        _, _, out = run(OPEN, ROOT, url)
-                        time.sleep(0.5)  # (the backend's exit reaped by the postmaster)
-                        into.append({**json.loads(out), "server": server_cpu(d) - s0})
-                def med(xs, k):
-                    return statistics.median(x[k] for x in xs)
-                print(f"Postgres migration -> v{up[-1]['version']}: the upgrading open {med(up, 'cpu'):.3f} client CPU-s, "
-                      f"{med(up, 'server'):.2f} server CPU-s, {med(up, 'wall'):.2f} s wall; a second open {med(again, 'cpu'):.3f} client CPU-s, "
-                      f"{med(again, 'server'):.2f} server CPU-s, {med(again, 'wall'):.2f} s wall (median of {a.rounds}; load {load()})")
-            finally:
-                srv.cleanup()
+            print_pg_migration(pg_migration(sides["base"], a.tree, tmp, a.rounds, "unread"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -159,6 +159,8 @@ class _PlainProgress:
         ctx.progress_label = self.label
 
     def label(self, s: str) -> None:
+        if s != self._label:  # a new phase (embed's plan, then its run): its own time left
+            self._t0 = self._clock()
         self._label = s
 
     def update(self, done: int, total: int) -> None:
@@ -197,6 +199,9 @@ def _progress_ctx(ctx: "ops.Context", name: str = "working"):
     task = {"id": None, "label": "Working"}
 
     def label(s: str) -> None:
+        if task["id"] is not None and s != task["label"]:  # a new phase (embed's plan, then its run): a bar of its own
+            prog.remove_task(task["id"])
+            task["id"] = None
         task["label"] = s
 
     def on_progress(done: int, total: int) -> None:

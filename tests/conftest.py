@@ -626,7 +626,8 @@ def writable_by_this_gbrain(conn) -> None:
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
     version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``, v51's ``h1_key``;
     v55's ``links.label``), so the test can put pages there (and v56's ``name_folds`` table, which saves
-    write too, and v61's ``nav_entries``, which a nav file's save writes); those versions add a column or the table only if missing."""
+    write too, and v61's ``nav_entries``, which a nav file's save writes; v80's ``sync_root.machine``,
+    which a sync's binding writes); those versions add a column or the table only if missing."""
     from gbrain.storage import db as dbmod
 
     if getattr(conn, "dialect", "sqlite") == "postgres":
@@ -639,6 +640,7 @@ def writable_by_this_gbrain(conn) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS name_folds (page_id BIGINT NOT NULL REFERENCES pages(id) ON DELETE CASCADE, "
                      "kind TEXT COLLATE \"C\" NOT NULL, key TEXT COLLATE \"C\" NOT NULL, PRIMARY KEY (page_id, kind, key))")
         conn.execute(dbmod._NAV_ENTRIES_SQL.replace("file_id INTEGER", "file_id BIGINT"))
+        conn.execute("ALTER TABLE sync_root ADD COLUMN IF NOT EXISTS machine TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         return
     dbmod._exec_script(conn, dbmod._NAME_FOLDS_SQL)
     dbmod._exec_script(conn, dbmod._NAV_ENTRIES_SQL)
@@ -654,6 +656,8 @@ def writable_by_this_gbrain(conn) -> None:
             conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")
     if "label" not in {r[1] for r in conn.execute("PRAGMA table_info(links)")}:
         conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+    if "machine" not in {r[1] for r in conn.execute("PRAGMA table_info(sync_root)")}:
+        conn.execute("ALTER TABLE sync_root ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
 @contextlib.contextmanager
@@ -682,16 +686,37 @@ def brain_at_version(db_path, sqlite: int, postgres: int, *, made_now: bool = Fa
             m.setattr(pg, "PG_SCHEMA_VERSION", postgres)
         b = stack.enter_context(Brain.open(db_path, create=True))
         c = b.conn
-        postgres_brain = getattr(c, "dialect", "sqlite") == "postgres"
         if not made_now:
-            at = pg.schema_version(c) if postgres_brain else c.execute("PRAGMA user_version").fetchone()[0]
-            assert at == (postgres if postgres_brain else sqlite), \
+            at = schema_version(c)
+            assert at == (postgres if getattr(c, "dialect", "sqlite") == "postgres" else sqlite), \
                 f"brain_at_version: the brain opened at v{at}, not made by the versions before (mark the test pg_empty)"
             writable_by_this_gbrain(c)
         yield b
         if made_now:
             with b.transaction():
                 mark_at_version(c, sqlite, postgres)
+
+
+def schema_version(conn) -> int:
+    """The schema version the brain of ``conn`` is at: SQLite's ``user_version``, Postgres'
+    ``pg.schema_version``."""
+    from gbrain.storage import pg
+
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return pg.schema_version(conn)
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def assert_upgraded(conn, sqlite: int, postgres: int) -> None:
+    """Assert that the brain of ``conn``, held at SQLite v``sqlite`` / Postgres v``postgres``
+    (:func:`brain_at_version`), was upgraded: it is at this gbrain's schema of its engine
+    (``db.SCHEMA_VERSION``, ``pg.PG_SCHEMA_VERSION``), a later one."""
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    at = schema_version(conn)
+    now, held = (pg.PG_SCHEMA_VERSION, postgres) if getattr(conn, "dialect", "sqlite") == "postgres" else (dbmod.SCHEMA_VERSION, sqlite)
+    assert at == now > held, f"the brain is at v{at}: this gbrain's schema is v{now}, the brain was held at v{held}"
 
 
 def mark_at_version(conn, sqlite: int, postgres: int) -> None:

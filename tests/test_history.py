@@ -240,6 +240,30 @@ def test_a_restored_page_leaves_the_trash_for_good(tmp_path, db_path):
         eng.close()
 
 
+def test_in_trash_is_the_trash_listings_rule_for_one_name(db_path):
+    """``history.in_trash(conn, kind, name)`` (sync's swap asks it before passing a page through a
+    temp name) says what ``trash`` lists as deleted: the name's newest history row is the deletion.
+    A name moved away, brought back, written again or never written holds nothing deleted; a
+    file is asked by its path."""
+    with Brain.open(db_path) as b:
+        for s in ("gone", "back", "again", "moved", "live"):
+            run(b, "put", slug=s, content=f"# {s}\n\ntext\n")
+        b.save_file("att/x.pdf", b"%PDF-1 x")
+        b.save_file("att/y.pdf", b"%PDF-1 y")
+        for s in ("gone", "back", "again"):
+            run(b, "delete", slug=s)
+        with b.transaction():
+            b.delete_file("att/x.pdf")
+        run(b, "restore", slug="back")
+        run(b, "put", slug="again", content="# again\n\nwritten anew\n")
+        with b.transaction():
+            b.move_page("moved", "elsewhere")
+        asked = [("page", s) for s in ("gone", "back", "again", "moved", "elsewhere", "live", "never")] + [("file", "att/x.pdf"), ("file", "att/y.pdf"), ("page", "att/x.pdf")]
+        listed = {(t["kind"], t["slug"] or t["path"]) for t in h.trash_list(b, limit=0) if t["deleted"]}
+        assert listed == {("page", "gone"), ("file", "att/x.pdf")}, listed
+        assert {k for k in asked if h.in_trash(b.conn, *k)} == listed
+
+
 def test_a_note_written_again_at_its_path_is_no_move_in_the_history(tmp_path, db_path):
     """Trial 47: a note deleted in the folder and saved again at the same path from an editor's
     buffer came back (its page from the trash, history continued) as `watch file moved`,

@@ -245,3 +245,164 @@ def test_a_script_calling_gbrain_at_its_top_level_does_not_hang(tmp_path, guarde
         r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(tmp_path / "tree"), "--db", str(tmp_path / "m.db")], capture_output=True,
                            text=True, timeout=120, cwd=tmp_path, env=env)
         assert r.returncode == 0 and "one process" not in r.stderr, r.stderr[-2000:]
+
+
+CTRL_C = r'''
+import sys, time
+from gbrain.sync import parallel
+
+if __name__ == "__main__":
+    jobs = [(f"p{i}.md", "# P\n\n" + "word " * 4000 + "\n", "rule") for i in range(int(sys.argv[1]))]
+    try:
+        with parallel.PageParser(workers=2) as pp:
+            pages = pp.parse(jobs)
+            next(pages)  # the workers are up and have parsed
+            print("ready", flush=True)
+            time.sleep(60)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+'''
+
+
+def test_ctrl_c_while_the_pool_parses_prints_no_worker_tracebacks_and_ends_at_once(tmp_path):
+    """Trial 71: Ctrl-C in a terminal sends SIGINT to the whole process group, the parse pool's
+    workers too; each printed a Python traceback (``multiprocessing/pool.py … task = get() …
+    KeyboardInterrupt``), ~40 lines above import's own "interrupted: what import committed so far
+    is kept" that read as a crash. The workers ignore SIGINT (the importing process handles it),
+    and a parse abandoned by an exception ends the pool (``terminate``) instead of waiting for
+    the pages still queued (``close`` + ``join``): the process ends while most pages are unparsed."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gbrain
+
+    script = tmp_path / "ctrlc.py"
+    script.write_text(CTRL_C)
+    checkout = Path(gbrain.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    p = subprocess.Popen([sys.executable, str(script), "4000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        os.killpg(p.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground process group
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert out.strip() == "interrupted" and p.returncode == 130, (out, err[-2000:])
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (Linux: read from /proc), children first."""
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process tree from /proc")
+def test_ctrl_c_of_gbrain_import_while_it_parses_says_one_line_and_the_next_import_goes_on(tmp_path):
+    """The command as a person runs it (trial 71): `gbrain import` of 3,000 pages, Ctrl-C (SIGINT
+    to the process group) once the parse workers run: import's own line, exit 130, no worker
+    traceback; the same command again completes, Validation OK."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import gbrain
+
+    make_brain(tmp_path / "tree", 3000)
+    checkout = Path(gbrain.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(checkout), GBRAIN_PARSE_WORKERS="2")
+    argv = [sys.executable, "-m", "gbrain", "import", str(tmp_path / "tree"), "--db", str(tmp_path / "b.db")]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        # the workers are up: the forkserver's children (main → forkserver → workers; a resource tracker beside)
+        while p.poll() is None and len(_descendants(p.pid)) < 4:
+            time.sleep(0.01)
+        assert p.poll() is None, "the import ended before its workers were seen"
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, (p.returncode, err[-3000:])
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert "interrupted: what import committed so far is kept" in err, err[-2000:]
+    r = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 0 and "Validation: OK" in r.stdout, (r.stdout[-1000:], r.stderr[-2000:])
+
+
+CTRL_C_AT_START = r'''
+import os, signal, sys
+from multiprocessing import reduction
+from gbrain.sync import parallel
+
+sent = []
+real = reduction.sendfds
+
+
+def sendfds(sock, fds):
+    sent.append(1)
+    if len(sent) == 2:  # Ctrl-C while the pool starts its second worker: connected to the forkserver, nothing sent yet
+        os.killpg(os.getpgrp(), signal.SIGINT)
+    return real(sock, fds)
+
+
+reduction.sendfds = sendfds
+
+if __name__ == "__main__":
+    jobs = [(f"p{i}.md", "# P\n\nword\n", "rule") for i in range(400)]
+    try:
+        with parallel.PageParser(workers=2) as pp:
+            list(pp.parse(jobs))
+        print("not interrupted", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process tree from /proc")
+def test_ctrl_c_while_the_pool_starts_leaves_no_worker_and_no_traceback(tmp_path):
+    """A Ctrl-C that lands while the pool starts its workers (``Pool.__init__`` ends only its
+    workers on an ``Exception``, not on a KeyboardInterrupt, and a send to the forkserver cut in
+    the middle made it print an ``EOFError`` traceback): SIGINT waits until the pool stands, then
+    interrupts the parse as anywhere else: exit 130, no traceback, no worker left behind."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gbrain
+
+    script = tmp_path / "start.py"
+    script.write_text(CTRL_C_AT_START)
+    checkout = Path(gbrain.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert out.strip() == "interrupted" and p.returncode == 130, (out, err[-3000:])
+    assert "Traceback" not in err, err[-3000:]

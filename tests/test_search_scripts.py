@@ -144,7 +144,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     import json
     import re
 
-    from conftest import brain_at_version
+    from conftest import assert_upgraded, brain_at_version, version_before
     from gbrain.page import slugs
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -155,6 +155,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
     canvas = {"nodes": [{"id": "c1", "type": "text", "text": "يَكْتُبُ الدَّرْسَ", "x": 0, "y": 0, "width": 10, "height": 10},
                         {"id": "c2", "type": "text", "text": "Pesme Đorđa", "x": 0, "y": 20, "width": 10, "height": 10}], "edges": []}
     latin = ("apple", "oven", "apple pie", "noon", "rules")
+    held = version_before(dbmod._m77_other_spellings, pg._other_spellings)  # (SQLite v76 / Postgres v84)
     if postgres(request):
         db_path = request.getfixturevalue("pg_url")  # (a new, empty database: the brain made at v84)
     with monkeypatch.context() as m:
@@ -162,7 +163,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
         m.setattr(keyword, "_bare_in_place", lambda text: text)  # no bare text (v79),
         m.setattr(keyword, "_THAI_CHAR", re.compile("(?!)"))  # no Thai bigrams)
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
-        with brain_at_version(db_path, sqlite=76, postgres=84) as b:
+        with brain_at_version(db_path, *held) as b:  # (SQLite v76 / Postgres v84)
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
             assert found(b, "الطالب") == [] and found(b, "djo*") == ["sr/dj"]
@@ -170,10 +171,7 @@ def test_a_brain_made_before_v77_finds_the_other_spellings_as_a_fresh_import(tmp
             rows = b.conn.execute(f"SELECT slug, search_words, search_cjk, search_fold_names FROM pages WHERE slug LIKE 'en/%' ORDER BY slug").fetchall()
     with Brain.open(db_path) as b:
         c = b.conn
-        if getattr(c, "dialect", "sqlite") == "postgres":
-            assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 85
-        else:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 77
+        assert_upgraded(c, *held)
         assert found(b, "الطالب") == ["ar/marked"]
         assert sorted(h["slug"] for h in keyword.search(c, "djo*") if h["type"] != "canvas") == ["sr/d", "sr/dj"]
         assert found(b, "medjugorje") == ["sr/m"]
@@ -491,7 +489,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
     fresh import gives; a page with neither keeps its rows."""
     import re
 
-    from conftest import writable_by_this_gbrain
+    from conftest import assert_upgraded, brain_at_version, version_before
     from gbrain.page import slugs
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
@@ -507,8 +505,9 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
     if postgres(request):
         db_path = request.getfixturevalue("pg_url")
     compat = keyword.compat_words
+    held = version_before(dbmod._m79_unread_and_bare_text, pg._unread_and_bare_text)  # (SQLite v78 / Postgres v86)
     with monkeypatch.context() as m:
-        m.setattr(keyword, "tag_spans", lambda s: [])  # (the index before v79: tags read,
+        m.setattr(keyword, "tag_spans", lambda s, raw_blocks=False: [])  # (the index before v79: tags read,
         m.setattr(keyword, "_bare_in_place", lambda text: text)  # marked words as written in the text,
         m.setattr(keyword, "compat_words", lambda text, marks=True: compat(text))  # their bare forms in search_words,
         m.setattr(keyword, "_ARABIC_MARK", re.compile(keyword._ARABIC_MARK.pattern.replace("\u0640", "")))  # no tatweel)
@@ -518,11 +517,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
         m.setattr(slugs, "_SCRIPT_ACCENT_TABLE", str.maketrans(slugs.SCRIPT_ACCENTS))  # (name keys kept tatweel)
         keyword._fold.cache_clear()
         m.setenv("GBRAIN_PARSE_WORKERS", "0")
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:78])
-        m.setattr(dbmod, "SCHEMA_VERSION", 78)
-        m.setattr(pg, "PG_SCHEMA_VERSION", 86)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
+        with brain_at_version(db_path, *held) as b:  # (SQLite v78 / Postgres v86)
             assert import_tree(b, tree)["ok"]
             b.save_file("boards/b.canvas", json.dumps(canvas, ensure_ascii=False).encode())
             assert found(b, "footer") == ["web/hub"] and found(b, "gone") == ["web/code"] and found(b, "العربية") == [] and found(b, '"كتب الطالب"') == ["ar/marked"]
@@ -533,10 +528,7 @@ def test_a_brain_made_before_v79_reads_its_text_as_a_fresh_import(tmp_path, db_p
     keyword._fold.cache_clear()
     with Brain.open(db_path) as b:
         c = b.conn
-        if getattr(c, "dialect", "sqlite") == "postgres":
-            assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 87
-        else:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 79
+        assert_upgraded(c, *held)
         assert found(b, "footer") == [] and found(b, "edit") == ["web/hub"] and found(b, "kept") == ["web/hub"]
         assert found(b, "codetag") == found(b, "mathtag") == ["web/code"] and found(b, "gone") == []  # (code, math: as written)
         assert sorted(h["slug"] for h in keyword.search(c, "العربية") if h["type"] != "canvas") == ["ar/t"] and found(b, "عربي") == ["ar/t"]

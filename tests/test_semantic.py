@@ -460,8 +460,10 @@ def test_the_estimate_counts_the_chunks_the_run_counts(tmp_path, monkeypatch, ca
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     tl += "- **2025-02-01** | note — the same line\n" * 7  # one text, seven chunks
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
-    totals = []
-    r = ops.run("embed", {}, ops.Context(on_progress=lambda n, total: totals.append(total)), brain=b)
+    totals, label = [], {"now": ""}
+    ctx = ops.Context(on_progress=lambda n, total: totals.append(total) if label["now"].startswith("Embedding") else None)
+    ctx.progress_label = lambda s: label.__setitem__("now", s)  # (the plan reports its pages first, under its own label)
+    r = ops.run("embed", {}, ctx, brain=b)
     err = capsys.readouterr().err
     assert r["chunks"] == 1009 and set(totals) == {1009}, (r, set(totals))
     assert "embedding 1,009 chunks (1,003 to embed, ~" in err, err
@@ -1277,3 +1279,23 @@ def test_vector_caches_see_a_schema_upgrade_that_drops_vectors_while_this_brain_
         assert VectorIndex.get(b.conn, key, "fake-32").size == n0 - gone
         assert vectors.stale_count(b.conn, "fake-32") == 1
     VectorIndex.forget()
+
+
+@pytest.mark.engine_free
+def test_embed_says_its_planning_before_the_estimate(tmp_path):
+    """Trial 71: `gbrain embed --stale` on obsidian-hub (6,572 pages) printed nothing for 47 s
+    after its first note: chunking and counting every page's tokens (plan_embed: 15 CPU-s) came
+    before the estimate and had no progress. The plan now reports its pages under its own label
+    (a progress line on the command line), then the run its chunks under "Embedding"."""
+    pages = {f"notes/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(450)}
+    b = make(tmp_path, pages)
+    seen: list[tuple[str, int, int]] = []
+    label = {"now": ""}
+    ctx = ops.Context(on_progress=lambda d, t: seen.append((label["now"], d, t)))
+    ctx.progress_label = lambda s: label.__setitem__("now", s)
+    ops.run("embed", {"stale": True}, ctx, brain=b)
+    planning = [(d, t) for lab, d, t in seen if lab.startswith("Planning")]
+    assert planning and all(t == 450 for _, t in planning) and planning[-1] == (450, 450), seen[:5]
+    assert [d for d, _ in planning] == sorted(d for d, _ in planning)
+    first_embedding = next(i for i, (lab, *_ ) in enumerate(seen) if lab.startswith("Embedding"))
+    assert all(lab.startswith("Planning") for lab, *_ in seen[:first_embedding])

@@ -1036,3 +1036,69 @@ def test_new_notes_that_could_pair_stay_in_the_first_chunk(db_path, second_db, t
     assert ids[CHUNK] == ids[0]
     if beside == "deletion":
         assert ids[CHUNK][0] == "copied/renamed-long.md"
+
+
+MANY = 60  # notes of many/, GONE of them deleted: at least MASS_TRASH, under half of the folder
+GONE = MASS_TRASH + 5
+
+
+def _done_count(other: Brain) -> int:
+    gone = GONE - other.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'many/m%' AND path < ?", (f"many/m{GONE:02d}.md",)).fetchone()[0]
+    return gone + other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+
+
+@pytest.mark.parametrize("beside", ["edits", "new note", "sidecar"])
+def test_deletions_the_guard_lets_through_commit_in_chunks_and_report_as_one_transaction(db_path, second_db, tmp_path, monkeypatch, beside):
+    """GONE notes deleted from a folder of MANY (the mass-deletion guard lets them through: under
+    half of it) beside in-place edits: chunked, the deletions too come in committed transactions
+    of CHUNK (they stayed in one first transaction that a connection cut every few seconds rolled
+    back every time: 150 deletions beside 40 edits never reached the team), each chunk seen by
+    another connection; the report and the brain are one transaction's, a fresh import equals
+    each. Beside a new note (a deletion may pair with it: a move) they stay in the first chunk; a
+    note deleted with its ``.raw`` sidecar stays there with it (the sidecar follows its page)."""
+    reps, rounds = {}, {}
+    for chunk, db in ((0, second_db), (CHUNK, db_path)):
+        root = tmp_path / f"vault{chunk}"
+        make_tree(root)
+        (root / "many").mkdir()
+        for i in range(MANY):
+            (root / "many" / f"m{i:02d}.md").write_text(f"# M{i}\n\nsee [[hub]], body {i}\n")
+        if beside == "sidecar":
+            (root / "many" / ".raw").mkdir()
+            (root / "many" / ".raw" / "m03.json").write_text('{"source": "x"}\n')
+        with Brain.open(db) as b, Brain.open(db) as other:
+            assert _sync_once(b, root)["ok"]
+            for i in range(GONE):
+                (root / "many" / f"m{i:02d}.md").unlink()
+            if beside == "sidecar":
+                (root / "many" / ".raw" / "m03.json").unlink()
+            for i in range(NOTES):
+                f = root / f"n{i:02d}.md"
+                in_place(f, f.read_bytes() + EDIT)
+            if beside == "new note":
+                (root / "new.md").write_text("# New\n\nmaybe a moved note\n")
+            eng = _engine(b, root, chunk)
+            seen: list[int] = []
+            real = eng.reconcile
+
+            def spy(*a, **kw):
+                out = real(*a, **kw)
+                seen.append(_done_count(other))
+                return out
+
+            monkeypatch.setattr(eng, "reconcile", spy)
+            try:
+                reps[chunk] = eng.sync()
+            finally:
+                eng.close()
+            rounds[chunk] = seen
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+            assert _done_count(b) == GONE + NOTES
+    assert rounds[0] == []  # one transaction: no round of its own
+    # the plain paths (the deletions sort first: many/ < n…): the first CHUNK left to the full
+    # sync, the rest in chunks of CHUNK committed before it; beside a new note only the edits
+    # (the deletions are decided with it), beside a sidecar all but the note it follows
+    plain = {"edits": GONE + NOTES, "new note": NOTES, "sidecar": GONE - 1 + NOTES}[beside]
+    assert rounds[CHUNK] == [*range(CHUNK, plain - CHUNK, CHUNK), plain - CHUNK], rounds
+    assert _same(reps[CHUNK]) == _same(reps[0])

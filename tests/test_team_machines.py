@@ -131,3 +131,28 @@ def test_another_roles_watch_is_seen_by_a_role_without_pg_read_all_stats(pg_serv
         for r in roles:
             admin.execute(f"DROP ROLE IF EXISTS {r}")
         admin.close()
+
+
+def test_forgetting_a_client_another_machines_watch_syncs_is_refused(pg_url, tmp_path, monkeypatch):
+    """`gbrain sync-forget` of a client whose watch runs on another machine (seen through its
+    LISTEN connection's name) is refused, nothing forgotten; once it stops, the client goes."""
+    import psycopg
+
+    from gbrain.sync.clients import forget, list_clients
+
+    vault = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    with Brain.open(pg_url) as b:
+        eng = SyncEngine(b, vault, log=lambda s: None)
+        eng.bind()
+        eng.sync()
+        eng.close()
+        monkeypatch.setattr(engine_mod, "machine_key", lambda: "machine-a")
+        name = eng.listen_name()
+        monkeypatch.setattr(engine_mod, "machine_key", lambda: "machine-b")
+        with psycopg.connect(pg_url, autocommit=True, application_name=name):
+            assert [c["watching"] for c in list_clients(b)] == [True]
+            with pytest.raises(SyncError, match="machine machine-a's `gbrain watch` is syncing .*nothing was forgotten"):
+                forget(b, eng.client)
+            assert len(list_clients(b)) == 1
+        assert forget(b, eng.client)["paths"] == 1
+        assert list_clients(b) == []

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import writable_by_this_gbrain, write_tree
+from conftest import assert_upgraded, brain_at_version, write_tree
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
 from gbrain.search import keyword
-from gbrain.storage import db as dbmod
-from gbrain.storage import pg
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
@@ -39,27 +37,19 @@ def _state(b) -> dict:
 
 @pytest.mark.pg_empty  # made at the older schema by this test, not a copy of a migrated brain
 @pytest.mark.parametrize("sqlite_v, pg_v", [(24, 24), (39, 40), (54, 57)])
-def test_a_brain_from_before_the_link_labels_upgrades_through_every_search_version(tmp_path, db_path, monkeypatch, sqlite_v, pg_v):
+def test_a_brain_from_before_the_link_labels_upgrades_through_every_search_version(tmp_path, db_path, sqlite_v, pg_v):
     tree = write_tree(tmp_path / "vault", PAGES)
     with Brain.open(tmp_path / "fresh.db", create=True) as b:  # (the state a new brain gives, SQLite: engines rank alike)
         import_tree(b, tree)
         want = _state(b)
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:sqlite_v])
-        m.setattr(dbmod, "SCHEMA_VERSION", sqlite_v)
-        m.setattr(pg, "PG_SCHEMA_VERSION", pg_v)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
-            assert import_tree(b, tree)["ok"]
-            with b.transaction():  # (as that gbrain stored them: no labels, no folded names)
-                b.conn.execute("UPDATE links SET label = ''")
-                b.conn.execute("DELETE FROM name_folds")
-                b.conn.execute("UPDATE pages SET search_fold_names = ''")  # (v63 / Postgres v67)
+    with brain_at_version(db_path, sqlite_v, pg_v) as b:
+        assert import_tree(b, tree)["ok"]
+        with b.transaction():  # (as that gbrain stored them: no labels, no folded names)
+            b.conn.execute("UPDATE links SET label = ''")
+            b.conn.execute("DELETE FROM name_folds")
+            b.conn.execute("UPDATE pages SET search_fold_names = ''")  # (v63 / Postgres v67)
     with Brain.open(db_path) as b:
-        if getattr(b.conn, "dialect", "sqlite") == "postgres":
-            assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
-        else:
-            assert b.conn.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
+        assert_upgraded(b.conn, sqlite_v, pg_v)
         assert fresh_import_differences(b) == {}
         got = _state(b)
         assert got["links"] == want["links"]
@@ -85,7 +75,7 @@ NAV = {
 
 @pytest.mark.pg_empty  # made at the older schema by this test, not a copy of a migrated brain
 @pytest.mark.parametrize("sqlite_v, pg_v", [(39, 40), (60, 64)])
-def test_a_brain_from_before_nav_entries_upgrades_to_the_rows_a_fresh_import_gives(tmp_path, db_path, monkeypatch, sqlite_v, pg_v):
+def test_a_brain_from_before_nav_entries_upgrades_to_the_rows_a_fresh_import_gives(tmp_path, db_path, sqlite_v, pg_v):
     """A brain of a gbrain before v61 / Postgres v65 holds its nav files with no ``nav_entries``
     table: the upgrade writes the rows a fresh import writes (backlinks, lint's orphans read them),
     and ``check`` finds them equal to the files' bytes. Both engines."""
@@ -98,16 +88,12 @@ def test_a_brain_from_before_nav_entries_upgrades_to_the_rows_a_fresh_import_giv
         import_tree(b, tree)
         want = sorted(tuple(r) for r in b.conn.execute(q))
     assert len(want) == 5
-    with monkeypatch.context() as m:
-        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:sqlite_v])
-        m.setattr(dbmod, "SCHEMA_VERSION", sqlite_v)
-        m.setattr(pg, "PG_SCHEMA_VERSION", pg_v)
-        with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)
-            assert import_tree(b, tree)["ok"]
-            with b.transaction():  # (that gbrain had no such table)
-                b.conn.execute("DROP TABLE nav_entries")
+    with brain_at_version(db_path, sqlite_v, pg_v) as b:
+        assert import_tree(b, tree)["ok"]
+        with b.transaction():  # (that gbrain had no such table)
+            b.conn.execute("DROP TABLE nav_entries")
     with Brain.open(db_path) as b:
+        assert_upgraded(b.conn, sqlite_v, pg_v)
         assert sorted(tuple(r) for r in b.conn.execute(q)) == want
         assert damaged_nav_entries(b) == []
         assert [x["slug"] for x in b.backlinks("docs/guide/Install")] == ["docs/TOC.yml", "mkdocs.yml"]

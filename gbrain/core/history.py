@@ -48,7 +48,7 @@ import zlib
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg, is_markdown, slug_for_path
+from ..page.slugs import cmd_arg, is_markdown, slug_for_path, swap_temp_of
 from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
@@ -1232,24 +1232,19 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
-#: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``:
-#: ``NAME (swapping names).md``, `` 2``… when taken); the user never made it
-_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: \d+)?\)")
-
-
 def _swap_stretch(c, name: str, version: int) -> tuple[str, ...] | None:
     """The swap's cycle (:func:`_swap_cycle`: ``(A, B, …)``, two names swapped, more rotated) when
     version ``version`` of page ``name`` is a step of a swap's pass through its temp name (a move in
     from ``A``, the next version a move away to ``B``); else None."""
-    m = _SWAP_TEMP.fullmatch(name)
-    if m is None:
+    orig = swap_temp_of(name)  # the name a swap passed its first page through (the user never made it)
+    if orig is None:
         return None
     rows = c.execute("SELECT id, version, op, detail FROM history WHERE kind = 'page' AND name = ? AND version >= ? AND version <= ? ORDER BY version",
                      (name, version - 1, version + 1)).fetchall()
     for a, b in zip(rows, rows[1:]):
         if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
-                and (a["detail"] or "") == "from " + m.group(1) and (b["detail"] or "").startswith("to ")):
-            return _swap_cycle(c, m.group(1), b["detail"][3:], a["id"], b["id"])
+                and (a["detail"] or "") == "from " + orig and (b["detail"] or "").startswith("to ")):
+            return _swap_cycle(c, orig, b["detail"][3:], a["id"], b["id"])
     return None
 
 
@@ -1283,7 +1278,7 @@ def _swap_around(c, r) -> tuple[str, ...] | None:
         return hit
     d = r["detail"] or ""
     pre = "to " if d.startswith("to ") else "from " if d.startswith("from ") else None
-    if pre is not None and _SWAP_TEMP.fullmatch(d[len(pre):]):
+    if pre is not None and swap_temp_of(d[len(pre):]) is not None:
         t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {'>' if pre == 'to ' else '<'} ? "
                       f"ORDER BY id {'ASC' if pre == 'to ' else 'DESC'} LIMIT 1", (d[len(pre):], r["id"])).fetchone()
         return _swap_stretch(c, d[len(pre):], t[0]) if t else None
@@ -1292,7 +1287,7 @@ def _swap_around(c, r) -> tuple[str, ...] | None:
     near = c.execute("SELECT id, name, version, detail, body_id FROM history WHERE kind = 'page' AND op = 'move' AND id > ? AND id < ? ORDER BY id",
                      (r["id"] - 2 * MAX_MOVES - 4, r["id"] + 2 * MAX_MOVES + 4)).fetchall()
     for t in near:
-        if t["id"] < r["id"] and t["body_id"] is not None and _SWAP_TEMP.fullmatch(t["name"]):
+        if t["id"] < r["id"] and t["body_id"] is not None and swap_temp_of(t["name"]) is not None:
             cycle = _swap_stretch(c, t["name"], t["version"])
             out = next((u for u in near if u["name"] == t["name"] and u["id"] > t["id"]), None)
             if cycle is not None and out is not None and out["id"] > r["id"] and r["name"] in cycle:
@@ -1309,7 +1304,7 @@ def swap_detail(c, r) -> tuple[str, tuple[str, ...] | None]:
     d = r["detail"] or ""
     if r["op"] == "move" and r["kind"] == "page":
         for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
-            if d.startswith(pre) and _SWAP_TEMP.fullmatch(d[len(pre):]):
+            if d.startswith(pre) and swap_temp_of(d[len(pre):]) is not None:
                 t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {cmp} ? ORDER BY id {order} LIMIT 1",
                               (d[len(pre):], r["id"])).fetchone()
                 s = _swap_stretch(c, d[len(pre):], t[0]) if t else None
@@ -1574,6 +1569,21 @@ def _deleted_reason(r) -> str:
     return f"{what} ({r['surface']}{'/' + r['client'] if r['client'] else ''})"
 
 
+#: SQL over a history row aliased ``d``: ``d`` is a deletion still in force, the newest row of its
+#: ``(kind, name)`` (CLAUDE.md invariant 8: what puts a deleted page or file in the trash; read
+#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`)
+DELETED_NOW = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+
+
+def in_trash(conn, kind: str, name: str) -> bool:
+    """Whether ``(kind, name)`` (``page`` and a slug, or ``file`` and a path) holds a deleted page
+    or file: its newest history row is the deletion (:data:`DELETED_NOW`, the trash's rule). A
+    name nothing was ever written at, or one whose newest row is a move away, holds none. Reads
+    only. (Sync's swap must not pass a page through such a name: its move rows there would be
+    newer and hide the deleted one from ``trash``/``restore``, ``SyncEngine._swap``.)"""
+    return conn.execute(f"SELECT 1 FROM history d WHERE d.kind = ? AND d.name = ? AND {DELETED_NOW} LIMIT 1", (kind, name)).fetchone() is not None
+
+
 def trash_list(brain, limit: int = 100, after: list | None = None) -> list[dict]:
     """The trash, newest first, read from the history: ``[{id, slug, path, kind, size, reason,
     deleted_at, version, deleted, by}]`` (``by``: who deleted or replaced it; '' unknown). An entry is either a deleted page or file (its newest history row
@@ -1614,8 +1624,7 @@ def trash_sql(writer: bool = True, limit: int = 0, after: bool = False) -> str:
              t.version AS version, t.size AS size, t.path AS text_path, d.detail AS detail
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
-      WHERE d.op = 'delete'{" AND d.id <= ?" if after else ""}
-        AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)
+      WHERE {DELETED_NOW}{" AND d.id <= ?" if after else ""}
       ORDER BY d.id DESC{dlim}) dels
       UNION ALL
       SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
@@ -1642,10 +1651,8 @@ def _find_deleted(c: sqlite3.Connection, name: str):
     s = raw.strip("/")
     if s.endswith(".md"):
         s = s[:-3]
-    newest = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
-
     def sql(cond: str, *args) -> list:
-        return c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
+        return c.execute(f"SELECT d.* FROM history d WHERE {DELETED_NOW} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
 
     def loose(kind: str, want: str) -> list:  # the deleted keys of that kind equal to ``want`` or ending in ``/want``, in any case
         key = slug_key(want)
@@ -1733,8 +1740,7 @@ def _not_in_trash(c, name: str) -> str:
     if not folder:
         return msg
     folder += "/"
-    r = c.execute("SELECT COUNT(*) AS n, MIN(h.at) AS first FROM history h WHERE substr(h.name, 1, ?) = ? AND h.op = 'delete' "
-                  "AND h.version = (SELECT MAX(h2.version) FROM history h2 WHERE h2.kind = h.kind AND h2.name = h.name)",
+    r = c.execute(f"SELECT COUNT(*) AS n, MIN(d.at) AS first FROM history d WHERE substr(d.name, 1, ?) = ? AND {DELETED_NOW}",
                   (len(folder), folder)).fetchone()
     if not r or not r["n"]:
         return msg

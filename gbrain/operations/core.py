@@ -1855,6 +1855,41 @@ def _stats(b, a, ctx):
     return r
 
 
+_OBSIDIAN_OPERATOR = re.compile(r'(?:^|(?<=[\s(]))-?(tag|path|file|content|line|block|section|task|task-todo|task-done|match-case|ignore-case):("[^"]*"|[^\s()]*)')
+
+
+def obsidian_operator_note(query: str, ctx) -> str | None:
+    """A note for ``query`` when it holds Obsidian search operators (``tag:#x``, ``path:"a b"``,
+    ``file:x``, ``line:(…)``, …): gbrain's search reads them as words (its help says so), and a
+    person coming from Obsidian meant a filter (trial 71). The note names the filter in the
+    surface's spelling (``--tag x`` on the command line, ``"tag": "x"`` for an agent: ``ctx``'s
+    :meth:`Context.flag` and ``agent``). None when there is none (a colon in ``3:1``, a URL, or
+    ``tags:`` is no operator)."""
+    found = _OBSIDIAN_OPERATOR.findall(query)
+    if not found:
+        return None
+
+    def param(name: str, value: str) -> str:
+        if ctx is not None and ctx.agent:
+            return f'"{name}": "{value.strip(chr(34))}"'
+        return f"{ctx.flag(name) if ctx is not None else '--' + name} {value}"
+
+    said, tips = [], []
+    for op_name, value in found:
+        if f"{op_name}:" in said:
+            continue
+        said.append(f"{op_name}:")
+        if op_name == "tag" and value.lstrip("#"):
+            tips.append(f"to keep only pages tagged {value.lstrip('#')}, " + param("tag", value.lstrip("#")))
+        elif op_name == "path" and value:
+            tips.append(f"to keep only pages under {value}, " + param("prefix", value))
+        elif op_name == "file":
+            tips.append("a page whose title or file name is the query comes first anyway")
+    ops_said = ", ".join(said)
+    return (f"{ops_said} {'is' if len(said) == 1 else 'are'} Obsidian search syntax: here {'it is' if len(said) == 1 else 'they are'} "
+            "searched as words" + ("; " + "; ".join(tips) if tips else ""))
+
+
 @op(
     "search",
     "Keyword search over title, aliases, path, headings, text and frontmatter values; a page the query names (title, alias, file "
@@ -1875,6 +1910,9 @@ def _stats(b, a, ctx):
 def _search(b, a, ctx):
     if empty_query(a["query"]):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
+    hint = obsidian_operator_note(a["query"], ctx)
+    if hint and ctx.on_warning:
+        ctx.on_warning(hint)
     held: dict = {}  # (each word looked up once)
     fix = suggest(b.conn, a["query"], held)  # typo tolerance: the words no page holds (search/spell.py)
     # a word no page holds as a word, no typo of one, that the index holds inside longer words (a

@@ -1474,7 +1474,7 @@ TAG = Param("tag", description="only pages with this tag (any case; a parent tag
 #: a folder filter (``storage/filters.py: folder_sql``, the folders lint takes)
 PREFIX = Param("prefix", description="only pages under this folder (people/; subfolders included)", details="people/ or people, any case")
 #: search's and query's time filter (``PageFilter.since``: ``updated_at``), as ``list``'s
-SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", details="an ISO date/time or a span like 24h, 7d; today, yesterday")
+SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", details="also today, yesterday, an ISO date/time, a month (YYYY-MM) or a year (YYYY)")
 
 
 

@@ -195,7 +195,9 @@ def _embed(b, a, ctx):
     left = max(0, len(rows) - a["limit"]) if a.get("limit") else 0
     if left:
         rows = rows[: a["limit"]]
-    plan, work = plan_embed(b.conn, model, rows, force=force)
+    if ctx.progress_label:
+        ctx.progress_label(f"Planning ({model.model_id}, pages)")
+    plan, work = plan_embed(b.conn, model, rows, force=force, on_progress=ctx.on_progress)
     out = {"model": model.model_id, "note": note, "plan": plan.as_dict(), "left": left}
     if a.get("dry_run"):
         return {**out, "dry_run": True}

@@ -1,7 +1,7 @@
 """Sync operations: ``sync``, ``watch``, ``conflicts``, ``trash``, ``restore`` (see :mod:`gbrain.sync.engine`;
 the trash is a view of the page history, :mod:`gbrain.core.history`).
 
-``sync`` and ``watch`` are CLI-only (``mcp=False``): they write into a folder on the user's disk.
+``sync``, ``watch``, ``sync-clients`` and ``sync-forget`` are CLI-only (``mcp=False``): they concern a folder on the user's disk.
 ``conflicts`` and ``restore`` are plain brain operations and also MCP tools.
 """
 from __future__ import annotations
@@ -270,6 +270,59 @@ def _watch(b, a, ctx):
         if not is_busy(e, b.path):
             raise
         raise Busy(f"the brain is busy ({busy_cause(e)}); watch stopped; run it again") from e
+
+
+def _clients_text(r: list, a: dict) -> str:
+    if not r:
+        return Nothing("no folder syncs with this brain")
+    out = []
+    for c in r:
+        name = c["client"] or c["root"]
+        machine = (f"machine {c['machine']}" + (" (this one)" if c["this_machine"] else "")) if c["machine"] else "machine not recorded yet"
+        when = f"last synced {c['synced_at']}" if c.get("synced_at") else f"bound {c['bound_at']}, never synced since"
+        lag = "expired (holds no change log back)" if c["behind"] is None else f"{c['behind']:,} change(s) behind"
+        out.append(f"{name}  {machine}  {when}  {lag}  {c['paths']:,} path(s)" + ("  watching now" if c.get("watching") else ""))
+    return "\n".join(shown(x) for x in out)
+
+
+@op(
+    "sync-clients",
+    "List the folders that sync with the brain (its sync clients): folder (on Postgres the client id, host:/folder), the machine that "
+    "syncs it, when it last synced, how many change-log rows it has not applied yet, its base paths, and whether a watch of it runs now.",
+    [],
+    mcp=False, title="List the folders that sync with the brain",
+    details="A folder no longer synced keeps its base versions from `history-prune` and holds the change log back until it expires "
+            "(`sync_client_expire_days`, 30): `gbrain sync-forget FOLDER` drops it at once.",
+    text=_clients_text,
+    item=obj("client", client="string", root="string", machine="string", this_machine="boolean", bound_at="string", synced_at="string?",
+             cursor="integer", behind="integer?", paths="integer", watching="boolean?"),
+)
+def _sync_clients(b, a, ctx):
+    from ..sync.clients import list_clients
+
+    return list_clients(b)
+
+
+def _forget_text(r: dict, a: dict) -> str:
+    return shown(f"forgot {r['client'] or r['root']}: {r['paths']:,} base path(s) dropped, {r['log_rows']:,} change-log row(s) trimmed; "
+                 f"the folder's files are left as they are, and its next sync is a first sync (an equal file stays, a differing one becomes a conflict copy)")
+
+
+@op(
+    "sync-forget",
+    "Stop syncing a folder with the brain: drop its sync client (base hashes and change-log place), so `history-prune` keeps no version "
+    "for it and the change log no longer waits for it. The folder's files are not touched; syncing it again later is a first sync, which loses nothing. "
+    "Exit 1 while a watch or sync of it runs.",
+    [Param("target", required=True, positional=True, description="the folder (this machine's client of it), or a client id as `gbrain sync-clients` lists it (host:/folder)")],
+    mcp=False, title="Stop syncing a folder with the brain",
+    text=_forget_text,
+    mutating=True,
+    output=obj(client="string", root="string", paths="integer", log_rows="integer"),
+)
+def _sync_forget(b, a, ctx):
+    from ..sync.clients import forget
+
+    return forget(b, a["target"])
 
 
 def _side_of(orig: str | None) -> str:

@@ -182,8 +182,17 @@ def literal_spans(src: str) -> list[tuple[int, int]]:
     (not closed by a ``$`` right before a digit, as Obsidian and Pandoc read ``$5 or $6``) and
     ``$$…$$`` math, and each ``$$`` math block mistune reads at a line start (a blank line inside
     too: :func:`_opaque_end`). Sorted, may overlap. One pulldown-cmark parse of ``src``."""
+    return literal_and_html_spans(src)[0]
+
+
+def literal_and_html_spans(src: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`literal_spans` of ``src`` and, from the same parse, the ``[start, end)`` character
+    spans of its HTML blocks (CommonMark's seven kinds, at any depth: a list item's, a quote's,
+    the container's marks of its lines inside the span), raw HTML where no backslash escape,
+    code span or fence is read (``<div>\\<b>x</b></div>``'s ``<b>`` is a tag). Each sorted."""
     b = src.encode("utf-8")
     out: list[tuple[int, int]] = []
+    html: list[tuple[int, int]] = []
     code_at = -1  # the start of the code block open, -1 when none
     for ev, rng in _EVENTS(src, options=pyromark.Options.ENABLE_MATH):
         if isinstance(ev, dict):
@@ -198,12 +207,15 @@ def literal_spans(src: str) -> list[tuple[int, int]]:
             elif kind == "End" and val == "CodeBlock" and code_at >= 0:
                 out.append((code_at, rng["end"]))
                 code_at = -1
+            elif kind == "Start" and val == "HtmlBlock":
+                html.append((rng["start"], rng["end"]))
     if len(b) != len(src):  # byte offsets as characters
         at, last, n = {}, 0, 0
-        for off in sorted({x for sp in out for x in sp}):
+        for off in sorted({x for sp in (*out, *html) for x in sp}):
             n += len(b[last:off].decode("utf-8"))
             at[off], last = n, off
         out = [(at[a], at[z]) for a, z in out]
+        html = [(at[a], at[z]) for a, z in html]
     if "$$" in src:
         lf = src.replace("\r\n", " \n").replace("\r", "\n") if "\r" in src else src  # (the same length)
         pos = 0
@@ -213,7 +225,7 @@ def literal_spans(src: str) -> list[tuple[int, int]]:
                 if end is not None:
                     out.append((m.start(), end))
                     pos = end
-    return sorted(out)
+    return sorted(out), html
 
 
 def _blanked_build(src: str, regions: list[tuple[int, int]], lazy: set[tuple[int, int]], more: set[tuple[int, int]]):

@@ -181,6 +181,28 @@ def copy_original(path: str) -> str | None:
     return orig
 
 
+#: the name a swap of two notes' names passes its first page through (``SyncEngine._swap``),
+#: as :func:`swap_temp_name` writes it and :func:`swap_temp_of` reads it back: no number, or the
+#: n-th try's, ASCII digits from 2 without a leading zero (not `` 1``, `` 02``, ``\d``'s ``٣``)
+_SWAP_TEMP = re.compile(r"(.+) \(swapping names(?: [2-9]| [1-9][0-9]+)?\)")
+
+
+def swap_temp_name(stem: str, ext: str, n: int) -> str:
+    """The temp name sync's swap of two notes' names passes the first through (``SyncEngine._swap``):
+    ``STEM (swapping names)EXT`` for ``n`` 1, ``STEM (swapping names N)EXT`` for the ``n``-th try
+    when the ones before are taken (``people/ana``, ``.md``, 2 → ``people/ana (swapping names 2).md``).
+    :func:`swap_temp_of` reads it back (without ``ext``). Pure."""
+    return f"{stem} (swapping names{'' if n == 1 else f' {n}'}){ext}"
+
+
+def swap_temp_of(name: str) -> str | None:
+    """The name whose swap temp name ``name`` is (:func:`swap_temp_name` without an extension: a
+    page slug, ``people/ana (swapping names 2)`` → ``people/ana``), or None when ``name`` is not
+    one. Pure."""
+    m = _SWAP_TEMP.fullmatch(name)
+    return m.group(1) if m else None
+
+
 def is_copy(path: str) -> bool:
     """Whether ``path`` (or a slug) names a conflict copy, gbrain's own
     (:func:`conflict_original`) or a file-sync tool's (:func:`sync_tool_copy`)."""

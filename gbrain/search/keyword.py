@@ -796,64 +796,99 @@ _TILDE_RUN = re.compile(r"~+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _next_run(s: str, i: int, end: int) -> "re.Match[str] | None":
-    """The next run of backticks, or of three or more tildes, in ``s[i:end]`` (``str.find``
-    first: a character class searched by the regex engine costs ~8 ns a character)."""
-    while True:
-        b = s.find("`", i, end)
-        t = s.find("~~~", i, end)
-        if b < 0 and t < 0:
-            return None
-        if t < 0 or 0 <= b < t:
-            return _TICK_RUN.match(s, b)
-        m = _TILDE_RUN.match(s, t)
-        if m.start() == 0 or s[t - 1] != "~":
-            return m
-        i = m.end()  # (inside a longer run found before: not reached, kept for safety)
+def _fence_closer(run: str) -> "re.Pattern[str]":
+    """The line that closes a fence opened by ``run`` (three or more backticks or tildes): at
+    most three blanks, at least as many of the same character, blanks to the line's end."""
+    pat = _FENCE_CLOSERS.get(run)
+    if pat is None:
+        if len(_FENCE_CLOSERS) >= 256:  # (a bounded cache: a text may open fences of every length)
+            _FENCE_CLOSERS.clear()
+        pat = _FENCE_CLOSERS[run] = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$")
+    return pat
+
+
+_FENCE_CLOSERS: dict[str, "re.Pattern[str]"] = {}
 
 
 def _code_ranges(s: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` spans of ``s`` that are code as CommonMark reads it, in order: a
     fenced block (a line opening with at most three blanks and three or more backticks or tildes,
     to a line of at least as many of the same, or the end) and a code span (a run of backticks to
-    the next run of as many, within its paragraph). A hit mark in the text counts as a character."""
+    the next run of as many, within its paragraph). A hit mark in the text counts as a character.
+
+    Linear in ``len(s)`` (CPU, ``tests/test_code_ranges_linear.py`` counts the characters scanned):
+    every run of backticks is found once (``str.find``), a span's closer by its length
+    (``bisect``); the next ``~~~``, the next blank line and the line around a run are each
+    remembered while the scan passes them (each was searched to the end of ``s`` for every run:
+    a 3 MB text with 40,000 code spans took ~29 CPU-s, docs/performance.md)."""
     out: list[tuple[int, int]] = []
-    i, n = 0, len(s)
+    n = len(s)
+    starts: list[int] = []  # (every run of backticks: start, length; and by length, the starts)
+    lengths: list[int] = []
+    by_len: dict[int, list[int]] = {}
+    b = s.find("`")
+    while b >= 0:
+        e = _TICK_RUN.match(s, b).end()
+        starts.append(b)
+        lengths.append(e - b)
+        by_len.setdefault(e - b, []).append(b)
+        b = s.find("`", e)
+    k = 0  # (the first run of backticks not yet passed)
+    tilde = -2  # (the next ``~~~`` at or after the position it was searched from; -1: none; -2: not searched)
+    blank: "re.Match[str] | None | bool" = False  # (the next blank line, likewise; False: not searched)
+    line_at, line = 0, 0  # (the start of the line holding ``line_at``)
+    i = 0
     while True:
-        m = _next_run(s, i, n)
-        if m is None:
-            return out
-        a, run = m.start(), m.group()
-        line = s.rfind("\n", 0, a) + 1
-        eol = s.find("\n", m.end())
-        if len(run) >= 3 and a - line <= 3 and not s[line:a].strip(" \t") and not (run[0] == "`" and "`" in s[m.end():eol if eol >= 0 else n]):
-            if eol < 0:
-                out.append((a, n))
+        # the next run: of backticks, or of three or more tildes
+        while k < len(starts) and starts[k] < i:
+            k += 1
+        while True:
+            if tilde == -2 or 0 <= tilde < i:
+                tilde = s.find("~~~", i)
+            b = starts[k] if k < len(starts) else -1
+            if b < 0 and tilde < 0:
                 return out
-            c = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$").search(s, eol + 1)
-            z = c.end() if c else n
-            out.append((a, z))
-            i = z
-            continue
-        if run[0] == "~":
-            i = m.end()
+            if tilde < 0 or 0 <= b < tilde:
+                a, e = b, b + lengths[k]
+                break
+            e = _TILDE_RUN.match(s, tilde).end()
+            if tilde == 0 or s[tilde - 1] != "~":
+                a = tilde
+                break
+            i = e  # (inside a longer run found before: not reached, kept for safety)
+            while k < len(starts) and starts[k] < i:
+                k += 1
+        tick = s[a] == "`"
+        if e - a >= 3:
+            if a > line_at:
+                nl = s.rfind("\n", line_at, a)
+                if nl >= 0:
+                    line = nl + 1
+                line_at = a
+            if a - line <= 3 and not s[line:a].strip(" \t"):
+                eol = s.find("\n", e)
+                if not (tick and "`" in s[e:eol if eol >= 0 else n]):
+                    if eol < 0:
+                        out.append((a, n))
+                        return out
+                    c = _fence_closer(s[a:e]).search(s, eol + 1)
+                    z = c.end() if c else n
+                    out.append((a, z))
+                    i = z
+                    continue
+        if not tick:
+            i = e
             continue
         # a span: the next run of exactly as many backticks before a blank line
-        stop = _BLANK_LINE.search(s, m.end())
-        end = stop.start() if stop else n
-        j, z = m.end(), -1
-        while True:
-            b = s.find("`", j, end)
-            if b < 0:
-                break
-            k = _TICK_RUN.match(s, b)
-            if k.group() == run:
-                z = k.end()
-                break
-            j = k.end()
-        if z < 0:
-            i = m.end()  # (no closer: the backticks are text)
+        if blank is False or (blank is not None and blank.start() < e):
+            blank = _BLANK_LINE.search(s, e)
+        end = blank.start() if blank else n
+        same = by_len[e - a]
+        j = bisect.bisect_left(same, e)
+        if j == len(same) or same[j] >= end:
+            i = e  # (no closer: the backticks are text)
             continue
+        z = same[j] + e - a
         out.append((a, z))
         i = z
 
@@ -865,10 +900,12 @@ def drop_tags(s: str) -> str:
     value (``<path d="…"/>``) goes, an inline element's (:data:`_INLINE_NAMES`) for nothing,
     another's for a space; code (spans, fences, indented blocks) and math keep theirs as
     written (:func:`tag_spans`), and plain text its ``<`` (an escaped ``\\<b>`` too) (``a < b``, ``x<y``, ``List<String>``, a placeholder
-    ``<name>``, an autolink ``<https://…>``). A hit mark inside a dropped tag goes with it. HTML
-    comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`' (the
-    index leaves out the same, :func:`search_text`)."""
-    spans = tag_spans(s)
+    ``<name>``, an autolink ``<https://…>``); in an HTML block, raw, every tag goes
+    (``<div>\\<b>x</b></div>``, a backticked one too). A hit mark inside a dropped tag goes with
+    it. HTML comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`'
+    with ``raw_blocks`` (the index leaves out the same but an HTML block's escaped or backticked
+    ones, :func:`search_text`)."""
+    spans = tag_spans(s, raw_blocks=True)
     if not spans:
         return s
     out: list[str] = []
@@ -881,7 +918,7 @@ def drop_tags(s: str) -> str:
     return "".join(out)
 
 
-def tag_spans(s: str) -> list[tuple[int, int, bool]]:
+def tag_spans(s: str, raw_blocks: bool = False) -> list[tuple[int, int, bool]]:
     """The HTML tags of ``s`` a reader of the rendered note does not see, in order, as
     ``(start, end, inline)`` (``s[start:end]`` the tag; ``inline``: an inline element's,
     :data:`_INLINE_NAMES`, read without a space in its place): the rules of :func:`drop_tags`
@@ -890,12 +927,22 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
     fences are :func:`_code_ranges`'; indented code blocks (any depth) and ``$…$`` / ``$$…$$``
     math are the parser's (:func:`gbrain.page.fastparse.literal_spans`), asked only when a tag
     could be in one: ``s`` holds ``$``, or the tag's line holds four spaces or a tab before it.
+    ``raw_blocks``: an HTML block is raw, as CommonMark reads it (no escape, code span or fence
+    inside one: ``<div>\\<b>x</b></div>``'s ``<b>`` is a tag; the parser's blocks,
+    :func:`gbrain.page.fastparse.literal_and_html_spans`, asked only for a tag read as escaped
+    or code on a text a line of which may open one, :data:`_HTML_BLOCK_AT`): what snippets show
+    (:func:`drop_tags`); the index (:func:`search_text`) reads without it, as SQLite v79 /
+    Postgres v87 derived it (a schema version must derive the pages again to change that).
     ``[]`` for a text without ``<`` (one ``in``)."""
     if "<" not in s:
         return []
     out: list[tuple[int, int, bool]] = []
     code: list[tuple[int, int]] | None = None
-    parsed: list[tuple[int, int]] | None = None
+    parsed: tuple[list[tuple[int, int]], list[tuple[int, int]]] | None = None  # (literal, HTML blocks)
+    blocks: bool | None = None  # (whether a line of ``s`` may open an HTML block)
+    dollar: bool | None = None
+    ls_at = ls = 0  # (the start of the line holding ``ls_at``: the tags come in order, each line read once)
+    deep = False  # (whether ``s[ls:ls_at]`` holds four spaces or a tab)
     for m in _HTML_TAG.finditer(s):
         name = (m.group("close") or m.group("name")).replace(HIT_ON, "").replace(HIT_OFF, "").lower()
         if name not in _HTML_NAMES and "=" not in (m.group("attrs") or ""):
@@ -903,18 +950,36 @@ def tag_spans(s: str) -> list[tuple[int, int, bool]]:
         if code is None:
             code = _code_ranges(s) if "`" in s or "~~~" in s else []
         a = m.start()
-        if _inside(code, a):
-            continue  # (inside code: text as written)
-        if a and s[a - 1] == "\\" and _backslashed(s, a):
-            continue  # (``\\<``: a literal ``<``)
+        if _inside(code, a) or (a and s[a - 1] == "\\" and _backslashed(s, a)):
+            # (inside code, or ``\\<``: text as written, a literal ``<``; not in an HTML block)
+            if raw_blocks:
+                if blocks is None:
+                    blocks = _HTML_BLOCK_AT.search(s) is not None
+                if blocks:
+                    if parsed is None:
+                        parsed = _parsed_ranges(s)
+                    if _inside(parsed[1], a):
+                        out.append((a, m.end(), name in _INLINE_NAMES))
+            continue
         if parsed is None:
-            ls = max(s.rfind("\n", 0, a), s.rfind("\r", 0, a)) + 1
-            if "$" in s or "    " in s[ls:a] or "\t" in s[ls:a]:
-                parsed = _literal_ranges(s)
-        if parsed and _inside(parsed, a):
+            if dollar is None:
+                dollar = "$" in s
+            if not dollar:
+                nl = max(s.rfind("\n", ls_at, a), s.rfind("\r", ls_at, a))
+                seg = s[nl + 1:a] if nl >= 0 else s[max(ls, ls_at - 3):a]
+                deep = ("    " in seg or "\t" in seg) or (nl < 0 and deep)
+                ls, ls_at = (nl + 1 if nl >= 0 else ls), a
+            if dollar or deep:
+                parsed = _parsed_ranges(s)
+        if parsed and _inside(parsed[0], a):
             continue  # (in an indented code block or math)
         out.append((a, m.end(), name in _INLINE_NAMES))
     return out
+
+
+#: a line that may open an HTML block (:func:`tag_spans`): ``<`` after blanks and container marks
+#: (a quote's ``>``, a list item's ``-``, ``*``, ``+``, ``1.``, ``1)``) alone
+_HTML_BLOCK_AT = re.compile(r"(?:^|(?<=[\n\r]))[ \t>*+\-.)0-9]*<")
 
 
 def _backslashed(s: str, at: int) -> bool:
@@ -931,20 +996,21 @@ def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return k >= 0 and spans[k][1] > at
 
 
-def _literal_ranges(s: str) -> list[tuple[int, int]]:
-    """:func:`gbrain.page.fastparse.literal_spans` of ``s`` merged (sorted, disjoint); ``[]``
-    without pyromark."""
+def _parsed_ranges(s: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`gbrain.page.fastparse.literal_and_html_spans` of ``s``, the literal spans merged
+    (sorted, disjoint); ``([], [])`` without pyromark."""
     try:
-        from ..page.fastparse import literal_spans
+        from ..page.fastparse import literal_and_html_spans
     except ImportError:  # (without pyromark: fenced code and code spans only)
-        return []
+        return [], []
+    literal, html = literal_and_html_spans(s)
     out: list[tuple[int, int]] = []
-    for a, z in literal_spans(s):
+    for a, z in literal:
         if out and a <= out[-1][1]:
             out[-1] = (out[-1][0], max(z, out[-1][1]))
         else:
             out.append((a, z))
-    return out
+    return out, html
 
 
 def _shown(name: str, hidden: str) -> str:
@@ -2148,16 +2214,26 @@ def as_written(marked: str, original: str) -> str:
     """``marked`` (the text the index read, :func:`search_text`'s, with hit marks) with its hits
     put on ``original`` (the text as written, of the same length: an address or tag blanked and a
     word written bare in place keep every position), each hit ending inside a word of ``original``
-    (a word written with Arabic marks, found bare) widened to the word's end: a snippet shows
-    ``كَتَبَ الطَّالِبُ``, not ``كتب الطالب``. ``marked`` itself when the lengths differ."""
+    (a word written with Arabic marks, found bare; or one with an inline tag inside it, read as one
+    word, :func:`_glued_spans`) widened to the word's end: a snippet shows ``كَتَبَ الطَّالِبُ``,
+    not ``كتب الطالب``, and all of ``مك<b>تبة</b>``. ``marked`` itself when the lengths differ."""
     if len(marked) - marked.count(HIT_ON) - marked.count(HIT_OFF) != len(original):
         return marked
     out: list[str] = []
     at = i = 0  # (characters of original written; position in the indexed text, marks not counted)
+    glued: list[tuple[int, int]] | None = None
     for piece in _HIT_SPLIT.split(marked):
         if piece == HIT_ON or piece == HIT_OFF:
-            if piece == HIT_OFF and 0 < at < len(original) and _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
-                end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+            if piece == HIT_OFF and 0 < at < len(original):
+                end = at
+                if _WORD_OR_MARK.fullmatch(original, at - 1, at + 1) is not None:
+                    end = _WORD_OR_MARK.match(original, at).end()  # (the hit ends inside a word: to its end)
+                if "<" in original:  # (a word with an inline tag inside it, read as one: to its end too)
+                    if glued is None:
+                        glued = _glued_spans(original)
+                    k = bisect.bisect_right(glued, (end, 1 << 62)) - 1
+                    if k >= 0 and glued[k][0] < end < glued[k][1]:
+                        end = glued[k][1]
                 out.append(original[at:end])
                 at = end
             out.append(piece)
@@ -2168,6 +2244,24 @@ def as_written(marked: str, original: str) -> str:
             at = i
     out.append(original[at:])
     return "".join(out)
+
+
+def _glued_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of the words of ``text`` :func:`search_text` reads whole across
+    an inline tag without attributes inside them (``مك<b>تبة``, ``<b>bold</b>text``'s
+    ``bold</b>text``: :data:`_GLUED`), sorted; the tags alone are looked at (an address span
+    inside such a word, which the index blanks, is not). ``[]`` when there is none."""
+    tags = tag_spans(text)
+    if not tags or _GLUE in text:
+        return []
+    parts: list[str] = []
+    at = 0
+    for a, z, inline in tags:
+        parts.append(text[at:a])
+        parts.append((_GLUE if inline and _BARE_TAG.fullmatch(text, a, z) else " ") * (z - a))
+        at = z
+    parts.append(text[at:])
+    return [m.span() for m in _GLUED.finditer("".join(parts))]
 
 
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
@@ -3622,6 +3716,12 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
 
 #: Postgres: tsvector weights of the signals (storage/sql/pg_v1.sql builds pages.search_tsv)
 _PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
+#: Postgres: which name field matched the query ``q`` (:func:`_rank_pg`'s signals ``title``,
+#: ``alias``, ``path``, ``headings``, as SQLite's columns name them): weight A is the title's, the
+#: aliases' and the names' folded words, B the path's and the headings' (``search_names_tsv``,
+#: pg_v81.sql); each field read again only where its weight matched
+_PG_FIELD_COLS = ", ".join(f"bool_or(CASE WHEN nf.{w} @@ q THEN gb_alias_tsv(p.{c}) @@ q END)"
+                           for w, c in (("na", "title"), ("na", "search_aliases"), ("nb", "path"), ("nb", "search_headings")))
 
 
 #: Postgres: one word's tsquery, its 'english' and 'simple' forms OR-ed, or one of them when they
@@ -4094,7 +4194,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, {_PG_FIELD_COLS}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings, p.search_fold_names "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
@@ -4123,7 +4223,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
         if r[-6] is not None:
             copies[pid] = r[-6]
-        signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
+        # (the fields that matched, as SQLite names them: A is the title's, the aliases' and the
+        # names' folded words, B the path's and the headings', _PG_FIELD_COLS)
+        signals[pid] = {s for s, on in zip(("title", "alias", "path", "headings", "body"), (*r[6 + 2 * nw : 10 + 2 * nw], r[5])) if on}
+        if r[3] and not signals[pid] & {"title", "alias"}:  # (the names' folded words: SQLite's ``folds``)
+            signals[pid].add("title" if any(names_word(w, name_words(r[-5]), w in prefixes) for w in words) else "alias")
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):

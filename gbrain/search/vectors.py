@@ -273,7 +273,12 @@ def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str,
     return out
 
 
-def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None, force: bool = False) -> tuple[EmbedPlan, list[_PageWork]]:
+#: pages between two progress reports of :func:`plan_embed`
+PLAN_PROGRESS_PAGES = 200
+
+
+def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None, force: bool = False,
+               on_progress: Callable[[int, int], None] | None = None) -> tuple[EmbedPlan, list[_PageWork]]:
     """Chunk ``rows`` and count what the provider must embed (texts not cached for the model).
     Chunks are :func:`~.embeddings.model_page_chunks`: at the brain's chunk budget when it set
     one (config ``embedding_chunk_tokens``, the model's ``chunk_tokens``), else
@@ -281,8 +286,12 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     ``max_chunk_tokens``, else :data:`~.chunking.MAX_TOKENS`): a model with a short input window
     sees all of each chunk cut at its budget, and also reads each long section's ~500-token
     chunks (the version :func:`~.embeddings.chunking_of` records). ``force``: no text
-    counts as cached (``embed --force``)."""
+    counts as cached (``embed --force``). ``on_progress(pages done, pages)``: at the start, every
+    :data:`PLAN_PROGRESS_PAGES` pages and at the end (a big brain's plan takes a while: 15 CPU-s
+    for obsidian-hub's 6,572 pages with minilm, trial 71)."""
     known = set() if force else _known_hashes(conn, model.model_id)
+    if on_progress:
+        on_progress(0, len(rows))
     plan = EmbedPlan(model=model.model_id, paid=model.paid)
     work: list[_PageWork] = []
     new: set[str] = set()
@@ -298,6 +307,8 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
                 new.add(h)
                 plan.to_embed += 1
                 plan.tokens += c.tokens
+        if on_progress and (plan.pages % PLAN_PROGRESS_PAGES == 0 or plan.pages == len(rows)):
+            on_progress(plan.pages, len(rows))
     plan.cost = model.estimate_cost(plan.tokens)
     return plan, work
 

@@ -508,15 +508,30 @@ def sync_client(conn, root: str | os.PathLike) -> str:
     return f"{socket.gethostname()}:{os.path.abspath(os.path.expanduser(str(root)))}"
 
 
-def bind_client(conn, client: str, root: str) -> None:
-    """Add the binding row of ``client`` (folder ``root``), its cursor at the end of the change
-    log, ``bound_at`` to the millisecond (a deletion in the same second after it is after it:
-    ``SyncEngine._disk_history``), inside the caller's write transaction."""
+def bind_client(conn, client: str, root: str, machine: str = "") -> None:
+    """Add the binding row of ``client`` (folder ``root``, synced by the machine of key
+    ``machine``: ``SyncEngine``'s :func:`gbrain.sync.engine.machine_key`, '' unknown), its cursor at
+    the end of the change log, ``bound_at`` to the millisecond (a deletion in the same second after
+    it is after it: ``SyncEngine._disk_history``), inside the caller's write transaction."""
     conn.execute(
-        "INSERT INTO sync_root(id, client, root, cursor, bound_at) VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM sync_root), ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log), "
-        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-        (client, root),
+        "INSERT INTO sync_root(id, client, root, cursor, bound_at, machine) VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM sync_root), ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log), "
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)",
+        (client, root, machine),
     )
+
+
+def forget_client(conn, client: str) -> dict:
+    """Drop sync client ``client``: its base hashes (``sync_state``) and its binding
+    (``sync_root``), inside the caller's write transaction; then the change-log rows no live client
+    still needs go (:func:`expire_sync_clients`), and ``history-prune`` keeps no version for its
+    bases any more. The folder's next sync is a first sync. Returns ``{"paths": N, "log_rows": M}``:
+    the base rows dropped and the change-log rows trimmed."""
+    n = conn.execute("SELECT count(*) FROM sync_state WHERE client = ?", (client,)).fetchone()[0]
+    conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
+    conn.execute("DELETE FROM sync_root WHERE client = ?", (client,))
+    before = conn.execute("SELECT count(*) FROM change_log").fetchone()[0]
+    expire_sync_clients(conn)
+    return {"paths": n, "log_rows": before - conn.execute("SELECT count(*) FROM change_log").fetchone()[0]}
 
 
 #: days a sync client may go unseen before it is expired (config ``sync_client_expire_days``;
@@ -2749,6 +2764,16 @@ def _m79_unread_and_bare_text(conn: sqlite3.Connection) -> None:
     refold_tatweel_names(conn)
 
 
+def _m80_client_machines(conn: sqlite3.Connection) -> None:
+    """(SQLite v80 / Postgres v88) a sync client records the machine that syncs it:
+    ``sync_root.machine`` (:func:`gbrain.sync.engine.machine_key`, 8 hex digits; '' unknown). A
+    sync or watch of a client another machine's key holds is refused (two containers from one
+    image share host name and folder path, so one client id: ``SyncEngine._claim_machine``); a
+    client bound before (key '') is adopted by the first machine that syncs it."""
+    if "machine" not in {r[1] for r in conn.execute("PRAGMA table_info(sync_root)")}:  # (a test's brain may have it)
+        conn.execute("ALTER TABLE sync_root ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
+
+
 def refold_tatweel_names(conn) -> int:
     """Write again the ``name_folds`` rows of the pages whose file name, title, aliases or H1 name
     hold tatweel (U+0640), which the exact-name keys drop since SQLite v79 / Postgres v87
@@ -3059,7 +3084,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

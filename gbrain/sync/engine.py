@@ -132,12 +132,12 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
+from ..core.history import body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
@@ -372,6 +372,9 @@ class SyncError(GBrainError):
 
 
 _MACHINE_KEY: list[str] = []
+#: whether :func:`machine_key` came from a random number (no machine id, no MAC address: a
+#: ``uuid.getnode`` with the multicast bit set), so differs on every start
+_MACHINE_RANDOM: list[bool] = []
 
 
 def machine_key() -> str:
@@ -394,9 +397,19 @@ def machine_key() -> str:
         if not raw:
             import uuid
 
-            raw = str(uuid.getnode()).encode()
+            node = uuid.getnode()
+            raw = str(node).encode()
+            _MACHINE_RANDOM.append(bool((node >> 40) & 1))
         _MACHINE_KEY.append(hashlib.sha256(raw).hexdigest()[:8])
     return _MACHINE_KEY[0]
+
+
+def machine_key_stable() -> bool:
+    """Whether :func:`machine_key` is this machine's on every start (False: made from a random
+    number, no machine id and no MAC address found): only a stable key is recorded with a sync
+    client (``sync_root.machine``, :meth:`SyncEngine._claim_machine`)."""
+    machine_key()
+    return not any(_MACHINE_RANDOM)
 
 
 def client_tag(client: str) -> str:
@@ -519,14 +532,6 @@ def _in_cycle(rel: str, now: dict[str, int], recorded: dict[int, str]) -> bool:
         if p == rel:
             return True
     return False
-
-
-def _in_trash(conn, slug: str) -> bool:
-    """Whether the page name ``slug`` holds a deleted page: its newest history row is the deletion
-    (CLAUDE.md invariant 8). A swap's temp name must not be one: its move rows there would be
-    newer and hide the page from ``trash``/``restore`` (:meth:`SyncEngine._swap`)."""
-    row = conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
-    return row is not None and row[0] == "delete"
 
 
 def copy_renames(brain: Brain, src: str, dst: str, on_disk: Callable[[str, str], bool] = lambda p, own: False) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
@@ -838,16 +843,46 @@ class SyncEngine:
         if self.client:
             self._other_machine()
             self._adopt_unnamed()
-        row = self.conn.execute("SELECT root FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+        row = self.conn.execute("SELECT root, machine FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+        mine = machine_key() if machine_key_stable() else ""
         if row and row["root"] != str(self.root):
             if not rebind:
                 raise BadInput(f"this brain is synced with {row['root']}, not {self.root}; pass --rebind to switch folders (the old folder is left as it is)")
-            with self.brain.transaction():
+            with self.brain.transaction():  # (the old base forgotten: this machine takes the client)
                 self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
-                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE client = ?", (str(self.root), self.client))
+                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                  "machine = ? WHERE client = ?", (str(self.root), mine, self.client))
         elif not row:
             with self.brain.transaction():
-                bind_client(self.conn, self.client, str(self.root))
+                bind_client(self.conn, self.client, str(self.root), mine)
+        else:
+            self._claim_machine(row["machine"], mine)
+
+    def _claim_machine(self, stored: str, mine: str) -> None:
+        """Check the machine recorded with this folder's client (``sync_root.machine``, ``stored``)
+        against this machine's key ``mine`` ('' when not stable: nothing checked): a client with
+        none (bound before SQLite v80 / Postgres v88) is adopted; another machine's raises
+        :class:`SyncError` (exit 1), saying what to do. Two machines under one client id (one host
+        name and folder path: containers or VMs from one image; or a SQLite brain file shared or
+        copied between machines) would share one base and one change-log cursor and undo each
+        other's edits (trial 69); :meth:`_other_machine` sees only the other's running watch."""
+        if not mine or stored == mine:
+            return
+        if not stored:
+            with self.brain.transaction():
+                self.conn.execute("UPDATE sync_root SET machine = ? WHERE client = ? AND machine = ''", (mine, self.client))
+                stored = self.conn.execute("SELECT machine FROM sync_root WHERE client = ?", (self.client,)).fetchone()[0]
+            if stored in ("", mine):
+                return
+        keys = f"its machine key is {stored}, this machine's {mine}"
+        whose = (f"under the same sync client id, {self.client} (the same host name and folder path; {keys})" if self.client
+                 else f"({keys}: the brain file is shared with it, or was copied here from it)")
+        fix = ("If both machines are to sync this brain, give this one a host name of its own or sync from another folder path; "
+               if self.client else "If both machines are to sync, give each a brain of its own (or share one Postgres brain); ")
+        raise SyncError(f"{self.root} is synced with {self.brain.path} by another machine {whose}: "
+                        f"two machines sharing one sync client share one sync state and undo each other's edits. Nothing was changed. {fix}"
+                        f"if that machine no longer syncs it (or is this one, its /etc/machine-id changed), run `gbrain sync-forget {cmd_arg(str(self.root))}` "
+                        f"and sync again: the first sync keeps every file (one that differs from its page becomes a conflict copy)")
 
     def listen_name(self) -> str:
         """The ``application_name`` of this process's LISTEN connection (``watch``):
@@ -862,9 +897,10 @@ class SyncEngine:
         rows meant for the other, neither folder would get the other's edits, and a restart of
         one would import its older files over the other's edits (trial 69). Seen through the
         other watch's LISTEN connection (:meth:`listen_name`, in ``pg_stat_activity``); a
-        process of this machine is the sync lock's to refuse. Not seen: another machine's
-        one-shot ``sync``, or any of its processes while none of its watches runs, and two
-        machines with one ``/etc/machine-id`` (a container image that ships one)."""
+        process of this machine is the sync lock's to refuse. Not seen here: another machine's
+        one-shot ``sync``, or any of its processes while none of its watches runs (the machine
+        recorded with the client refuses those: :meth:`_claim_machine`), and two machines with one
+        ``/etc/machine-id`` (a container image that ships one)."""
         rows = self.conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
                                  (f"gbrain-listen:%:{client_tag(self.client)}:%",)).fetchall()
         mine = machine_key()
@@ -1332,7 +1368,9 @@ class SyncEngine:
         no other path (a new or gone file, a folder) to pair with: ``paths`` is the round less its
         exact renames (:meth:`move_chunks`), which run before. So is a new file that no path
         could pair with (:meth:`_lone_new`: a copy of many notes into the folder was one
-        transaction a flaky connection cut again and again, trial 69). Everything else is in ``first``,
+        transaction a flaky connection cut again and again, trial 69), and a deletion that no path
+        could pair with, in a round the mass-deletion guard lets through whole (:meth:`_lone_gone`:
+        150 deletions beside 40 edits were one transaction too). Everything else is in ``first``,
         with the first plain paths. ``([paths], {})`` for a round that is small, or the whole
         tree's folder (``''``), or ``n`` <= 0."""
         if n <= 0 or len(paths) <= n:
@@ -1371,6 +1409,9 @@ class SyncEngine:
         for rel in self._lone_new(fresh, paths, found, dirs, maybe, recorded):
             plain.add(rel)
             seen[rel] = _file_print(fresh[rel])
+        for rel in self._lone_gone(paths, found, dirs, maybe | together):
+            plain.add(rel)
+            seen[rel] = None  # (still gone when its chunk runs: still_plain)
         if len(plain) <= n:
             return [paths], {}
         order = sorted(plain)
@@ -1424,13 +1465,56 @@ class SyncEngine:
             return set()
         return lone - known
 
+    def _lone_gone(self, paths: set[str], found: dict, dirs: set[str], hold: set[str]) -> set[str]:
+        """The paths of ``paths`` gone from disk (``found``: :meth:`on_disk` of ``paths``) that no
+        path could pair with, so a chunk of their own gives the outcome the whole round gives
+        (150 notes deleted beside 40 edits were one transaction that a connection cut every few
+        seconds rolled back every time): only in a round with nothing to pair a deletion with (no
+        new file on disk, no file holding a gone path's recorded file id, no folder event
+        ``dirs``, nothing in ``hold`` (deletions held back, paths waiting to meet), no deletion
+        :attr:`held` back, no page this engine created lately, :attr:`recent_new`: an adopted
+        move's end), and a round the mass-deletion guard would let through whole: its deletions
+        under :data:`MASS_TRASH`, or :meth:`_vanished` finding no folder over them (nor any
+        :attr:`held`), or ``confirm_delete``. A chunk's deletions are then a part of those, each
+        folder's count lower and its synced notes fewer by the chunks before: the guard, run by
+        a chunk of :data:`MASS_TRASH` or more, lets it through too (a share under
+        :data:`MASS_SHARE` stays under it when equal numbers leave both sides). Each a synced
+        path (a ``sync_state`` row), no page's sidecar or conflict copy, no page one of the
+        round's follows. Empty on any doubt."""
+        import sqlite3
+
+        if dirs or hold or self.held or len(found) == len(paths):
+            return set()
+        if any(row is None or not stat.S_ISREG(st.st_mode) for st, row in found.values()):
+            return set()  # a new file (a move's end), or no regular file
+        try:
+            if self._recent_new():
+                return set()
+            gone = [p for p in paths if p not in found]
+            state = self._state(gone)
+        except (sqlite3.Error, GBrainError):
+            return set()
+        ids = {file_id(st) for st, _ in found.values()}
+        if any(row[4] is not None and row[4] in ids for row in state.values()):
+            return set()  # a file moved over a synced one: a move the round may pair
+        if not self.confirm_delete and len(state) >= MASS_TRASH:
+            try:
+                if self._vanished(sorted(state), None):
+                    return set()  # the guard weighs them together (refused, or git's doing: one round)
+            except (sqlite3.Error, GBrainError, OSError):
+                return set()
+        followers = {page_slug_for_sidecar(p) for p in paths} | {nfc(m[0][:-3]) for p in paths if (m := copy_mark(p)) and is_markdown(m[0])}
+        return {p for p in state if page_slug_for_sidecar(p) is None and copy_mark(p) is None
+                and nfc(p[:-3]) not in followers and slug_for_path(p) not in followers}
+
     def still_plain(self, part: set[str], seen: dict) -> tuple[set[str], dict[str, os.stat_result | None]]:
         """The paths of a later chunk ``part`` (:meth:`plain_chunks`, its ``seen``) whose file is
         the one stat'ed then (size, change stamp, file id), a plain in-place edit still, and the
         others: ``(keep, {path: its lstat now, None when gone})``. Those changed on disk since the
         round was cut (a save begun meanwhile, maybe still being written; a note renamed or
         deleted) leave the chunk: read now, a save's first piece would be taken for the note and
-        a renamed note trashed. An unreadable path stays (the round says so)."""
+        a renamed note trashed. A deletion (``seen`` None: :meth:`_lone_gone`) stays while its
+        path is still gone. An unreadable path stays (the round says so)."""
         root = str(self.root)
         keep, moved = set(), {}
         for rel in part:
@@ -1441,7 +1525,9 @@ class SyncEngine:
             except OSError:
                 keep.add(rel)
                 continue
-            if st is not None and seen.get(rel) == _file_print(st):
+            if st is None and rel in seen and seen[rel] is None:
+                keep.add(rel)  # a deletion still gone (_lone_gone)
+            elif st is not None and seen.get(rel) == _file_print(st):
                 keep.add(rel)
             else:
                 moved[rel] = st
@@ -1505,7 +1591,9 @@ class SyncEngine:
         sync then does the rest, the mass-deletion guard and move pairing over the whole tree as
         before; what the chunks did it finds in sync. ``whole_on_mass`` (``gbrain sync``, which a
         refused mass deletion ends having changed nothing): no chunk when the tree's deletions no
-        rename explains (with :attr:`held`) could reach :data:`MASS_TRASH`. A pre-pass that
+        rename explains (with :attr:`held`) reach :data:`MASS_TRASH` and the guard would weigh
+        them (:attr:`held`, or :meth:`_vanished` finds a folder over them: refused, or git's doing);
+        deletions it lets through go in chunks too (:meth:`_lone_gone`). A pre-pass that
         commits no chunk, or only chunks that wrote nothing into the folder, hands its scan to
         the full sync (:meth:`hand_scan`). ``hold``: paths no chunk takes (watch's paths waiting
         to meet another). Returns the chunks committed."""
@@ -1522,9 +1610,10 @@ class SyncEngine:
         moves, rest, move_seen = self.move_chunks(paths, set(), n, hold)
         if whole_on_mass:
             paired = {old for old, _ in move_seen.values()}
-            loose = sum(1 for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p)))
-            if loose + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH:
-                self.hand_scan(sc, git_fp)
+            loose = [p for p in paths if p in state and is_markdown(p) and p not in paired and not os.path.lexists(self._abs(p))]
+            if len(loose) + sum(1 for p in self.held if is_markdown(p)) >= MASS_TRASH and (
+                    self.held or not self.confirm_delete and self._vanished(loose, {t[0] for t in (sc.stats or ())})):
+                self.hand_scan(sc, git_fp)  # (refused, or git's doing, said once: the full sync weighs them)
                 return 0
         chunks, plain_seen = self.plain_chunks(rest, set(), n, together=hold)
         if not moves and len(chunks) < 2:
@@ -1862,10 +1951,24 @@ class SyncEngine:
 
     def _sync_chunks(self) -> None:
         """``gbrain sync``'s pre-pass (:meth:`sync`): :meth:`chunk_prepass`, each chunk a
-        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's)."""
+        :meth:`reconcile` of its own (a failure ends the sync as it would the full sync's). A
+        chunk whose Postgres connection was cut (:class:`~gbrain.storage.pg.Disconnected`, the
+        server reachable) is rolled back and run once more on a new connection, as watch runs a
+        cut round again (cut at its commit, it is found done): a flaky connection costs the
+        chunk in flight, not the rest of the sync; cut again, the sync fails with the chunks
+        before it kept. A cut while a Ctrl-C unwound is that interrupt (``db.raise_interrupt``)."""
+        from ..storage.db import raise_interrupt
+        from ..storage.pg import Disconnected
 
         def run(part: set[str]) -> bool:
-            self.reconcile(part)
+            try:
+                self.reconcile(part)
+            except Disconnected as e:
+                raise_interrupt(e)  # (before any clean-up statement: the interrupt, said by sync)
+                if e.unreachable:
+                    raise
+                self.conn.rollback()
+                self.reconcile(part)
             return True
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
@@ -4575,7 +4678,7 @@ class SyncEngine:
         name (a move: ``history`` of either name then lists the text it holds), links are resolved
         again (none has a sidecar or conflict copy: :meth:`_swappable`). The first page passes
         through a name of its own while the others move, ``NAME (swapping names).md`` in its
-        folder (`` 2``… when taken, or a deleted page's name: :func:`_in_trash`), as a person swapping two files passes one through a temp
+        folder (`` 2``… when taken, or a deleted page's name: :func:`~gbrain.core.history.in_trash`; :func:`~gbrain.page.slugs.swap_temp_name`), as a person swapping two files passes one through a temp
         name; the history keeps that stretch (a swap written as two moves between the two names
         reads, on a second swap of the pair, as a page moved away and back: the history walks
         follow each page through its names by the moves' names), the change log does not (no
@@ -4585,11 +4688,11 @@ class SyncEngine:
         ids = [c.execute("SELECT id FROM pages WHERE path = ?", (p,)).fetchone()["id"] for p in cycle]
         stem, ext = cycle[0][:-3], cycle[0][-3:]
         for n in range(1, 1000):
-            tmp = f"{stem} (swapping names{'' if n == 1 else f' {n}'}){ext}"
+            tmp = swap_temp_name(stem, ext, n)
             if not (os.path.lexists(self._abs(tmp)) or c.execute(
                     "SELECT 1 FROM pages WHERE path = ? OR slug_key = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
                     (tmp, slug_key(slug_for_path(tmp)), tmp)).fetchone()
-                    or _in_trash(c, slug_for_path(tmp))):
+                    or in_trash(c, "page", slug_for_path(tmp))):
                 break
         seq0 = c.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
         self.brain.rename_page_row(ids[0], cycle[0], tmp)

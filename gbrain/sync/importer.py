@@ -161,7 +161,8 @@ def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
 
 
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], hashed_at: int, have: set[tuple]) -> None:
-    """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
+    """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``, and
+    no other machine's key is recorded with its client: ``sync_root.machine``) and
     record every file just imported as in sync on both sides (base = its hash), with the stat
     the scan took (size and change stamp): the next import or sync trusts it and reads the file
     only when its stat moved. ``hashed_at`` (ns) is a time before any file was read: a file whose
@@ -178,12 +179,15 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], has
         return
     abs_root = str(Path(os.path.abspath(os.path.expanduser(str(root)))))
     client = sync_client(brain.conn, abs_root)
-    row = brain.conn.execute("SELECT root FROM sync_root WHERE client = ?", (client,)).fetchone()
-    if row and row[0] != abs_root:
-        return  # bound to another folder: its base stays as it is
+    row = brain.conn.execute("SELECT root, machine FROM sync_root WHERE client = ?", (client,)).fetchone()
+    from .engine import machine_key, machine_key_stable  # (engine imports this module)
+
+    mine = machine_key() if machine_key_stable() else ""
+    if row and (row[0] != abs_root or (row[1] and mine and row[1] != mine)):
+        return  # bound to another folder, or another machine syncs it (one client id): its base stays as it is
     if not row:
         brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
-        bind_client(brain.conn, client, abs_root)
+        bind_client(brain.conn, client, abs_root, mine)
         have = set()
     fresh = hashed_at - RACY_NS
     rows = []
@@ -453,6 +457,32 @@ def property_syntax_hint(brain: Brain, all_paths: Iterable[str], new_paths: set[
     return [f"{CONFIG} marks a Logseq graph, but {shown(found[0])}{more} lie outside its pages/ and journals/ folders: "
             "their opening key:: lines are read as Dataview fields (title::, alias::, tags:: name and tag nothing); "
             "`gbrain config set property_syntax logseq` reads them as Logseq page properties"]
+
+
+def plain_rule_hint(brain: Brain, new_paths: set[str]) -> list[str]:
+    """One line of advice when this import added pages whose first ``---`` reads as their timeline
+    separator (``timeline_split rule``, the default) although the text below it holds a heading
+    and no timeline entry: a plain rule, as Obsidian vaults use it (trial 71: the README asks for
+    ``timeline_split heading`` "before the first timeline write", and nothing told a person whether
+    their vault is one). Advice only: what the pages derive is unchanged. ``[]`` otherwise."""
+    import re
+
+    if not new_paths or brain.timeline_split != "rule":
+        return []
+    found = []
+    rows = brain.conn.execute(
+        "SELECT path, timeline FROM pages p WHERE timeline <> '' "
+        "AND NOT EXISTS (SELECT 1 FROM timeline_entries t WHERE t.page_id = p.id)")
+    for path, timeline in rows:
+        if path in new_paths and re.search(r"(?m)^#{1,6}[ \t]", timeline):
+            found.append(path)
+    if not found:
+        return []
+    found.sort()
+    more = f" and {len(found) - 1:,} more" if len(found) > 1 else ""
+    return [f"{shown(found[0])}{more}: a `---` above text with headings and no timeline entry, read as the timeline's separator; "
+            "if these notes use `---` as a plain rule (as Obsidian vaults do), run `gbrain config set timeline_split heading` "
+            "before the first timeline write (docs/commands.md#the-page-format)"]
 
 
 def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
@@ -848,7 +878,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 ),
             )
         commit(brain.conn)
-    except BaseException:
+    except BaseException as e:
+        parser.__exit__(type(e), e, e.__traceback__)  # (the pool ends at once: its queued pages are not waited for)
         rollback(brain.conn)
         raise
     finally:
@@ -859,7 +890,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
     vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
     new_paths = set(hashes) - set(stored)
-    for w in portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths):
+    for w in (portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths)
+              + plain_rule_hint(brain, new_paths)):
         warn(w)
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)},
                         left_alone={p: PURGED for p in purged_skipped} or None)

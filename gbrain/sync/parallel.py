@@ -51,7 +51,41 @@ _saved: tuple[int, ...] = (700, 10, 10)  # the thresholds before the first of th
 
 
 def _worker_start() -> None:
+    """A parse worker's start: the raised collection threshold (:func:`few_collections`), and
+    SIGINT ignored. A terminal's Ctrl-C reaches the whole process group: the importing process
+    handles it (keeps what it committed, says so) and ends the pool; a worker that took it too
+    printed a traceback each (trial 71), and the pool started another in its place."""
+    import signal
+
     gc.set_threshold(max(gc.get_threshold()[0], GC_YOUNG), *gc.get_threshold()[1:])
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):  # (a spawned worker inherits the mask of :func:`_signals_held`)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    except (ValueError, OSError):  # (not the main thread: cannot happen in a pool worker)
+        pass
+
+
+_HELD = {getattr(__import__("signal"), n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(__import__("signal"), n)}
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP (gbrain's interrupts: entry.py) while the body runs, then
+    deliver any that came: the pool's start is not cut in the middle (trial 71: a Ctrl-C there
+    left a started worker behind, ``Pool.__init__`` ends them only on an ``Exception``, and one
+    that landed between connecting to the forkserver and sending it the worker's descriptors made
+    the forkserver print an ``EOFError`` traceback). No-op where signals cannot be held (Windows)."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _parse_job(job: tuple[str, ...]) -> Page:
@@ -210,7 +244,11 @@ class PageParser:
                     # (the forkserver's preload is process-wide; it applies when the forkserver
                     # starts, at the first pool of the process)
                     ctx.set_forkserver_preload(_preload())
-                self.pool = _Pool(self.workers, initializer=_worker_start, context=ctx)
+                    from multiprocessing import forkserver
+
+                    forkserver.ensure_running()  # (before the signals are held: its workers inherit its signal mask)
+                with _signals_held():  # a Ctrl-C meanwhile lands after: the pool is self.pool, and the with ends it
+                    self.pool = _Pool(self.workers, initializer=_worker_start, context=ctx)
             except OSError:
                 # the pool cannot start (its forkserver's Unix socket path under a long $TMPDIR
                 # is over 108 bytes: "AF_UNIX path too long"): parse in this process instead
@@ -222,10 +260,16 @@ class PageParser:
         return self
 
     def __exit__(self, *exc) -> None:
+        """End the pool: when the body finished, after the workers end (``close`` + ``join``);
+        when it raised (Ctrl-C, a failure), at once (``terminate``): the pages still queued are
+        not parsed for nothing, nor waited for."""
         if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
-            self.pool = None
+            pool, self.pool = self.pool, None
+            if not exc or exc[0] is None:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
 
 
 def parse_all(jobs: Iterable[tuple[str, str, str]]) -> list[Page]:

@@ -912,6 +912,11 @@ class Watcher:
             if self._bound:
                 try:
                     self.initial = self._first_sync()
+                except Disconnected as e:
+                    # cut (a flaky connection, a server restart) after the chunks it committed:
+                    # watching starts, and the catch-up runs the full sync once the brain answers,
+                    # as after a cut rescan (an interrupt behind it is raised: _brain_lost)
+                    self._brain_lost(e)
                 except (sqlite3.Error, OSError, GBrainError) as e:
                     if not self._no_space(e):
                         raise
@@ -926,7 +931,7 @@ class Watcher:
                 if not self._offline:
                     self.keeper.poke()  # pages stale from before this watch
             if self.initial is None:
-                self.log(f"watching {root} (the first sync waits for space on the disk) — Ctrl-C to stop")
+                self.log(f"watching {root} (the first sync waits for {'the brain database' if self._down else 'space on the disk'}) — Ctrl-C to stop")
             else:
                 files = self.initial["files_seen"]
                 self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")

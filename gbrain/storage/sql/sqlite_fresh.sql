@@ -1,4 +1,4 @@
--- gbrain: a new SQLite brain's schema v79, what the whole migration chain leaves in an empty brain.
+-- gbrain: a new SQLite brain's schema v80, what the whole migration chain leaves in an empty brain.
 -- GENERATED: do not edit; after adding or changing a migration run `python -m gbrain.storage.fresh`.
 -- (gbrain/storage/fresh.py; tests/test_fresh_schema.py compares it with the chain)
 
@@ -77,7 +77,7 @@ CREATE TABLE sync_root (
   cursor INTEGER NOT NULL DEFAULT 0,  -- last change_log.seq applied to the folder
   bound_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   synced_at TEXT
-, client TEXT NOT NULL DEFAULT '');
+, client TEXT NOT NULL DEFAULT '', machine TEXT NOT NULL DEFAULT '');
 CREATE TABLE sync_state (
   path TEXT PRIMARY KEY,              -- exact relative path, '/'-separated
   size INTEGER NOT NULL,              -- st_size when disk_hash was computed
@@ -393,4 +393,4 @@ INSERT INTO "config" (key, value) VALUES ('chunk_strategy', 'section');
 INSERT INTO "config" (key, value) VALUES ('timeline_split', 'rule');
 INSERT INTO "sqlite_sequence" (name, seq) VALUES ('history', 0);
 
-PRAGMA user_version = 79;
+PRAGMA user_version = 80;

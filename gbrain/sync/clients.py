@@ -1,0 +1,115 @@
+"""The sync clients of a brain: list them (``gbrain sync-clients``) and forget one
+(``gbrain sync-forget``).
+
+A sync client is a folder that syncs with the brain (``sync_root`` and its ``sync_state`` rows,
+``client``: ``''`` on SQLite, ``host:/absolute/folder`` on Postgres: ``storage/db.py: sync_client``).
+While its rows stay, ``history-prune`` keeps one version for each of its base hashes and the
+change log is kept for it until it expires (``sync_client_expire_days``, 30); forgetting it drops
+them, and the folder's next sync is a first sync (nothing lost: an equal file stays, a differing
+one becomes a conflict copy).
+"""
+from __future__ import annotations
+
+import os
+import socket
+
+from ..core.brain import Brain
+from ..errors import BadInput, NotFound
+from ..page.slugs import cmd_arg
+from ..storage.db import forget_client, is_postgres, sync_client
+from . import engine
+from .engine import SyncError, client_tag
+
+
+def watching(conn, client: str) -> list[str]:
+    """The machine keys of the ``gbrain watch`` processes syncing ``client`` now (Postgres: their
+    LISTEN connections' ``application_name``, :meth:`engine.SyncEngine.listen_name`, in
+    ``pg_stat_activity``, any machine); ``[]`` on SQLite (its sync lock tells)."""
+    if not is_postgres(conn):
+        return []
+    rows = conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
+                        (f"gbrain-listen:%:{client_tag(client)}:%",)).fetchall()
+    return sorted({str(r[0]).rsplit(":", 1)[-1] for r in rows})
+
+
+def list_clients(brain: Brain) -> list[dict]:
+    """Every sync client of the brain, oldest binding first: ``client`` (``''`` on SQLite),
+    ``root`` (its folder), ``machine`` (the recorded machine key, ``''`` unknown), ``this_machine``
+    (whether it is this machine's key), ``bound_at``, ``synced_at`` (the last sync or watch round
+    that recorded it: ISO-8601 UTC, None never), ``cursor`` (the last change-log row applied; -1:
+    expired), ``behind`` (change-log rows written after it, None when expired), ``paths`` (its base
+    rows), ``watching`` (a watch of it runs now: Postgres; None on SQLite, which cannot tell).
+    A pure read."""
+    c = brain.conn
+    mine = engine.machine_key()
+    top = c.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+    out = []
+    for r in c.execute("SELECT client, root, machine, bound_at, synced_at, cursor, "
+                       "(SELECT count(*) FROM sync_state s WHERE s.client = r.client) AS paths FROM sync_root r ORDER BY id").fetchall():
+        cur = int(r["cursor"])
+        out.append({
+            "client": r["client"], "root": r["root"], "machine": r["machine"], "this_machine": r["machine"] == mine,
+            "bound_at": r["bound_at"], "synced_at": r["synced_at"], "cursor": cur,
+            "behind": None if cur < 0 else c.execute("SELECT count(*) FROM change_log WHERE seq > ? AND seq <= ?", (cur, top)).fetchone()[0],
+            "paths": int(r["paths"]),
+            "watching": bool(watching(c, r["client"])) if is_postgres(c) else None,
+        })
+    return out
+
+
+def _which(brain: Brain, target: str) -> tuple[str, str]:
+    """``(client, root)`` of the client ``target`` names: a client id as :func:`list_clients`
+    lists it (Postgres), else a folder, whose client on this machine it is. Raises
+    :class:`NotFound` (none binds it) or :class:`BadInput` (a SQLite brain bound to another folder)."""
+    c = brain.conn
+    rows = {r["client"]: r["root"] for r in c.execute("SELECT client, root FROM sync_root").fetchall()}
+    if is_postgres(c) and target in rows:
+        return target, rows[target]
+    root = os.path.abspath(os.path.expanduser(target))
+    client = sync_client(c, root)
+    if client in rows:
+        if not client and rows[client] != root:
+            raise BadInput(f"this brain syncs with {rows[client]}, not {root}; `gbrain sync-forget {cmd_arg(rows[client])}` forgets that folder")
+        return client, rows[client]
+    listed = "; `gbrain sync-clients` lists the folders that do" if rows else " (no folder syncs with it)"
+    raise NotFound(f"{root} does not sync with {brain.path}{listed}")
+
+
+def forget(brain: Brain, target: str) -> dict:
+    """Forget the sync client ``target`` names (:func:`_which`): its base hashes and binding are
+    dropped, so ``history-prune`` keeps nothing for it and the change log is trimmed past it
+    (:func:`gbrain.storage.db.forget_client`); the folder's files are left as they are and its next
+    sync is a first sync. Returns ``{"client", "root", "paths", "log_rows"}``.
+
+    Raises :class:`SyncError` (exit 1, nothing forgotten) while a ``gbrain watch`` of the client
+    runs (any machine's, seen on Postgres through its LISTEN connection) or a sync or watch of
+    this machine holds the folder's sync lock; :class:`NotFound`/:class:`BadInput` from
+    :func:`_which`."""
+    client, root = _which(brain, target)
+    eng = None
+    if not client or client.partition(":")[0] == socket.gethostname():
+        # this machine's folder: its sync lock first (a sync or watch of it holds it: refused), so
+        # none of this machine starts before the rows are gone
+        eng = engine.SyncEngine(brain, root)
+        eng.surface = "sync-forget"  # (what a sync refused meanwhile names)
+        try:
+            eng._lock()
+        except SyncError as e:
+            eng.close()
+            raise SyncError(str(e).split("; stop it first")[0] + "; stop it first, then forget the folder (nothing was forgotten)") from None
+    try:
+        keys = watching(brain.conn, client)
+        if keys:
+            mine = engine.machine_key()
+            who = "this machine's" if keys == [mine] else f"machine {', '.join(k for k in keys if k != mine)}'s"
+            raise SyncError(f"{who} `gbrain watch` is syncing {client or root} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
+        with brain.transaction():
+            got = forget_client(brain.conn, client)
+        if eng is not None:
+            from . import gitstate
+
+            gitstate.save(eng._git_key(), None)  # (the git state recorded for its deletions: gone with the base)
+    finally:
+        if eng is not None:
+            eng.close()
+    return {"client": client, "root": root, **got}

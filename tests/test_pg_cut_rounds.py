@@ -1,0 +1,226 @@
+"""A sync round with deletions or a folder renamed keeps its progress while the Postgres
+connection is cut again and again (the rest of trial 69's bug 2: ``test_pg_cut_progress`` made
+new notes go in committed chunks; a round with deletions, 150 notes deleted beside 40 edits,
+was still one first chunk that every cut rolled back whole; a folder of 200 notes renamed was
+not: its exact renames are committed CHUNK // 2 pairs a chunk, ten a try here). A
+real ``gbrain sync`` on a real server; the cut is a real ``pg_terminate_backend`` of the sync's
+backend at every K-th path the round records (``sync_state`` written or dropped: an import, a
+move, a deletion), inside its transaction: deterministic, no timing."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg")
+
+from conftest import gbrain_in_process  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.sync.engine import SyncEngine  # noqa: E402
+
+pytestmark = pytest.mark.engine_free  # names its own Postgres brain (pg_url): the SQLite run only
+
+CHUNK = 20  # GBRAIN_SYNC_CHUNK
+CUT_EVERY = 30  # the backend is terminated at the 30th path recorded since the last cut
+
+
+def _cut_syncs(pg_server, pg_url, root, monkeypatch, count, tries: int) -> tuple[list[int], int, int]:
+    """``gbrain sync`` of ``root`` again and again while the backend is cut at every
+    CUT_EVERY-th ``sync_state`` write: ``(count() after each try, cuts, paths recorded)``."""
+    admin = psycopg.connect(pg_server, autocommit=True)
+    steps, cuts = [0], [0]
+
+    def cutting(real):
+        def step(self, *a, **kw):
+            steps[0] += 1
+            if steps[0] % CUT_EVERY == 0:  # a Wi-Fi/VPN drop inside the transaction, every time
+                pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+                cuts[0] += 1
+            return real(self, *a, **kw)
+        return step
+
+    monkeypatch.setattr(SyncEngine, "_record", cutting(SyncEngine._record))
+    monkeypatch.setattr(SyncEngine, "_forget", cutting(SyncEngine._forget))
+    stored = []
+    import resource
+    import time
+
+    cpu0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
+    try:
+        for _ in range(tries):
+            r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+            with Brain.open(pg_url) as b:
+                stored.append(count(b))
+            if r.returncode == 0:
+                break
+        else:
+            pytest.fail(f"no sync finished: changes in the brain after each try {stored}, {cuts[0]} cuts, {steps[0]} paths recorded")
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"syncs' CPU {cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.2f} s (this process), wall {time.monotonic() - t0:.1f} s, "
+          f"load {os.getloadavg()[0]:.1f}")
+    return stored, cuts[0], steps[0]
+
+
+def _fresh_equal(pg_url) -> None:
+    from gbrain.sync.verify import fresh_import_differences
+
+    with Brain.open(pg_url) as b:
+        assert fresh_import_differences(b) == {}
+
+
+DELETED, EDITED, NOTES = 150, 40, 400
+
+
+def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path, monkeypatch):
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    for i in range(NOTES):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    for i in range(DELETED):
+        (root / "notes" / f"n-{i:03d}.md").unlink()
+    for i in range(DELETED, DELETED + EDITED):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+
+    def done(b) -> int:
+        gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
+        edited = b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
+        return gone + edited
+
+    stored, cuts, steps = _cut_syncs(pg_server, pg_url, root, monkeypatch, done, (DELETED + EDITED) // CHUNK + 4)
+    print(f"deletions: tries {len(stored)}, cuts {cuts}, paths recorded {steps} for {DELETED + EDITED} changes, stored after each try {stored}")
+    assert stored[-1] == DELETED + EDITED, stored
+    assert all(b > a for a, b in zip(stored, stored[1:])), stored  # each cut loses at most the chunk in flight
+    _fresh_equal(pg_url)
+
+
+
+def test_one_cut_after_a_chunk_committed_costs_a_sync_only_that_chunk_run_again(pg_server, pg_url, tmp_path, monkeypatch):
+    """One cut inside the second chunk of ``gbrain sync``'s pre-pass (the first committed): the
+    chunk is run again on a new connection, as watch runs a cut round again, and the sync
+    finishes (exit 0, every change in) instead of failing with the rest left for another try."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(NOTES // 4):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    for i in range(3 * CHUNK):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    steps = [0]
+    real = SyncEngine._record
+
+    def once(self, *a, **kw):
+        steps[0] += 1
+        if steps[0] == CHUNK + 3:  # inside the second chunk
+            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", once)
+    try:
+        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == 3 * CHUNK
+    _fresh_equal(pg_url)
+
+
+CUTTER = '''
+import os
+import sys
+
+sys.path.insert(0, os.environ["GBRAIN_TEST_SRC"])  # (site runs before -m puts the folder first: this checkout's gbrain)
+from gbrain.sync.engine import SyncEngine  # noqa: E402
+
+_steps = [0]
+
+
+def _cutting(real):
+    def step(self, *a, **kw):
+        _steps[0] += 1
+        if _steps[0] % int(os.environ["GBRAIN_TEST_CUT_EVERY"]) == 0:  # the connection drops inside the transaction
+            with open(os.environ["GBRAIN_TEST_CUTS"], "a") as f:
+                f.write(f"{_steps[0]}\\n")
+            try:
+                self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
+            except Exception:
+                pass  # (the cut: its own statement is the first to meet it)
+        return real(self, *a, **kw)
+    return step
+
+
+SyncEngine._record = _cutting(SyncEngine._record)
+SyncEngine._forget = _cutting(SyncEngine._forget)
+'''
+
+
+@pytest.mark.parametrize("when", ["running", "stopped"])
+def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_transaction(pg_url, tmp_path, monkeypatch, when):
+    """A real ``gbrain watch`` on Postgres; 150 of 400 notes deleted and 40 edited in its folder
+    while its backend is terminated at every 30th path a round records (a ``sitecustomize`` in the
+    watch process). The deletions went in the batch's first chunk, one transaction every cut
+    rolled back: now they go in chunks of CHUNK, each cut losing at most the chunk in flight; the
+    brain ends as a fresh import of the tree, and the watch still runs. ``stopped``: made while no
+    watch ran, taken by its first sync (the catch-up a start makes), whose cut full sync ended
+    the watch ("lost the connection … run it again"); now it waits as a cut rescan does."""
+    from pathlib import Path
+
+    from test_watch import Watch, wait_for
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CUTTER)
+    cuts = tmp_path / "cuts.txt"
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    for i in range(NOTES):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+
+    def change() -> None:
+        for i in range(DELETED):
+            (root / "notes" / f"n-{i:03d}.md").unlink()
+        for i in range(DELETED, DELETED + EDITED):
+            (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
+
+    if when == "stopped":
+        change()
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p))
+    monkeypatch.setenv("GBRAIN_TEST_SRC", str(Path(__file__).resolve().parent.parent))
+    monkeypatch.setenv("GBRAIN_TEST_CUT_EVERY", str(CUT_EVERY))
+    monkeypatch.setenv("GBRAIN_TEST_CUTS", str(cuts))
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", str(CHUNK))
+    w = Watch(root, pg_url)
+    try:
+        if when == "running":
+            change()
+        with Brain.open(pg_url) as b:
+            def done() -> int:
+                gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
+                return gone + b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
+
+            wait_for(lambda: done() == DELETED + EDITED, f"the {DELETED} deletions and {EDITED} edits to reach the brain", timeout=240)
+            n_cuts = len(cuts.read_text().splitlines()) if cuts.exists() else 0
+            assert n_cuts <= (DELETED + EDITED) // (CUT_EVERY - CHUNK) + 2, n_cuts
+            from gbrain.sync.verify import fresh_import_differences
+
+            assert fresh_import_differences(b) == {}
+        assert w.p.poll() is None
+        with open(f"/proc/{w.p.pid}/stat") as f:
+            ticks = f.read().rsplit(")", 1)[1].split()
+        cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+        print(f"watch: {DELETED} deletions + {EDITED} edits in after {n_cuts} cuts, {cpu:.2f} CPU-s so far, load {os.getloadavg()[0]:.1f}")
+    except BaseException:
+        print("\n".join(w.lines[-60:]))
+        raise
+    finally:
+        w.stop()
