@@ -903,8 +903,8 @@ def drop_tags(s: str) -> str:
     ``<name>``, an autolink ``<https://…>``); in an HTML block, raw, every tag goes
     (``<div>\\<b>x</b></div>``, a backticked one too). A hit mark inside a dropped tag goes with
     it. HTML comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`'
-    with ``raw_blocks`` (the index leaves out the same but an HTML block's escaped or backticked
-    ones, :func:`search_text`)."""
+    with ``raw_blocks`` (the index leaves out the same, :func:`search_text`, since SQLite v81 /
+    Postgres v89)."""
     spans = tag_spans(s, raw_blocks=True)
     if not spans:
         return s
@@ -931,8 +931,8 @@ def tag_spans(s: str, raw_blocks: bool = False) -> list[tuple[int, int, bool]]:
     inside one: ``<div>\\<b>x</b></div>``'s ``<b>`` is a tag; the parser's blocks,
     :func:`gbrain.page.fastparse.literal_and_html_spans`, asked only for a tag read as escaped
     or code on a text a line of which may open one, :data:`_HTML_BLOCK_AT`): what snippets show
-    (:func:`drop_tags`); the index (:func:`search_text`) reads without it, as SQLite v79 /
-    Postgres v87 derived it (a schema version must derive the pages again to change that).
+    (:func:`drop_tags`) and the index reads (:func:`search_text`, since SQLite v81 / Postgres v89;
+    v79 / v87 read without it).
     ``[]`` for a text without ``<`` (one ``in``)."""
     if "<" not in s:
         return []
@@ -2136,7 +2136,8 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
     wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
     Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
-    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; an inline tag
+    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; since SQLite v81 /
+    Postgres v89 an HTML block read raw, ``raw_blocks``: ``<div>\\<b>x</b></div>``'s ``<b>`` too; an inline tag
     without attributes inside a word leaves the word whole, its blanks after it: ``<b>bold</b>text``
     → ``   boldtext    ``, :data:`_GLUE`), and each
     word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
@@ -2150,7 +2151,7 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     ``extra``: more address spans (a Notion relation's paths,
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
-    tags = tag_spans(text)
+    tags = tag_spans(text, raw_blocks=True)
     glue = _GLUE if tags and _GLUE not in text else " "
     if extra or tags:
         spans = sorted([*((a, z, " ") for a, z in (*spans, *extra)), *((a, z, glue if inline and _BARE_TAG.fullmatch(text, a, z) else " ") for a, z, inline in tags)])
@@ -2251,7 +2252,7 @@ def _glued_spans(text: str) -> list[tuple[int, int]]:
     an inline tag without attributes inside them (``مك<b>تبة``, ``<b>bold</b>text``'s
     ``bold</b>text``: :data:`_GLUED`), sorted; the tags alone are looked at (an address span
     inside such a word, which the index blanks, is not). ``[]`` when there is none."""
-    tags = tag_spans(text)
+    tags = tag_spans(text, raw_blocks=True)
     if not tags or _GLUE in text:
         return []
     parts: list[str] = []
