@@ -224,3 +224,45 @@ def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_tran
         raise
     finally:
         w.stop()
+
+
+@pytest.mark.parametrize("swallow", [False, True])
+def test_a_chunk_cut_again_when_run_once_more_fails_the_sync_with_one_clear_line(pg_server, pg_url, tmp_path, monkeypatch, swallow):
+    """A chunk cut, and cut again on its second run: the sync fails (exit 1) with one line that
+    says what was lost and to run it again once, not "…roll it back and run it again; run it
+    again" (pg's message and db_error's suffix both said it), and the chunk before it kept."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(NOTES // 4):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    for i in range(3 * CHUNK):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    steps = [0]
+    real = SyncEngine._record
+
+    def twice(self, *a, **kw):
+        steps[0] += 1
+        if steps[0] in (CHUNK + 3, CHUNK + 4):  # inside the second chunk, then inside its second run
+            if swallow:  # a statement whose error was caught (as CUTTER's): the next finds the transaction lost
+                try:
+                    self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
+                except Exception:
+                    pass
+            else:
+                admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", twice)
+    try:
+        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    err = r.stderr.decode()
+    print(err)
+    assert r.returncode == 1, err
+    assert err.count("run it again") == 1 and "again; run it again" not in err, err
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == CHUNK
