@@ -266,3 +266,47 @@ def test_a_chunk_cut_again_when_run_once_more_fails_the_sync_with_one_clear_line
     assert err.count("run it again") == 1 and "again; run it again" not in err, err
     with Brain.open(pg_url) as b:
         assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == CHUNK
+
+
+def test_a_chunk_cut_after_it_wrote_a_conflict_copy_is_run_once_more_without_a_second_copy(pg_server, pg_url, tmp_path, monkeypatch):
+    """The chunk run once more after a cut (``_sync_chunks``) had already written into the folder:
+    a note edited on both sides saved the brain's text as a conflict copy, then the chunk's
+    transaction was cut (the copy's record rolled back, the file kept). The second run must not
+    save the brain's text a second time (two copies of one conflict), and the brain ends as a
+    fresh import of the tree."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(NOTES // 4):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    with Brain.open(pg_url) as b:
+        b.put("notes/n-030", "# Note 30\n\nbody 30 BRAIN\n")
+    for i in range(3 * CHUNK):
+        f = root / "notes" / f"n-{i:03d}.md"
+        with open(f, "r+b") as fh:
+            data = f.read_bytes()
+            fh.truncate(0)
+            fh.write(data.replace(b"body 30", b"body 30 DISK") if i == 30 else data + b"\nedited\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    cut = [0]
+    real = SyncEngine._record
+
+    def at_copy(self, *a, **kw):
+        if not cut[0] and list((root / "notes").glob("n-030.conflict-*")):
+            cut[0] += 1
+            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", at_copy)
+    try:
+        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    err = r.stderr.decode()
+    copies = sorted(p.name for p in (root / "notes").glob("n-030.conflict-*"))
+    print(r.returncode, err, copies)
+    assert cut[0] == 1, err
+    assert r.returncode == 3 and len(copies) == 1, (r.returncode, err, copies)
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    _fresh_equal(pg_url)

@@ -1968,10 +1968,30 @@ class SyncEngine:
                 if e.unreachable:
                     raise
                 self.conn.rollback()
-                self.reconcile(part)
+                self.reconcile(part | self._copies_beside(part))
             return True
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
+
+    def _copies_beside(self, part: set[str]) -> set[str]:
+        """The files on disk named as conflict copies of a path of ``part`` (:func:`is_conflict_copy_of`),
+        besides ``part``: a chunk cut after it wrote a conflict copy, run once more with them, takes
+        the copy it left (the round's "conflict copy of a sync that died") instead of writing a
+        second one. Unreadable folders give nothing."""
+        by_dir: dict[str, list[str]] = {}
+        for p in part:
+            by_dir.setdefault(p.rpartition("/")[0], []).append(p)
+        found: set[str] = set()
+        for d, ps in by_dir.items():
+            try:
+                names = os.listdir(self._abs(d) if d else str(self.root))
+            except OSError:
+                continue
+            for name in names:
+                q = f"{d}/{name}" if d else name
+                if q not in part and copy_mark(q) is not None and any(is_conflict_copy_of(q, p) for p in ps):
+                    found.add(q)
+        return found
 
     def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
