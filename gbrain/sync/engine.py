@@ -1406,6 +1406,10 @@ class SyncEngine:
             # notes that swapped names stay together (Plan.swaps). (Not a chain: a temp + rename
             # save often gets the inode the save before it freed.)
             plain.update(rel for rel in other if not _in_cycle(rel, now, recorded))
+        # a note with a conflict copy in the round (one a round that died left unrecorded) stays
+        # with it in the first chunk: its round takes that copy rather than writing a second
+        copied = {nfc(m[0]) for p in paths if p not in found or found[p][1] is None if (m := copy_mark(p))}
+        plain -= {rel for rel in plain if nfc(rel) in copied}
         for rel in self._lone_new(fresh, paths, found, dirs, maybe, recorded):
             plain.add(rel)
             seen[rel] = _file_print(fresh[rel])
