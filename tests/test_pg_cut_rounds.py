@@ -310,3 +310,36 @@ def test_a_chunk_cut_after_it_wrote_a_conflict_copy_is_run_once_more_without_a_s
     assert r.returncode == 3 and len(copies) == 1, (r.returncode, err, copies)
     assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
     _fresh_equal(pg_url)
+
+
+@pytest.mark.parametrize("unreachable", [False, True])
+def test_a_watch_whose_connection_was_cut_says_so_not_that_the_database_is_unreachable(unreachable):
+    """A cut (the server answering again at once) was logged as "the brain database X is
+    unreachable (lost the connection to the brain database X during a transaction, …)": the
+    database named twice, and called unreachable when it was not. A cut now says it lost the
+    connection, once; an unreachable server still says unreachable."""
+    from types import SimpleNamespace
+
+    from gbrain.storage.pg import Disconnected
+    from gbrain.sync.watch import Watcher
+
+    url = "postgresql://u:***@/gb?host=/run/pg"
+    w = Watcher.__new__(Watcher)
+    said: list[str] = []
+    w.brain = SimpleNamespace(path=url, conn=SimpleNamespace(rollback=lambda: None))
+    w.log, w._down, w._cut_said = said.append, False, False
+    if unreachable:
+        e = Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True)
+    else:
+        e = Disconnected(f"lost the connection to the brain database {url} during a transaction, which was not committed")
+    w._brain_lost(e)
+    assert len(said) == 1 and said[0].count(url) == 1, said
+    if unreachable:
+        assert said[0].startswith(f"warning: the brain database {url} is unreachable (connection refused); retrying"), said
+    else:
+        assert said[0].startswith(f"warning: lost the connection to the brain database {url} during a transaction, which was not committed; retrying"), said
+        assert "unreachable" not in said[0], said
+        w._brain_lost(e)  # cut again in the same outage: not said again
+        w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
+        w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
+        assert len(said) == 2 and said[1].startswith(f"warning: the brain database {url} is unreachable (connection refused); retrying"), said
