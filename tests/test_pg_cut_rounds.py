@@ -343,3 +343,47 @@ def test_a_watch_whose_connection_was_cut_says_so_not_that_the_database_is_unrea
         w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
         w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
         assert len(said) == 2 and said[1].startswith(f"warning: the brain database {url} is unreachable (connection refused); retrying"), said
+
+
+def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(pg_server, pg_url, tmp_path, monkeypatch):
+    """A note edited on both sides, on different lines: its chunk writes the merged text into the
+    file inside its transaction, which is then cut (the file keeps the merge, its base and the
+    brain's row rolled back). The chunk run once more must come to the same merge, not take the
+    merge for a new save against the brain (a conflict, or the edits doubled)."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(NOTES // 4):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n\nmore {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    with Brain.open(pg_url) as b:
+        b.put("notes/n-030", "# Note 30 BRAIN\n\nbody 30\n\nmore 30\n")
+    for i in range(3 * CHUNK):
+        f = root / "notes" / f"n-{i:03d}.md"
+        data = f.read_bytes()
+        with open(f, "r+b") as fh:
+            fh.truncate(0)
+            fh.write(data + b"\nedited\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    cut = [0]
+    real = SyncEngine._record
+    f30 = root / "notes" / "n-030.md"
+
+    def at_merge(self, *a, **kw):
+        if not cut[0] and b"BRAIN" in f30.read_bytes():
+            cut[0] += 1
+            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", at_merge)
+    try:
+        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    finally:
+        monkeypatch.undo()
+        admin.close()
+    out = r.stdout.decode() + r.stderr.decode()
+    assert cut[0] == 1 and r.returncode == 0, (r.returncode, out)
+    assert f30.read_bytes() == b"# Note 30 BRAIN\n\nbody 30\n\nmore 30\n\nedited\n", f30.read_bytes()
+    assert not list((root / "notes").glob("n-030.conflict-*")), out
+    with Brain.open(pg_url) as b:
+        assert b.get_text("notes/n-030") == "# Note 30 BRAIN\n\nbody 30\n\nmore 30\n\nedited\n"
+    _fresh_equal(pg_url)
