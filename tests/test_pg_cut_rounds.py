@@ -387,3 +387,51 @@ def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(p
     with Brain.open(pg_url) as b:
         assert b.get_text("notes/n-030") == "# Note 30 BRAIN\n\nbody 30\n\nmore 30\n\nedited\n"
     _fresh_equal(pg_url)
+
+
+def test_a_watch_round_cut_after_it_wrote_a_conflict_copy_is_run_again_without_a_second_copy(pg_server, pg_url, tmp_path, monkeypatch):
+    """Watch runs a round cut on Postgres again at once (``_safe_one``); the round had written the
+    brain's version of a note edited on both sides as a conflict copy, whose record the cut rolled
+    back. The second run named only the note, not the copy (watch's own write), and wrote a second
+    copy of the same bytes (before this merge too): it takes the copy it left now
+    (``SyncEngine._copy_left``). In-process watcher, a real backend cut."""
+    from gbrain.sync.watch import Watcher
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(8):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    admin = psycopg.connect(pg_server, autocommit=True)
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "0")
+    with Brain.open(pg_url) as b:
+        w = Watcher(b, root, log=lambda s: None)
+        w.engine.bind()
+        assert w.engine.sync()["ok"]
+        b.put("n06", "# N6\n\nBRAIN\n")
+        with open(root / "n06.md", "r+b") as fh:
+            fh.truncate(0)
+            fh.write(b"# N6\n\nDISK\n")
+        real, cut = SyncEngine._record, [0]
+
+        def rec(self, *a, **kw):
+            if not cut[0] and list(root.glob("n06.conflict-*")):
+                cut[0] = 1
+                admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
+            return real(self, *a, **kw)
+
+        monkeypatch.setattr(SyncEngine, "_record", rec)
+        try:
+            for _ in range(3):  # (watch's retry: the same paths again until the round is done)
+                if w._safe_batch({"n06.md"}, set(), retry={}, maybe_moved=set(), closed=set()):
+                    break
+                w._down = False
+        finally:
+            monkeypatch.setattr(SyncEngine, "_record", real)
+            admin.close()
+        copies = sorted(p.name for p in root.glob("n06.conflict-*"))
+        assert cut[0] == 1 and len(copies) == 1, (cut, copies)
+        assert w.engine.sync()["ok"]
+        from gbrain.sync.verify import fresh_import_differences
+
+        assert fresh_import_differences(b) == {}
+        w.engine.close()

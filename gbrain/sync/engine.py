@@ -1977,6 +1977,38 @@ class SyncEngine:
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
 
+    def _copy_left(self, p: str, h: str, size: int, taken: set[str]) -> str | None:
+        """A file beside ``p`` named as its conflict copy, holding the bytes of hash ``h`` (the
+        brain's version, ``size`` bytes), that no ``sync_state`` row records and ``taken`` does not name: the copy
+        a round cut after writing it left (a Postgres cut that watch, or ``gbrain sync``'s pre-pass,
+        runs again at once, its round not naming the copy), taken instead of writing a second.
+        None when there is none (or the folder cannot be listed)."""
+        folder = p.rpartition("/")[0]
+        try:
+            names = sorted(os.listdir(self._abs(folder) if folder else str(self.root)))
+        except OSError:
+            return None
+        cands = [q for name in names if (q := f"{folder}/{name}" if folder else name) not in taken
+                 and copy_mark(q) is not None and is_conflict_copy_of(q, p)]
+        if not cands:
+            return None
+        recorded = self._state(cands)
+        for q in cands:
+            if q in recorded:
+                continue
+            try:
+                fd = os.open(self._abs(q), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                continue
+            with open(fd, "rb") as fh:
+                try:
+                    st = os.fstat(fh.fileno())
+                    if stat.S_ISREG(st.st_mode) and st.st_size == size and sha256(fh.read()) == h:
+                        return q
+                except OSError:
+                    continue
+        return None
+
     def _copies_beside(self, part: set[str]) -> set[str]:
         """The files on disk named as conflict copies of a path of ``part`` (:func:`is_conflict_copy_of`),
         besides ``part``: a chunk cut after it wrote a conflict copy, run once more with them, takes
@@ -2536,6 +2568,8 @@ class SyncEngine:
             # take it as the copy instead of writing a second one
             h = sha256(data)
             left = next((q for q in sorted(D) if D[q] == h and q not in S and q not in B and q not in copies and is_conflict_copy_of(q, p)), None)
+            if left is None:
+                left = self._copy_left(p, h, len(data), set(S) | set(B) | set(copies))
             if left is not None:
                 copies[left] = (p, data)
                 if left in to_import:
