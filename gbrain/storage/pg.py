@@ -588,7 +588,7 @@ class PgConnection:
         Raises :class:`Disconnected` while a lost transaction is not rolled back, or when no
         connection can be made."""
         if self._lost:
-            raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed; roll it back and run it again")
+            raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed")  # (db_error adds "; run it again": the caller rolls it back)
         if self._conn is None:
             try:
                 c = self._psycopg.connect(self.url, **conn_kwargs(self.url, autocommit=True))
