@@ -1206,3 +1206,35 @@ def test_a_text_purge_taking_a_restore_keeps_the_page_one_history(db_path, monke
         b.delete_page("notes/b")
         _, items = purgemod.plan(b, key=("page", "notes/b"))
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", 1), ("notes/a", 2), ("notes/b", 1), ("notes/b", 3), ("notes/b", 5), ("notes/b", 6)}, items
+
+
+@pytest.mark.parametrize("hops", [1, 2])
+def test_a_text_purge_of_every_later_name_of_a_deleted_page_leaves_it_in_the_trash_at_its_old_name(db_path, monkeypatch, hops):
+    """notes/a (v1, then v2 with the secret) moved to notes/b (and on to notes/c), deleted there.
+    `purge --text` took every version after notes/a v1 (the move ins hold the secret): notes/a's
+    move away was left as `renamed to a purged name`, the page neither live nor in the trash, and
+    `revert notes/a --to 1` wrote a page begun again (a create counted against nothing, `+3 -0`).
+    What a user expects: notes/a's versions are that page's past, the page deleted. The move away
+    becomes its deletion (`history._ended_aways`, as a prune's), the trash lists it at notes/a
+    (`moved to a purged name, then deleted there`), and `restore`/`revert` bring the same page back."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        last = "notes/b"
+        if hops == 2:
+            b.move_page("notes/b", "notes/c")
+            last = "notes/c"
+        b.delete_page(last)
+        purgemod.purge(b, text="secret", apply=True)
+        assert not b.conn.execute("SELECT 1 FROM history WHERE name IN ('notes/b', 'notes/c')").fetchone()
+        t = h.trash_list(b, limit=0)
+        assert [(x["slug"], x["reason"]) for x in t] == [("notes/a", "moved to a purged name, then deleted there (api)")], t
+        r = run("revert", {"slug": "notes/a", "to": 1}, brain=b)
+        assert r["slug"] == "notes/a" and b.get_text("notes/a") == "# a\n\nkeep\n", r
+        vs = h.versions(b, "notes/a", limit=0)["versions"]
+        assert [(v["version"], v["op"], v.get("detail", ""), v["added"], v["removed"]) for v in vs] == [
+            (4, "create", "to v1", 0, 0), (3, "delete", "moved to a purged name", 0, 0), (1, "create", "", 3, 0)], vs

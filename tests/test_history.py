@@ -2366,3 +2366,42 @@ def test_a_trash_entry_left_of_a_move_away_says_where_it_moved_not_move_cli(db_p
         h.prune(b, 0, 0, apply=True, include_deleted=True, key=("page", "notes/b"))
         t = [x for x in h.trash_list(b, limit=0) if x["slug"] == "notes/a"]
         assert len(t) == 1 and t[0]["reason"] == "moved to notes/b, then deleted there (cli)", h.trash_list(b, limit=0)
+
+
+@pytest.mark.parametrize("how", ["delete", "sync"])
+def test_a_prune_leaves_a_deleted_page_where_its_raw_sidecar_is(db_path, tmp_path, how):
+    """`move a b` (its `.raw` sidecar follows to `b.json`), `delete b` (the sidecar stays live at
+    `b.json`: `delete` keeps it; under sync both files deleted, the sidecar in the trash at
+    `b.json`), then `history-prune b --keep-last 0 --include-deleted`: before 2026-12-06 the
+    page's stretch at b went, a's move away became its deletion (`history._ended_aways`) and the
+    page went back into the trash at a, its sidecar left behind at `b.json` (live, a sidecar of no
+    page, or in the trash where `restore a` never looked). The page's end at b stays while a
+    sidecar of it is left there (`history._sidecar_left`): `restore b` brings both back."""
+    root = tmp_path / "v"
+    (root / "notes" / ".raw").mkdir(parents=True)
+    with Brain.open(db_path) as b:
+        if how == "sync":
+            (root / "notes" / "a.md").write_text("# a\n\none\n")
+            (root / "notes" / ".raw" / "a.json").write_text('{"sources": {"src": {"x": 1}}}')
+            eng = SyncEngine(b, root)
+            eng.bind()
+            eng.sync()
+            (root / "notes" / "a.md").rename(root / "notes" / "b.md")
+            (root / "notes" / ".raw" / "a.json").rename(root / "notes" / ".raw" / "b.json")
+            assert eng.sync()["counts"]["moved"] == 2
+            (root / "notes" / "b.md").unlink()
+            (root / "notes" / ".raw" / "b.json").unlink()
+            assert eng.sync()["counts"]["trashed"] == 2
+            eng.close()
+        else:
+            run(b, "put", slug="notes/a", content="# a\n\none\n", if_hash="")
+            run(b, "raw", slug="notes/a", source="src", data={"x": 1})
+            run(b, "move", slug="notes/a", to="notes/b")
+            run(b, "delete", slug="notes/b")
+        live = b.conn.execute("SELECT 1 FROM files WHERE path = 'notes/.raw/b.json'").fetchone() is not None
+        assert live == (how == "delete")
+        h.prune(b, 0, 0, apply=True, include_deleted=True, key=("page", "notes/b"))
+        assert [x["slug"] for x in h.trash_list(b, limit=0) if x["kind"] == "page"] == ["notes/b"], h.trash_list(b, limit=0)
+        r = run(b, "restore", slug="notes/b")
+        assert r["restored"] == ["notes/b.md"] + ([] if live else ["notes/.raw/b.json"]), r
+        assert '"x": 1' in json.dumps(b.raw_get("notes/b"))

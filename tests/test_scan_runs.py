@@ -112,7 +112,7 @@ def assert_same_scan(text: str, unread: list | None) -> None:
         with mock.patch.object(keyword, "address_spans", lambda t, u=None: sorted(sp for found in want for sp in found if sp[1] > sp[0])):
             expected = search_text(text, unread)
         assert search_text(text, unread) == expected
-        if not keyword.tag_spans(text) and (text.isascii() or not keyword._ARABIC_FOLDS.search(text)):
+        if not keyword.tag_spans(text, raw_blocks=True) and (text.isascii() or not keyword._ARABIC_FOLDS.search(text)):  # (v81: as search_text reads tags)
             assert expected == _blank(text, want)
 
 

@@ -232,6 +232,7 @@ def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, pg_server, monke
     tree = write_tree(tmp_path / "vault", PATH_NOTES)
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 69)
     with Brain.open(pg_url, create=True) as b:
+        writable_by_this_gbrain(b.conn)  # (an import binds: v88's sync_root.machine)
         import_tree(b, tree)
         assert _hits(b, "lukasz")[0]["slug"] == "notes/calls with lukasz"  # (as before v70)
         spell.suggest(b.conn, "lukaz")

@@ -19,7 +19,7 @@ from gbrain.search import keyword
 from gbrain.sync import verify
 from gbrain.sync.importer import import_tree
 
-from conftest import search_brain, write_tree
+from conftest import search_brain, writable_by_this_gbrain, write_tree
 
 NOTES = {
     "hi/hindi.md": "# भाषा\n\nमैं हिन्दी में लिखता हूँ। किताब पढ़ना अच्छा है।\n",
@@ -256,6 +256,7 @@ def test_postgres_v81_indexes_stop_words(tmp_path, pg_url, monkeypatch):
     tree = write_tree(tmp_path / "vault", {k: v for k, v in NOTES.items() if k.startswith("en/")})
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 80)
     with Brain.open(pg_url, create=True) as b:
+        writable_by_this_gbrain(b.conn)  # (an import binds: v88's sync_root.machine)
         import_tree(b, tree)
         assert found(b, "before") == []  # (as before v81)
         spell.suggest(b.conn, "aple")

@@ -1102,3 +1102,39 @@ def test_deletions_the_guard_lets_through_commit_in_chunks_and_report_as_one_tra
     plain = {"edits": GONE + NOTES, "new note": NOTES, "sidecar": GONE - 1 + NOTES}[beside]
     assert rounds[CHUNK] == [*range(CHUNK, plain - CHUNK, CHUNK), plain - CHUNK], rounds
     assert _same(reps[CHUNK]) == _same(reps[0])
+
+
+def test_the_sync_after_one_that_died_after_writing_a_conflict_copy_takes_that_copy(db_path, tmp_path, monkeypatch):
+    """A chunk wrote a conflict copy (the brain's version of a note edited on both sides) and its
+    transaction then failed: the copy stays on disk, unrecorded. The next sync's pre-pass put that
+    copy (a new file) in its first chunk and the note (a plain edit) in a later one: the copy was
+    imported as a note of its own and a second copy written. The note goes with its copy now, and
+    the round takes the copy it left ("conflict copy of a sync that died"), as one transaction does."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(NOTES):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    with Brain.open(db_path) as b:
+        b.put("n16", "# N16\n\nbody 16 BRAIN\n")
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        in_place(f, f.read_bytes().replace(b"body 16", b"body 16 DISK") if i == 16 else f.read_bytes() + EDIT)
+    real, failed = SyncEngine._record, [0]
+
+    def rec(self, *a, **kw):
+        if not failed[0] and list(root.glob("n16.conflict-*")):
+            failed[0] = 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(SyncEngine, "_record", rec)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    assert r.returncode == 1 and failed[0] and len(list(root.glob("n16.conflict-*"))) == 1, (r.returncode, r.stderr.decode())
+    monkeypatch.setattr(SyncEngine, "_record", real)
+    r = gbrain_in_process("sync", str(root), "--db", str(db_path), env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
+    copies = sorted(p.name for p in root.glob("n16.conflict-*"))
+    assert r.returncode == 3 and len(copies) == 1, (r.returncode, r.stdout.decode(), copies)
+    with Brain.open(db_path) as b:
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

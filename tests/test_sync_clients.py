@@ -241,3 +241,74 @@ def test_machine_key_stable_says_when_the_key_is_random(monkeypatch, tmp_path):
         monkeypatch.setattr(uuid, "getnode", lambda n=node: n)
         assert engine_mod.machine_key_stable() is stable
         assert len(engine_mod.machine_key()) == 8
+
+
+def test_an_import_on_another_machine_says_plainly_why_renames_were_not_paired(db_path, tmp_path):
+    """The import's rename pairing (`importer._pair_moves`) bound the sync engine, whose refusal of
+    another machine's client ("... Nothing was changed. ... run `gbrain sync-forget` ...") came
+    back as the import's warning, inside an import that went on to write pages, followed by "that
+    sync or watch pairs them" (none ran). The other machine's base is its folder's, not this one's:
+    nothing to pair against; the warning says so in a line of its own."""
+    root = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    (root / "people/ana.md").rename(root / "people/ana-b.md")
+    r = _as_machine("b0b0b0b0", "import", str(root), "--db", db)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "renames were not paired" in err and "another machine" in err, err
+    assert "Nothing was changed" not in err and "that sync or watch" not in err, err
+    with Brain.open(db_path) as b:
+        assert b.get_text("people/ana-b") == "# Ana\n\nHello.\n"  # imported as a new page, as an unbound folder's
+
+
+def test_sync_forget_names_a_folder_with_control_characters_escaped_on_one_line(db_path, tmp_path):
+    """Every error is one line: a target holding a newline is named with it escaped (`slugs.shown`),
+    and a target written as a client id (`host:/folder`) that no client has is named as given,
+    not as a folder under the working directory."""
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    r = gbrain("sync-forget", str(tmp_path / "x\ny"), "--db", db)
+    err = r.stderr.decode()
+    assert r.returncode in (1, 2) and err.count("\n") == 1 and "x\\u000ay" in err, err
+    r = gbrain("sync-forget", "otherhost:/srv/vault", "--db", db)
+    err = r.stderr.decode()
+    assert r.returncode in (1, 2) and "otherhost:/srv/vault" in err and "/otherhost:" not in err, err  # (was: /cwd/otherhost:/srv/vault)
+
+
+def test_sync_forget_of_a_folder_that_does_not_sync_is_exit_1_on_either_engine(db_path, tmp_path):
+    """A folder the brain does not sync with is a target not found (exit 1, as `get` of a page no
+    brain has), the same on both engines: SQLite, bound to another folder, said exit 2 where
+    Postgres said 1. The message names the folder that does sync (SQLite), and nothing is forgotten."""
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n"})
+    other = write_tree(tmp_path / "other", {"b.md": "# B\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    r = gbrain("sync-forget", str(other), "--db", db, "--json")
+    assert r.returncode == 1 and json.loads(r.stdout)["kind"] == "not_found", r.stdout
+    with Brain.open(db_path) as b:
+        assert [tuple(x) for x in b.conn.execute("SELECT root FROM sync_root").fetchall()] == [(str(root),)]
+
+
+def test_base_rows_left_without_their_binding_are_no_base_for_the_next_sync(db_path, tmp_path):
+    """`sync-forget` of another host's client (Postgres: `otherhost:/folder`) is not refused by a
+    one-shot `gbrain sync` of it running there (no LISTEN connection, no lock of this machine):
+    that sync's rounds after the forget write `sync_state` rows under a binding that is gone.
+    The next sync binds the folder again: a first sync, as the forget promised and as import
+    reads it (`importer._Recorded`: no binding, no base), not a sync against those rows (a note
+    deleted meanwhile was trashed instead of written back; the rows, listed nowhere, held their
+    versions from `history-prune`)."""
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n", "b.md": "# B\n"})
+    db = str(db_path)
+    _ok(gbrain("sync", str(root), "--db", db))
+    with Brain.open(db_path) as b:
+        with b.transaction():  # (the binding forgotten, the rows a round wrote after it left)
+            b.conn.execute("DELETE FROM sync_root")
+    (root / "b.md").unlink()
+    rep = json.loads(_ok(gbrain("sync", str(root), "--json", "--db", db)))
+    assert (root / "b.md").read_text() == "# B\n", rep  # a first sync writes the page back: nothing trashed
+    with Brain.open(db_path) as b:
+        assert b.get_text("b") == "# B\n"
+    listed = json.loads(_ok(gbrain("sync-clients", "--json", "--db", db)))
+    assert [c["paths"] for c in listed] == [2], listed

@@ -1410,3 +1410,41 @@ def test_changes_and_undo_show_a_swap_as_the_two_names_never_its_temp_name(db_pa
         ids = {n: b.page_row(n)["id"] for n in ("alpha", "beta")}
         assert hist.undo(b, since, apply=True)["counts"] == {"skip": 2}
         assert {n: b.page_row(n)["id"] for n in ("alpha", "beta")} == ids
+
+
+def test_changes_undo_and_history_name_every_name_of_a_rotation(db_path, tmp_path):
+    """A rotation of four notes (``a → tmp, b → a, c → b, d → c, tmp → d``, as a script rotates
+    names): sync moves the page at alpha through ``alpha (swapping names)`` and the others by plain
+    moves (:meth:`SyncEngine._swap`). Before 2026-12-06 only the temp stretch's two names were
+    said: ``changes`` read ``to delta (names rotated)``, ``undo`` told alpha and delta ``names rotated
+    (alpha → delta → …)`` and the middle names only ``moved in this window``, and ``history`` ``swap
+    alpha → delta → …``: every name of the cycle, in its order, is named now (``history._swap_cycle``)."""
+    from gbrain.core import history as hist
+
+    root = tmp_path / "v"
+    root.mkdir()
+    names = ("alpha", "beta", "gamma", "delta")
+    for i, n in enumerate(names):
+        (root / f"{n}.md").write_text(f"# {n.title()}\n\n" + prose(i + 1))
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        ids = {n: b.page_row(n)["id"] for n in names}
+        last = b.conn.execute("SELECT MAX(id) FROM history").fetchone()[0]
+        os.rename(root / "alpha.md", root / "tmp.md")
+        for src, dst in (("beta", "alpha"), ("gamma", "beta"), ("delta", "gamma")):
+            os.rename(root / f"{src}.md", root / f"{dst}.md")
+        os.rename(root / "tmp.md", root / "delta.md")
+        assert sync(b, root)["counts"]["moved"] == 4
+        assert {n: b.page_row(n)["id"] for n in names} == {"alpha": ids["beta"], "beta": ids["gamma"], "gamma": ids["delta"], "delta": ids["alpha"]}
+        since = b.conn.execute("SELECT MIN(at) FROM history WHERE id > ?", (last,)).fetchone()[0]
+        cycle = "alpha → delta → gamma → beta → alpha"  # the page at alpha went to delta, delta's to gamma, …
+        rows = hist.changes(b, since=since)
+        assert all("swapping names" not in r["name"] + r.get("detail", "") for r in rows), rows
+        said = {(r["name"], r["detail"]) for r in rows}
+        assert ("alpha", f"to delta (names rotated: {cycle})") in said and ("delta", f"from alpha (names rotated: {cycle})") in said, rows
+        plan = hist.undo_plan(b, since)
+        assert [(it["name"], it["action"]) for it in plan] == [(n, "skip") for n in sorted(names)], plan
+        for it in plan:
+            assert f"names rotated in this window ({cycle})" in it["reason"], it
+        swaps = {v.get("swap") for v in hist.versions(b, "delta", limit=0)["versions"]} - {None}
+        assert swaps == {cycle}, swaps

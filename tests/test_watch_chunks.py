@@ -971,3 +971,35 @@ def test_notes_swapping_names_in_a_storm_stay_in_one_chunk_and_move(started):
     assert sorted((m["from"], m["to"]) for m in rep["moved"]) == [("n03.md", "n20.md"), ("n20.md", "n03.md")], rep["moved"]
     verify_equal(b, root)
     assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("chunk", ["0", CHUNK])
+@pytest.mark.parametrize("gone", ["n03.md", "hub.md"])
+def test_a_note_deleted_among_lone_deletions_and_back_under_a_new_name_later_is_a_move(started, monkeypatch, tmp_path, chunk, gone):
+    """Twelve notes deleted in one batch, nothing to pair them with, so chunked (``_lone_gone``,
+    chunk 5) or not: one of them (a plain note, or ``hub.md`` that every note links to) was moved
+    out of the folder and comes back under a new name in a later batch. Chunked as one round: the
+    page comes back as a late move (``_revive``: its id, a move in the history), the links to it
+    resolving as before, a fresh import equal."""
+    b, w, root, said = started
+    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", chunk)
+    pid = b.page_row(gone[:-3])["id"]
+    away = tmp_path / "away.md"
+    os.rename(root / gone, away)
+    paths = {gone}
+    for i in range(12):
+        if f"n{i:02d}.md" != gone:
+            (root / f"n{i:02d}.md").unlink()
+            paths.add(f"n{i:02d}.md")
+    commits = b.commits
+    assert w._safe_batch(paths, set(), retry={}, maybe_moved=set(), closed=set())
+    assert b.page_row(gone[:-3]) is None and b.page_row("n11") is None
+    assert chunk == "0" or b.commits - commits > 1, b.commits - commits  # (chunked: more than one transaction)
+    new = "back " + gone
+    os.rename(away, root / new)
+    assert w._safe_batch({new}, set(), retry={}, maybe_moved=set(), closed=set())
+    row = b.page_row(new[:-3])
+    assert row is not None and row["id"] == pid, (row and row["id"], pid, said[-20:])
+    assert any(s.startswith("> ") and new in s for s in said), said[-20:]
+    assert fresh_import_differences(b) == {}
+    verify_equal(b, root)

@@ -1000,7 +1000,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     name are listed among its own in the order they were written (a page renamed away and back
     has the other name's versions between its own), each with ``name`` (the slug or path they
     are numbered under; a swap's step through its temp name, ``NAME (swapping names)``, also
-    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → …`` rotated)."""
+    ``swap``: ``a ↔ b``, the names the user swapped, ``a → b → c → a`` rotated: every name, :func:`swap_words`)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
     walked = spans, gaps = _walked(c, kind, key)
@@ -1042,7 +1042,7 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     for r in rows:
         d = _version_dict(r)
         if kind == "page" and r["name"] != key and r["op"] == "move" and (sw := _swap_stretch(c, r["name"], r["version"])) is not None:
-            d["swap"] = f"{sw[0]} ↔ {sw[1]}" if sw[2] else f"{sw[0]} → {sw[1]} → …"  # a swap's pass through its temp name
+            d["swap"] = swap_words(sw)  # a swap's pass through its temp name
         if r["name"] != key or theirs(r):  # the key's own name: another page's, before this one moved in
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
@@ -1232,10 +1232,10 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
-def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
-    """``(A, B, pair)`` when version ``version`` of page ``name`` is a step of a swap's pass
-    through its temp name (a move in from ``A``, the next version a move away to ``B``; ``pair``:
-    the page at ``B`` went to ``A`` meanwhile, two names swapped, else a rotation); else None."""
+def _swap_stretch(c, name: str, version: int) -> tuple[str, ...] | None:
+    """The swap's cycle (:func:`_swap_cycle`: ``(A, B, …)``, two names swapped, more rotated) when
+    version ``version`` of page ``name`` is a step of a swap's pass through its temp name (a move in
+    from ``A``, the next version a move away to ``B``); else None."""
     orig = swap_temp_of(name)  # the name a swap passed its first page through (the user never made it)
     if orig is None:
         return None
@@ -1244,18 +1244,63 @@ def _swap_stretch(c, name: str, version: int) -> tuple[str, str, bool] | None:
     for a, b in zip(rows, rows[1:]):
         if (a["version"] <= version <= b["version"] == a["version"] + 1 and a["op"] == b["op"] == "move"
                 and (a["detail"] or "") == "from " + orig and (b["detail"] or "").startswith("to ")):
-            x, y = orig, b["detail"][3:]
-            pair = c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND detail = ? AND id > ? AND id < ?",
-                             (y, "to " + x, a["id"], b["id"])).fetchone() is not None
-            return x, y, pair
+            return _swap_cycle(c, orig, b["detail"][3:], a["id"], b["id"])
     return None
 
 
-def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
+def _swap_cycle(c, x: str, y: str, lo: int, hi: int) -> tuple[str, ...]:
+    """The names of a swap whose first page passed through its temp name from ``x`` to ``y`` (its
+    move in there row ``lo``, its move away ``hi``), in the cycle's order: the page at each name
+    went to the next, the last's to ``x`` (:meth:`gbrain.sync.engine.SyncEngine._swap` moves the
+    others between the two rows): ``(x, y)`` two names swapped, ``(x, y, z, …)`` a rotation
+    (before 2026-12-06 a rotation was said by its first two names only, ``x → y → …``)."""
+    aways = {r[0]: r[1][3:] for r in c.execute(
+        "SELECT name, detail FROM history WHERE kind = 'page' AND op = 'move' AND body_id IS NULL AND id > ? AND id < ?", (lo, hi))
+        if (r[1] or "").startswith("to ")}
+    cycle = [x, y]
+    while len(cycle) <= MAX_MOVES and aways.get(cycle[-1]) not in (None, x) and aways[cycle[-1]] not in cycle:
+        cycle.append(aways[cycle[-1]])
+    return tuple(cycle)
+
+
+def swap_words(cycle: tuple[str, ...]) -> str:
+    """A swap's cycle (:func:`_swap_cycle`) as the user sees it: ``a ↔ b``, a rotation
+    ``a → b → c → a``."""
+    return f"{cycle[0]} ↔ {cycle[1]}" if len(cycle) == 2 else " → ".join((*cycle, cycle[0]))
+
+
+def _swap_around(c, r) -> tuple[str, ...] | None:
+    """The cycle of the swap (:func:`_swap_cycle`) page history row ``r`` (a move) is a step of: its
+    pass through the temp name, or a move of another page of the swap while the first was at the
+    temp name (a rotation's middle names); else None."""
+    hit = _swap_stretch(c, r["name"], r["version"])
+    if hit is not None or r["op"] != "move":
+        return hit
+    d = r["detail"] or ""
+    pre = "to " if d.startswith("to ") else "from " if d.startswith("from ") else None
+    if pre is not None and swap_temp_of(d[len(pre):]) is not None:
+        t = c.execute(f"SELECT version FROM history WHERE kind = 'page' AND name = ? AND id {'>' if pre == 'to ' else '<'} ? "
+                      f"ORDER BY id {'ASC' if pre == 'to ' else 'DESC'} LIMIT 1", (d[len(pre):], r["id"])).fetchone()
+        return _swap_stretch(c, d[len(pre):], t[0]) if t else None
+    # a middle step: between a temp name's move in and its move away, which a swap writes within
+    # 2 rows per name of the cycle (one transaction)
+    near = c.execute("SELECT id, name, version, detail, body_id FROM history WHERE kind = 'page' AND op = 'move' AND id > ? AND id < ? ORDER BY id",
+                     (r["id"] - 2 * MAX_MOVES - 4, r["id"] + 2 * MAX_MOVES + 4)).fetchall()
+    for t in near:
+        if t["id"] < r["id"] and t["body_id"] is not None and swap_temp_of(t["name"]) is not None:
+            cycle = _swap_stretch(c, t["name"], t["version"])
+            out = next((u for u in near if u["name"] == t["name"] and u["id"] > t["id"]), None)
+            if cycle is not None and out is not None and out["id"] > r["id"] and r["name"] in cycle:
+                return cycle
+    return None
+
+
+def swap_detail(c, r) -> tuple[str, tuple[str, ...] | None]:
     """History row ``r``'s detail as the user made it: a move to or from a swap's temp name
     (:func:`_swap_stretch`) names the page's real other name, ``to B (names swapped)`` /
-    ``from A (names swapped)`` (``rotated``: three or more names), and gives the swap's
-    ``(A, B, pair)``; any other row: its detail and None."""
+    ``from A (names swapped)`` (a rotation, three or more names: ``(names rotated: a → b → c → a)``,
+    every name, :func:`swap_words`), and gives the swap's cycle (:func:`_swap_cycle`); any other row:
+    its detail and None."""
     d = r["detail"] or ""
     if r["op"] == "move" and r["kind"] == "page":
         for pre, cmp, order in (("to ", ">", "ASC"), ("from ", "<", "DESC")):
@@ -1264,7 +1309,8 @@ def swap_detail(c, r) -> tuple[str, tuple[str, str, bool] | None]:
                               (d[len(pre):], r["id"])).fetchone()
                 s = _swap_stretch(c, d[len(pre):], t[0]) if t else None
                 if s is not None:
-                    return f"{pre}{s[1] if pre == 'to ' else s[0]} (names {'swapped' if s[2] else 'rotated'})", s
+                    said = "names swapped" if len(s) == 2 else f"names rotated: {swap_words(s)}"
+                    return f"{pre}{s[1] if pre == 'to ' else s[0]} ({said})", s
     return d, None
 
 
@@ -1955,11 +2001,10 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if kind == "page" and any(r["op"] == "move" and _swap_stretch(c, key, r["version"]) for r in window):
             plan.pop()  # a swap's pass through its temp name: the two names' items say it
             continue
-        swap = next((s for r in window if r["op"] == "move" for s in (swap_detail(c, r)[1],) if s), None)
-        if swap is not None:  # names swapped (or rotated) by sync/watch: as the user did it, never the temp name
-            x, y, pair = swap
-            item["reason"] = (f"names swapped in this window ({x} ↔ {y}): swap them back first, then undo again" if pair else
-                              f"names rotated in this window ({x} → {y} → …): rotate them back first, then undo again")
+        swap = next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)
+        if swap is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
+            item["reason"] = (f"names swapped in this window ({swap_words(swap)}): swap them back first, then undo again" if len(swap) == 2 else
+                              f"names rotated in this window ({swap_words(swap)}): rotate them back first, then undo again")
             continue
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:
@@ -2193,7 +2238,7 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
         for new in sorted(names - {key[1]}):
             rows[(key[0], new)] = [_Row(r["id"], r["op"], r["detail"] or "", r["body_id"] is not None) for r in c.execute(
                 "SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", (key[0], new))]
-    drop = _whole_moves(rows, set(ids), include_deleted)
+    drop = _whole_moves(rows, set(ids), include_deleted, held=_sidecar_left(c, set(ids)) if include_deleted else None)
     gone_keys = sum(1 for k, rs in rows.items() if k not in live and rs and all(r.id in drop for r in rs))
     return sorted(drop), {"keys": keys, "deleted_keys": gone_keys}
 
@@ -2241,11 +2286,14 @@ def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list]
 
 
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
-    """The moves away a prune keeps whose page has nothing left after them (``gone``: the rows that
-    go; its move in and all its later versions, the deletion too, go): each becomes the page's
-    deletion, ``[(row id, 'delete', '')]`` for :func:`apply_labels`. Before 2026-12-06 such a move
-    away named a name holding nothing of the page: `move a b; delete b; history-prune b
-    --include-deleted` left a "moved to b", and `revert a` began a page no walk tied to a's past."""
+    """The moves away a prune or a text purge keeps whose page has nothing left after them
+    (``gone``: the rows that go; its move in and all its later versions, the deletion too, go, on
+    through the names it moved on to): each becomes the page's deletion, ``[(row id, 'delete',
+    'moved to NEW')]`` for :func:`apply_labels` (a purge names a name it took whole ``a purged
+    name``). Before 2026-12-06 such a move away named a name holding nothing of the page: `move a
+    b; delete b; history-prune b --include-deleted` left a "moved to b", and `revert a` began a page
+    no walk tied to a's past; a text purge of b's versions left it ``renamed to a purged name``, the
+    page neither live nor in the trash."""
     out = []
     for part, marks in in_parts(sorted(gone)):
         ins = c.execute(f"SELECT id, kind, name, version, detail FROM history WHERE id IN ({marks}) AND op = 'move' "
@@ -2257,19 +2305,39 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                              "AND id < ? ORDER BY id DESC LIMIT 1", (m["kind"], m["detail"][5:], "to " + m["name"], m["id"])).fetchone()
             if away is None or away["id"] in gone:
                 continue
-            after = c.execute("SELECT id, op, detail FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
-                              (m["kind"], m["name"], m["version"])).fetchall()
-            ended = True
-            for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
-                nxt = after[i + 1] if i + 1 < len(after) else None
-                if r["id"] not in gone or r["op"] == "move":
-                    ended = False  # a version of it left (`rejoin_labels`), or moved on: left as it is
-                    break
-                if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
-                    break
-            if ended:
+            if _stretch_gone(c, m, gone):
                 out.append((away["id"], "delete", "moved to " + m["name"]))  # (what the trash says of it: _deleted_reason)
     return out
+
+
+def _stretch_gone(c, m, gone: set[int]) -> bool:
+    """Whether the stretch that move in ``m`` (a history row) began goes whole (``gone``: row ids),
+    to the page's deletion (on through a deletion brought back, and a move on to another name
+    whose stretch goes whole too)."""
+    for _ in range(MAX_MOVES):
+        after = c.execute("SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
+                          (m["kind"], m["name"], m["version"])).fetchall()
+        nxt_in = None
+        for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
+            nxt = after[i + 1] if i + 1 < len(after) else None
+            if r["id"] not in gone:
+                return False  # a version of it left (`rejoin_labels`)
+            if r["op"] == "move":
+                if r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+                    return False
+                # moved on: its stretch at the next name, when that goes whole too
+                nxt_in = c.execute("SELECT id, kind, name, version, detail FROM history WHERE kind = ? AND name = ? AND op = 'move' "
+                                   "AND body_id IS NOT NULL AND detail = ? AND id > ? ORDER BY id LIMIT 1",
+                                   (m["kind"], r["detail"][3:], "from " + m["name"], r["id"])).fetchone()
+                if nxt_in is None or nxt_in["id"] not in gone:
+                    return False
+                break
+            if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
+                return True
+        if nxt_in is None:
+            return True
+        m = nxt_in
+    return False
 
 
 class _Row(NamedTuple):
@@ -2280,7 +2348,30 @@ class _Row(NamedTuple):
     text: bool  # a version with a body (not a deletion or move away)
 
 
-def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False) -> set[int]:
+def _sidecar_left(c, drop: set[int]):
+    """A test for :func:`_whole_moves` under ``include_deleted``: ``held(kind, name)`` is True when
+    ``name`` is a page's name one of whose ``.raw`` sidecars (any spelling,
+    :func:`gbrain.page.slugs.sidecar_ranges`) is live there or has a history row the prune keeps
+    (``drop``: the row ids that would go): the page's end there stays, its trash entry beside its
+    sidecar (before 2026-12-06 the page went back into the trash at the name it moved from, its
+    sidecar left at the new name: live after ``delete``, which keeps it, or in the trash where
+    ``restore`` never looked)."""
+    from ..page.slugs import page_slug_for_sidecar, sidecar_ranges
+
+    def held(kind: str, name: str) -> bool:
+        if kind != "page":
+            return False
+        r = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+        for lo, hi in sidecar_ranges(r["path"] if r is not None and r["path"] else name + ".md"):
+            for n, rid in c.execute("SELECT name, id FROM history WHERE kind = 'file' AND name >= ? AND name < ? "
+                                    "UNION ALL SELECT path, 0 FROM files WHERE path >= ? AND path < ?", (lo, hi, lo, hi)):
+                if rid not in drop and page_slug_for_sidecar(n) == name:
+                    return True
+        return False
+    return held
+
+
+def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_deleted: bool = False, held=None) -> set[int]:
     """The rows a prune drops (``drop``: row ids), so that no kept row is cut from the page it
     belongs to (before 2026-12-06 a prune counted each name alone: `create a; move a b; move b a;
     history-prune --keep-last 1` kept b's move in and dropped a's move away, and a later `move a b`
@@ -2294,7 +2385,9 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
     deletion, all going) keeps its move in and that deletion with the version before it (with
     it, :func:`_ended_aways` makes the move away the page's deletion). ``rows``: ``{(kind, name):
     [_Row, …] oldest first}`` of every key the prune read (a prune of one key: those of the names its
-    page moved to too, whose rows all stay). Returns the new drop set (row ids)."""
+    page moved to too, whose rows all stay). ``held(kind, name)`` (with ``include_deleted``,
+    :func:`_sidecar_left`): a name whose end is kept as without it, a page's sidecar left there.
+    Returns the new drop set (row ids)."""
     drop = set(drop)
 
     def away_of(kind: str, name: str, r) -> tuple[list, int] | None:  # a move in's move away: the last before it
@@ -2327,11 +2420,13 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
                 elif r.op == "create" and _BROUGHT_BACK.fullmatch(r.detail) and i > 0 and mine[i - 1].op == "delete":
                     if keep(mine, i - 1):
                         changed = True
-            if include_deleted:
+            if include_deleted and held is None:
                 continue
             for r in mine:  # a kept move away whose page has nothing left after it: its stretch's end there stays
                 if r.id in drop or r.text or r.op != "move" or not r.detail.startswith("to "):
                     continue
+                if include_deleted and not held(kind, r.detail[3:]):
+                    continue  # (--include-deleted: the move away becomes its deletion, `_ended_aways`, unless a sidecar of it is left there)
                 theirs = rows.get((kind, r.detail[3:]), ())
                 j = next((j for j, x in enumerate(theirs) if x.id > r.id and x.op == "move" and x.text and x.detail == "from " + name), None)
                 if j is None or theirs[j].id not in drop:

@@ -443,11 +443,16 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         if not apply:
             return out
         joins = h.rejoin_labels(c, ids) if text is not None else []  # (a page's move in taken: read before its rows go)
+        # a move away whose page has nothing left after it, all its later names' versions taken: its deletion
+        # (before 2026-12-06 left `renamed to a purged name`: the page neither live nor in the trash, `revert OLD` a new page)
+        ended = h._ended_aways(c, set(ids))
         vectors = _cached_vectors(brain, texts, text)  # read before their bodies go
         hashes = _body_hashes(c, ids)
         h.stage_drops(c, ids)
         h.drop_versions(c)
         h.apply_labels(c, joins)
+        h.apply_labels(c, [(rid, op, d if c.execute("SELECT 1 FROM history WHERE kind = (SELECT kind FROM history WHERE id = ?) AND name = ? LIMIT 1", (rid, d[9:])).fetchone()
+                            else "moved to a purged name") for rid, op, d in ended])
         _relabel(c, {(i["kind"], i["name"]) for i in items})
         hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")

@@ -401,12 +401,23 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
     name evidence and coordination read the query's words; the marked word's were the pieces
     unicode61 splits it into, ``الم ل ح ظ ات``). A word some page holds with its marks stays
     (searched bare too: :func:`_terms`). A query without such marks is returned at once (one
-    regular-expression search); ``memo``: as in :func:`dj_spelled`."""
+    regular-expression search); ``memo``: as in :func:`dj_spelled`. Tatweel (U+0640) is dropped
+    from every word first, held or not, a prefix or in a phrase too (:func:`_drop_tatweel`: it
+    only stretches a word in print, never meaning, and the index reads it bare): a query typed
+    with it ranks as the bare query (``مـكـتـبـة`` named only the page titled so; the page titled
+    ``مكتبة`` was no title hit, 1.29 to 2.5)."""
     if not query or query.isascii() or not _ARABIC_FOLDS.search(query):
         return query
     key = ("harakat_bare", query)
     if memo is not None and key in memo:
         return memo[key]
+    typed = query
+    if "\u0640" in query:
+        query = _drop_tatweel(query)
+        if not _ARABIC_FOLDS.search(query):
+            if memo is not None:
+                memo[key] = query
+            return query
     word = _script_marks()[1]
     marked = [m for m in word.finditer(query) if not m.group().endswith("*") and _ARABIC_FOLDS.search(m.group())
               and arabic_bare(m.group())]
@@ -419,8 +430,14 @@ def harakat_bare(conn, query: str, memo: dict | None = None) -> str:
         pos = m.end()
     answer = "".join(out) + query[pos:]
     if memo is not None:
-        memo[key] = answer
+        memo[("harakat_bare", typed)] = answer
     return answer
+
+
+def _drop_tatweel(query: str) -> str:
+    """``query`` with tatweel (U+0640) dropped from each word holding another letter (a run of
+    :data:`_WORD_OR_MARK`; a word of tatweel alone stays: it is no word the index holds either way)."""
+    return _WORD_OR_MARK.sub(lambda m: (m.group().replace("\u0640", "") or m.group()) if "\u0640" in m.group() else m.group(), query)
 
 
 #: the ``memo`` key (with the answer) under which :func:`dj_spelled` keeps ``(query as typed, query
@@ -903,8 +920,8 @@ def drop_tags(s: str) -> str:
     ``<name>``, an autolink ``<https://…>``); in an HTML block, raw, every tag goes
     (``<div>\\<b>x</b></div>``, a backticked one too). A hit mark inside a dropped tag goes with
     it. HTML comments are not looked at here (:data:`_COMMENT`). The tags are :func:`tag_spans`'
-    with ``raw_blocks`` (the index leaves out the same but an HTML block's escaped or backticked
-    ones, :func:`search_text`)."""
+    with ``raw_blocks`` (the index leaves out the same, :func:`search_text`, since SQLite v81 /
+    Postgres v89)."""
     spans = tag_spans(s, raw_blocks=True)
     if not spans:
         return s
@@ -931,8 +948,8 @@ def tag_spans(s: str, raw_blocks: bool = False) -> list[tuple[int, int, bool]]:
     inside one: ``<div>\\<b>x</b></div>``'s ``<b>`` is a tag; the parser's blocks,
     :func:`gbrain.page.fastparse.literal_and_html_spans`, asked only for a tag read as escaped
     or code on a text a line of which may open one, :data:`_HTML_BLOCK_AT`): what snippets show
-    (:func:`drop_tags`); the index (:func:`search_text`) reads without it, as SQLite v79 /
-    Postgres v87 derived it (a schema version must derive the pages again to change that).
+    (:func:`drop_tags`) and the index reads (:func:`search_text`, since SQLite v81 / Postgres v89;
+    v79 / v87 read without it).
     ``[]`` for a text without ``<`` (one ``in``)."""
     if "<" not in s:
         return []
@@ -2136,7 +2153,8 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     space (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased
     wiki link's target, an attachment embed's file name, a URL's scheme; and, since SQLite v79 /
     Postgres v87, the HTML tags a rendered note does not show, :func:`tag_spans`: ``<span
-    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; an inline tag
+    class="git-footer">``'s ``span`` and ``class`` found every obsidian-hub page; since SQLite v81 /
+    Postgres v89 an HTML block read raw, ``raw_blocks``: ``<div>\\<b>x</b></div>``'s ``<b>`` too; an inline tag
     without attributes inside a word leaves the word whole, its blanks after it: ``<b>bold</b>text``
     → ``   boldtext    ``, :data:`_GLUE`), and each
     word written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) written bare, its marks
@@ -2150,7 +2168,7 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
     ``extra``: more address spans (a Notion relation's paths,
     :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
-    tags = tag_spans(text)
+    tags = tag_spans(text, raw_blocks=True)
     glue = _GLUE if tags and _GLUE not in text else " "
     if extra or tags:
         spans = sorted([*((a, z, " ") for a, z in (*spans, *extra)), *((a, z, glue if inline and _BARE_TAG.fullmatch(text, a, z) else " ") for a, z, inline in tags)])
@@ -2251,7 +2269,7 @@ def _glued_spans(text: str) -> list[tuple[int, int]]:
     an inline tag without attributes inside them (``مك<b>تبة``, ``<b>bold</b>text``'s
     ``bold</b>text``: :data:`_GLUED`), sorted; the tags alone are looked at (an address span
     inside such a word, which the index blanks, is not). ``[]`` when there is none."""
-    tags = tag_spans(text)
+    tags = tag_spans(text, raw_blocks=True)
     if not tags or _GLUE in text:
         return []
     parts: list[str] = []

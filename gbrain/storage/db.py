@@ -2774,6 +2774,60 @@ def _m80_client_machines(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE sync_root ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
+def _m81_raw_html_blocks(conn: sqlite3.Connection) -> None:
+    """(SQLite v81 / Postgres v89) the index reads an HTML block raw, as CommonMark does (no
+    backslash escape, code span or fence inside one: ``<div>\\<b>x</b></div>``'s ``<b>`` is a tag a
+    reader does not see, ``keyword.tag_spans(raw_blocks=True)`` in ``search_text``): the pages and
+    canvas cards whose indexed text that changes derived again (:func:`reindex_raw_html_blocks`);
+    Postgres' did-you-mean vocabulary is made again where one changed."""
+    if reindex_raw_html_blocks(conn) and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+
+
+#: the texts an HTML block's raw reading may change (v81): a ``<`` escaped, or a ``<`` beside code
+#: (a backtick or ``~~~``); ``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape
+_RAW_BLOCK_TEXT = ("({c} LIKE '%\\<%' ESCAPE '!' OR ({c} LIKE '%<%' AND ({c} LIKE '%`%' OR {c} LIKE '%~~~%')))")
+
+
+def reindex_raw_html_blocks(conn) -> int:
+    """Derive again ``search_body``/``search_timeline`` of the pages, and ``search``/``words`` of
+    the canvas cards, whose text holds a tag :func:`gbrain.search.keyword.tag_spans` reads
+    differently with ``raw_blocks`` (an escaped or backticked tag inside an HTML block: SQLite v79 /
+    Postgres v87 kept it as text): the candidates selected by SQL (:data:`_RAW_BLOCK_TEXT`: a
+    ``\\<``, or a ``<`` beside a backtick or ``~~~``), those whose tags differ parsed again
+    (:func:`rederive_page_ids`, ``rows=False``, the two columns only: 1 page of the 10,508 of the
+    corpora), the cards' columns recomputed (:func:`recard_unread_and_bare`'s rule, the FTS index
+    kept). For SQLite v81 / Postgres v89, in the caller's transaction. Returns how many pages and
+    cards were derived again."""
+    from ..search.keyword import card_words, search_text, tag_spans
+
+    def differs(text: str | None) -> bool:
+        return bool(text) and tag_spans(text, raw_blocks=True) != tag_spans(text)
+
+    where = " OR ".join(_RAW_BLOCK_TEXT.format(c=c) for c in ("compiled_truth", "timeline"))
+    ids = [r[0] for rows in keyset_batches(conn, "pages", "id, compiled_truth, timeline", where)
+           for r in rows if differs(r[1]) or differs(r[2])]
+    n = rederive_page_ids(conn, ids, rows=False, only=("search_body", "search_timeline"))
+    pg = is_postgres(conn)
+    cols = ", ".join(_CANVAS_FTS)
+    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
+    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", _RAW_BLOCK_TEXT.format(c="text")):
+        for cid, text, search, words in rows:
+            if not differs(text):
+                continue
+            new_search = search_text(text)
+            new_words = card_words(text if new_search is None else new_search)
+            if (new_search, new_words) == (search, words or ""):
+                continue
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            n += 1
+    return n
+
+
 def refold_tatweel_names(conn) -> int:
     """Write again the ``name_folds`` rows of the pages whose file name, title, aliases or H1 name
     hold tatweel (U+0640), which the exact-name keys drop since SQLite v79 / Postgres v87
@@ -3084,7 +3138,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

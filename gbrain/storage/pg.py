@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 88
+PG_SCHEMA_VERSION = 89
 
 
 def is_url(db: object) -> bool:
@@ -588,7 +588,7 @@ class PgConnection:
         Raises :class:`Disconnected` while a lost transaction is not rolled back, or when no
         connection can be made."""
         if self._lost:
-            raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed; roll it back and run it again")
+            raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed")  # (db_error adds "; run it again": the caller rolls it back)
         if self._conn is None:
             try:
                 c = self._psycopg.connect(self.url, **conn_kwargs(self.url, autocommit=True))
@@ -1333,6 +1333,12 @@ def _unread_and_bare_text(conn: "PgConnection") -> None:
     _m79_unread_and_bare_text(conn)
 
 
+def _raw_html_blocks(conn: "PgConnection") -> None:
+    from .db import _m81_raw_html_blocks
+
+    _m81_raw_html_blocks(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1387,7 +1393,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              83: _logseq_settings,  # v83: a graph's legacy :date-formatter is its journal title format, its folder settings read (SQLite v76)
              85: _other_spellings,  # v85: words with harakat indexed bare, words with đ in their dj spelling, Thai runs as bigrams (SQLite v77)
              86: _logseq_old_folders,  # v86: a graph naming other folders reads its default pages/, journals/ too (SQLite v78)
-             87: _unread_and_bare_text}  # v87: HTML tags unindexed, words with Arabic marks or tatweel bare in place (SQLite v79)
+             87: _unread_and_bare_text,  # v87: HTML tags unindexed, words with Arabic marks or tatweel bare in place (SQLite v79)
+             89: _raw_html_blocks}  # v89: an HTML block read raw: its escaped or backticked tags unindexed too (SQLite v81)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -11,14 +11,18 @@ one becomes a conflict copy).
 from __future__ import annotations
 
 import os
+import re
 import socket
 
 from ..core.brain import Brain
-from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg
+from ..errors import NotFound
+from ..page.slugs import cmd_arg, shown
 from ..storage.db import forget_client, is_postgres, sync_client
 from . import engine
 from .engine import SyncError, client_tag
+
+#: a client id as `sync-clients` lists it on Postgres (``host:/folder``)
+_CLIENT_ID = re.compile(r"[^/\s:]+:/")
 
 
 def watching(conn, client: str) -> list[str]:
@@ -60,19 +64,22 @@ def list_clients(brain: Brain) -> list[dict]:
 def _which(brain: Brain, target: str) -> tuple[str, str]:
     """``(client, root)`` of the client ``target`` names: a client id as :func:`list_clients`
     lists it (Postgres), else a folder, whose client on this machine it is. Raises
-    :class:`NotFound` (none binds it) or :class:`BadInput` (a SQLite brain bound to another folder)."""
+    :class:`NotFound` (exit 1: none binds it, a SQLite brain bound to another folder, or a
+    ``host:/folder`` no client has, named as given)."""
     c = brain.conn
     rows = {r["client"]: r["root"] for r in c.execute("SELECT client, root FROM sync_root").fetchall()}
+    listed = "; `gbrain sync-clients` lists the folders that do" if rows else " (no folder syncs with it)"
     if is_postgres(c) and target in rows:
         return target, rows[target]
+    if _CLIENT_ID.match(target) and not os.path.lexists(target):  # a client id no client has, not a folder here
+        raise NotFound(f"no sync client {shown(target)} syncs with {brain.path}{listed}")
     root = os.path.abspath(os.path.expanduser(target))
     client = sync_client(c, root)
     if client in rows:
         if not client and rows[client] != root:
-            raise BadInput(f"this brain syncs with {rows[client]}, not {root}; `gbrain sync-forget {cmd_arg(rows[client])}` forgets that folder")
+            raise NotFound(f"this brain syncs with {shown(rows[client])}, not {shown(root)}; `gbrain sync-forget {cmd_arg(rows[client])}` forgets that folder")
         return client, rows[client]
-    listed = "; `gbrain sync-clients` lists the folders that do" if rows else " (no folder syncs with it)"
-    raise NotFound(f"{root} does not sync with {brain.path}{listed}")
+    raise NotFound(f"{shown(root)} does not sync with {brain.path}{listed}")
 
 
 def forget(brain: Brain, target: str) -> dict:
@@ -83,7 +90,7 @@ def forget(brain: Brain, target: str) -> dict:
 
     Raises :class:`SyncError` (exit 1, nothing forgotten) while a ``gbrain watch`` of the client
     runs (any machine's, seen on Postgres through its LISTEN connection) or a sync or watch of
-    this machine holds the folder's sync lock; :class:`NotFound`/:class:`BadInput` from
+    this machine holds the folder's sync lock; :class:`NotFound` from
     :func:`_which`."""
     client, root = _which(brain, target)
     eng = None
@@ -102,7 +109,7 @@ def forget(brain: Brain, target: str) -> dict:
         if keys:
             mine = engine.machine_key()
             who = "this machine's" if keys == [mine] else f"machine {', '.join(k for k in keys if k != mine)}'s"
-            raise SyncError(f"{who} `gbrain watch` is syncing {client or root} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
+            raise SyncError(f"{who} `gbrain watch` is syncing {shown(client or root)} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
         with brain.transaction():
             got = forget_client(brain.conn, client)
         if eng is not None:

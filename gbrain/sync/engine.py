@@ -853,7 +853,8 @@ class SyncEngine:
                 self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
                                   "machine = ? WHERE client = ?", (str(self.root), mine, self.client))
         elif not row:
-            with self.brain.transaction():
+            with self.brain.transaction():  # rows left without their binding are no base (a round's after a forget): a first sync, as import reads it
+                self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
                 bind_client(self.conn, self.client, str(self.root), mine)
         else:
             self._claim_machine(row["machine"], mine)
@@ -1406,6 +1407,10 @@ class SyncEngine:
             # notes that swapped names stay together (Plan.swaps). (Not a chain: a temp + rename
             # save often gets the inode the save before it freed.)
             plain.update(rel for rel in other if not _in_cycle(rel, now, recorded))
+        # a note with a conflict copy in the round (one a round that died left unrecorded) stays
+        # with it in the first chunk: its round takes that copy rather than writing a second
+        copied = {nfc(m[0]) for p in paths if p not in found or found[p][1] is None if (m := copy_mark(p))}
+        plain -= {rel for rel in plain if nfc(rel) in copied}
         for rel in self._lone_new(fresh, paths, found, dirs, maybe, recorded):
             plain.add(rel)
             seen[rel] = _file_print(fresh[rel])
@@ -1968,10 +1973,62 @@ class SyncEngine:
                 if e.unreachable:
                     raise
                 self.conn.rollback()
-                self.reconcile(part)
+                self.reconcile(part | self._copies_beside(part))
             return True
 
         self.chunk_prepass(self.chunk, run, whole_on_mass=True)  # (a stop: said by sync)
+
+    def _copy_left(self, p: str, h: str, size: int, taken: set[str]) -> str | None:
+        """A file beside ``p`` named as its conflict copy, holding the bytes of hash ``h`` (the
+        brain's version, ``size`` bytes), that no ``sync_state`` row records and ``taken`` does not name: the copy
+        a round cut after writing it left (a Postgres cut that watch, or ``gbrain sync``'s pre-pass,
+        runs again at once, its round not naming the copy), taken instead of writing a second.
+        None when there is none (or the folder cannot be listed)."""
+        folder = p.rpartition("/")[0]
+        try:
+            names = sorted(os.listdir(self._abs(folder) if folder else str(self.root)))
+        except OSError:
+            return None
+        cands = [q for name in names if (q := f"{folder}/{name}" if folder else name) not in taken
+                 and copy_mark(q) is not None and is_conflict_copy_of(q, p)]
+        if not cands:
+            return None
+        recorded = self._state(cands)
+        for q in cands:
+            if q in recorded:
+                continue
+            try:
+                fd = os.open(self._abs(q), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                continue
+            with open(fd, "rb") as fh:
+                try:
+                    st = os.fstat(fh.fileno())
+                    if stat.S_ISREG(st.st_mode) and st.st_size == size and sha256(fh.read()) == h:
+                        return q
+                except OSError:
+                    continue
+        return None
+
+    def _copies_beside(self, part: set[str]) -> set[str]:
+        """The files on disk named as conflict copies of a path of ``part`` (:func:`is_conflict_copy_of`),
+        besides ``part``: a chunk cut after it wrote a conflict copy, run once more with them, takes
+        the copy it left (the round's "conflict copy of a sync that died") instead of writing a
+        second one. Unreadable folders give nothing."""
+        by_dir: dict[str, list[str]] = {}
+        for p in part:
+            by_dir.setdefault(p.rpartition("/")[0], []).append(p)
+        found: set[str] = set()
+        for d, ps in by_dir.items():
+            try:
+                names = os.listdir(self._abs(d) if d else str(self.root))
+            except OSError:
+                continue
+            for name in names:
+                q = f"{d}/{name}" if d else name
+                if q not in part and copy_mark(q) is not None and any(is_conflict_copy_of(q, p) for p in ps):
+                    found.add(q)
+        return found
 
     def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
@@ -2512,6 +2569,8 @@ class SyncEngine:
             # take it as the copy instead of writing a second one
             h = sha256(data)
             left = next((q for q in sorted(D) if D[q] == h and q not in S and q not in B and q not in copies and is_conflict_copy_of(q, p)), None)
+            if left is None:
+                left = self._copy_left(p, h, len(data), set(S) | set(B) | set(copies))
             if left is not None:
                 copies[left] = (p, data)
                 if left in to_import:

@@ -160,6 +160,18 @@ def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
     return {p for p, s in items if p not in taken_paths and s not in taken_slugs}
 
 
+def _their_machine(brain: Brain, client: str) -> str:
+    """The machine key recorded with sync client ``client`` (``sync_root.machine``) when it is
+    another machine's, else ''. Its base rows are that machine's folder's: an import here pairs no
+    renames against them and records no base over them (this machine's key '' when not stable:
+    nothing checked, as ``SyncEngine._claim_machine``)."""
+    from .engine import machine_key, machine_key_stable  # (engine imports this module)
+
+    row = brain.conn.execute("SELECT machine FROM sync_root WHERE client = ?", (client,)).fetchone()
+    mine = machine_key() if machine_key_stable() else ""
+    return row[0] if row and row[0] and mine and row[0] != mine else ""
+
+
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], hashed_at: int, have: set[tuple]) -> None:
     """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``, and
     no other machine's key is recorded with its client: ``sync_root.machine``) and
@@ -183,7 +195,7 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], has
     from .engine import machine_key, machine_key_stable  # (engine imports this module)
 
     mine = machine_key() if machine_key_stable() else ""
-    if row and (row[0] != abs_root or (row[1] and mine and row[1] != mine)):
+    if row and (row[0] != abs_root or _their_machine(brain, client)):
         return  # bound to another folder, or another machine syncs it (one client id): its base stays as it is
     if not row:
         brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
@@ -590,7 +602,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
              f"are added beside them, and {there}; a file at a path "
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
-    moved, left = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other else ([], {})
+    theirs = _their_machine(brain, client) if base and not other else ""
+    if theirs:  # (its base is that machine's folder's: nothing to pair this folder's renames against)
+        warn(f"renames were not paired and no base is recorded: another machine (key {theirs}) syncs {root} with this brain "
+             f"under the same sync client (`gbrain sync-clients` lists it); the files are imported as an unsynced folder's")
+    moved, left = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other and not theirs else ([], {})
     if moved:
         recorded = _Recorded(brain, client, bound, rootp)
         base = recorded.base

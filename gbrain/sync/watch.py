@@ -607,6 +607,7 @@ class Watcher:
         self._listen_at = 0.0  # monotonic time of the next reconnect attempt
         self._listen_wait = LISTEN_RETRY_S
         self._down = False  # Postgres: the brain's server cannot be reached (or the connection broke)
+        self._cut_said = False  # the outage said is a cut: the server found unreachable after it is said too
         self._db_id: tuple[int, int] | None = None  # the SQLite brain file opened (run): see _check_brain_file
         self._down_at = 0.0  # monotonic time of the next try while down
         self._down_wait = BRAIN_RETRY_S
@@ -798,7 +799,8 @@ class Watcher:
 
     def _brain_lost(self, e: Disconnected) -> None:
         """The brain's connection broke or cannot be made: roll back what was cut, say it once
-        per outage, and try again later (back-off). An ``e`` raised while a KeyboardInterrupt
+        per outage (a cut as "lost the connection …", the server then unreachable said too), and
+        try again later (back-off). An ``e`` raised while a KeyboardInterrupt
         unwound (SIGHUP's ``Terminated``, or a Ctrl-C where watch's handlers are not set: it cut
         a query, a clean-up statement then met the lost connection) is that interrupt, raised
         (:func:`db.raise_interrupt`): never an outage to wait out."""
@@ -807,12 +809,19 @@ class Watcher:
         self.brain.conn.rollback()
         raise_interrupt(e)
         now = time.monotonic()
-        if not self._down:
-            self._down, self._down_wait = True, BRAIN_RETRY_S
+        if not self._down or e.unreachable and self._cut_said:
+            if not self._down:
+                self._down_wait = BRAIN_RETRY_S
+            self._down = True
             why = str(e)
             said = f"cannot reach the brain database {self.brain.path}: "
-            why = why[len(said):] if why.startswith(said) else why
-            self.log(f"warning: the brain database {self.brain.path} is unreachable ({why}); retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
+            self._cut_said = not e.unreachable and why.startswith("lost the connection to the brain database ")
+            if self._cut_said:
+                what = why  # a cut (the server may answer at once): said as such, the database named once
+            else:
+                why = why[len(said):] if why.startswith(said) else why
+                what = f"the brain database {self.brain.path} is unreachable ({why})"
+            self.log(f"warning: {what}; retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
                      "edits in the folder are kept and synced once it is back")
         self._down_at = now + self._down_wait
         self._down_wait = min(BRAIN_RETRY_MAX_S, 2 * self._down_wait)
