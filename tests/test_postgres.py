@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -1063,8 +1064,10 @@ def test_v19_keeps_the_search_stats_and_the_ranking(pg_url, monkeypatch):
     with Brain.open(pg_url) as b:
         c = b.conn
         assert pg.schema_version(c) == 19
-        # (today's ranking reads every query string through v39's gb_fold: the function alone)
+        # (today's ranking reads every query string through v39's gb_fold: the function alone; and
+        # labels a returned hit's name fields through v57's gb_alias_tsv)
         c.execute(pg._schema_sql(39).split("\nALTER TABLE")[0])
+        c.execute(re.search(r"CREATE OR REPLACE FUNCTION gb_alias_tsv\(.*?\$\$.*?\$\$;", pg._schema_sql(57), re.S).group(0))
         assert c.execute("SELECT to_regclass('search_stats') IS NULL, (SELECT relkind FROM pg_class WHERE oid = to_regclass('search_totals'))").fetchone() == (True, "v")
         fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
         assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_totals").fetchone())) == before == fresh
