@@ -1855,7 +1855,7 @@ def _stats(b, a, ctx):
     return r
 
 
-_OBSIDIAN_OPERATOR = re.compile(r'(?:^|(?<=[\s(]))-?(tag|path|file|content|line|block|section|task|task-todo|task-done|match-case|ignore-case):("[^"]*"|[^\s()]*)')
+_OBSIDIAN_OPERATOR = re.compile(r'(?:^|(?<=[\s(]))-?(tag|path|file|content|line|block|section|task|task-todo|task-done|match-case|ignore-case):("[^"]*"|\([^)]*\)?|[^\s()"]+)')
 
 
 def obsidian_operator_note(query: str, ctx) -> str | None:
@@ -1863,8 +1863,9 @@ def obsidian_operator_note(query: str, ctx) -> str | None:
     ``file:x``, ``line:(…)``, …): gbrain's search reads them as words (its help says so), and a
     person coming from Obsidian meant a filter (trial 71). The note names the filter in the
     surface's spelling (``--tag x`` on the command line, ``"tag": "x"`` for an agent: ``ctx``'s
-    :meth:`Context.flag` and ``agent``). None when there is none (a colon in ``3:1``, a URL, or
-    ``tags:`` is no operator)."""
+    :meth:`Context.flag` and ``agent``). None when there is none (a colon in ``3:1``, a URL,
+    ``tags:``, a label before a space, ``task: write it``, or text in quotes is no operator: an
+    operator's value follows its colon at once)."""
     found = _OBSIDIAN_OPERATOR.findall(query)
     if not found:
         return None
