@@ -2584,6 +2584,8 @@ def _export(b, a, ctx):
         Param("check_db", "boolean", "check the database file now (SQLite's quick_check), even when a passing check less than "
               "verify_trust_check_hours (config; empty: 24) ago is trusted", default=False),
     ],
+    # (the figures of sync/verify.py SAMPLE_SHARE, SAMPLE_MIN_CHARS: tests/test_import_export.py holds them equal)
+    details="The sample is 0.15% of the page text, at least 16,384 characters.",
     mcp=False, title="Compare a markdown folder with the brain",
     text=_compare_text,
 )
