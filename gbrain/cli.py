@@ -24,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-config_app = typer.Typer(help="Read or set brain config values.", no_args_is_help=True)
+config_app = typer.Typer(help="Read or set brain config values. " + ops.core.config_keys_said(), no_args_is_help=True)
 app.add_typer(config_app, name="config", short_help="Read or set brain config values")
 skills_app = typer.Typer(help="The agent skills shipped with gbrain: list (the default), show NAME, install.")
 app.add_typer(skills_app, name="skills", short_help="List, show or install the agent skills")

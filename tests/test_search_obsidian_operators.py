@@ -42,3 +42,26 @@ def test_the_cli_says_it_on_stderr_and_exits_0(fixture_db):
     r = gbrain("--db", str(fixture_db), "search", "tag:founder")
     assert r.returncode == 0, r.stderr
     assert "--tag founder" in r.stderr.decode()
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("query", [
+    "task: write the report", "file: settings", "section: intro", "content: policy", "line: 3", "path: to the file",
+    "tag: founder", "10:30 meeting", "re: budget", r"C:\Users\ana\notes", "http://x", "会議：10:30 予定", "ملاحظة: اجتماع",
+    '"tag:x"', "say \"file:x\" here",
+])
+def test_an_ordinary_query_with_a_colon_gets_no_note(query):
+    """An English label with a colon and a space (``task: write the report``) is no operator:
+    Obsidian's operators hold their value right after the colon (``tag:#x``, ``path:"a b"``,
+    ``line:(…)``); quoted text is a phrase."""
+    from gbrain.operations.core import obsidian_operator_note
+
+    assert obsidian_operator_note(query, None) is None
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("query", ["line:(mix flour)", "-tag:#draft river", "(tag:moc)", "section:(intro)"])
+def test_an_operator_value_in_parentheses_or_negated_still_gets_the_note(query):
+    from gbrain.operations.core import obsidian_operator_note
+
+    assert "Obsidian" in (obsidian_operator_note(query, None) or "")

@@ -1855,7 +1855,7 @@ def _stats(b, a, ctx):
     return r
 
 
-_OBSIDIAN_OPERATOR = re.compile(r'(?:^|(?<=[\s(]))-?(tag|path|file|content|line|block|section|task|task-todo|task-done|match-case|ignore-case):("[^"]*"|[^\s()]*)')
+_OBSIDIAN_OPERATOR = re.compile(r'(?:^|(?<=[\s(]))-?(tag|path|file|content|line|block|section|task|task-todo|task-done|match-case|ignore-case):("[^"]*"|\([^)]*\)?|[^\s()"]+)')
 
 
 def obsidian_operator_note(query: str, ctx) -> str | None:
@@ -1863,8 +1863,9 @@ def obsidian_operator_note(query: str, ctx) -> str | None:
     ``file:x``, ``line:(…)``, …): gbrain's search reads them as words (its help says so), and a
     person coming from Obsidian meant a filter (trial 71). The note names the filter in the
     surface's spelling (``--tag x`` on the command line, ``"tag": "x"`` for an agent: ``ctx``'s
-    :meth:`Context.flag` and ``agent``). None when there is none (a colon in ``3:1``, a URL, or
-    ``tags:`` is no operator)."""
+    :meth:`Context.flag` and ``agent``). None when there is none (a colon in ``3:1``, a URL,
+    ``tags:``, a label before a space, ``task: write it``, or text in quotes is no operator: an
+    operator's value follows its colon at once)."""
     found = _OBSIDIAN_OPERATOR.findall(query)
     if not found:
         return None
@@ -2459,7 +2460,17 @@ def _config_get(b, a, ctx):
     return v
 
 
-@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, title="Set a config value", text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
+def config_keys_said() -> str:
+    """The keys ``config set`` takes and what each takes, one sentence for help texts (``config
+    --help``, ``config set --help``): made from :data:`gbrain.core.brain.SETTABLE_CONFIG`, where
+    the keys are defined, so a new key is listed without a second copy."""
+    from ..core.brain import SETTABLE_CONFIG
+
+    return "Keys: " + "; ".join(f"{k}: {said}" for k, (_ok, said) in SETTABLE_CONFIG.items()) + "."
+
+
+@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, title="Set a config value", text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True,
+    details=config_keys_said())
 def _config_set(b, a, ctx):
     b.set_config(a["key"], a["value"])
     if a["key"] == "embedding_model" and ctx.on_warning:
@@ -2562,13 +2573,19 @@ def _export(b, a, ctx):
 
 @op(
     "verify",
-    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, SQLite's quick_check of the database file (not read again when it is exactly as a passing check left it within verify_trust_check_hours, 24 by default: the report says when it passed; --check-db checks it now), and the derived rows of pages drawn at random (0.15% of the page text, at least 16,384 characters) re-parsed from their text (--deep: every page and sidecar re-rendered and re-parsed, and the full integrity_check).",
+    "Check that the brain still matches a markdown folder, writing nothing: it lists the files added, changed or missing "
+    "since the brain stored them, checks that the database file is sound (a passing check is trusted for "
+    "verify_trust_check_hours, 24 by default, while the file is unchanged; --check-db checks now), and re-reads a sample "
+    "of pages to confirm that their links, tags and timeline still match their text. --deep does that for every page "
+    "and checks the whole database file (it takes about as long as an import).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder", directory=True),
         Param("deep", "boolean", "also check the database file, re-render every page and re-parse every page (the cost of an import)", default=False),
-        Param("check_db", "boolean", "run the quick_check of the database file now, even when the file is exactly as a passing check "
-              "left it less than verify_trust_check_hours (config; empty: 24) ago", default=False),
+        Param("check_db", "boolean", "check the database file now (SQLite's quick_check), even when a passing check less than "
+              "verify_trust_check_hours (config; empty: 24) ago is trusted", default=False),
     ],
+    # (the figures of sync/verify.py SAMPLE_SHARE, SAMPLE_MIN_CHARS: tests/test_import_export.py holds them equal)
+    details="The sample is 0.15% of the page text, at least 16,384 characters.",
     mcp=False, title="Compare a markdown folder with the brain",
     text=_compare_text,
 )

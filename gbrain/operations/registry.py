@@ -1420,7 +1420,14 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     if r.get("evicted_count"):
         lines.append(f"Evicted by iCloud Drive (only a placeholder on this device), kept in the brain as they were: {r['evicted_count']:,} (e.g. {r['evicted'][0]}; synced again once the file is back)")
     if r.get("kept_brain_edits"):
-        lines.append(f"Kept the brain's version of {_count(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
+        n = len(r["kept_brain_edits"])
+        other = min(n, r.get("kept_other_folder_count", 0))
+        why = []
+        if n > other:
+            why.append(f"{'' if not other else _count(n - other, 'file') + ' '}edited through gbrain since the last import: `gbrain sync DIR` writes them out")
+        if other:
+            why.append(f"{'' if n == other else _count(other, 'file') + ' '}another folder's page at the same path: see the warnings")
+        lines.append(f"Kept the brain's version of {_count(n, 'file')} ({'; '.join(why)})")
     if r.get("kept_not_in_tree"):
         lines.append(f"Note: {_count(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
     if r.get("cleaned_temps"):  # export after a killed one

@@ -383,7 +383,7 @@ def _shorten(text: str, width: int) -> str:
 
 @op(
     "query",
-    "Semantic search: pages ranked by meaning and keywords (vectors and keywords fused; keywords alone without "
+    "Hybrid search: pages ranked by meaning and keywords (vectors and keywords fused; keywords alone without "
     "embeddings), as `items`: slug, title, score, best passage. Filters apply before the ranking.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
@@ -394,7 +394,7 @@ def _shorten(text: str, width: int) -> str:
         SINCE,
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],
-    title="Semantic search",
+    title="Hybrid search",
     open_world=True,  # with an OpenAI-compatible model the question goes to that endpoint
     output=obj("items", mode="string", model="string?", notes="array"),
     item=obj("slug", **{"slug": "string", "title": "string?", "type": "string?", "score": "number", "passage": "string"}),

@@ -553,6 +553,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     recorded = _Recorded(brain, client, bound, rootp)
     base = recorded.base
     kept_brain: list[str] = []
+    kept_other: list[str] = []  # (of kept_brain: another folder's page at the path, no brain edit)
     stored.update({r[0]: (r[1], r[2]) for r in brain.conn.execute("SELECT path, content_hash, kind FROM files")})
     warnings: list[str] = []
 
@@ -648,6 +649,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             return True
         if other:  # the brain mirrors another folder: its page is that folder's note, not this file's
             kept_brain.append(path)
+            kept_other.append(path)
             take = f"gbrain put {cmd_arg(slug_for_path(path))} --file {cmd_arg(os.path.join(str(rootp), path))}" if is_markdown(path) else "import it into another brain (--db)"
             warn(f"{path}: differs from the page the brain has from {other[0]}; kept the brain's version "
                  f"(to take this file's instead: `{take}`)")
@@ -917,6 +919,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         # those files differ from the brain on purpose: the brain's newer version is kept
         others = [p for p in verify.compare(hashes, verify.db_hashes(brain)).hash_mismatch if p not in kept]
         rep["kept_brain_edits"] = kept_brain[:200]
+        if kept_other:  # (the summary says why: another folder's page, not an edit; trial 71)
+            rep["kept_other_folder_count"] = len(set(kept_other))
         rep["hash_mismatches"] = others[: verify.MAX_LISTED]
         rep["problems"] = [p for p in rep["problems"] if "differ from what the DB renders" not in p]
         if others:
