@@ -320,7 +320,9 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
 def _read_stdin_or_file(path: str | None) -> str | None:
     """The text of ``--file path`` (``-``: standard input), else of standard input unless it is a
     terminal or closed (None: nothing given). Raises BadInput for a file that cannot be read and
-    for bytes that are not UTF-8."""
+    for bytes that are not UTF-8, and for an empty ``path`` (``--file ""``: never standard input)."""
+    if path is not None:
+        ops.refuse_empty_path(path, "--file")
     if path == "-":
         if _STATE.get("stdin_closed"):
             raise BadInput("--file -: standard input is closed")
@@ -684,7 +686,9 @@ def run_pipe() -> None:
                 if not isinstance(tool, str):
                     raise BadInput(f"bad request line {n} of the input: a request needs a 'tool' name (a string)")
                 o = find_op(tool)
-                if brain is None and o.db != "none":
+                if brain is None and o.db != "none":  # its arguments checked first: a refused line makes no brain
+                    params = req.get("params", req.get("arguments"))
+                    ops.check_args(o, {k: v for k, v in params.items() if k != "cursor"} if o.page and isinstance(params, dict) else params)
                     from .storage.db import resolve_db_path
 
                     db_path = resolve_db_path(_STATE["db"])
@@ -990,9 +994,13 @@ def _main(argv: list[str] | None) -> None:
     storage_db.on_warning = lambda line: _err(f"warning: {line}")  # (a misfit write-ahead log set aside)
     storage_db.on_wait = lambda line: _err(f"note: {line}")  # (a write waiting for another process's; serve says none)
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
+    try:  # `--db ""` is no brain (nor "not given"); an empty $GBRAIN_DB is unset, a blank one is not
+        ops.refuse_empty_path(db, "--db", "name a brain file or a postgresql:// URL, or leave --db out")
+        ops.refuse_empty_path(os.environ.get("GBRAIN_DB") or None, "GBRAIN_DB", "name a brain file or a postgresql:// URL, or unset it")
+    except BadInput as e:
+        fail(str(e), e.exit_code, _json_errors(args))
     _STATE["db"] = db or None
     if _STATE["db"] or os.environ.get("GBRAIN_DB"):
-        from .errors import BadInput
         from .storage.db import resolve_db_path
 
         try:  # a mistyped URL (its password hidden) is bad input before any command runs

@@ -173,7 +173,7 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
     "under a frontmatter of title, type: source, source_type, source_ref, ingested (today, UTC); its own frontmatter kept. "
     "The same source_ref (else text) finds the same page again; a changed text updates it. Then update the pages it mentions.",
     [
-        Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
+        Param("file", positional=True, path=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
         Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),
         Param("source_type", description="kind of source", default="doc", enum=SOURCE_TYPES, flag="type"),
         Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path); names the one page of this source", flag="ref"),

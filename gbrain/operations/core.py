@@ -25,7 +25,7 @@ from .registry import (
 )
 
 
-@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, title="Create a brain", db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
+@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", path=True, description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, title="Create a brain", db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
 def _init(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
@@ -104,7 +104,7 @@ PART_CHARS = 60_000
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
         Param("section", description="just a heading's section (`A#B`: B in A) or block (`^id`); `#`: the slug's (`Note#Heading`)",
               details="as [[Note#Heading]] points at it: from its line to the next heading of its level or a higher one"),
-        Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment, a .raw "
+        Param("output", path=True, description="write the exact bytes to this file instead of printing them (a page, an attachment, a .raw "
               "sidecar or other file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
               "a symlink is written through; a pipe, /dev/stdout or - (stdout) gets the bytes", in_schema=False),
         Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
@@ -2672,8 +2672,8 @@ def _copy_text(r: dict, a: dict) -> str:
     "Copy a whole brain to another database of either engine (SQLite file ↔ postgresql://…): pages, files, "
     "history, embeddings and sync state, ids kept; the target must be new or empty.",
     [
-        Param("from", required=True, description="the brain to copy: a SQLite file or a postgresql:// URL"),
-        Param("to", required=True, description="where to copy it: a new SQLite file or an empty postgresql:// database"),
+        Param("from", required=True, path=True, description="the brain to copy: a SQLite file or a postgresql:// URL"),
+        Param("to", required=True, path=True, description="where to copy it: a new SQLite file or an empty postgresql:// database"),
     ],
     mcp=False, title="Copy a brain to another database",
     db="none",

@@ -71,9 +71,12 @@ class Param:
     #: check_args, so before the brain is opened, let alone created (a mistyped folder once
     #: left a new empty brain behind)
     directory: bool = False
-    #: a folder or file name (export's ``dir``, which need not exist; any ``directory``): given
-    #: both as an argument and as an option, two spellings of one place (``out/``, ``./out``,
-    #: the absolute path) are one value (join_arguments, :func:`same_place`)
+    #: a filesystem path, a folder's or a file's (export's ``dir``, which need not exist; copy's
+    #: brains; any ``directory`` is one too): ``""`` or only white space is refused by check_args
+    #: for every surface (:func:`refuse_empty_path`: a script's ``gbrain export "$OUT"`` with OUT
+    #: unset wrote into the current folder); given both as an argument and as an option, two
+    #: spellings of one place (``out/``, ``./out``, the absolute path) are one value
+    #: (join_arguments, :func:`same_place`)
     path: bool = False
     #: more for the command line's ``--help`` only, after ``description`` (:attr:`help`)
     details: str = ""
@@ -545,6 +548,8 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
             raise BadInput(f"{where}{what} is too large (at most {MAX_INT:,})")
         if (p.minimum is not None and v < p.minimum) or (p.maximum is not None and v > p.maximum):
             raise BadInput(f"{where}{name} must be {_bounds_text(p)}, got {v}")
+        if p.path or p.directory:
+            refuse_empty_path(v, f"{where}{what}")
         if p.directory:
             _dir_arg(v)
         out[p.name] = v
@@ -1542,6 +1547,19 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
             return u.strftime("%Y-%m-%dT%H:%M:%S") + (f".{u.microsecond // 1000:03d}" if u.microsecond else "") + "Z"
         return day + (f"T{clock}" if clock else "") + ("Z" if zone else "")
     raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date (YYYY-MM-DD, a month YYYY-MM, a year YYYY), got {v!r}")
+
+
+def refuse_empty_path(v: Any, what: str, give: str = "name a folder or file") -> None:
+    """Raise :class:`BadInput` (exit 2) when ``v``, a filesystem path the caller gave, is ``""``
+    or only white space: never the current folder nor "not given" (``gbrain export "$OUT"`` with
+    OUT unset wrote the brain's pages into the folder it ran in). ``what`` names it as the
+    surface does (``--dir``, ``DIR``, ``brain_export: parameter 'dir'``); ``give``: what to give
+    instead. The one check of every path parameter (:attr:`Param.path`, :attr:`Param.directory`),
+    of ``--db``/``$GBRAIN_DB`` and of ``--file`` (``gbrain/entry.py``). A path with white space
+    around other characters (`` notes``) is a path."""
+    if isinstance(v, str) and not v.strip():
+        shown = f"{v!r} is only white space" if v else "an unset variable in a script gives ''"
+        raise BadInput(f"{what} is an empty path: {give} ({shown})")
 
 
 def _dir_arg(v: str) -> Path:

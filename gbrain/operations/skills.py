@@ -236,7 +236,7 @@ def _install_text(r: dict, a: dict) -> str:
     "A copy edited since it was installed is kept unless force (which saves it beside the new one first). "
     "ok is false (exit 1) when a copy was kept.",
     [
-        Param("project", description="project folder to install into (default: the current folder)"),
+        Param("project", path=True, description="project folder to install into (default: the current folder)"),
         Param("user", "boolean", "install for the user (~/.claude/skills) instead of a project", default=False),
         Param("host", description="agent host: " + ", ".join(HOSTS), default="claude-code", enum=list(HOSTS)),
         Param("skill", description="install only this skill (name or short name; default: all)"),

@@ -313,7 +313,7 @@ def _forget_text(r: dict, a: dict) -> str:
     "Stop syncing a folder with the brain: drop its sync client (base hashes and change-log place), so `history-prune` keeps no version "
     "for it and the change log no longer waits for it. The folder's files are not touched; syncing it again later is a first sync, which loses nothing. "
     "Exit 1 while a watch or sync of it runs.",
-    [Param("target", required=True, positional=True, description="the folder (this machine's client of it), or a client id as `gbrain sync-clients` lists it (host:/folder)")],
+    [Param("target", required=True, positional=True, path=True, description="the folder (this machine's client of it), or a client id as `gbrain sync-clients` lists it (host:/folder)")],
     mcp=False, title="Stop syncing a folder with the brain",
     text=_forget_text,
     mutating=True,
