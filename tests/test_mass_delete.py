@@ -396,3 +396,52 @@ def test_the_report_of_a_rescan_counts_held_back_paths_apart_from_the_missing(tm
     # a sync holding nothing back says every missing path: the held ones too
     assert plain["problems"] == [f"{len(hub) + 1} path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? "
                                  "`gbrain sync DIR` reconciles both sides)"] and "held_back_count" not in plain, plain["problems"]
+
+
+@pytest.mark.parametrize("fault", ["full", "cut"])
+def test_a_round_rolled_back_after_trashing_leaves_no_note_counted_as_trashed_earlier(tmp_path, db_path, fault, monkeypatch):
+    """``SyncEngine.trashed_paths`` and ``recent_trash`` were filled inside the round's transaction:
+    a round that trashed notes and was then rolled back (a full disk; on Postgres a cut connection)
+    left them, and a later refused mass deletion of the folder said "N other notes … were trashed
+    earlier" of notes still in the brain (and a new note could be paired with a page never trashed).
+    They follow the transaction now: rolled back with it."""
+    if fault == "cut" and not str(db_path).startswith("postgresql"):
+        pytest.skip("a cut connection is Postgres'")
+    import errno
+
+    root = tmp_path / "v"
+    meetings = notes(root, "meetings", MASS_TRASH * 2)
+    notes(root, "", 3, "keep")
+    gone = meetings[:5]
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, root, said)
+        eng = w.engine
+        for p in gone:
+            (root / p).unlink()
+        real, n = SyncEngine._forget, [0]
+
+        def failing(self, p):
+            real(self, p)
+            if p in gone:
+                n[0] += 1
+                if n[0] == len(gone):  # every one trashed in this round, then it fails before its commit
+                    if fault == "full":
+                        raise OSError(errno.ENOSPC, "No space left on device")
+                    try:
+                        self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
+                    except Exception:
+                        pass
+
+        monkeypatch.setattr(SyncEngine, "_forget", failing)
+        with pytest.raises(Exception):
+            eng.sync()
+        monkeypatch.undo()
+        b.conn.rollback()
+        assert trash(b) == [] and all(b.page_row(p[:-3]) for p in gone)
+        assert eng.trashed_paths == set() and eng.recent_trash == {}, (eng.trashed_paths, eng.recent_trash)
+        shutil.rmtree(root / "meetings")  # the whole folder goes: refused, none of it trashed before
+        with pytest.raises(MassDeleteRefused) as e:
+            eng.sync()
+        assert "nothing was trashed" in str(e.value) and "earlier" not in str(e.value), str(e.value)
+        eng.close()

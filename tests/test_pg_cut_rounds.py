@@ -328,6 +328,7 @@ def test_a_watch_whose_connection_was_cut_says_so_not_that_the_database_is_unrea
     said: list[str] = []
     w.brain = SimpleNamespace(path=url, conn=SimpleNamespace(rollback=lambda: None))
     w.log, w._down, w._cut_said = said.append, False, False
+    w._cuts, w._back_said, w._down_wait = 0, False, 0.5
     if unreachable:
         e = Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True)
     else:
@@ -343,6 +344,63 @@ def test_a_watch_whose_connection_was_cut_says_so_not_that_the_database_is_unrea
         w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
         w._brain_lost(Disconnected(f"cannot reach the brain database {url}: connection refused", unreachable=True))
         assert len(said) == 2 and said[1].startswith(f"warning: the brain database {url} is unreachable (connection refused); retrying"), said
+
+
+def test_a_watch_cut_again_and_again_backs_off_until_a_round_commits_and_says_it_once_per_streak(monkeypatch):
+    """A connection cut at every try of the catch-up (a flapping Wi-Fi/VPN: every 3rd path a round
+    records): each "reachable again" reset the back-off to 0.5 s, so the catch-up ran again about
+    once a second (3.5–4.5 CPU-s a minute at load 11–12) and two lines were said per cut. The
+    back-off now grows over the cuts (0.5 s doubling to BRAIN_RETRY_MAX_S) and resets only once a
+    round commits; the log says the streak once with a count (at 2, 4, 8 … cuts in a row), not
+    two lines per cut. Driven as the loop drives it, on a fake clock: 40 cuts."""
+    from types import SimpleNamespace
+
+    from gbrain.storage.pg import Disconnected
+    from gbrain.sync import watch as watchmod
+    from gbrain.sync.watch import BRAIN_RETRY_MAX_S, BRAIN_RETRY_S, Watcher
+
+    url = "postgresql://u:***@/gb?host=/run/pg"
+    clock = [1000.0]
+    monkeypatch.setattr(watchmod, "_now", lambda: clock[0])
+    w = Watcher.__new__(Watcher)
+    said: list[str] = []
+    brain = SimpleNamespace(path=url, commits=0, conn=SimpleNamespace(rollback=lambda: None, execute=lambda *a: SimpleNamespace(fetchone=lambda: (1,))))
+    w.brain, w.log = brain, said.append
+    w._down, w._cut_said, w._down_at, w._down_wait, w._catch_up = False, False, 0.0, BRAIN_RETRY_S, False
+    w._cuts, w._back_said = 0, False
+    w._lines, w._full_said = None, False
+    cut = Disconnected(f"lost the connection to the brain database {url} during a transaction, which was not committed")
+    waits = []
+    for _ in range(40):
+        w._brain_lost(cut)  # the catch-up's round cut (a chunk of it)
+        w._brain_lost(cut)  # … and the full sync after it, the same try: one step of the back-off
+        waits.append(w._down_at - clock[0])
+        clock[0] = w._down_at - 0.01
+        assert not w._brain_back()  # not yet due
+        clock[0] = w._down_at
+        assert w._brain_back() and w._catch_up  # the server answers: a catch-up is due, tried (and cut) again
+    print(f"waits {waits}, {len(said)} lines: {said}")
+    assert waits[:7] == [0.5, 1, 2, 4, 8, 16, BRAIN_RETRY_MAX_S] and set(waits[7:]) == {BRAIN_RETRY_MAX_S}, waits
+    assert len(said) == 2 + 5, said  # the first cut and its "reachable again"; then at 2, 4, 8, 16 and 32 cuts in a row
+    assert sum("reachable again" in s for s in said) == 1, said
+    assert said[-1].startswith(f"warning: lost the connection to the brain database 32 times in a row, no round committed since; next try in {BRAIN_RETRY_MAX_S:g} s"), said
+    # a round reading only (nothing committed) resets nothing
+    w._round(lambda: None)
+    w._brain_lost(cut)
+    assert w._down_at - clock[0] == BRAIN_RETRY_MAX_S
+    clock[0] = w._down_at
+    assert w._brain_back()
+    # a round that commits ends the streak: said with its count, and the next cut starts again at 0.5 s
+
+    def commit():
+        brain.commits += 1
+
+    n = len(said)
+    w._round(commit)
+    assert len(said) == n + 1 and "41 times in a row" in said[-1], said[n:]
+    w._brain_lost(cut)
+    assert w._down_at - clock[0] == BRAIN_RETRY_S
+    assert len(said) == n + 2 and said[-1].startswith(f"warning: lost the connection to the brain database {url} during a transaction"), said[n:]
 
 
 def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(pg_server, pg_url, tmp_path, monkeypatch):

@@ -1286,7 +1286,8 @@ def test_a_lost_connection_while_an_interrupt_unwinds_stops_the_watch_loop(db_pa
         monkeypatch.setattr(w.engine, "touch", touch)
         if cut == "outage":
             w.run(ready=lambda rep: armed.append(True))
-            assert [s for s in said if "unreachable" in s] and [s for s in said if "reachable again" in s], said
+            # (a cut is said as such since 4e5153e8: "lost the connection …", not "unreachable")
+            assert [s for s in said if "lost the connection" in s] and [s for s in said if "reachable again" in s], said
         else:
             with pytest.raises(KeyboardInterrupt) as got:
                 w.run(ready=lambda rep: armed.append(True))

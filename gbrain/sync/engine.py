@@ -120,9 +120,10 @@ import re
 import stat
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import pathspec
 
@@ -2706,7 +2707,7 @@ class SyncEngine:
         # (the round's own write transaction: a commit counted from here is the chunk's, not a side
         # transaction's before it, as _follow_brain_moves' rows: reconcile)
         self._round_base = self.brain.commits
-        with self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
+        with self._memory_follows_tx(), self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
             changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
             if changed_since:
@@ -3341,6 +3342,24 @@ class SyncEngine:
         except GBrainError:  # a body of its chain pruned: no base text
             return None
         return data if sha256(data) == b else None
+
+    @contextmanager
+    def _memory_follows_tx(self) -> Iterator[None]:
+        """What this engine remembers of a round's writes (:attr:`trashed_paths`,
+        :attr:`recent_trash`, :attr:`recent_new`: filled inside the round's transaction) follows
+        that transaction: a round that raises (rolled back: a full disk, a cut Postgres connection,
+        a failed commit) leaves them as they were before it. Else a later refused mass deletion
+        counted notes still in the brain as "trashed earlier", and a new note could be paired with
+        a page never trashed. (A commit cut after the server committed is rolled back here too:
+        forgetting costs at most a move seen as a delete and a create.)"""
+        kept = (set(self.trashed_paths), dict(self.recent_trash), dict(self.recent_new))
+        try:
+            yield
+        except BaseException:
+            for mine, before in zip((self.trashed_paths, self.recent_trash, self.recent_new), kept):
+                mine.clear()
+                mine.update(before)  # (in place: a caller may hold them)
+            raise
 
     def _recent_trash(self) -> dict[str, Trashed]:
         """The pages of :attr:`recent_trash` (those older than :data:`RECENT_TRASH_S` dropped)

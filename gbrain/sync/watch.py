@@ -55,8 +55,10 @@ paths):
   broke (a server restart, a terminated backend: ``storage.pg.Disconnected``) is not fatal: the
   round is rolled back whole and run again on a new connection; while the server cannot be
   reached the watch says so once and tries again with back-off (:data:`BRAIN_RETRY_S` doubling
-  up to :data:`BRAIN_RETRY_MAX_S`), events go on being collected, and once it is back a full
-  sync catches up (what was saved in the folder meanwhile reaches the brain). A full disk (the
+  up to :data:`BRAIN_RETRY_MAX_S`; a flapping connection, cut again before any round commits,
+  is one outage: the back-off resets only once a round commits, :meth:`Watcher._steady`), events
+  go on being collected, and once it is back a full sync catches up (what was saved in the
+  folder meanwhile reaches the brain). A full disk (the
   brain's or the folder's) is handled the same way: said once, tried again with back-off
   (:data:`FULL_RETRY_S` doubling up to :data:`FULL_RETRY_MAX_S`), a full sync once a round
   commits. A round's change lines are said once it committed (:meth:`Watcher._round`). SIGINT/SIGTERM finish the batch in
@@ -104,6 +106,13 @@ LISTEN_RETRY_MAX_S = 30.0
 #: at most 30 s apart
 BRAIN_RETRY_S = 0.5
 BRAIN_RETRY_MAX_S = 30.0
+
+
+def _now() -> float:
+    """Monotonic seconds of the brain back-off (:meth:`Watcher._brain_lost`; tests set a fake clock)."""
+    return time.monotonic()
+
+
 #: a full disk (the brain's or the folder's): tried again after 0.5 s, 1 s, 2 s … at most 30 s apart
 FULL_RETRY_S = 0.5
 FULL_RETRY_MAX_S = 30.0
@@ -611,6 +620,10 @@ class Watcher:
         self._db_id: tuple[int, int] | None = None  # the SQLite brain file opened (run): see _check_brain_file
         self._down_at = 0.0  # monotonic time of the next try while down
         self._down_wait = BRAIN_RETRY_S
+        #: connections lost since a round last committed (a streak: a flapping Wi-Fi/VPN cuts the
+        #: catch-up again and again; the back-off grows over it, :meth:`_brain_lost`, :meth:`_steady`)
+        self._cuts = 0
+        self._back_said = False  # "reachable again" said in this streak
         self._catch_up = False  # back after an outage: a full sync is due
         self._full = False  # a disk (the brain's or the folder's) is full: paused until _full_at
         self._full_said = False  # … and that was said (once per episode)
@@ -657,6 +670,7 @@ class Watcher:
         the brain and is run again, so its ``→ db`` lines would be false. Lines of files written
         to the folder (``← db …``: written before the brain's transaction) are said either way."""
         self._lines = []
+        commits = getattr(self.brain, "commits", None)
         try:
             r = fn(*args, **kw)
         except BaseException:
@@ -666,6 +680,8 @@ class Watcher:
                     self.log(line)
             raise
         lines, self._lines = self._lines, None
+        if commits is not None and self.brain.commits != commits:
+            self._steady()  # (a round that only read proves nothing about a flapping connection)
         for line in lines:
             self.log(line)
         # a round that wrote nothing proves nothing about the disk: space is back once one wrote
@@ -808,11 +824,14 @@ class Watcher:
 
         self.brain.conn.rollback()
         raise_interrupt(e)
-        now = time.monotonic()
-        if not self._down or e.unreachable and self._cut_said:
-            if not self._down:
-                self._down_wait = BRAIN_RETRY_S
+        now = _now()
+        if self._down and now < self._down_at and not (e.unreachable and self._cut_said):
+            return  # the same try lost again (its chunk, then the full sync after it): one step of the back-off
+        if not self._down:
+            self._cuts += 1  # a connection that answered, lost (a try while down is no new cut)
+        if not self._down and self._cuts == 1 or e.unreachable and self._cut_said:
             self._down = True
+            self._back_said = False
             why = str(e)
             said = f"cannot reach the brain database {self.brain.path}: "
             self._cut_said = not e.unreachable and why.startswith("lost the connection to the brain database ")
@@ -823,12 +842,17 @@ class Watcher:
                 what = f"the brain database {self.brain.path} is unreachable ({why})"
             self.log(f"warning: {what}; retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
                      "edits in the folder are kept and synced once it is back")
+        elif not self._down:
+            self._down = True
+            if self._cuts & (self._cuts - 1) == 0:  # 2, 4, 8 … cuts in a row: said, not each one
+                self.log(f"warning: lost the connection to the brain database {self._cuts} times in a row, no round committed since; "
+                         f"next try in {self._down_wait:g} s")
         self._down_at = now + self._down_wait
         self._down_wait = min(BRAIN_RETRY_MAX_S, 2 * self._down_wait)
 
     def _brain_back(self) -> bool:
         """While down and a try is due: whether the brain answers again (then a full sync is due)."""
-        if time.monotonic() < self._down_at:
+        if _now() < self._down_at:
             return False
         try:
             self.brain.conn.execute("SELECT 1").fetchone()
@@ -836,8 +860,19 @@ class Watcher:
             self._brain_lost(e)
             return False
         self._down, self._catch_up = False, True
-        self.log("the brain database is reachable again; catching up")
+        if not self._back_said:  # (once a streak: its back-off resets once a round commits, _steady)
+            self._back_said = True
+            self.log("the brain database is reachable again; catching up")
         return True
+
+    def _steady(self) -> None:
+        """A round committed (or a full sync ran to its end): a streak of lost connections is over,
+        said with its count when there were several, and the brain back-off starts again at
+        :data:`BRAIN_RETRY_S`. A connection that merely opens again resets nothing: a flapping
+        one cut the catch-up every time, run again about once a second."""
+        if self._cuts > 1:
+            self.log(f"the brain database takes commits again, after losing the connection {self._cuts} times in a row")
+        self._cuts, self._back_said, self._down_wait = 0, False, BRAIN_RETRY_S
 
     def _add(self, out: Outcome) -> None:
         """Count a round's outcome into this watch's totals; a chunk of a full sync's
@@ -1085,6 +1120,7 @@ class Watcher:
             for out in outs:  # committed, in no report: this watch's totals count them
                 self._total(out)
             raise
+        self._steady()  # the whole tree in sync: an outage's streak is over, committed or not
         return rep
 
     def _sync_chunks(self) -> None:
@@ -1624,7 +1660,7 @@ class Watcher:
             except Disconnected as e:
                 self.brain.conn.rollback()
                 raise_interrupt(e)  # (lost while an interrupt unwound: the interrupt, never run again)
-                if e.unreachable or lost:
+                if e.unreachable or lost or self._cuts:  # (cut again before a commit: a flapping connection, backed off)
                     self._brain_lost(e)
                     return False
                 lost = True  # once more, on a new connection
