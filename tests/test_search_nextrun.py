@@ -269,3 +269,18 @@ def test_a_query_typed_with_tatweel_ranks_as_the_bare_query(tmp_path, db_path):
         assert ranked("كتاب مـكـتـبـة") == ranked("كتاب مكتبة")
         cand = keyword.keyword_candidates(b.conn, "مـكـتـبـة")
         assert cand == keyword.keyword_candidates(b.conn, "مكتبة"), cand
+
+
+def test_a_query_word_typed_with_tatweel_is_held_by_the_page_holding_it_bare(tmp_path, db_path):
+    # (search reads ``مكتبـة`` as ``مكتبة`` (harakat_bare drops tatweel from every word) and finds the
+    # page; typo tolerance read it as typed and warned `did you mean: "مكتبة"? (no page holds
+    # "مكتبـة")` above the page holding it; ``Helـlo`` likewise)
+    from gbrain.search import spell
+
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "v", {"r/bare.md": "# مكتبة\n\nمكتبة المدينة. Hello world.\n"}))
+        for typed in ("مكتبـة", "المـدينة", "Helـlo"):
+            assert spell.holds(b.conn, typed), typed
+            assert spell.suggest(b.conn, typed) is None, typed
+            assert [h["slug"] for h in keyword.search(b.conn, typed)] == ["r/bare"], typed
+        assert not spell.holds(b.conn, "ـــ")

@@ -102,8 +102,12 @@ def holds(conn, word: str) -> bool:
     matches it (its stem or, on Postgres, its 'simple' form too; a Russian word by its stem's
     prefix, :func:`russian.prefix`: ``сетями`` is held by a page writing ``сетях``), read in
     the query's :func:`~gbrain.search.keyword.search_form` as search reads it (``ёлки`` is held
-    by a page writing ``елки``, ``Łukasz`` by one writing ``Lukasz``)."""
+    by a page writing ``елки``, ``Łukasz`` by one writing ``Lukasz``), tatweel (U+0640) dropped
+    as search drops it (:func:`~gbrain.search.keyword.harakat_bare`: ``مكتبـة`` is held by a page
+    writing ``مكتبة``; before 2026-12-06 typo tolerance warned that no page held it)."""
     word = search_form(word)
+    if "\u0640" in word:
+        word = word.replace("\u0640", "") or word
     pre = russian.prefix(word)
     if is_postgres(conn):
         from .keyword import _PG_PART, _PG_WORD
