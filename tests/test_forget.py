@@ -1266,3 +1266,24 @@ def test_a_text_purge_ending_a_page_moved_on_says_the_name_it_was_deleted_at(db_
         assert t == [("notes/a", f"moved to {where}, then deleted there (api)")], t
         r = run("revert", {"slug": "notes/a", "to": 1}, brain=b)
         assert r["slug"] == "notes/a" and b.get_text("notes/a") == "# a\n\nkeep\n", r
+
+
+def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_to_it(db_path, monkeypatch):
+    """notes/a (the secret in v2) moved to notes/b and back, deleted at notes/a: a text purge takes
+    every version after v1, and notes/a's first move away becomes the page's deletion. The trash
+    says `moved to a purged name` (notes/b), never `notes/a: moved to notes/a` (the name it was
+    deleted at, its own: `history._ended_aways`)."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.move_page("notes/b", "notes/a")
+        b.delete_page("notes/a")
+        purgemod.purge(b, text="secret", apply=True)
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
+        assert t == [("notes/a", "moved to a purged name, then deleted there (api)")], t
+        r = run("restore", {"slug": "notes/a"}, brain=b)
+        assert b.get_text("notes/a") == "# a\n\nkeep\n", r

@@ -2305,8 +2305,9 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                              "AND id < ? ORDER BY id DESC LIMIT 1", (m["kind"], m["detail"][5:], "to " + m["name"], m["id"])).fetchone()
             if away is None or away["id"] in gone:
                 continue
-            if (last := _stretch_gone(c, m, gone)) is not None:  # (the name it was deleted at: before 2026-12-06 its first name on, m's)
-                out.append((away["id"], "delete", "moved to " + last))  # (what the trash says of it: _deleted_reason)
+            if (last := _stretch_gone(c, m, gone)) is not None:  # the name it was deleted at (before 2026-12-06 its first name on, m's,
+                # which a page moved back to its own name, a → b → a, still names: never `a: moved to a`)
+                out.append((away["id"], "delete", "moved to " + (m["name"] if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
     return out
 
 
