@@ -1238,3 +1238,52 @@ def test_a_text_purge_of_every_later_name_of_a_deleted_page_leaves_it_in_the_tra
         vs = h.versions(b, "notes/a", limit=0)["versions"]
         assert [(v["version"], v["op"], v.get("detail", ""), v["added"], v["removed"]) for v in vs] == [
             (4, "create", "to v1", 0, 0), (3, "delete", "moved to a purged name", 0, 0), (1, "create", "", 3, 0)], vs
+
+
+@pytest.mark.parametrize("taken", ["b", "bc"])
+def test_a_text_purge_ending_a_page_moved_on_says_the_name_it_was_deleted_at(db_path, monkeypatch, taken):
+    """notes/a (the secret in v2) moved to notes/b, on to notes/c, deleted there; other pages
+    written since at notes/b (and notes/c). `purge --text` takes the page's every version after
+    notes/a v1, so its move away from notes/a becomes its deletion (`history._ended_aways`,
+    through `_stretch_gone`). The label named the first name it moved to, notes/b, where another
+    page's versions are left: the trash said `moved to notes/b, then deleted there`, a name it was
+    never deleted at (and the page there someone else's). It names the name the page was deleted
+    at: notes/c, or `a purged name` when notes/c holds nothing any more."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.move_page("notes/b", "notes/c")
+        b.delete_page("notes/c")
+        for n in taken:
+            b.put(f"notes/{n}", f"# {n}\n\nanother page\n")
+        purgemod.purge(b, text="secret", apply=True)
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
+        where = "notes/c" if taken == "bc" else "a purged name"
+        assert t == [("notes/a", f"moved to {where}, then deleted there (api)")], t
+        r = run("revert", {"slug": "notes/a", "to": 1}, brain=b)
+        assert r["slug"] == "notes/a" and b.get_text("notes/a") == "# a\n\nkeep\n", r
+
+
+def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_to_it(db_path, monkeypatch):
+    """notes/a (the secret in v2) moved to notes/b and back, deleted at notes/a: a text purge takes
+    every version after v1, and notes/a's first move away becomes the page's deletion. The trash
+    says `moved to a purged name` (notes/b), never `notes/a: moved to notes/a` (the name it was
+    deleted at, its own: `history._ended_aways`)."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.move_page("notes/b", "notes/a")
+        b.delete_page("notes/a")
+        purgemod.purge(b, text="secret", apply=True)
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
+        assert t == [("notes/a", "moved to a purged name, then deleted there (api)")], t
+        r = run("restore", {"slug": "notes/a"}, brain=b)
+        assert b.get_text("notes/a") == "# a\n\nkeep\n", r

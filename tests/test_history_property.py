@@ -43,7 +43,9 @@ deleted, restored and reverted, never edited or swapped (sync's `_swappable`), a
 page takes its deleted copies (`history.conflict_copies`).
 
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
-Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`)."""
+Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`);
+``--hypothesis-seed N`` draws another set (without it the same examples every run: before 2026-12-06
+the seed was ignored, ``derandomize`` always on)."""
 from __future__ import annotations
 
 import os
@@ -476,8 +478,9 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
     template = request.getfixturevalue("pg_brain_template" if pg else "sqlite_brain_template")
     admin = request.getfixturevalue("pg_server") if pg else None
     count = [0]
+    seed = request.config.getoption("hypothesis_seed", None)  # (given: that seed's examples; else the same ones every run)
 
-    @settings(max_examples=_examples(engine), deadline=None, derandomize=True, database=None,
+    @settings(max_examples=_examples(engine), deadline=None, derandomize=seed is None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.lists(STEP, min_size=3, max_size=16))
     # (after the create of notes/a: what a broken history.py was shrunk to, that the default

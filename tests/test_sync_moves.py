@@ -1448,3 +1448,45 @@ def test_changes_undo_and_history_name_every_name_of_a_rotation(db_path, tmp_pat
             assert f"names rotated in this window ({cycle})" in it["reason"], it
         swaps = {v.get("swap") for v in hist.versions(b, "delta", limit=0)["versions"]} - {None}
         assert swaps == {cycle}, swaps
+
+
+def test_the_cli_names_every_name_of_a_rotation_in_history_changes_and_undo(db_path, tmp_path):
+    """The text lines a user reads of a rotation synced from a folder (alpha's note to beta,
+    beta's to gamma, gamma's to alpha): `history beta` heads the temp stretch with the whole
+    cycle, `changes` says it on the two rows of the temp name's moves, and `undo` (dry run and
+    `--apply`) skips every name with it, writing nothing. The JSON was tested
+    (:func:`test_changes_undo_and_history_name_every_name_of_a_rotation`), the CLI lines were not."""
+    root = tmp_path / "v"
+    root.mkdir()
+    names = ("alpha", "beta", "gamma")
+    for i, n in enumerate(names):
+        (root / f"{n}.md").write_text(f"# {n.title()}\n\n" + prose(i + 11))
+    env = {"GBRAIN_DB": str(db_path)}
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        last = b.conn.execute("SELECT MAX(id) FROM history").fetchone()[0]
+        texts = {n: (root / f"{n}.md").read_text() for n in names}
+        os.rename(root / "alpha.md", root / "tmp.md")
+        os.rename(root / "gamma.md", root / "alpha.md")
+        os.rename(root / "beta.md", root / "gamma.md")
+        os.rename(root / "tmp.md", root / "beta.md")
+        assert sync(b, root)["counts"]["moved"] == 3
+        since = b.conn.execute("SELECT MIN(at) FROM history WHERE id > ?", (last,)).fetchone()[0]
+    cycle = "alpha → beta → gamma → alpha"
+    r = gbrain("history", "beta", env=env)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert f"  as alpha (swapping names), the name sync passed it through to swap {cycle} (`gbrain get 'alpha (swapping names)' --version N`):" in out.splitlines(), out
+    r = gbrain("changes", "--since", since, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    assert "swapping names" not in r.stdout.decode(), lines
+    assert [ln.split("by ")[-1].split("  ", 1)[1] for ln in lines if "rotated" in ln] == [
+        f"from alpha (names rotated: {cycle})", f"to beta (names rotated: {cycle})"], lines
+    for apply in ((), ("--apply",)):
+        r = gbrain("undo", "--since", since, *apply, env=env)
+        assert r.returncode == 0, r.stderr
+        said = [ln for ln in r.stdout.decode().splitlines() if ln.startswith("skip")]
+        assert [ln.split()[1] for ln in said] == list(names) and all(f"names rotated in this window ({cycle})" in ln for ln in said), r.stdout
+    with Brain.open(str(db_path)) as b:
+        assert {n: b.get_text(n) for n in names} == {"beta": texts["alpha"], "gamma": texts["beta"], "alpha": texts["gamma"]}

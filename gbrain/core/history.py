@@ -2305,15 +2305,16 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                              "AND id < ? ORDER BY id DESC LIMIT 1", (m["kind"], m["detail"][5:], "to " + m["name"], m["id"])).fetchone()
             if away is None or away["id"] in gone:
                 continue
-            if _stretch_gone(c, m, gone):
-                out.append((away["id"], "delete", "moved to " + m["name"]))  # (what the trash says of it: _deleted_reason)
+            if (last := _stretch_gone(c, m, gone)) is not None:  # the name it was deleted at (before 2026-12-06 its first name on, m's,
+                # which a page moved back to its own name, a → b → a, still names: never `a: moved to a`)
+                out.append((away["id"], "delete", "moved to " + (m["name"] if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
     return out
 
 
-def _stretch_gone(c, m, gone: set[int]) -> bool:
-    """Whether the stretch that move in ``m`` (a history row) began goes whole (``gone``: row ids),
-    to the page's deletion (on through a deletion brought back, and a move on to another name
-    whose stretch goes whole too)."""
+def _stretch_gone(c, m, gone: set[int]) -> str | None:
+    """The name the page was deleted at when the stretch that move in ``m`` (a history row) began
+    goes whole (``gone``: row ids), to the page's deletion (on through a deletion brought back, and
+    a move on to another name whose stretch goes whole too: that name's); else None."""
     for _ in range(MAX_MOVES):
         after = c.execute("SELECT id, op, detail, body_id FROM history WHERE kind = ? AND name = ? AND version > ? ORDER BY version",
                           (m["kind"], m["name"], m["version"])).fetchall()
@@ -2321,23 +2322,23 @@ def _stretch_gone(c, m, gone: set[int]) -> bool:
         for i, r in enumerate(after):  # its stretch there, on through a deletion brought back
             nxt = after[i + 1] if i + 1 < len(after) else None
             if r["id"] not in gone:
-                return False  # a version of it left (`rejoin_labels`)
+                return None  # a version of it left (`rejoin_labels`)
             if r["op"] == "move":
                 if r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
-                    return False
+                    return None
                 # moved on: its stretch at the next name, when that goes whole too
                 nxt_in = c.execute("SELECT id, kind, name, version, detail FROM history WHERE kind = ? AND name = ? AND op = 'move' "
                                    "AND body_id IS NOT NULL AND detail = ? AND id > ? ORDER BY id LIMIT 1",
                                    (m["kind"], r["detail"][3:], "from " + m["name"], r["id"])).fetchone()
                 if nxt_in is None or nxt_in["id"] not in gone:
-                    return False
+                    return None
                 break
             if r["op"] == "delete" and not (nxt is not None and nxt["op"] == "create" and _BROUGHT_BACK.fullmatch(nxt["detail"] or "")):
-                return True
+                return m["name"]
         if nxt_in is None:
-            return True
+            return m["name"]
         m = nxt_in
-    return False
+    return None
 
 
 class _Row(NamedTuple):
