@@ -558,6 +558,15 @@ class _SocketWake:
         return not self.broken and self._thread.is_alive()
 
 
+class _FirstSyncStopped(Exception):
+    """A stop (SIGINT/SIGTERM, :meth:`Watcher.stop`) between the first sync's chunks: ``chunks``
+    committed and kept, the full sync after them not run (:meth:`Watcher._sync`)."""
+
+    def __init__(self, chunks: int):
+        super().__init__(chunks)
+        self.chunks = chunks
+
+
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
@@ -956,6 +965,9 @@ class Watcher:
             if self._bound:
                 try:
                     self.initial = self._first_sync()
+                except _FirstSyncStopped as e:
+                    self._first_stopped(e.chunks)
+                    return self.summary()  # (no loop: the next start's first sync goes on)
                 except Disconnected as e:
                     # cut (a flaky connection, a server restart) after the chunks it committed:
                     # watching starts, and the catch-up runs the full sync once the brain answers,
@@ -1081,19 +1093,34 @@ class Watcher:
     def _first_sync(self) -> dict:
         """The catch-up sync at start. A refused mass deletion (a folder emptied while no watch
         ran, or one a watch held back before this one started) is said once, its paths are held
-        back as a batch's would be, and the rest is synced."""
+        back as a batch's would be, and the rest is synced. A stop between its chunks raises
+        :class:`_FirstSyncStopped` (:meth:`_sync` ``first``)."""
         eng = self.engine
         for _ in range(3):
             try:
-                return self._sync()
+                return self._sync(first=True)
             except MassDeleteRefused as e:
                 self._refused(e)
                 if not e.paths - eng.held:
                     raise
                 eng.held |= e.paths
-        return self._sync()
+        return self._sync(first=True)
 
-    def _sync(self) -> dict:
+    def _first_stopped(self, chunks: int) -> None:
+        """Say that a stop ended the first sync after ``chunks`` committed chunks (kept) and how
+        many files the next start takes (:meth:`SyncEngine.files_left`), taking the pending
+        SIGINT/SIGTERM (masked: the loop that would take it does not run)."""
+        if self._masked:
+            signal.sigtimedwait(STOP_SIGNALS, 0)
+        try:
+            left = self.engine.files_left()
+        except Exception:  # (a brain that cannot be read to count)
+            left = None
+        count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
+        self.log(f"stopped during the first sync: the {chunks:,} chunk(s) it committed are kept; "
+                 f"{count} left for the next start (its first sync takes them)")
+
+    def _sync(self, first: bool = False) -> dict:
         """A full sync (the first, a rescan), its big parts first in chunks: the tree's exact
         renames (:meth:`_move_chunks`) and plain in-place edits past the first chunk
         (:meth:`_chunks`), each a committed transaction as in a file round, found on disk by one
@@ -1102,15 +1129,18 @@ class Watcher:
         (``SyncEngine.sync``, one transaction) then does the rest, the mass-deletion guard and
         move pairing over the whole tree as before; what the chunks did it finds in sync. Its
         report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
-        the rest to the full sync."""
+        the rest to the full sync; ``first`` (the first sync): a stop ends it there instead,
+        :class:`_FirstSyncStopped` (the chunks kept, counted in this watch's totals)."""
         outs: list[Outcome] = []
         self._collect = outs  # (the chunks' outcomes: the full sync's report counts them, SyncEngine._sync)
         self.engine.prescan = None
         try:
             try:
-                self._sync_chunks()
+                done = self._sync_chunks()
             finally:
                 self._collect = None
+            if first and self._stopping():  # (SIGINT/SIGTERM: not the whole rest in one transaction)
+                raise _FirstSyncStopped(done)
             try:
                 rep = self._round(self.engine.sync)
             finally:
@@ -1123,12 +1153,13 @@ class Watcher:
         self._steady()  # the whole tree in sync: an outage's streak is over, committed or not
         return rep
 
-    def _sync_chunks(self) -> None:
+    def _sync_chunks(self) -> int:
         """The chunks :meth:`_sync` runs before its full sync: :meth:`SyncEngine.chunk_prepass`,
-        each chunk a file round of its own (:meth:`_safe_one`), a stop ending it."""
+        each chunk a file round of its own (:meth:`_safe_one`), a stop ending it. Returns the
+        chunks committed."""
         together = self._together  # (the loop's paths waiting to meet: a chunk's round must not drop them)
         try:
-            self.engine.chunk_prepass(self.chunk_size(), lambda part: self._safe_one(part, set(), retry={}), self._stopping, hold=together)
+            return self.engine.chunk_prepass(self.chunk_size(), lambda part: self._safe_one(part, set(), retry={}), self._stopping, hold=together)
         finally:
             self._together = together
 
