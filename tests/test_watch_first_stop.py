@@ -98,3 +98,17 @@ def test_a_stop_during_watchs_first_sync_ends_it_after_the_chunk_in_flight_keepi
     assert _pages(db_path) == texts
     with Brain.open(db_path) as b:
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("chunks, left, want", [
+    (0, 7, "stopped during the first sync: nothing was committed yet; 7 files left for the next start (its first sync takes them)"),
+    (0, None, "stopped during the first sync: nothing was committed yet; the rest left for the next start (its first sync takes them)"),
+    (1, 1, "stopped during the first sync: the 1 chunk it committed is kept; 1 file left for the next start (its first sync takes them)"),
+    (3, 1_200, "stopped during the first sync: the 3 chunks it committed are kept; 1,200 files left for the next start (its first sync takes them)"),
+])
+def test_the_first_stop_line_says_zero_and_one_chunk_properly(chunks, left, want):
+    """A stop before any chunk committed said "the 0 chunk(s) it committed are kept"."""
+    from gbrain.sync.watch import first_stop_line
+
+    assert first_stop_line(chunks, left) == want

@@ -558,6 +558,15 @@ class _SocketWake:
         return not self.broken and self._thread.is_alive()
 
 
+def first_stop_line(chunks: int, left: int | None) -> str:
+    """The line :meth:`Watcher._first_stopped` says: ``chunks`` committed (0: nothing yet) and
+    ``left`` files for the next start (None: not counted, "the rest")."""
+    count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
+    kept = ("nothing was committed yet" if chunks == 0 else "the 1 chunk it committed is kept" if chunks == 1
+            else f"the {chunks:,} chunks it committed are kept")
+    return f"stopped during the first sync: {kept}; {count} left for the next start (its first sync takes them)"
+
+
 class _FirstSyncStopped(Exception):
     """A stop (SIGINT/SIGTERM, :meth:`Watcher.stop`) between the first sync's chunks: ``chunks``
     committed and kept, the full sync after them not run (:meth:`Watcher._sync`)."""
@@ -1116,9 +1125,7 @@ class Watcher:
             left = self.engine.files_left()
         except Exception:  # (a brain that cannot be read to count)
             left = None
-        count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
-        self.log(f"stopped during the first sync: the {chunks:,} chunk(s) it committed are kept; "
-                 f"{count} left for the next start (its first sync takes them)")
+        self.log(first_stop_line(chunks, left))
 
     def _sync(self, first: bool = False) -> dict:
         """A full sync (the first, a rescan), its big parts first in chunks: the tree's exact
