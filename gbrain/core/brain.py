@@ -437,6 +437,19 @@ def _notion_tags_check(page: Page, key: str, tagged: bool) -> Callable[[Page, Pa
     return lambda o, n: (key in {tag_identity(t) for t in n.all_tags}) == tagged and [(ln.kind, ln.target) for ln in n.links] == had
 
 
+#: the refusal of a write whose page text (or frontmatter given) holds U+0000: SQLite would keep
+#: it, Postgres cannot store it in text, so both engines refuse it alike (a file holding NUL
+#: bytes is imported as a blob, :func:`gbrain.sync.importer.classify`)
+NUL_TEXT = ("{what} contains a NUL character (U+0000), which a page cannot hold (Postgres cannot store it); "
+            "keep binary data as a file; nothing was written")
+
+
+def refuse_nul(text: str, what: str = "page text") -> None:
+    """Raise ``BadInput`` (:data:`NUL_TEXT`) when ``text`` holds U+0000."""
+    if "\x00" in text:
+        raise BadInput(NUL_TEXT.format(what=what))
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -1413,8 +1426,7 @@ class Brain:
         short name that matches several pages."""
         if not isinstance(text, str):
             raise BadInput("page content must be text")
-        if "\x00" in text:
-            raise BadInput("page content contains a NUL byte")
+        refuse_nul(text)
         if len(text) > MAX_PAGE_CHARS or len(text.encode("utf-8")) > MAX_PAGE_CHARS:
             raise BadInput(f"page content is over {MAX_PAGE_CHARS // (1024 * 1024)} MiB; keep large sources as files next to the brain")
         # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
@@ -1690,10 +1702,13 @@ class Brain:
         unclosed code fence swallowing the new line, a bare ``---`` opener) raises
         :class:`Conflict` and nothing is written, rather than reporting a change that did not land.
         ``frontmatter_checked``: ``check`` itself judges a change of the frontmatter block.
+        An edit that adds a NUL character raises ``BadInput`` (:data:`NUL_TEXT`), as ``put`` does.
         """
         # the edit was made to this text: a text that fails its hash must not become a version
         self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)
+        if "\x00" in new_text and new_text.count("\x00") > old.render().count("\x00"):
+            refuse_nul(new_text)  # (a timeline-add summary, a link's context; a NUL a SQLite page already held stays)
         new = self.parse_text(new_text, row["path"])
         ok = check(old, new) if check else True
         if ok and what != "frontmatter" and not frontmatter_checked and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):

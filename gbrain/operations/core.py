@@ -950,6 +950,7 @@ def _put_part(b, a, ctx, parts: list[str]):
 
             notion_before = page if notion_properties(to_lf(page.body), page.path) else None
         tags_before = list(page.tags) if row is not None and "tags" in a["frontmatter"] else []
+        _refuse_nul_values(a["frontmatter"])
         try:
             text = edit_frontmatter(page, a["frontmatter"])
         except ValueError as e:  # YAML that does not load: the page's state refuses it, as tag's (Brain._set_tags)
@@ -1054,6 +1055,23 @@ def _put_part(b, a, ctx, parts: list[str]):
     if notion_before is not None and out.get("changed") and (after := b.parse_text(text, page.path)).frontmatter_raw:
         out["warnings"] = [*out.get("warnings", []), _notion_unread(notion_before, after, out["slug"], a["frontmatter"], ctx)]
     return out
+
+
+def _refuse_nul_values(value) -> None:
+    """Raise ``BadInput`` (:data:`~gbrain.core.brain.NUL_TEXT`) when a key or string of the
+    frontmatter given holds U+0000: its YAML would spell it ``"\\0"``, which loads to a NUL no
+    Postgres text holds (SQLite kept it)."""
+    from ..core.brain import refuse_nul
+
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, str):
+            refuse_nul(v, "the frontmatter given")
+        elif isinstance(v, dict):
+            todo += [*v.keys(), *v.values()]
+        elif isinstance(v, list):
+            todo += v
 
 
 def _notion_unread(old, new, slug: str, keys, ctx) -> str:

@@ -1,0 +1,90 @@
+"""A NUL character (U+0000) in a page text given to a write: refused on both engines alike,
+exit 2, one message, nothing written (import keeps a file holding NUL bytes as a blob, a
+non-page file). Before: ``put`` refused it ("page content contains a NUL byte"), but
+``timeline-add`` and ``link``'s context wrote it into the page on SQLite (where ``LIKE`` scans
+read it) and failed on Postgres with a database error, exit 1; a ``--frontmatter`` value holding
+one (written as YAML's ``"\\0"``) likewise."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import gbrain_in_process
+from gbrain import operations as ops
+from gbrain.core.brain import NUL_TEXT
+from gbrain.errors import BadInput
+
+WANT = "error: " + NUL_TEXT.format(what="page text")
+
+
+def _state(db: str) -> tuple:
+    r = gbrain_in_process("--db", db, "get", "a", "--json")
+    h = gbrain_in_process("--db", db, "history", "a", "--json")
+    return json.loads(r.stdout)["content"], h.stdout
+
+
+@pytest.fixture
+def two(db_path):
+    db = str(db_path)
+    for s in ("a", "b"):
+        assert gbrain_in_process("--db", db, "put", s, "--content", f"# {s.upper()}\n\nhello\n").returncode == 0
+    return db
+
+
+CALLS = {
+    "call whole": ("brain_put", {"slug": "a", "content": "# A\n\nhe\u0000llo\n"}),
+    "compiled truth": ("brain_put", {"slug": "a", "compiled_truth": "x\u0000"}),
+    "append": ("brain_put", {"slug": "a", "append": "x\u0000"}),
+    "replace": ("brain_put", {"slug": "a", "replace": {"hello": "he\u0000"}}),
+    "timeline append": ("brain_put", {"slug": "a", "timeline_append": "- **2025-01-01** | x\u0000"}),
+    "frontmatter value": ("brain_put", {"slug": "a", "frontmatter": {"k": "x\u0000y"}}),
+    "frontmatter list": ("brain_put", {"slug": "a", "frontmatter": {"k": ["ok", {"n": "\u0000"}]}}),
+    "frontmatter key": ("brain_put", {"slug": "a", "frontmatter": {"k\u0000": "v"}}),
+    "timeline-add summary": ("timeline-add", {"slug": "a", "date": "2025-01-01", "summary": "x\u0000y"}),
+    "timeline-add source": ("timeline-add", {"slug": "a", "date": "2025-01-01", "summary": "xy", "source": "s\u0000"}),
+    "timeline-add detail": ("timeline-add", {"slug": "a", "date": "2025-01-01", "summary": "xy", "detail": "d\u0000"}),
+    "link context": ("link", {"from": "a", "to": "b", "context": "c\u0000"}),
+}
+
+
+@pytest.mark.parametrize("case", list(CALLS))
+def test_a_nul_in_a_write_is_refused_alike_and_nothing_is_written(two, case):
+    tool, args = CALLS[case]
+    before = _state(two)
+    r = gbrain_in_process("--db", two, "call", tool, json.dumps(args))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    want = WANT.replace("page text", "the frontmatter given") if case.startswith("frontmatter") else WANT
+    assert r.stderr.decode().strip() == want, r.stderr
+    assert _state(two) == before
+    with pytest.raises(BadInput, match="contains a NUL character"):  # the MCP surface
+        ops.run_tool(tool if tool.startswith("brain_") else "brain_" + tool.replace("-", "_"), args, ops.Context(db=two, surface="mcp"))
+    assert _state(two) == before
+
+
+def test_put_of_a_file_or_stdin_with_a_nul_is_refused(two, tmp_path):
+    f = tmp_path / "f.md"
+    f.write_bytes(b"# x\n\nhe\x00llo\n")
+    before = _state(two)
+    for r in (gbrain_in_process("--db", two, "put", "a", "--file", str(f)),
+              gbrain_in_process("--db", two, "put", "a", input=f.read_bytes()),
+              gbrain_in_process("--db", two, "put", "new", "--file", str(f))):
+        assert r.returncode == 2 and r.stderr.decode().strip() == WANT, r.stderr
+    assert _state(two) == before
+    assert gbrain_in_process("--db", two, "get", "new").returncode != 0
+
+
+@pytest.mark.sqlite_only("a page holding NUL: only a SQLite brain a timeline-add or link wrote before could have one")
+def test_a_page_that_already_holds_a_nul_can_still_be_edited(two):
+    """The refusal is of a NUL the edit adds: a SQLite page an older gbrain's timeline-add left
+    one in keeps taking edits (and stays byte-exact), so nothing is stuck."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(two) as b:
+        b.save_page("c.md", "# C\n\nx\u0000y\n")
+    r = gbrain_in_process("--db", two, "timeline-add", "c", "--date", "2025-01-02", "--summary", "later")
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", two, "call", "timeline-add", json.dumps({"slug": "c", "date": "2025-01-03", "summary": "z\u0000"}))
+    assert r.returncode == 2 and r.stderr.decode().strip() == WANT, r.stderr
+    assert json.loads(gbrain_in_process("--db", two, "get", "c", "--json").stdout)["content"] == (
+        "# C\n\nx\u0000y\n\n---\n\n- **2025-01-02** | later\n")
