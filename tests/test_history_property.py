@@ -49,6 +49,7 @@ the seed was ignored, ``derandomize`` always on)."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -536,13 +537,18 @@ def test_purge_of_a_name_written_again_after_a_deletion_takes_both_pages_version
         assert {(x["name"], x["version"]) for x in items} == {("notes/a", v) for v in range(1, 7)} | {("notes/b", v) for v in range(1, 4)}
 
 
-def _replay(b, steps, log: str):
-    """The model through ``steps`` (after the create of notes/a), its log ``log``, then checked."""
-    m = Model(b)
-    for s in [("create", 0, 0, 0), *steps]:
-        m.step(*s) if s[0] != "purge_at" else m.purge(s[1], s[2])
-    assert "; ".join(m.log) == log
-    m.check()
+def _replay(b, steps, log: str, root=None):
+    """The model through ``steps`` (after the create of notes/a), its log ``log`` (a conflict copy's
+    name cut at ``.conflict-``), then checked; ``root``: the folder `conflict` steps sync."""
+    m = Model(b, root)
+    try:
+        for s in [("create", 0, 0, 0), *steps]:
+            m.step(*s) if s[0] != "purge_at" else m.purge(s[1], s[2])
+        assert re.sub(r"\.conflict-[^;\s]+", ".conflict-", "; ".join(m.log)) == log
+        m.check()
+    finally:
+        if m.eng is not None:
+            m.eng.close()
     return m
 
 
@@ -636,3 +642,18 @@ def test_purge_slug_of_a_page_whose_move_in_a_purge_took_takes_the_page_deleted_
                     ("revert", 2, 0, 0), ("purge_at", ("notes/b", 1), 0), ("delete", 1, 0, 0)],
                 "create notes/a; create notes/b; create notes/y; edit notes/b; delete notes/y; move notes/b notes/y; "
                 "revert notes/y 1; purge 'line c2\\n'; delete notes/y")
+
+
+# sequences with conflict copies seeds 13 and 15 (SQLite) and 4 (Postgres) found, 2026-12-06
+@pytest.mark.parametrize("steps, log", [
+    ([("conflict", 0, 0, 0), ("conflict", 0, 0, 0), ("delete", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 0)],
+     "create notes/a; conflict notes/a; conflict notes/a; delete notes/a; delete notes/a.conflict-; prune None 1 False"),
+    ([("conflict", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 3, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 1)],
+     "create notes/a; conflict notes/a; edit notes/a; delete notes/a.conflict-; delete notes/a; prune None 2 True"),
+    ([("swap", 0, 0, 0), ("conflict", 1, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 3)],
+     "create notes/a; create notes/b; swap notes/a notes/b; conflict notes/b; delete notes/a; prune None 1 True"),
+])
+def test_a_prune_with_conflict_copies(db_path, tmp_path, steps, log):
+    (tmp_path / "folder").mkdir()
+    with Brain.open(db_path) as b:
+        _replay(b, steps, log, tmp_path / "folder")
