@@ -496,6 +496,12 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
     @example([("create", 0, 0, 0), ("edit", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 0, 0, 0), ("create", 0, 0, 0), ("move", 0, 0, 0), ("revert", 0, 0, 0),
               ("create", 0, 0, 0), ("create", 0, 0, 0), ("delete", 0, 0, 0), ("purge", 2, 0, 1)]).via(
         "the model, found at 2,000 examples: a purge of the rows between a deletion and a later page's create made it the deleted page's heir")
+    @example([("conflict", 0, 0, 0), ("conflict", 0, 0, 0), ("delete", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 0)]).via(
+        "seed 13: a prune of the page's texts cut it from its deleted conflict copy (history._copy_in_stretch)")
+    @example([("conflict", 0, 0, 0), ("edit", 0, 0, 0), ("delete", 3, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 1)]).via(
+        "Postgres seed 4: the same, the copy deleted first")
+    @example([("swap", 0, 0, 0), ("conflict", 1, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 1)]).via(
+        "seed 15: a merge base's version kept, its move away pruned: the page written there since joined it (history._whole_moves)")
     def prop(steps):
         count[0] += 1
         root = tmp_path / f"v{count[0]}"  # the folder a `conflict` step syncs
@@ -654,6 +660,14 @@ def test_purge_slug_of_a_page_whose_move_in_a_purge_took_takes_the_page_deleted_
      "create notes/a; create notes/b; swap notes/a notes/b; conflict notes/b; delete notes/a; prune None 1 True"),
 ])
 def test_a_prune_with_conflict_copies(db_path, tmp_path, steps, log):
+    """The brain was wrong in all three (docs/history.md). 1, 2: the prune took every version of
+    notes/a holding either text of its first conflict (``sync_conflicts.file_hash``/``db_hash``),
+    the only tie `history.conflict_copies` read, so `purge notes/a` left the deleted copy, the
+    page's text; the copy's create is tied to the page's stretch at the name now
+    (`history._copy_in_stretch`). 3: the folder's merge base for notes/a.md was notes/b's first
+    page's text, its create at notes/b kept for it (`_keep_bases`), its move away pruned: notes/b
+    read as one page, v5 (the other page's update) counted against it, ``+2 -2``; a kept version
+    keeps its stretch's end now (`_whole_moves`), v5 counts against nothing, ``+3 -0``."""
     (tmp_path / "folder").mkdir()
     with Brain.open(db_path) as b:
         _replay(b, steps, log, tmp_path / "folder")
