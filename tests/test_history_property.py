@@ -168,9 +168,14 @@ class Model:
         # the page keeps the file's text, the brain's in the copy; or, a save sync reads as stale (made from an
         # older version: `SyncEngine._stale_view`), the brain's version kept, the save in the copy
         kept = h.body(c, made[0]["body_id"])
+        # (a copy written at the name of a deleted copy, the same second: that one's heir, as a create there is)
+        at = made[0]["name"]
+        heir = (self.trashed(at), (at, max(v for nm, v in self.rows if nm == at))) if self.trashed(at) is not None else None
         assert kept in (mine, disk), ("; ".join(self.log), kept)
         self._take(pid, disk if kept == mine else mine, who=lambda r: None if r["name"] == name else (cp, kept, None))  # (a new page: against nothing)
         self.copies[cp] = pid
+        if heir is not None:
+            self.heir_of[cp] = heir
         self.last[cp] = kept
         self.live[made[0]["name"]] = cp
         self.names.append(made[0]["name"])
@@ -665,6 +670,13 @@ def test_purge_slug_of_a_page_whose_move_in_a_purge_took_takes_the_page_deleted_
     # only when both conflicts fall in one second)
     ([("create", 1, 0, 0), ("conflict", 0, 0, 0), ("conflict", 1, 0, 0), ("delete", 3, 0, 0), ("conflict", 1, 0, 0), ("delete", 2, 0, 0)],
      "create notes/a; create notes/c; conflict notes/a; conflict notes/c; delete notes/c.conflict-; conflict notes/c; delete notes/c"),
+    # (the model, Postgres seed 4: the second copy written at the first's name while it was in the trash, the same
+    # second, is its heir, as a create there is: `purge` of it takes the first's rows, under both its names)
+    ([('delete', 0, 0, 0), ('revert', 3, 0, 8), ('conflict', 0, 2, 30), ('move', 0, 1, 0), ('create', 1, 0, 5), ('move', 1, 0, 9),
+      ('create', 0, 2, 0), ('create', 1, 0, 0), ('delete', 1, 0, 0), ('create', 0, 0, 0), ('create', 0, 0, 0), ('create', 1, 0, 0),
+      ('conflict', 0, 0, 0), ('delete', 1, 1, 0)],
+     "create notes/a; delete notes/a; revert notes/a 1; conflict notes/a; move notes/a notes/c; create notes/b; move notes/c notes/a; "
+     "create notes/c; create notes/y; delete notes/a.conflict-; conflict notes/a; delete notes/a.conflict-"),
 ])
 def test_a_prune_with_conflict_copies(db_path, tmp_path, steps, log):
     """The brain was wrong in all three (docs/history.md). 1, 2: the prune took every version of
