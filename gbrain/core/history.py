@@ -915,7 +915,7 @@ class ConflictCopies(NamedTuple):
     gone: list[tuple[str, str]]
 
 
-def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes: Iterable[str] = ()) -> ConflictCopies:
+def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes: Iterable[str] = (), ids: Iterable[int] = ()) -> ConflictCopies:
     """The conflict copies of one page (or file): those of a conflict recorded (``sync_conflicts``)
     at one of ``paths`` (the paths its versions had: :func:`page_spans`' rows) whose brain or file
     text (``db_hash``/``file_hash``, sha256 hex) is one of its versions, ``body_ids``
@@ -925,9 +925,15 @@ def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes:
     newest conflict first; a copy in the brain (a page or file at its path) under ``live``, a
     deleted one under ``gone`` by its history key (:func:`key_for_path`), when it has history.
     ``history`` names the live ones (another version of the note kept beside it by sync or watch:
-    trial 47); ``purge SLUG`` refuses while there is one and takes the deleted ones' versions. A
-    pure read."""
+    trial 47); ``purge SLUG`` refuses while there is one and takes the deleted ones' versions.
+    ``ids``: the page's history row ids (those ``paths`` and ``body_ids`` came from): a conflict
+    neither of whose texts is left (a prune took them) is the page's when the copy's create (the
+    sync's write that recorded it) sits in the page's stretch at the contested name: the name's row
+    just before it is the page's with text, or the one just after it is the page's update (before
+    2026-12-06 a prune of the page's older versions cut it from its copies: `purge SLUG` left a
+    deleted copy, the page's text). A pure read."""
     hx = set(hashes)
+    mine = set(ids)
     for part, marks in in_parts(sorted(set(body_ids))):
         hx |= {r[0] for r in conn.execute(f"SELECT hash FROM history_bodies WHERE id IN ({marks})", part)}
     rows = []
@@ -937,8 +943,8 @@ def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes:
     rows.sort(key=lambda r: (r[1], -r[0]))  # (in Python: Postgres' collation orders text otherwise)
     live: list[str] = []
     gone: list[tuple[str, str]] = []
-    for _id, _p, cp, fh, dh in rows:
-        if (fh is not None or dh is not None) and fh not in hx and dh not in hx:
+    for _id, p, cp, fh, dh in rows:
+        if (fh is not None or dh is not None) and fh not in hx and dh not in hx and not _copy_in_stretch(conn, p, cp, fh, dh, mine):
             continue  # a conflict of another page once at that path: neither side's text is a version of this one
         if conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
             if cp not in live:
@@ -948,6 +954,31 @@ def conflict_copies(conn, paths: Iterable[str], body_ids: Iterable[int], hashes:
         if ck not in gone and conn.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", ck).fetchone():
             gone.append(ck)
     return ConflictCopies(live, gone)
+
+
+def _copy_in_stretch(conn, path: str, copy_path: str, fh, dh, mine: set[int]) -> bool:
+    """Whether the conflict at ``path`` whose copy is ``copy_path`` (file and brain hashes ``fh``,
+    ``dh``) was recorded while the page whose history row ids are ``mine`` was at ``path``: no
+    version left but the copy's own holds either text (else that one tells), the copy's create is left, and
+    the contested name's row just before it is one of ``mine`` with text, or the one just after
+    it one of ``mine``, an update (:func:`conflict_copies`, after a prune took the page's texts)."""
+    if not mine:
+        return False
+    ck = key_for_path(conn, copy_path)
+    if conn.execute("SELECT 1 FROM history_bodies b JOIN history h ON h.body_id = b.id WHERE b.hash IN (?, ?) "
+                    "AND NOT (h.kind = ? AND h.name = ?) LIMIT 1", (fh or "", dh or "", *ck)).fetchone():
+        return False  # (a version holding one is left, the copy's own aside: another page's, or the hashes said it already)
+    made = conn.execute("SELECT id FROM history WHERE kind = ? AND name = ? ORDER BY version LIMIT 1", ck).fetchone()
+    if made is None or conn.execute("SELECT op FROM history WHERE id = ?", (made[0],)).fetchone()[0] != "create":
+        return False
+    kind, name = key_for_path(conn, path)
+    before = conn.execute("SELECT id, body_id FROM history WHERE kind = ? AND name = ? AND id < ? ORDER BY id DESC LIMIT 1",
+                          (kind, name, made[0])).fetchone()
+    if before is not None and before[0] in mine and before[1] is not None:
+        return True
+    after = conn.execute("SELECT id, op FROM history WHERE kind = ? AND name = ? AND id > ? ORDER BY id LIMIT 1",
+                         (kind, name, made[0])).fetchone()
+    return after is not None and after[0] in mine and after[1] == "update"
 
 
 def _base_row(conn, kind: str, r, known: dict | None = None):
@@ -2378,7 +2409,10 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
     history-prune --keep-last 1` kept b's move in and dropped a's move away, and a later `move a b`
     counted b's move in against a's later text): a kept move in (``from OLD``) keeps its move away
     (``to NEW`` at OLD) and the page's last version before it there; a kept bringing back after a
-    deletion (a create labelled ``to vN``) keeps the deletion and the version before it; then a
+    deletion (a create labelled ``to vN``) keeps the deletion and the version before it; any kept
+    version keeps its stretch's end at the name (its deletion or move away: before 2026-12-06 a
+    merge base's version kept by :func:`_keep_bases`, its move away pruned, joined the page written
+    at the name since, whose update counted against it); then a
     deletion or move away none of whose page's versions at the name are kept goes too (as
     ``purge._emptied_ends``: a trash entry of nothing, `create a; delete a; history-prune
     --keep-last 1 --include-deleted` left one that `restore` refused). Without ``include_deleted``
@@ -2411,6 +2445,14 @@ def _whole_moves(rows: dict[tuple[str, str], list], drop: set[int], include_dele
     while changed:
         changed = False
         for (kind, name), mine in rows.items():
+            for i, r in enumerate(mine):  # a kept version keeps its stretch's end at the name (another page's versions after it
+                # would read as its own: `_keep_bases` kept a page's text, its move away went, the page written there since joined it)
+                if r.id in drop or not r.text:
+                    continue
+                end = next((x for x in mine[i + 1:] if not x.text), None)
+                if end is not None and end.id in drop:
+                    drop.discard(end.id)
+                    changed = True
             for i, r in enumerate(mine):
                 if r.id in drop or not r.text:
                     continue

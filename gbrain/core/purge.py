@@ -281,7 +281,8 @@ def _conflict_copies(c, rows: list) -> h.ConflictCopies:
     page's open copies): ``live`` paths, ``gone`` keys. A current one refuses ``purge SLUG`` (a purge
     never touches a current page: :func:`purge`); a deleted one's history goes with the page's
     (before 2026-12-06 `purge SLUG` left both, the page's text)."""
-    return h.conflict_copies(c, (r["path"] for r in rows if r["path"]), (r["body_id"] for r in rows if r["body_id"] is not None))
+    return h.conflict_copies(c, (r["path"] for r in rows if r["path"]), (r["body_id"] for r in rows if r["body_id"] is not None),
+                             ids=(r["id"] for r in rows))
 
 
 def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:

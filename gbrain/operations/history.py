@@ -112,6 +112,7 @@ def _open_copies(b, r: dict) -> list[str]:
     paths: set[str] = set()
     bids: set[int] = set()
     hashes: set[str] = set()
+    ids: set[int] = set()
     # the paths and texts of every name it had, while it had it, each stretch of a name it had twice
     # (a page written at a name another page left, or one another page moved onto, is another page:
     # review of trial 47; a→b→a: `a`'s first stretch is this page's); a page deleted at the name a new
@@ -119,8 +120,9 @@ def _open_copies(b, r: dict) -> list[str]:
     # (`heir`: its copy was named nowhere when the conflict's texts were an older name's)
     for nm, lo, upto in h.page_spans(b.conn, kind, r["name"]):
         hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
-        for path, bid in b.conn.execute("SELECT path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?" + hi,
-                                        (kind, nm, lo, *args)).fetchall():
+        for rid, path, bid in b.conn.execute("SELECT id, path, body_id FROM history WHERE kind = ? AND name = ? AND version > ?" + hi,
+                                             (kind, nm, lo, *args)).fetchall():
+            ids.add(rid)
             if path:
                 paths.add(path)
             if bid is not None:
@@ -134,7 +136,7 @@ def _open_copies(b, r: dict) -> list[str]:
         live = h._live_hash(b, "file", r["name"])
         if live:
             hashes.add(live)
-    return h.conflict_copies(b.conn, paths, bids, hashes).live
+    return h.conflict_copies(b.conn, paths, bids, hashes, ids).live
 
 
 def _prune_text(r: dict, a: dict) -> str:
