@@ -133,9 +133,11 @@ def test_postgres_search_reads_copies_and_names_with_its_ranking(brain, monkeypa
     # keyword._phrase_evidence, the read phrase evidence already made for longer queries); and
     # the labels of the links from and to the best hits, with the names of the pages they reach,
     # for the link-text evidence (51129b7, keyword.anchor_evidence: one statement,
-    # _anchor_reads_pg; it was two, and two more where labels were found)
+    # _anchor_reads_pg; it was two, and two more where labels were found); and the name fields that
+    # matched, read again for the returned hits alone to label their signals as SQLite does
+    # (keyword._pg_name_signals: by id, at most one)
     since = ("SELECT id FROM pages WHERE id IN (", "SELECT id, title, compiled_truth, timeline, search_aliases, path, search_words FROM pages WHERE id IN (",
-             "WITH f AS (SELECT l.to_page_id AS id, l.label FROM links l WHERE")
+             "WITH f AS (SELECT l.to_page_id AS id, l.label FROM links l WHERE", "SELECT p.id, CASE WHEN t.f & 1 <> 0 THEN gb_alias_tsv(")
     assert [s[:60] for s in sent if not s.startswith(known + since)] == []
     assert sum(s.startswith(known[:3]) and not s.startswith(since[2]) for s in sent) == 3
     assert all(sum(s.startswith(x) for s in sent) <= 1 for x in since)
