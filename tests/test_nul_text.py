@@ -125,3 +125,28 @@ def test_a_yaml_nul_escape_in_frontmatter_imports_alike(db_path, tmp_path, esc):
         fm = b.conn.execute("SELECT frontmatter FROM pages WHERE slug = 'd'").fetchone()[0]
         assert (json.loads(fm) if isinstance(fm, str) else fm) == {"title": "T\ufffd", "k": ["a\ufffd", "ok"], "k\ufffd": 1}
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.sqlite_only("a page whose frontmatter loaded to a NUL: only SQLite stored one (Postgres' import and put failed)")
+def test_v82_rederives_a_stored_yaml_nul_escape(db_path, monkeypatch):
+    """A SQLite brain before v82 holds the NUL its YAML escape loaded to (title, frontmatter JSON,
+    tags): the upgrade derives those pages again, U+FFFD there, as a fresh import gives."""
+    from conftest import assert_upgraded, brain_at_version
+    from gbrain.core.brain import Brain
+    from gbrain.page import markdown
+    from gbrain.sync.verify import fresh_import_differences
+
+    text = '---\ntitle: "T\\0"\ntags: ["a\\x00b"]\n---\nbody\n'
+    with monkeypatch.context() as m:  # the load before v82: the NUL kept
+        m.setattr(markdown, "_storable_json", lambda v: v)
+        with brain_at_version(str(db_path), 81, 89, made_now=True) as b:
+            b.save_page("c.md", text)
+            b.save_page("plain.md", "---\ntitle: P\n---\nx\n")
+            assert b.conn.execute("SELECT title FROM pages WHERE slug = 'c'").fetchone()[0] == "T\x00"
+    with Brain.open(str(db_path)) as b:
+        assert_upgraded(b.conn, 81, 89)
+        row = b.conn.execute("SELECT title, frontmatter FROM pages WHERE slug = 'c'").fetchone()
+        assert row[0] == "T\ufffd" and json.loads(row[1]) == {"title": "T\ufffd", "tags": ["a\ufffdb"]}
+        assert [r[0] for r in b.conn.execute("SELECT t.tag FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'c'")] == ["a\ufffdb"]
+        assert b.get_text("c") == text
+        assert fresh_import_differences(b) == {}
