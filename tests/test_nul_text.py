@@ -133,20 +133,39 @@ def test_v82_rederives_a_stored_yaml_nul_escape(db_path, monkeypatch):
     tags): the upgrade derives those pages again, U+FFFD there, as a fresh import gives."""
     from conftest import assert_upgraded, brain_at_version
     from gbrain.core.brain import Brain
-    from gbrain.page import markdown
+    from gbrain.page import markdown, navfile
     from gbrain.sync.verify import fresh_import_differences
 
     text = '---\ntitle: "T\\0"\ntags: ["a\\x00b"]\n---\nbody\n'
     with monkeypatch.context() as m:  # the load before v82: the NUL kept
         m.setattr(markdown, "_storable_json", lambda v: v)
+        m.setattr(navfile, "_storable_json", lambda v: v)
         with brain_at_version(str(db_path), 81, 89, made_now=True) as b:
             b.save_page("c.md", text)
+            b.save_file("toc.yml", b'- name: "Sec\\0"\n  href: c.md\n')
+            assert b.conn.execute("SELECT context FROM nav_entries").fetchone()[0] == "Sec\x00"
             b.save_page("plain.md", "---\ntitle: P\n---\nx\n")
             assert b.conn.execute("SELECT title FROM pages WHERE slug = 'c'").fetchone()[0] == "T\x00"
+    navfile._PARSED.clear()  # (the old gbrain's parse of the nav file, cached by its bytes in this process)
     with Brain.open(str(db_path)) as b:
         assert_upgraded(b.conn, 81, 89)
         row = b.conn.execute("SELECT title, frontmatter FROM pages WHERE slug = 'c'").fetchone()
         assert row[0] == "T\ufffd" and json.loads(row[1]) == {"title": "T\ufffd", "tags": ["a\ufffdb"]}
         assert [r[0] for r in b.conn.execute("SELECT t.tag FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'c'")] == ["a\ufffdb"]
         assert b.get_text("c") == text
+        assert b.conn.execute("SELECT context FROM nav_entries").fetchone()[0] == "Sec\ufffd"
         assert fresh_import_differences(b) == {}
+
+
+def test_a_yaml_nul_escape_in_a_nav_file_imports_alike(db_path, tmp_path):
+    """A TOC.yml's YAML escape loading to a NUL: its entries' section path reads U+FFFD there
+    (before: SQLite stored the NUL in ``nav_entries``), the file's bytes kept."""
+    from conftest import write_tree
+    from gbrain.core.brain import Brain
+
+    toc = '- name: "Sec\\0"\n  items:\n  - name: "A\\u0000"\n    href: a.md\n'
+    root = write_tree(tmp_path / "t", {"a.md": "# A\n\nok\n", "toc.yml": toc})
+    r = gbrain_in_process("--db", str(db_path), "import", str(root))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(str(db_path)) as b:
+        assert [tuple(x) for x in b.conn.execute("SELECT path, context FROM nav_entries")] == [("a", "Sec\ufffd › A\ufffd")]

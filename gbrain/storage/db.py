@@ -2790,8 +2790,13 @@ def _m82_yaml_nul_escapes(conn: sqlite3.Connection) -> None:
     ``canvas.UNSTORABLE``): the pages whose stored frontmatter JSON holds ``\\u0000`` (its only
     spelling of a NUL in ``json.dumps``; a title, tag, alias or property link holding one came from
     it) are derived again (:func:`rederive_pages`). Postgres never stored such a page (its import
-    and put failed): pg_v90 is no change."""
+    and put failed): pg_v90 is no change. So is a nav file's (``navfile.load_nav``): the files whose
+    ``nav_entries`` hold a NUL get their rows again (:func:`write_nav_entries`)."""
     rederive_pages(conn, "SELECT id FROM pages WHERE frontmatter LIKE ? ORDER BY id", ("%\\u0000%",))
+    nul = "instr(CAST(path || href || context || form AS BLOB), X'00') > 0"  # (SQLite's text functions stop at a NUL)
+    for fid, path, data in conn.execute(f"SELECT f.id, f.path, f.data FROM files f WHERE f.pieces = 0 AND f.id IN "
+                                        f"(SELECT file_id FROM nav_entries WHERE {nul}) ORDER BY f.id").fetchall():
+        write_nav_entries(conn, fid, path, bytes(data))
 
 
 #: the texts an HTML block's raw reading may change (v81): a ``<`` escaped, or a ``<`` beside code
