@@ -90,14 +90,82 @@ def test_a_page_that_already_holds_a_nul_can_still_be_edited(two):
         "# C\n\nx\u0000y\n\n---\n\n- **2025-01-02** | later\n")
 
 
-@pytest.mark.xfail(strict=True, reason="open: a YAML \"\\0\" escape loads to a NUL in derived rows (title, search fields): "
-                   "Postgres' import fails whole (exit 1), SQLite stores it; wants U+FFFD in derived values, as canvas.py's "
-                   "_UNSTORABLE, and a schema version to re-derive")
-def test_a_yaml_nul_escape_in_frontmatter_imports_alike(db_path, tmp_path):
+#: YAML double-quoted escapes that load to a character no engine stores in text (the page text
+#: itself holds none): the derived values read U+FFFD there, as a canvas card (canvas.UNSTORABLE)
+ESCAPES = {"zero": "\\0", "x00": "\\x00", "u0000": "\\u0000", "U00000000": "\\U00000000", "surrogate": "\\ud800"}
+
+
+@pytest.mark.parametrize("esc", list(ESCAPES))
+def test_a_yaml_nul_escape_in_frontmatter_imports_alike(db_path, tmp_path, esc):
+    """Before: Postgres' import failed whole (exit 1, no page stored), SQLite stored the NUL in
+    the title and frontmatter JSON (a lone surrogate failed the import on both)."""
     from conftest import write_tree
 
-    root = write_tree(tmp_path / "t", {"a.md": "# A\n\nok\n", "c.md": '---\ntitle: "T\\0"\n---\nbody\n'})
+    e = ESCAPES[esc]
+    text = f'---\ntitle: "T{e}"\nk: ["a{e}", ok]\n"k{e}": 1\n---\nbody\n'
+    root = write_tree(tmp_path / "t", {"a.md": "# A\n\nok\n", "c.md": text})
     r = gbrain_in_process("--db", str(db_path), "import", str(root))
     assert r.returncode == 0, r.stderr
     got = json.loads(gbrain_in_process("--db", str(db_path), "get", "c", "--json").stdout)
-    assert got["content"] == '---\ntitle: "T\\0"\n---\nbody\n' and got["title"] == "T\ufffd"
+    assert got["content"] == text and got["title"] == "T\ufffd"
+    assert gbrain_in_process("--db", str(db_path), "get", "a").returncode == 0
+    r = gbrain_in_process("--db", str(db_path), "put", "d", "--content", text)
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", str(db_path), "tag", "c", "x")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(gbrain_in_process("--db", str(db_path), "get", "c", "--json").stdout)
+    assert got["title"] == "T\ufffd" and f'"T{e}"' in got["content"]
+    out = tmp_path / "out"
+    assert gbrain_in_process("--db", str(db_path), "export", str(out)).returncode == 0
+    assert (out / "d.md").read_text() == text
+    from gbrain.core.brain import Brain
+    from gbrain.sync.verify import fresh_import_differences
+
+    with Brain.open(str(db_path)) as b:
+        fm = b.conn.execute("SELECT frontmatter FROM pages WHERE slug = 'd'").fetchone()[0]
+        assert (json.loads(fm) if isinstance(fm, str) else fm) == {"title": "T\ufffd", "k": ["a\ufffd", "ok"], "k\ufffd": 1}
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.sqlite_only("a page whose frontmatter loaded to a NUL: only SQLite stored one (Postgres' import and put failed)")
+def test_v82_rederives_a_stored_yaml_nul_escape(db_path, monkeypatch):
+    """A SQLite brain before v82 holds the NUL its YAML escape loaded to (title, frontmatter JSON,
+    tags): the upgrade derives those pages again, U+FFFD there, as a fresh import gives."""
+    from conftest import assert_upgraded, brain_at_version
+    from gbrain.core.brain import Brain
+    from gbrain.page import markdown, navfile
+    from gbrain.sync.verify import fresh_import_differences
+
+    text = '---\ntitle: "T\\0"\ntags: ["a\\x00b"]\n---\nbody\n'
+    with monkeypatch.context() as m:  # the load before v82: the NUL kept
+        m.setattr(markdown, "_storable_json", lambda v: v)
+        m.setattr(navfile, "_storable_json", lambda v: v)
+        with brain_at_version(str(db_path), 81, 89, made_now=True) as b:
+            b.save_page("c.md", text)
+            b.save_file("toc.yml", b'- name: "Sec\\0"\n  href: c.md\n')
+            assert b.conn.execute("SELECT context FROM nav_entries").fetchone()[0] == "Sec\x00"
+            b.save_page("plain.md", "---\ntitle: P\n---\nx\n")
+            assert b.conn.execute("SELECT title FROM pages WHERE slug = 'c'").fetchone()[0] == "T\x00"
+    navfile._PARSED.clear()  # (the old gbrain's parse of the nav file, cached by its bytes in this process)
+    with Brain.open(str(db_path)) as b:
+        assert_upgraded(b.conn, 81, 89)
+        row = b.conn.execute("SELECT title, frontmatter FROM pages WHERE slug = 'c'").fetchone()
+        assert row[0] == "T\ufffd" and json.loads(row[1]) == {"title": "T\ufffd", "tags": ["a\ufffdb"]}
+        assert [r[0] for r in b.conn.execute("SELECT t.tag FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'c'")] == ["a\ufffdb"]
+        assert b.get_text("c") == text
+        assert b.conn.execute("SELECT context FROM nav_entries").fetchone()[0] == "Sec\ufffd"
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_yaml_nul_escape_in_a_nav_file_imports_alike(db_path, tmp_path):
+    """A TOC.yml's YAML escape loading to a NUL: its entries' section path reads U+FFFD there
+    (before: SQLite stored the NUL in ``nav_entries``), the file's bytes kept."""
+    from conftest import write_tree
+    from gbrain.core.brain import Brain
+
+    toc = '- name: "Sec\\0"\n  items:\n  - name: "A\\u0000"\n    href: a.md\n'
+    root = write_tree(tmp_path / "t", {"a.md": "# A\n\nok\n", "toc.yml": toc})
+    r = gbrain_in_process("--db", str(db_path), "import", str(root))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(str(db_path)) as b:
+        assert [tuple(x) for x in b.conn.execute("SELECT path, context FROM nav_entries")] == [("a", "Sec\ufffd › A\ufffd")]

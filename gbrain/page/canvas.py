@@ -89,13 +89,15 @@ def canvas_nodes(data: bytes) -> tuple[list[Node], str | None]:
     return out, None
 
 
-#: characters a JSON string may escape that neither engine stores in text: NUL (Postgres refuses
-#: it) and a lone surrogate (not UTF-8): each is read as U+FFFD in a card
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: characters a JSON string or a YAML double-quoted escape (``"\\0"``, ``"\\ud800"``) may give
+#: that neither engine stores in text: NUL (Postgres refuses it) and a lone surrogate (not UTF-8):
+#: each is read as U+FFFD in a derived value (a canvas card, a frontmatter value or key)
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def _storable(text: str) -> str:
-    return _UNSTORABLE.sub("\ufffd", text) if not text.isascii() or "\x00" in text else text
+def storable(text: str) -> str:
+    """``text`` with each :data:`UNSTORABLE` character U+FFFD (``text`` itself when it has none)."""
+    return UNSTORABLE.sub("\ufffd", text) if not text.isascii() or "\x00" in text else text
 
 
 def canvas_cards(data: bytes) -> list[tuple[str, str, str]]:
@@ -103,7 +105,7 @@ def canvas_cards(data: bytes) -> list[tuple[str, str, str]]:
     ``text`` (kind ``text``) and a group node's ``label`` (``group``), when a string; a node that
     is no object, or of another type (a file node's path, a link node's URL: addresses), gives
     none. The id: a string as it is, none ``''``, another value its JSON text (``7`` → ``"7"``).
-    NUL and lone surrogates are U+FFFD (:data:`_UNSTORABLE`). Bytes :func:`load_canvas` does not
+    NUL and lone surrogates are U+FFFD (:data:`UNSTORABLE`). Bytes :func:`load_canvas` does not
     read give none. Pure Python: both engines store exactly these rows."""
     nodes, _ = load_canvas(data)
     out: list[tuple[str, str, str]] = []
@@ -116,5 +118,5 @@ def canvas_cards(data: bytes) -> list[tuple[str, str, str]]:
             continue
         node = n.get("id")
         node = "" if node is None else node if isinstance(node, str) else json.dumps(node, ensure_ascii=False)
-        out.append((_storable(node), kind, _storable(text)))
+        out.append((storable(node), kind, storable(text)))
     return out

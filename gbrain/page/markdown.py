@@ -36,6 +36,7 @@ from typing import Any, Callable
 from urllib.parse import unquote
 
 from ..errors import BadInput
+from .canvas import storable
 from .slugs import identity_key, loose_key, tag_identity, title_key
 
 # mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
@@ -870,9 +871,30 @@ def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -
     try:
         budget = FM_BUDGET_BASE + 2 * len(src)
         flat = _flat_json(data, budget)
-        return (to_json_value(data, budget=budget) if flat is None else flat), None
+        out = to_json_value(data, budget=budget) if flat is None else flat
     except FrontmatterUnloadable as e:
         return {}, f"{e}; kept as written"
+    return (_storable_json(out) if "\\" in src and _UNSTORABLE_ESCAPE.search(src) else out), None
+
+
+#: a YAML double-quoted escape that may load to a character no engine stores in text (a NUL:
+#: ``\0``, ``\x00``, ``\u0000``, ``\U00000000``; a lone surrogate ``\ud800``): the text itself
+#: holds none (the YAML reader refuses a raw NUL), so only a frontmatter holding one is walked
+_UNSTORABLE_ESCAPE = re.compile(r"\\[0xuU]")
+
+
+def _storable_json(v: Any) -> Any:
+    """Loaded frontmatter ``v`` (JSON data, at most :data:`FM_MAX_DEPTH` deep) with each NUL and
+    lone surrogate of its strings and keys U+FFFD (:data:`gbrain.page.canvas.UNSTORABLE`, the
+    canvas cards' rule): every derived value (title, tags, aliases, links, frontmatter JSON,
+    search fields) is storable on both engines alike; the page text keeps its escape."""
+    if isinstance(v, str):
+        return storable(v)
+    if isinstance(v, list):
+        return [_storable_json(x) for x in v]
+    if isinstance(v, dict):
+        return {storable(k): _storable_json(x) for k, x in v.items()}
+    return v
 
 
 #: the frontmatter keys holding tags, in the order they are read: ``tag`` is the form Obsidian

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .markdown import FM_BUDGET_BASE, FrontmatterUnloadable, _constructor, _link_from_url, _too_deep, to_json_value
+from .markdown import FM_BUDGET_BASE, FrontmatterUnloadable, _UNSTORABLE_ESCAPE, _constructor, _link_from_url, _storable_json, _too_deep, to_json_value
 
 #: the file names (any case) read as nav files
 NAV_NAMES = frozenset({"toc.yml", "toc.yaml", "_toc.yml", "_toc.yaml", "mkdocs.yml", "mkdocs.yaml"})
@@ -86,7 +86,8 @@ def _tolerant() -> Any:
 def load_nav(data: bytes) -> tuple[Any, str | None]:
     """The JSON data of a nav file's YAML, or ``(None, warning)``: not UTF-8, YAML that does not
     load (C loader, then the pure one), nests deeper than ``FM_MAX_DEPTH``, holds an alias that
-    contains itself or expands past ``FM_BUDGET_BASE + 2 × len``."""
+    contains itself or expands past ``FM_BUDGET_BASE + 2 × len``. A NUL or lone surrogate a YAML
+    escape loads to is U+FFFD (``markdown._storable_json``)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -108,7 +109,9 @@ def load_nav(data: bytes) -> tuple[Any, str | None]:
             y = YAML(typ="safe", pure=True)
             y.Constructor = _tolerant()
             loaded = y.load(text)
-        return to_json_value(loaded, budget=FM_BUDGET_BASE + 2 * len(text)), None
+        data = to_json_value(loaded, budget=FM_BUDGET_BASE + 2 * len(text))
+        # (a "\0" escape's NUL, a lone surrogate: U+FFFD, as in a frontmatter; neither engine stores them)
+        return (_storable_json(data) if "\\" in text and _UNSTORABLE_ESCAPE.search(text) else data), None
     except RecursionError:
         return None, "YAML does not load: it nests too deep"
     except FrontmatterUnloadable as e:

@@ -2784,6 +2784,21 @@ def _m81_raw_html_blocks(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM search_vocab_state")
 
 
+def _m82_yaml_nul_escapes(conn: sqlite3.Connection) -> None:
+    """(SQLite v82 / Postgres v90) a frontmatter's YAML escape that loads to a NUL (``"T\\0"``,
+    ``"\\x00"``, ``"\\u0000"``) is U+FFFD in the derived values (``markdown._storable_json``,
+    ``canvas.UNSTORABLE``): the pages whose stored frontmatter JSON holds ``\\u0000`` (its only
+    spelling of a NUL in ``json.dumps``; a title, tag, alias or property link holding one came from
+    it) are derived again (:func:`rederive_pages`). Postgres never stored such a page (its import
+    and put failed): pg_v90 is no change. So is a nav file's (``navfile.load_nav``): the files whose
+    ``nav_entries`` hold a NUL get their rows again (:func:`write_nav_entries`)."""
+    rederive_pages(conn, "SELECT id FROM pages WHERE frontmatter LIKE ? ORDER BY id", ("%\\u0000%",))
+    nul = "instr(CAST(path || href || context || form AS BLOB), X'00') > 0"  # (SQLite's text functions stop at a NUL)
+    for fid, path, data in conn.execute(f"SELECT f.id, f.path, f.data FROM files f WHERE f.pieces = 0 AND f.id IN "
+                                        f"(SELECT file_id FROM nav_entries WHERE {nul}) ORDER BY f.id").fetchall():
+        write_nav_entries(conn, fid, path, bytes(data))
+
+
 #: the texts an HTML block's raw reading may change (v81): a ``<`` escaped, or a ``<`` beside code
 #: (a backtick or ``~~~``); ``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape
 _RAW_BLOCK_TEXT = ("({c} LIKE '%\\<%' ESCAPE '!' OR ({c} LIKE '%<%' AND ({c} LIKE '%`%' OR {c} LIKE '%~~~%')))")
@@ -3138,7 +3153,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)
