@@ -195,9 +195,12 @@ def _embed(b, a, ctx):
     left = max(0, len(rows) - a["limit"]) if a.get("limit") else 0
     if left:
         rows = rows[: a["limit"]]
+    # (the plan's progress only where a surface can label it as its own phase, the CLI: an MCP
+    # client's one progress stream per request stays the chunks embedded, one total, each
+    # notification's progress growing, as the spec wants)
     if ctx.progress_label:
         ctx.progress_label(f"Planning ({model.model_id}, pages)")
-    plan, work = plan_embed(b.conn, model, rows, force=force, on_progress=ctx.on_progress)
+    plan, work = plan_embed(b.conn, model, rows, force=force, on_progress=ctx.on_progress if ctx.progress_label else None)
     out = {"model": model.model_id, "note": note, "plan": plan.as_dict(), "left": left}
     if a.get("dry_run"):
         return {**out, "dry_run": True}
