@@ -17,7 +17,8 @@ from gbrain.search import keyword
 pytestmark = pytest.mark.engine_free
 
 
-# ---- the oracle: the implementation before nextrun, verbatim --------------------------------------
+# ---- the oracle: the implementation before nextrun, verbatim (but for v83's line ends: CRLF and a
+# lone CR end a line as LF does, in the fence's lines here and ``keyword._BLANK_LINE``) -----------
 
 def _old_next_run(s, i, end):
     while True:
@@ -41,13 +42,13 @@ def old_code_ranges(s):
         if m is None:
             return out
         a, run = m.start(), m.group()
-        line = s.rfind("\n", 0, a) + 1
-        eol = s.find("\n", m.end())
+        line = max(s.rfind("\n", 0, a), s.rfind("\r", 0, a)) + 1  # (since v83 CRLF and a lone CR end a line too)
+        eol = min((x for x in (s.find("\n", m.end()), s.find("\r", m.end())) if x >= 0), default=-1)
         if len(run) >= 3 and a - line <= 3 and not s[line:a].strip(" \t") and not (run[0] == "`" and "`" in s[m.end():eol if eol >= 0 else n]):
             if eol < 0:
                 out.append((a, n))
                 return out
-            c = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$").search(s, eol + 1)
+            c = re.compile(rf"(?:(?<=[\n\r])|\A)[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*(?=[\r\n]|\Z)").search(s, eol + 1)
             z = c.end() if c else n
             out.append((a, z))
             i = z

@@ -810,17 +810,20 @@ _HTML_TAG = re.compile(
 #: a run of backticks, of tildes (:func:`_code_ranges`)
 _TICK_RUN = re.compile(r"`+")
 _TILDE_RUN = re.compile(r"~+")
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+#: a blank line (CommonMark's line ends: LF, CRLF, a lone CR; a CR before an LF is one line end
+#: with it, so ``\r\n`` alone is none; before SQLite v83 / Postgres v91 LF's only)
+_BLANK_LINE = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*[\r\n]")
 
 
 def _fence_closer(run: str) -> "re.Pattern[str]":
     """The line that closes a fence opened by ``run`` (three or more backticks or tildes): at
-    most three blanks, at least as many of the same character, blanks to the line's end."""
+    most three blanks, at least as many of the same character, blanks to the line's end (a line
+    ended by LF, CRLF or a lone CR; searched from the start of a line)."""
     pat = _FENCE_CLOSERS.get(run)
     if pat is None:
         if len(_FENCE_CLOSERS) >= 256:  # (a bounded cache: a text may open fences of every length)
             _FENCE_CLOSERS.clear()
-        pat = _FENCE_CLOSERS[run] = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*$")
+        pat = _FENCE_CLOSERS[run] = re.compile(rf"(?:(?<=[\n\r])|\A)[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*(?=[\r\n]|\Z)")
     return pat
 
 
@@ -832,6 +835,9 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
     fenced block (a line opening with at most three blanks and three or more backticks or tildes,
     to a line of at least as many of the same, or the end) and a code span (a run of backticks to
     the next run of as many, within its paragraph). A hit mark in the text counts as a character.
+    A line ends with LF, CRLF or a lone CR (CommonMark's line endings: a CRLF blank line ends a
+    span, a CRLF fence's closing line closes it; before SQLite v83 / Postgres v91 only LF did, so
+    a CRLF page's tags after such a span or fence were indexed and shown as text).
 
     Linear in ``len(s)`` (CPU, ``tests/test_code_ranges_linear.py`` counts the characters scanned):
     every run of backticks is found once (``str.find``), a span's closer by its length
@@ -850,6 +856,7 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
         lengths.append(e - b)
         by_len.setdefault(e - b, []).append(b)
         b = s.find("`", e)
+    cr = "\r" in s  # (a line may end with CR: CRLF or a lone CR, CommonMark's line ends)
     k = 0  # (the first run of backticks not yet passed)
     tilde = -2  # (the next ``~~~`` at or after the position it was searched from; -1: none; -2: not searched)
     blank: "re.Match[str] | None | bool" = False  # (the next blank line, likewise; False: not searched)
@@ -878,12 +885,16 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
         tick = s[a] == "`"
         if e - a >= 3:
             if a > line_at:
-                nl = s.rfind("\n", line_at, a)
+                nl = max(s.rfind("\n", line_at, a), s.rfind("\r", line_at, a)) if cr else s.rfind("\n", line_at, a)
                 if nl >= 0:
                     line = nl + 1
                 line_at = a
             if a - line <= 3 and not s[line:a].strip(" \t"):
                 eol = s.find("\n", e)
+                if cr:  # (the line's end: its CR, a CRLF's or a lone one, where before its LF)
+                    r = s.find("\r", e, eol if eol >= 0 else n)
+                    if r >= 0:
+                        eol = r
                 if not (tick and "`" in s[e:eol if eol >= 0 else n]):
                     if eol < 0:
                         out.append((a, n))
@@ -2117,14 +2128,29 @@ def search_fields(page) -> dict[str, str]:
         # the frontmatter's aliases, then the first H1 when it names the page otherwise (h1_name)
         "search_aliases": names,
         # the heading that is the title is indexed as the title already (an H1 name stays a heading
-        # too: out of the headings it lost their evidence, and a page its title names gained nothing)
-        "search_headings": "\n".join(h for h in page.headings if h != page.title),
+        # too: out of the headings it lost their evidence, and a page its title names gained nothing);
+        # each word with Arabic marks or tatweel bare, as the body's and the query's (bare_headings)
+        "search_headings": bare_headings("\n".join(h for h in page.headings if h != page.title)),
         "h1_key": h1k,
         "search_words": words,
         "search_cjk": search_cjk(page.title, aliases, page.path, page.compiled_truth, page.timeline, words),
         # the title's and aliases' words in their search form where it differs (Łukasz → Lukasz): title weight
         "search_fold_names": fold_name_words(page.title, names),
     }
+
+
+def bare_headings(text: str) -> str:
+    """The ``search_headings`` column from a page's headings (``text``, one per line): each word
+    written with Arabic vowel marks or tatweel (:data:`_ARABIC_MARK`) or ``أ إ آ`` written bare in
+    place, its marks as spaces after it (:func:`_bare_in_place`: the same length and lines), as the
+    body is indexed since SQLite v79 / Postgres v87 and the query's words are read
+    (:func:`harakat_bare`, :func:`arabic_bare`). Since SQLite v83 / Postgres v91: a heading
+    ``مـكـتـبـة`` kept its tatweel in the index, so the bare query (or one typed with tatweel, read
+    bare) found it in the body only and the page lost its heading evidence (0.63 beside 1.25).
+    ``text`` itself when it holds no such letter (one test for ASCII, one search)."""
+    if not text or text.isascii() or _ARABIC_FOLDS.search(text) is None:
+        return text
+    return _bare_in_place(text)
 
 
 def fold_name_words(title: str, aliases: str) -> str:

@@ -2799,6 +2799,101 @@ def _m82_yaml_nul_escapes(conn: sqlite3.Connection) -> None:
         write_nav_entries(conn, fid, path, bytes(data))
 
 
+def _m83_bare_headings_crlf_spans(conn: sqlite3.Connection) -> None:
+    """(SQLite v83 / Postgres v91) a heading's words written with Arabic vowel marks, tatweel or
+    ``أ إ آ`` are indexed bare in place (``keyword.bare_headings``, as the body since v79 and the
+    query's words: a bare or tatweel-typed query lost a ``مـكـتـبـة`` heading's evidence), and a
+    blank line or a fence's closing line ended by CRLF (or a lone CR) ends a code span or fence as
+    LF's does (``keyword._code_ranges``: a CRLF page's tags after such a span were indexed as
+    text): :func:`rebare_headings` from the stored column, :func:`reindex_crlf_code_spans` the
+    pages and canvas cards whose code reads differently; Postgres' did-you-mean vocabulary is made
+    again where one changed."""
+    if (rebare_headings(conn) + reindex_crlf_code_spans(conn)) and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+
+
+#: the characters :func:`gbrain.search.keyword.bare_headings` changes (``keyword._ARABIC_FOLDS``'
+#: class: marks, tatweel, ``آ أ إ``), as a class SQLite's ``GLOB`` and Postgres' ``~`` both read
+_BARE_HEADING_CLASS = "[\u0610-\u061a\u0622\u0623\u0625\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]"
+_BARE_HEADING_GLOB = "*" + _BARE_HEADING_CLASS + "*"
+
+
+def rebare_headings(conn) -> int:
+    """Write ``search_headings`` again, bare (:func:`gbrain.search.keyword.bare_headings`, a
+    function of the stored column: no parse), for the pages whose headings hold a character it
+    changes (selected by SQL: :data:`_BARE_HEADING_GLOB` on SQLite, the same class by ``~`` on
+    Postgres); the FTS index (SQLite's trigger) and ``search_tsv`` (Postgres') follow. For SQLite
+    v83 / Postgres v91, in the caller's transaction. Returns how many pages were written."""
+    from ..search.keyword import bare_headings
+
+    where = "search_headings ~ ?" if is_postgres(conn) else "search_headings GLOB ?"
+    arg = _BARE_HEADING_CLASS if is_postgres(conn) else _BARE_HEADING_GLOB
+    n = 0
+    for rows in keyset_batches(conn, "pages", "id, search_headings", where, (arg,)):
+        for pid, heads in rows:
+            bare = bare_headings(heads or "")
+            if bare != (heads or ""):
+                conn.execute("UPDATE pages SET search_headings = ? WHERE id = ?", (bare, int(pid)))
+                n += 1
+    return n
+
+
+#: the texts whose code ranges a CR may change (v83): a CR, a ``<`` (no tag, nothing to read
+#: differently) and a backtick or ``~~~``; ``_CR_CODE_PARAMS`` its four patterns, once a column
+_CR_CODE_TEXT = "({c} LIKE ? AND {c} LIKE ? AND ({c} LIKE ? OR {c} LIKE ?))"
+_CR_CODE_PARAMS = ("%\r%", "%<%", "%`%", "%~~~%")
+
+
+def cr_code_differs(text: str | None) -> bool:
+    """Whether ``text``'s code spans and fences (:func:`gbrain.search.keyword._code_ranges`) are
+    read differently with CR a line end (SQLite v83 / Postgres v91) than without (before: LF the
+    only one; the same as reading each CR as another character), for a text holding a tag's ``<``."""
+    from ..search.keyword import _code_ranges
+
+    return bool(text) and "\r" in text and "<" in text and _code_ranges(text) != _code_ranges(text.replace("\r", "\x01"))
+
+
+def reindex_crlf_code_spans(conn) -> int:
+    """Derive again ``search_body``/``search_timeline`` of the pages, and ``search``/``words`` of
+    the canvas cards, whose code ranges a CR line end changes (:func:`cr_code_differs`; the
+    candidates selected by SQL, :data:`_CR_CODE_TEXT`), as :func:`reindex_raw_html_blocks` does
+    (``rows=False``, the two columns only; a card's columns only where they change). For SQLite v83
+    / Postgres v91, in the caller's transaction. Returns how many pages and cards were derived again."""
+    where = " OR ".join(_CR_CODE_TEXT.format(c=c) for c in ("compiled_truth", "timeline"))
+    ids = [r[0] for rows in keyset_batches(conn, "pages", "id, compiled_truth, timeline", where, _CR_CODE_PARAMS * 2)
+           for r in rows if cr_code_differs(r[1]) or cr_code_differs(r[2])]
+    n = rederive_page_ids(conn, ids, rows=False, only=("search_body", "search_timeline"))
+    return n + _recard(conn, _CR_CODE_TEXT.format(c="text"), _CR_CODE_PARAMS, cr_code_differs)
+
+
+def _recard(conn, where: str, params: tuple, differs) -> int:
+    """Recompute ``search``/``words`` of the canvas cards ``where`` selects (SQL over
+    ``canvas_cards``, ``?`` for ``params``) whose text ``differs`` (a Python check), writing only
+    those whose columns change (SQLite's ``canvas_fts`` row deleted and written again; Postgres'
+    ``tsv`` follows by its trigger). Returns how many cards were written."""
+    from ..search.keyword import card_words, search_text
+
+    n = 0
+    pg = is_postgres(conn)
+    cols = ", ".join(_CANVAS_FTS)
+    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
+    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", where, params):
+        for cid, text, search, words in rows:
+            if not differs(text):
+                continue
+            new_search = search_text(text)
+            new_words = card_words(text if new_search is None else new_search)
+            if (new_search, new_words) == (search, words or ""):
+                continue
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
+            if not pg:
+                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            n += 1
+    return n
+
+
 #: the texts an HTML block's raw reading may change (v81): a ``<`` escaped, or a ``<`` beside code
 #: (a backtick or ``~~~``); ``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape
 _RAW_BLOCK_TEXT = ("({c} LIKE '%\\<%' ESCAPE '!' OR ({c} LIKE '%<%' AND ({c} LIKE '%`%' OR {c} LIKE '%~~~%')))")
@@ -2814,7 +2909,7 @@ def reindex_raw_html_blocks(conn) -> int:
     corpora), the cards' columns recomputed (:func:`recard_unread_and_bare`'s rule, the FTS index
     kept). For SQLite v81 / Postgres v89, in the caller's transaction. Returns how many pages and
     cards were derived again."""
-    from ..search.keyword import card_words, search_text, tag_spans
+    from ..search.keyword import tag_spans
 
     def differs(text: str | None) -> bool:
         return bool(text) and tag_spans(text, raw_blocks=True) != tag_spans(text)
@@ -2823,24 +2918,7 @@ def reindex_raw_html_blocks(conn) -> int:
     ids = [r[0] for rows in keyset_batches(conn, "pages", "id, compiled_truth, timeline", where)
            for r in rows if differs(r[1]) or differs(r[2])]
     n = rederive_page_ids(conn, ids, rows=False, only=("search_body", "search_timeline"))
-    pg = is_postgres(conn)
-    cols = ", ".join(_CANVAS_FTS)
-    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
-    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", _RAW_BLOCK_TEXT.format(c="text")):
-        for cid, text, search, words in rows:
-            if not differs(text):
-                continue
-            new_search = search_text(text)
-            new_words = card_words(text if new_search is None else new_search)
-            if (new_search, new_words) == (search, words or ""):
-                continue
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
-            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
-            n += 1
-    return n
+    return n + _recard(conn, _RAW_BLOCK_TEXT.format(c="text"), (), differs)
 
 
 def refold_tatweel_names(conn) -> int:
@@ -3153,7 +3231,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

@@ -1,0 +1,12 @@
+-- gbrain Postgres schema v91 (SQLite v83, db.py _m83_bare_headings_crlf_spans): a heading's words
+-- written with Arabic vowel marks, tatweel (U+0640) or أ إ آ are indexed bare in place, as the body's
+-- and the query's (search/keyword.py bare_headings: a bare or tatweel-typed query lost the heading's
+-- evidence), and a blank line or a fence's closing line ended by CRLF (or a lone CR) ends a code span
+-- or fence as LF's does (keyword._code_ranges: a CRLF page's tags after such a span were indexed as
+-- text). No schema change: the Python step after this file (storage/pg.py _PY_STEPS; db.py
+-- rebare_headings, reindex_crlf_code_spans) writes search_headings again for the pages whose headings
+-- hold such a letter (selected in the server by ~), derives search_body/search_timeline again for the
+-- pages whose code a CR reads differently (candidates: a CR, a < and a backtick or ~~~), and the
+-- canvas cards' search/words, their vectors following by the triggers, and empties
+-- search_vocab_state where one changed.
+SELECT 1;
