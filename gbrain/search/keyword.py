@@ -23,7 +23,9 @@ BM25 (``cbm25``: BM25 times the coordination factor below) are re-scored as
 exact`` where ``name`` is the IDF-weighted share of the query's words found in the title,
 aliases or path (Robertson's IDF; the idea of per-field evidence is BM25F's, Robertson,
 Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and ``exact`` is 1
-when the whole query is the page's title, an alias or its file name. A name field counts only
+when the whole query is the page's title, an alias or its file name; a short query holding a
+page's whole name adds ``CONTAINED_WEIGHT`` × the share its name covers (:func:`_contained_name`:
+``PARA`` for "PARA method"). A name field counts only
 for the query words it holds as written (:func:`names_word`: ``atomically`` shares ``Atom``'s
 porter stem but does not name it; such a field weighs 0 in the page's BM25); a word the path
 holds only in its folders, in more than :data:`FOLDER_NAME_MAX` pages' paths, names nothing (a
@@ -2676,7 +2678,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         else:
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
-        score += _contained_name(precision, name[pid], total, ex, n_typed)
+        whole = precision >= 1.0 and n_typed <= CONTAINED_MAX_WORDS and pid in texts and _name_held_whole(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
+        score += _contained_name(whole, name[pid], total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf, typed=names[typed - 1])
@@ -3262,12 +3265,29 @@ def typed_word_count(query: str) -> int:
     return len(_PLAIN_WORD.findall(query or ""))
 
 
-def _contained_name(precision: float, named: float, total: float, exact: bool, words: int) -> float:
+def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[str]) -> bool:
+    """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
+    hold every word but stop words of the page's shortest name (``title`` or one of the
+    ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
+    as :func:`names_word` names it. ``PARA`` is held whole by "PARA method", ``PARA Starter Kit``
+    is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    words naming one word of it: the precision counts it named whole). Both engines."""
+    names = [title, *aliases.split("\n")] if aliases else [title]
+    held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
+    most = max(held)
+    if not most:
+        return False
+    name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
+    need = name_words(name) - STOP_WORDS
+    return bool(need) and all(any(names_word(w, {v}, w in prefixes) for w in words) for v in need)
+
+
+def _contained_name(whole: bool, named: float, total: float, exact: bool, words: int) -> float:
     """The contained-name evidence of a page, both engines: :data:`CONTAINED_WEIGHT` times
     ``named / total`` (the IDF of the query words naming the page over the query's) when the
-    query holds the page's name whole (``precision`` 1: every word of its shortest name holding
-    the most query words is one, :func:`_precision`), is not that name (``exact``: the
-    exact-name bonus, :data:`EXACT_WEIGHT`, is this at a coverage of 1) and is of at most
+    query holds the page's name whole (``whole``: its name precision is 1, :func:`_precision`,
+    and :func:`_name_held_whole`), is not that name (``exact``: the exact-name bonus,
+    :data:`EXACT_WEIGHT`, is this at a coverage of 1) and is of at most
     :data:`CONTAINED_MAX_WORDS` words (``words``: :func:`typed_word_count`); else 0.
 
     The name evidence alone (:data:`NAME_WEIGHT` · share) left the one-line stub *PARA* 8th for
@@ -3285,7 +3305,7 @@ def _contained_name(precision: float, named: float, total: float, exact: bool, w
     name's share of the query is its field's score; a name holding more of the query (``PARA
     Starter Kit`` for "PARA starter kit", exact) earns more, so a whole title still beats a
     partial one (docs/search.md, "Contained names")."""
-    if exact or precision < 1.0 or not total or not CONTAINED_WEIGHT or words > CONTAINED_MAX_WORDS:
+    if exact or not whole or not total or not CONTAINED_WEIGHT or words > CONTAINED_MAX_WORDS:
         return 0.0
     return CONTAINED_WEIGHT * named / total
 
@@ -4328,8 +4348,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             hits[pid] = sum(named)
             precision = _precision(hits[pid], _name_len(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes))
             name[pid] *= precision
-            if precision >= 1.0:  # (the query holds the name whole: _contained_name)
-                contained[pid] = name[pid]
+            if precision >= 1.0 and _name_held_whole(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes):
+                contained[pid] = name[pid]  # (the query holds the name whole: _contained_name)
         if NAME_AS_WRITTEN and STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
             unweigh[pid] = stem
     if unweigh:
@@ -4347,7 +4367,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if ex:
             sig.add(exact[pid])
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head.get(pid, 0.0) / total if total else 0.0) + exact_w.get(pid, 0.0)
-        score += _contained_name(1.0 if pid in contained else 0.0, contained.get(pid, 0.0), total, ex, n_typed)
+        score += _contained_name(pid in contained, contained.get(pid, 0.0), total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x}, typed=names[typed - 1] if names and typed else None)
