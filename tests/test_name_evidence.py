@@ -77,8 +77,11 @@ def test_the_name_precision_is_that_of_the_name_holding_the_words(db_path, monke
         # in its length, and it is the longer page)
         assert got[0] == "b/quick-switcher" and set(got) == {"a/qs", "b/quick-switcher", "c/kuaisu"}, got
         # (the bonuses below are the name evidence alone: phrase evidence, which all three pages'
-        # "quick switcher" earns, is another term: tests/test_phrase_search.py)
+        # "quick switcher" earns, is another term: tests/test_phrase_search.py; so is the
+        # contained-name evidence two of them earn, the query holding their names whole:
+        # tests/test_search_engine_parity.py)
         monkeypatch.setattr(keyword, "PHRASE_WEIGHT", 0.0)
+        monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 0.0)
         # the Chinese title with an English alias is named by it as fully as the English title
         # is (precision 2/2): the whole name bonus, NAME_WEIGHT (the query's third word is in
         # no page, so the two are its whole weight)

@@ -260,3 +260,50 @@ def test_postgres_v70_indexes_every_path_once(tmp_path, pg_url, pg_server, monke
         import_tree(f, tree)
         assert {r[0]: r[1] for r in f.conn.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages")} == after
         assert tuple(map(int, f.conn.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())) == fresh
+
+
+@pytest.fixture
+def para_brain(tmp_path, db_path):
+    """obsidian-hub's shape (a user's miss, 2026-12-06): the one-line stub *PARA*, plugin pages
+    named ``PARA Workflower`` / ``PARA Shortcuts`` that say "the PARA method", a long guide with a
+    ``## PARA`` section, and *PARA Starter Kit*."""
+    notes = {
+        "Concepts/PARA.md": "# PARA\n\nAdd a description below this line.\n",
+        "Plugins/para-workflower.md": "---\naliases:\n- PARA Workflower\n---\n# PARA Workflower\n\n"
+                                      "Helpful commands for starting and working in your vault with the PARA method.\n",
+        "Plugins/para-shortcuts.md": "---\naliases:\n- PARA Shortcuts\n---\n# PARA Shortcuts\n\n"
+                                     "Shortcuts for notes kept by the PARA method: projects, areas, resources, archives.\n",
+        "Guides/for Knowledge Management.md": "# for Knowledge Management\n\n## Methodologies\n\nMany methods.\n\n## PARA\n\n"
+                                              "The PARA method by Tiago Forte sorts notes by actionability. "
+                                              + " ".join(f"word{i}" for i in range(60)) + "\n\n## Zettelkasten\n\nA method of linked notes.\n",
+        "Vaults/PARA Starter Kit.md": "# PARA Starter Kit\n\nA vault to start with: folders for projects and areas. "
+                                      + " ".join(f"kit{i}" for i in range(30)) + "\n",
+        "Vaults/Obsidian JG Method.md": "# Obsidian JG Method\n\nA method for journaling.\n",
+    }
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    tree = write_tree(tmp_path / "vault", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_a_page_the_query_names_in_part_comes_first(para_brain):
+    """`PARA method`: the page titled *PARA*, whose whole name the query holds, before the
+    pages that say both words (it was 8th on obsidian-hub: its name evidence was only the
+    query's IDF share, 0.28, against pages holding "method" too); *PARA Starter Kit* is still
+    first for its whole name. Both engines, the same order."""
+    assert [h["slug"] for h in _hits(para_brain, "PARA method")][0] == "Concepts/PARA"
+    assert [h["slug"] for h in _hits(para_brain, "PARA starter kit")][:2] == ["Vaults/PARA Starter Kit", "Concepts/PARA"]
+
+
+def test_a_question_takes_no_contained_name_evidence(para_brain, monkeypatch):
+    """A question names its topic among grammar words (known items' "how do I create a table?"
+    put the sandbox page *Table* above the answer): a query of more than
+    ``CONTAINED_MAX_WORDS`` words, stop words too, scores as it did without the evidence."""
+    question = "how do I use the PARA method?"
+    with_it = {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, question, limit=10)}
+    monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 0.0)
+    assert {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, question, limit=10)} == with_it
+    short = {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, "PARA method", limit=10)}
+    monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 1.0)
+    assert {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, "PARA method", limit=10)} != short

@@ -23,7 +23,9 @@ BM25 (``cbm25``: BM25 times the coordination factor below) are re-scored as
 exact`` where ``name`` is the IDF-weighted share of the query's words found in the title,
 aliases or path (Robertson's IDF; the idea of per-field evidence is BM25F's, Robertson,
 Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and ``exact`` is 1
-when the whole query is the page's title, an alias or its file name. A name field counts only
+when the whole query is the page's title, an alias or its file name; a short query holding a
+page's whole name adds ``CONTAINED_WEIGHT`` × the share its name covers (:func:`_contained_name`:
+``PARA`` for "PARA method"). A name field counts only
 for the query words it holds as written (:func:`names_word`: ``atomically`` shares ``Atom``'s
 porter stem but does not name it; such a field weighs 0 in the page's BM25); a word the path
 holds only in its folders, in more than :data:`FOLDER_NAME_MAX` pages' paths, names nothing (a
@@ -107,6 +109,14 @@ NAME_WEIGHT = 0.5
 NAME_REF_IDF = 0.0
 HEADING_WEIGHT = 0.25
 EXACT_WEIGHT = 1.0
+#: contained-name evidence (:func:`_contained_name`): a page whose whole name the query holds
+#: (``PARA`` for "PARA method") earns this times the IDF share of the query its name covers, the
+#: exact-name bonus graded by coverage (0: off, the ranking before 2026-12-06)
+CONTAINED_WEIGHT = EXACT_WEIGHT
+#: only a query of at most this many words, stop words too (:func:`typed_word_count`), takes it: a
+#: known item is asked for by a few words, a question ("how do I create a table?") names
+#: its topic among grammar words and a page titled *Table* is not the one asked for
+CONTAINED_MAX_WORDS = 3
 #: exponent on the name's precision (matched words / words of the shortest name holding a query word)
 PRECISION_POWER = 2.0
 #: the name's precision is taken against the shortest title or alias that holds a query word as
@@ -2689,6 +2699,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         if n and pid in texts:  # (a page no word names has no name evidence to weigh)
             name_len[pid] = _name_len(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
     top = max(cbm.values()) or 1.0
+    n_typed = typed_word_count(query)  # (the query's words, stop words too: _contained_name)
     out = []
     for pid in ids:
         ex = pid in exact
@@ -2699,6 +2710,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         else:
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
+        whole = precision >= 1.0 and n_typed <= CONTAINED_MAX_WORDS and pid in texts and _name_held_whole(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
+        score += _contained_name(whole, name[pid], total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf, typed=names[typed - 1])
@@ -3277,6 +3290,56 @@ def _name_len(title: str, aliases: str, words: list[str], prefixes: set[str]) ->
     if PRECISION_OF_HOLDING:
         return _holding_length(title, aliases, words, prefixes)
     return min(_name_length(n) for n in ([title, *aliases.split("\n")] if aliases else [title]))
+
+
+def typed_word_count(query: str) -> int:
+    """The words of ``query`` as typed, stop words too (``how do I create a table?`` → 6)."""
+    return len(_PLAIN_WORD.findall(query or ""))
+
+
+def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[str]) -> bool:
+    """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
+    hold every word but stop words of the page's shortest name (``title`` or one of the
+    ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
+    as :func:`names_word` names it. ``PARA`` is held whole by "PARA method", ``PARA Starter Kit``
+    is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    words naming one word of it: the precision counts it named whole). Both engines."""
+    names = [title, *aliases.split("\n")] if aliases else [title]
+    held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
+    most = max(held)
+    if not most:
+        return False
+    name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
+    need = name_words(name) - STOP_WORDS
+    return bool(need) and all(any(names_word(w, {v}, w in prefixes) for w in words) for v in need)
+
+
+def _contained_name(whole: bool, named: float, total: float, exact: bool, words: int) -> float:
+    """The contained-name evidence of a page, both engines: :data:`CONTAINED_WEIGHT` times
+    ``named / total`` (the IDF of the query words naming the page over the query's) when the
+    query holds the page's name whole (``whole``: its name precision is 1, :func:`_precision`,
+    and :func:`_name_held_whole`), is not that name (``exact``: the exact-name bonus,
+    :data:`EXACT_WEIGHT`, is this at a coverage of 1) and is of at most
+    :data:`CONTAINED_MAX_WORDS` words (``words``: :func:`typed_word_count`); else 0.
+
+    The name evidence alone (:data:`NAME_WEIGHT` · share) left the one-line stub *PARA* 8th for
+    "PARA method" on obsidian-hub, below plugin pages named ``PARA Workflower`` that say both
+    words: a name matched whole was worth half as much as BM25 from a body holding every word,
+    and nothing more than a name matched in part once the query held a word it lacks. Field
+    practice scores the name on its own: BM25F (Robertson, Zaragoza & Taylor, CIKM 2004)
+    normalises a field's term frequency by that field's length, so a rare query word that is a
+    one-word title's whole field scores as high as a title match can, whatever words the body
+    lacks; Elasticsearch's ``multi_match`` ``best_fields`` (a ``dis_max`` of the fields, the best
+    field's ``_score`` plus ``tie_breaker`` × the others', "Tuning best fields queries", The
+    Definitive Guide) takes that field's score whole rather than diluted by the fields the
+    other words are in; Omnisearch (MiniSearch BM25 per field, the file name boosted,
+    ``weightBasename``) likewise ranks a note whose short file name holds the rare word. Here the
+    name's share of the query is its field's score; a name holding more of the query (``PARA
+    Starter Kit`` for "PARA starter kit", exact) earns more, so a whole title still beats a
+    partial one (docs/search.md, "Contained names")."""
+    if exact or not whole or not total or not CONTAINED_WEIGHT or words > CONTAINED_MAX_WORDS:
+        return 0.0
+    return CONTAINED_WEIGHT * named / total
 
 
 def _precision(hits: int, length: int) -> float:
@@ -4256,6 +4319,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     unweigh: dict[int, str] = {}  # page → the tsvector weights ("A", "B") holding query words only by their stem
     flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag, its B flag per query word)
     hits: dict[int, int] = {}  # page → the query words naming it (its name's precision: _precision)
+    contained: dict[int, float] = {}  # page → the IDF of the query words naming it, when they are its whole name (_contained_name)
     head: dict[int, float] = {}  # page → the IDF of the query words its headings hold as written (SQLite's headings evidence)
     copies: dict[int, str] = {}  # the candidates that may be conflict copies, with their paths (_best_first)
     texts = []  # the names (title, aliases, path, headings) of the pages a name field matched
@@ -4314,7 +4378,10 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if any(named):
             name[pid] = sum(w for w, on in zip(widf, named) if on)
             hits[pid] = sum(named)
-            name[pid] *= _precision(hits[pid], _name_len(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes))
+            precision = _precision(hits[pid], _name_len(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes))
+            name[pid] *= precision
+            if precision >= 1.0 and _name_held_whole(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes):
+                contained[pid] = name[pid]  # (the query holds the name whole: _contained_name)
         if NAME_AS_WRITTEN and STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
             unweigh[pid] = stem
     if unweigh:
@@ -4323,6 +4390,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         return []
     ids = list(bm)
     top = max(cbm.values()) or 1.0
+    n_typed = typed_word_count(query)  # (the query's words, stop words too: _contained_name)
     exact_w = _exact_weights(exact, near)
     out = []
     for pid in ids:
@@ -4331,6 +4399,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if ex:
             sig.add(exact[pid])
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head.get(pid, 0.0) / total if total else 0.0) + exact_w.get(pid, 0.0)
+        score += _contained_name(pid in contained, contained.get(pid, 0.0), total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x}, typed=names[typed - 1] if names and typed else None)
