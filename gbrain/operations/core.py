@@ -184,7 +184,7 @@ def _get(b, a, ctx):
     if a.get("section") is not None:
         if "slug" not in out:
             raise BadInput(f"{ctx.flag('section')} reads a part of a page; {out['path']} is a file: read it whole")
-        return _section(out, a, ctx)
+        return _section(b, out, a, ctx)
     name = out.get("slug") or out["path"]  # (a file's version: its path)
     anchor = _name_anchor(a["slug"], out["slug"], out.get("title")) if "slug" in out else None
     if anchor:  # `Note#Heading` read whole, as asked; say how to read only that part
@@ -218,12 +218,14 @@ def _name_anchor(name: str, slug: str, title: str | None) -> str | None:
 SECTION_NAMES = 12
 
 
-def _section(out: dict, a: dict, ctx) -> dict:
+def _section(b, out: dict, a: dict, ctx) -> dict:
     """``get`` with ``section``: the part of the page ``out`` a link's ``#…`` points at
     (:mod:`gbrain.page.sections`), as a part read: its ``content_hash`` a :func:`part_token`
     (put refuses it for whole ``content``), ``section`` its heading line (or ``^id``) and its
-    first and last line. BadInput (exit 2) naming the page's headings (or block ids) when it
-    has no such one; ``#`` takes the heading the name carries (``Note#Heading``)."""
+    first and last line. A heading in the compiled truth has its section end where the compiled
+    truth does (:func:`_truth_end`: never the ``---`` separator nor the timeline, which a
+    ``replace`` of the section read would drop). BadInput (exit 2) naming the page's headings (or
+    block ids) when it has no such one; ``#`` takes the heading the name carries (``Note#Heading``)."""
     from ..page import sections
 
     text, want = out["content"], a["section"].strip()
@@ -240,6 +242,10 @@ def _section(out: dict, a: dict, ctx) -> dict:
         what = "block ids" if block else "headings"
         raise BadInput(f"{out['slug']} has no {'block' if block else 'heading'} '{want.lstrip('#').strip()}'"
                        + (f"; its {what}: {shown}" if names else f"; it has no {what}"), suggestions=names[:SECTION_NAMES])
+    if found.kind == "heading":
+        truth_end = _truth_end(b, text, out.get("path") or out["slug"] + ".md")
+        if found.start < truth_end < found.end:
+            found = sections.Section(found.kind, found.name, found.start, truth_end)
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     start = found.start
     if offset:
@@ -255,6 +261,16 @@ def _section(out: dict, a: dict, ctx) -> dict:
     if out.get("content_hash"):  # the page's hash in a part token: a partial put takes it, a whole one is refused
         res["content_hash"] = part_token(start, end, out["content_hash"])
     return res
+
+
+def _truth_end(b, text: str, path: str) -> int:
+    """Where the compiled truth of the page text ``text`` ends, in characters of ``text`` (BOM
+    and frontmatter included): at its ``---`` separator under the brain's ``timeline_split``
+    (:meth:`~gbrain.core.brain.Brain.parse_text`), or the text's end when it has none."""
+    page = b.parse_text(text, path)
+    if not page.separator:
+        return len(text)
+    return (1 if page.bom else 0) + len(page.frontmatter_raw) + len(page.compiled_truth)
 
 
 def _wrote(r: dict) -> str:
