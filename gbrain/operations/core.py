@@ -958,6 +958,9 @@ def _put_part(b, a, ctx, parts: list[str]):
         text, spans = _replaced(text, a["replace"], nl, slug, ctx)
         page = b.parse_text(text, page.path)
         _check_timeline_start(before, page, spans, ctx)
+        entries_gone = len(before.timeline_entries) - len(page.timeline_entries)
+    else:
+        entries_gone = 0
     notion_before = None
     tags_off: list[str] = []
     if a.get("frontmatter") is not None:
@@ -1065,6 +1068,8 @@ def _put_part(b, a, ctx, parts: list[str]):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
+    if entries_gone > 0 and out.get("changed"):
+        out["warnings"] = [*out.get("warnings", []), _entries_gone_words(b, out["slug"], entries_gone, ctx)]
     if tags_off and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), f"frontmatter tags is set whole: {', '.join(tags_off)} no longer tag {out['slug']} "
                            f"(`gbrain tag {cmd_arg(out['slug'])} TAG` adds one tag and keeps the others)"]
@@ -1206,16 +1211,28 @@ def _heading_section_lost(old: str, new: str) -> tuple[str, int] | None:
     return None
 
 
-def _heading_section_words(b, slug: str, heading: str, n: int, ctx) -> str:
-    """The warning of a compiled_truth put that dropped the page's own timeline section."""
+def _way_back(b, slug: str, ctx) -> str:
+    """``diff shows them, revert … brings the text before back``: the calls that show and undo the
+    put just written to page ``slug`` (its version before the newest), in the surface's words."""
     v = b.conn.execute("SELECT max(version) FROM history WHERE kind = 'page' AND name = ? AND op <> 'delete' AND version < "
                        "(SELECT max(version) FROM history WHERE kind = 'page' AND name = ?)", (slug, slug)).fetchone()[0]
     if ctx.agent:
-        back = f"brain_diff {{\"slug\": \"{slug}\"}} shows them, brain_revert {{\"slug\": \"{slug}\", \"to\": {v}}} brings the text before back"
-        first = "brain_timeline_add"
-    else:
-        back = f"`gbrain diff {cmd_arg(slug)}` shows them, `gbrain revert {cmd_arg(slug)} --to {v}` brings the text before back"
-        first = "timeline-add"
+        return f"brain_diff {{\"slug\": \"{slug}\"}} shows them, brain_revert {{\"slug\": \"{slug}\", \"to\": {v}}} brings the text before back"
+    return f"`gbrain diff {cmd_arg(slug)}` shows them, `gbrain revert {cmd_arg(slug)} --to {v}` brings the text before back"
+
+
+def _entries_gone_words(b, slug: str, n: int, ctx) -> str:
+    """The warning of a ``replace`` put that left ``n`` fewer timeline entries on page ``slug``:
+    it took out the ``---`` separator (or entry lines), as a replace of a section read across it
+    did (trial 72)."""
+    return (f"{slug}: this replace leaves {n} timeline entr{'ies' if n != 1 else 'y'} fewer on the page (the `---` separator or the "
+            f"entry lines were in the text replaced; the timeline is append-only): {_way_back(b, slug, ctx)}")
+
+
+def _heading_section_words(b, slug: str, heading: str, n: int, ctx) -> str:
+    """The warning of a compiled_truth put that dropped the page's own timeline section."""
+    back = _way_back(b, slug, ctx)
+    first = "brain_timeline_add" if ctx.agent else "timeline-add"
     return (f"{slug}: the compiled truth replaced held the page's own '{heading}' section with {n} dated line{'s' if n != 1 else ''} "
             f"the new one lacks; they are no longer on the page ({back}). On such a page run {first} first: it puts the "
             f"--- above that heading, and a compiled_truth put then leaves the section alone")
