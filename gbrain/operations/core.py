@@ -242,7 +242,7 @@ def _section(b, out: dict, a: dict, ctx) -> dict:
         what = "block ids" if block else "headings"
         raise BadInput(f"{out['slug']} has no {'block' if block else 'heading'} '{want.lstrip('#').strip()}'"
                        + (f"; its {what}: {shown}" if names else f"; it has no {what}"), suggestions=names[:SECTION_NAMES])
-    if found.kind == "heading":
+    if found.kind == "heading" and _RULE_LINE.search(text, found.start, found.end):  # (no '---' line in it: no page parse)
         truth_end = _truth_end(b, text, out.get("path") or out["slug"] + ".md")
         if found.start < truth_end < found.end:
             found = sections.Section(found.kind, found.name, found.start, truth_end)
@@ -261,6 +261,9 @@ def _section(b, out: dict, a: dict, ctx) -> dict:
     if out.get("content_hash"):  # the page's hash in a part token: a partial put takes it, a whole one is refused
         res["content_hash"] = part_token(start, end, out["content_hash"])
     return res
+
+
+_RULE_LINE = re.compile(r"(?m)^---[ \t]*\r?$")
 
 
 def _truth_end(b, text: str, path: str) -> int:
