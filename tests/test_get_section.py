@@ -493,3 +493,27 @@ def test_a_part_is_not_cut_down_to_a_short_first_line_before_a_long_paragraph(br
         offset = r["next_offset"]
     assert "".join(parts).rstrip("\n").endswith("last line") and all(len(p) <= 1_000 for p in parts)
     assert len(parts[0]) > 500 and all(len(p) > 500 for p in parts[:-2]), [len(p) for p in parts]
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+@pytest.mark.parametrize("timeline_heading", [False, True])
+def test_a_compiled_truth_section_ends_at_the_timeline_separator(brain, nl, timeline_heading):
+    """s58 trial 72: the last section of the compiled truth (`## Open Threads`) ran on over the
+    `---` separator (and, on a page with no `## Timeline` heading under it, over every timeline
+    entry), so an agent that resolved a thread by replacing the section it read removed the
+    separator: `changed`, no warning, and the page had no timeline any more. A heading's section
+    in the compiled truth now ends where the compiled truth does."""
+    threads = "## Open Threads\n\n- Call Bruno (raised 2026-11-30)\n\n"
+    timeline = ("## Timeline\n\n" if timeline_heading else "") + "- **2026-11-30** | meeting — Met Ana.\n"
+    text = ("---\ntitle: Ana\n---\n\n# Ana\n\n> Founder.\n\n" + threads + "---\n\n" + timeline).replace("\n", nl)
+    ops.run("put", {"slug": "people/ana", "content": text}, ops.Context(), brain=brain)
+    r = get(brain, slug="people/ana", section="Open Threads")
+    assert r["content"] == threads.replace("\n", nl)
+    assert r["section"]["lines"] == [9, 12] and r["offset"] == text.index("## Open Threads")
+    assert get(brain, slug="people/ana", section="Ana")["content"] == ("# Ana\n\n> Founder.\n\n" + threads).replace("\n", nl)
+    if timeline_heading:  # (a heading below the separator keeps its section)
+        assert get(brain, slug="people/ana", section="Timeline")["content"] == timeline.replace("\n", nl)
+    done = ops.run("put", {"slug": "people/ana", "replace": {r["content"]: f"## Open Threads{nl}{nl}- (none){nl}{nl}"},
+                           "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
+    assert done["changed"]
+    assert [e["summary"] for e in ops.run("timeline", {"slug": "people/ana"}, ops.Context(), brain=brain)] == ["Met Ana."]

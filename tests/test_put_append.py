@@ -154,3 +154,22 @@ def test_an_empty_append_is_refused(db_path, field, flag, given):
     assert r.returncode == 2 and "nothing to append" in r.stderr.decode(), r.stderr
     with Brain.open(db_path) as b:
         assert b.get_text("people/ana") == PAGE
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+def test_append_goes_above_an_open_threads_section_the_compiled_truth_ends_with(db_path, nl):
+    """s58 trial 72: the enrich skill's `brain_put {"append": "Based in Toronto (2026-12)."}` on a
+    page whose compiled truth ends with `## Open Threads` put the fact below the thread items, where
+    it reads as one more thread (brain_link goes above the section since trial 70). It now goes
+    above the section too; a page whose last section is another keeps it at the end."""
+    page = ("# Priya\n\n## State\n\n- CFO.\n\n## Open Threads\n\n- Intro call (raised 2026-11-30)\n\n"
+            "---\n\n- **2026-11-30** | meeting — Met\n").replace("\n", nl)
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", page)
+        ops.run("put", {"slug": "priya", "append": "Based in Toronto (2026-12)."}, brain=b)
+        assert b.get_text("people/priya") == page.replace(f"## Open Threads{nl}", f"Based in Toronto (2026-12).{nl}{nl}## Open Threads{nl}")
+        threads = ops.run("threads", {}, brain=b)
+        assert [t["text"] for t in threads if t["slug"] == "people/priya"] == ["Intro call (raised 2026-11-30)"]
+        b.put("people/bo", "# Bo\n\n## Open Threads\n\n- x\n\n## Notes\n\nOld.\n")
+        ops.run("put", {"slug": "bo", "append": "New."}, brain=b)
+        assert b.get_text("people/bo") == "# Bo\n\n## Open Threads\n\n- x\n\n## Notes\n\nOld.\n\nNew.\n"

@@ -157,3 +157,20 @@ def test_replace_given_no_object_says_what_it_takes(db_path, given, kind):
     assert r.returncode == 2 and "takes {old text: new text}, e.g." in r.stderr.decode(), r.stderr
     with Brain.open(db_path) as b:
         assert b.get_text("meetings/sync") == PAGE
+
+
+def test_a_replace_that_takes_out_the_separator_warns_of_the_timeline_entries_gone(db_path):
+    """s58 trial 72: an agent replaced a `## Open Threads` section it had read, the `---` below it
+    included; the put answered `changed`, no warning, and the page's timeline was gone (its entries
+    compiled truth). Still written (a replace of the separator is the writer's own edit of it),
+    now with a warning that counts the entries and names the revert; a replace that keeps them
+    has none."""
+    page = "# Ana\n\n## Open Threads\n\n- Call Bo\n\n---\n\n- **2026-11-30** | meeting — Met\n- **2026-11-01** | call — Called\n"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", page)
+        r = ops.run("put", {"slug": "people/ana", "replace": {"- Call Bo\n\n---\n": "- (none)\n"}}, ops.Context(surface="mcp"), brain=b)
+        assert r["changed"] and b.parse_text(b.get_text("people/ana"), "people/ana.md").timeline_entries == []
+        assert len(r["warnings"]) == 1, r
+        assert "2 timeline entries" in r["warnings"][0] and 'brain_revert {"slug": "people/ana", "to": 1}' in r["warnings"][0], r
+        r = ops.run("put", {"slug": "people/ana", "replace": {"- (none)": "- Call Bo"}}, ops.Context(surface="mcp"), brain=b)
+        assert r["changed"] and r["warnings"] == []

@@ -184,7 +184,7 @@ def _get(b, a, ctx):
     if a.get("section") is not None:
         if "slug" not in out:
             raise BadInput(f"{ctx.flag('section')} reads a part of a page; {out['path']} is a file: read it whole")
-        return _section(out, a, ctx)
+        return _section(b, out, a, ctx)
     name = out.get("slug") or out["path"]  # (a file's version: its path)
     anchor = _name_anchor(a["slug"], out["slug"], out.get("title")) if "slug" in out else None
     if anchor:  # `Note#Heading` read whole, as asked; say how to read only that part
@@ -218,12 +218,14 @@ def _name_anchor(name: str, slug: str, title: str | None) -> str | None:
 SECTION_NAMES = 12
 
 
-def _section(out: dict, a: dict, ctx) -> dict:
+def _section(b, out: dict, a: dict, ctx) -> dict:
     """``get`` with ``section``: the part of the page ``out`` a link's ``#…`` points at
     (:mod:`gbrain.page.sections`), as a part read: its ``content_hash`` a :func:`part_token`
     (put refuses it for whole ``content``), ``section`` its heading line (or ``^id``) and its
-    first and last line. BadInput (exit 2) naming the page's headings (or block ids) when it
-    has no such one; ``#`` takes the heading the name carries (``Note#Heading``)."""
+    first and last line. A heading in the compiled truth has its section end where the compiled
+    truth does (:func:`_truth_end`: never the ``---`` separator nor the timeline, which a
+    ``replace`` of the section read would drop). BadInput (exit 2) naming the page's headings (or
+    block ids) when it has no such one; ``#`` takes the heading the name carries (``Note#Heading``)."""
     from ..page import sections
 
     text, want = out["content"], a["section"].strip()
@@ -240,6 +242,10 @@ def _section(out: dict, a: dict, ctx) -> dict:
         what = "block ids" if block else "headings"
         raise BadInput(f"{out['slug']} has no {'block' if block else 'heading'} '{want.lstrip('#').strip()}'"
                        + (f"; its {what}: {shown}" if names else f"; it has no {what}"), suggestions=names[:SECTION_NAMES])
+    if found.kind == "heading" and _RULE_LINE.search(text, found.start, found.end):  # (no '---' line in it: no page parse)
+        truth_end = _truth_end(b, text, out.get("path") or out["slug"] + ".md")
+        if found.start < truth_end < found.end:
+            found = sections.Section(found.kind, found.name, found.start, truth_end)
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     start = found.start
     if offset:
@@ -255,6 +261,19 @@ def _section(out: dict, a: dict, ctx) -> dict:
     if out.get("content_hash"):  # the page's hash in a part token: a partial put takes it, a whole one is refused
         res["content_hash"] = part_token(start, end, out["content_hash"])
     return res
+
+
+_RULE_LINE = re.compile(r"(?m)^---[ \t]*\r?$")
+
+
+def _truth_end(b, text: str, path: str) -> int:
+    """Where the compiled truth of the page text ``text`` ends, in characters of ``text`` (BOM
+    and frontmatter included): at its ``---`` separator under the brain's ``timeline_split``
+    (:meth:`~gbrain.core.brain.Brain.parse_text`), or the text's end when it has none."""
+    page = b.parse_text(text, path)
+    if not page.separator:
+        return len(text)
+    return (1 if page.bom else 0) + len(page.frontmatter_raw) + len(page.compiled_truth)
 
 
 def _wrote(r: dict) -> str:
@@ -942,6 +961,9 @@ def _put_part(b, a, ctx, parts: list[str]):
         text, spans = _replaced(text, a["replace"], nl, slug, ctx)
         page = b.parse_text(text, page.path)
         _check_timeline_start(before, page, spans, ctx)
+        entries_gone = len(before.timeline_entries) - len(page.timeline_entries)
+    else:
+        entries_gone = 0
     notion_before = None
     tags_off: list[str] = []
     if a.get("frontmatter") is not None:
@@ -1049,6 +1071,8 @@ def _put_part(b, a, ctx, parts: list[str]):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
+    if entries_gone > 0 and out.get("changed"):
+        out["warnings"] = [*out.get("warnings", []), _entries_gone_words(b, out["slug"], entries_gone, ctx)]
     if tags_off and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), f"frontmatter tags is set whole: {', '.join(tags_off)} no longer tag {out['slug']} "
                            f"(`gbrain tag {cmd_arg(out['slug'])} TAG` adds one tag and keeps the others)"]
@@ -1190,16 +1214,28 @@ def _heading_section_lost(old: str, new: str) -> tuple[str, int] | None:
     return None
 
 
-def _heading_section_words(b, slug: str, heading: str, n: int, ctx) -> str:
-    """The warning of a compiled_truth put that dropped the page's own timeline section."""
+def _way_back(b, slug: str, ctx) -> str:
+    """``diff shows them, revert … brings the text before back``: the calls that show and undo the
+    put just written to page ``slug`` (its version before the newest), in the surface's words."""
     v = b.conn.execute("SELECT max(version) FROM history WHERE kind = 'page' AND name = ? AND op <> 'delete' AND version < "
                        "(SELECT max(version) FROM history WHERE kind = 'page' AND name = ?)", (slug, slug)).fetchone()[0]
     if ctx.agent:
-        back = f"brain_diff {{\"slug\": \"{slug}\"}} shows them, brain_revert {{\"slug\": \"{slug}\", \"to\": {v}}} brings the text before back"
-        first = "brain_timeline_add"
-    else:
-        back = f"`gbrain diff {cmd_arg(slug)}` shows them, `gbrain revert {cmd_arg(slug)} --to {v}` brings the text before back"
-        first = "timeline-add"
+        return f"brain_diff {{\"slug\": \"{slug}\"}} shows them, brain_revert {{\"slug\": \"{slug}\", \"to\": {v}}} brings the text before back"
+    return f"`gbrain diff {cmd_arg(slug)}` shows them, `gbrain revert {cmd_arg(slug)} --to {v}` brings the text before back"
+
+
+def _entries_gone_words(b, slug: str, n: int, ctx) -> str:
+    """The warning of a ``replace`` put that left ``n`` fewer timeline entries on page ``slug``:
+    it took out the ``---`` separator (or entry lines), as a replace of a section read across it
+    did (trial 72)."""
+    return (f"{slug}: this replace leaves {n} timeline entr{'ies' if n != 1 else 'y'} fewer on the page (the `---` separator or the "
+            f"entry lines were in the text replaced; the timeline is append-only): {_way_back(b, slug, ctx)}")
+
+
+def _heading_section_words(b, slug: str, heading: str, n: int, ctx) -> str:
+    """The warning of a compiled_truth put that dropped the page's own timeline section."""
+    back = _way_back(b, slug, ctx)
+    first = "brain_timeline_add" if ctx.agent else "timeline-add"
     return (f"{slug}: the compiled truth replaced held the page's own '{heading}' section with {n} dated line{'s' if n != 1 else ''} "
             f"the new one lacks; they are no longer on the page ({back}). On such a page run {first} first: it puts the "
             f"--- above that heading, and a compiled_truth put then leaves the section alone")

@@ -2851,14 +2851,9 @@ def append_link_line(page: Page, line: str) -> str:
     core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
     last = core[max(core.rfind("\n"), core.rfind("\r")) + 1 :]
     m = _LINK_ITEM.match(last)
-    heads = _HEADING_LINE.findall(core)
-    if excalidraw_data_at(page) is None and heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads":
-        # an Open Threads item is an unresolved thread (brain_threads lists it), not a link list, and a paragraph
-        # below it reads as part of that section (trial 70): the link goes above the section
-        h = list(_HEADING_LINE.finditer(core))[-1].start()
-        above = core[:h].rstrip("\r\n")
-        return ((BOM if page.bom else "") + page.frontmatter_raw + above + (nl + nl if above.strip() else "" if not above else nl)
-                + line + nl + nl + core[h:] + tail + page.separator + page.timeline)
+    above = _above_open_threads(page, line)
+    if above is not None:
+        return above
     if not m or excalidraw_data_at(page) is not None:
         return append_to_compiled_truth(page, line)
     new_ct = core + nl + m.group(1) + " " + line + (tail if tail else (nl if page.separator else ""))
@@ -2884,12 +2879,35 @@ def excalidraw_data_at(page: Page) -> int | None:
     return m.start() if m else None
 
 
-def append_to_compiled_truth(page: Page, line: str) -> str:
-    """New page text with ``line`` (no ending) appended as its own paragraph at the end of the
-    compiled truth (above the separator); in an Excalidraw drawing note, at the end of the text
-    above its drawing data (:func:`excalidraw_data_at`), which the plugin keeps."""
+def _above_open_threads(page: Page, line: str) -> str | None:
+    """New page text with ``line`` (no ending) as a paragraph right above the compiled truth's last
+    section when that is an ``Open Threads`` one, or None when it is not (or the page is an
+    Excalidraw drawing note). An Open Threads item is an unresolved thread (brain_threads lists
+    it), and a paragraph below the items reads as part of that section (trial 70: a link;
+    trial 72: ``put --append``'s fact)."""
     nl = page.newline
     ct = page.compiled_truth
+    trail = len(ct) - len(ct.rstrip("\r\n"))
+    core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
+    heads = list(_HEADING_LINE.finditer(core))
+    if excalidraw_data_at(page) is not None or not heads or heads[-1].group(1).strip().casefold().rstrip(":").strip() != "open threads":
+        return None
+    h = heads[-1].start()
+    above = core[:h].rstrip("\r\n")
+    return ((BOM if page.bom else "") + page.frontmatter_raw + above + (nl + nl if above.strip() else "" if not above else nl)
+            + line + nl + nl + core[h:] + tail + page.separator + page.timeline)
+
+
+def append_to_compiled_truth(page: Page, line: str) -> str:
+    """New page text with ``line`` (no ending) appended as its own paragraph at the end of the
+    compiled truth (above the separator); above the compiled truth's last section when that is an
+    ``Open Threads`` one (:func:`_above_open_threads`); in an Excalidraw drawing note, at the end
+    of the text above its drawing data (:func:`excalidraw_data_at`), which the plugin keeps."""
+    nl = page.newline
+    ct = page.compiled_truth
+    above = _above_open_threads(page, line)
+    if above is not None:
+        return above
 
     def lead(core: str) -> str:
         # a paragraph after text; a line of its own after white space (`    More.` is indented code) or
