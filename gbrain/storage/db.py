@@ -1853,6 +1853,12 @@ END;
 
 #: ``canvas_fts``'s columns (v46) and what its content view ``canvas_fts_src`` reads for them
 _CANVAS_FTS = {"text": "coalesce({t}search, {t}text)", "words": "{t}words"}
+#: one card's ``canvas_fts`` row taken out (before its UPDATE) and put in (after): :func:`_update_card`
+_CARD_FTS_OUT, _CARD_FTS_IN = (
+    f"INSERT INTO canvas_fts(canvas_fts, rowid, {', '.join(_CANVAS_FTS)}) SELECT 'delete', id, "
+    f"{', '.join(v.format(t='') for v in _CANVAS_FTS.values())} FROM canvas_cards WHERE id = ?",
+    f"INSERT INTO canvas_fts(rowid, {', '.join(_CANVAS_FTS)}) SELECT id, "
+    f"{', '.join(v.format(t='') for v in _CANVAS_FTS.values())} FROM canvas_cards WHERE id = ?")
 
 
 def _m48_window_splits(conn: sqlite3.Connection) -> None:
@@ -2373,14 +2379,21 @@ def set_card_words(conn, card_id: int, words: str) -> None:
     transaction: SQLite's ``canvas_fts`` (external content, insert/delete triggers only) has the
     card's old row taken out and the new one put in; Postgres' trigger ``canvas_cards_tsv`` sets
     ``tsv`` itself."""
+    _update_card(conn, card_id, "words = ?", (words,))
+
+
+def _update_card(conn, card_id: int, sets: str, params: tuple) -> None:
+    """``UPDATE canvas_cards SET {sets} WHERE id = card_id`` (``params`` fill ``sets``' marks) with
+    the card indexed again, in the caller's transaction: SQLite's ``canvas_fts`` (external content,
+    insert/delete triggers only) has the card's old row taken out before and the new one put in
+    after; Postgres' trigger ``canvas_cards_tsv`` sets ``tsv`` itself."""
+    update = f"UPDATE canvas_cards SET {sets} WHERE id = ?"
     if is_postgres(conn):
-        conn.execute("UPDATE canvas_cards SET words = ? WHERE id = ?", (words, int(card_id)))
+        conn.execute(update, (*params, int(card_id)))
         return
-    cols = ", ".join(_CANVAS_FTS)
-    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
-    conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(card_id),))
-    conn.execute("UPDATE canvas_cards SET words = ? WHERE id = ?", (words, int(card_id)))
-    conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(card_id),))
+    conn.execute(_CARD_FTS_OUT, (int(card_id),))
+    conn.execute(update, (*params, int(card_id)))
+    conn.execute(_CARD_FTS_IN, (int(card_id),))
 
 
 def rederive_logseq_names(conn) -> int:
@@ -2869,14 +2882,12 @@ def reindex_crlf_code_spans(conn) -> int:
 def _recard(conn, where: str, params: tuple, differs) -> int:
     """Recompute ``search``/``words`` of the canvas cards ``where`` selects (SQL over
     ``canvas_cards``, ``?`` for ``params``) whose text ``differs`` (a Python check), writing only
-    those whose columns change (SQLite's ``canvas_fts`` row deleted and written again; Postgres'
-    ``tsv`` follows by its trigger). Returns how many cards were written."""
+    those whose columns change (:func:`_update_card`: SQLite's ``canvas_fts`` row deleted and
+    written again; Postgres' ``tsv`` follows by its trigger). The migrations' shared card step
+    (v79 :func:`recard_unread_and_bare`, v81, v83). Returns how many cards were written."""
     from ..search.keyword import card_words, search_text
 
     n = 0
-    pg = is_postgres(conn)
-    cols = ", ".join(_CANVAS_FTS)
-    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
     for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", where, params):
         for cid, text, search, words in rows:
             if not differs(text):
@@ -2885,11 +2896,7 @@ def _recard(conn, where: str, params: tuple, differs) -> int:
             new_words = card_words(text if new_search is None else new_search)
             if (new_search, new_words) == (search, words or ""):
                 continue
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
-            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
+            _update_card(conn, cid, "search = ?, words = ?", (new_search, new_words))
             n += 1
     return n
 
@@ -2906,9 +2913,9 @@ def reindex_raw_html_blocks(conn) -> int:
     Postgres v87 kept it as text): the candidates selected by SQL (:data:`_RAW_BLOCK_TEXT`: a
     ``\\<``, or a ``<`` beside a backtick or ``~~~``), those whose tags differ parsed again
     (:func:`rederive_page_ids`, ``rows=False``, the two columns only: 1 page of the 10,508 of the
-    corpora), the cards' columns recomputed (:func:`recard_unread_and_bare`'s rule, the FTS index
-    kept). For SQLite v81 / Postgres v89, in the caller's transaction. Returns how many pages and
-    cards were derived again."""
+    corpora), the cards' columns recomputed (:func:`_recard`, the FTS index kept). For SQLite v81
+    / Postgres v89, in the caller's transaction. Returns how many pages and cards were derived
+    again."""
     from ..search.keyword import tag_spans
 
     def differs(text: str | None) -> bool:
@@ -2984,31 +2991,16 @@ def rederive_unread_and_bare_pages(conn) -> int:
 def recard_unread_and_bare(conn) -> int:
     """Recompute ``canvas_cards.search`` and ``words`` (``keyword.canvas_card_rows``' rule:
     :func:`gbrain.search.keyword.search_text`, then ``card_words``) of the cards whose text holds
-    ``<`` or an Arabic vowel mark or tatweel, writing the ones that differ and indexing them again
-    (SQLite's ``canvas_fts`` by 'delete' and insert around the UPDATE, :func:`set_card_words`'s
-    way; Postgres' trigger). For SQLite v79 / Postgres v87. Returns how many changed."""
-    from ..search.keyword import _ARABIC_FOLDS, card_words, search_text
+    ``<`` or an Arabic vowel mark or tatweel (Postgres selects them in the server, SQLite in
+    Python), writing the ones that differ and indexing them again (:func:`_recard`). For SQLite v79
+    / Postgres v87. Returns how many changed."""
+    from ..search.keyword import _ARABIC_FOLDS
 
-    n = 0
+    def touched(text: str | None) -> bool:
+        return bool(text) and ("<" in text or (not text.isascii() and bool(_ARABIC_FOLDS.search(text))))
+
     pg = is_postgres(conn)
-    cols = ", ".join(_CANVAS_FTS)
-    vals = ", ".join(v.format(t="") for v in _CANVAS_FTS.values())
-    for rows in keyset_batches(conn, "canvas_cards", "id, text, search, words", "text LIKE '%<%' OR text ~ ?" if pg else "",
-                               (_ARABIC_FOLDS.pattern,) if pg else ()):
-        for cid, text, search, words in rows:
-            if not text or not ("<" in text or (not text.isascii() and _ARABIC_FOLDS.search(text))):
-                continue
-            new_search = search_text(text)
-            new_words = card_words(text if new_search is None else new_search)
-            if (new_search, new_words) == (search, words or ""):
-                continue
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(canvas_fts, rowid, {cols}) SELECT 'delete', id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
-            conn.execute("UPDATE canvas_cards SET search = ?, words = ? WHERE id = ?", (new_search, new_words, int(cid)))
-            if not pg:
-                conn.execute(f"INSERT INTO canvas_fts(rowid, {cols}) SELECT id, {vals} FROM canvas_cards WHERE id = ?", (int(cid),))
-            n += 1
-    return n
+    return _recard(conn, "text LIKE '%<%' OR text ~ ?" if pg else "", (_ARABIC_FOLDS.pattern,) if pg else (), touched)
 
 
 #: the pages an escaped ``\#`` may be in (v72): compiled truth or timeline holding a backslash
