@@ -430,6 +430,14 @@ def promote_twin(brain: Brain, path: str) -> str | None:
     return None
 
 
+def first_and_more(paths: list[str], noun: str = "") -> str:
+    """The first of ``paths`` in sorted order, :func:`shown`, and how many others (``"a.md and 2
+    more file(s)"`` with ``noun`` " file(s)"; the first alone when it is the only one): how an
+    import's one-line advice names the paths it is about. ``paths`` must not be empty."""
+    first = min(paths)
+    return shown(first) + (f" and {len(paths) - 1:,} more{noun}" if len(paths) > 1 else "")
+
+
 #: extensions other programs give markdown notes; gbrain (as Obsidian) reads ``.md`` only
 OTHER_MARKDOWN = (".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
 
@@ -438,11 +446,10 @@ def other_markdown_warning(new_paths: Iterable[str]) -> list[str]:
     """One warning for the files of ``new_paths`` whose extension is markdown's but not ``.md``
     (:data:`OTHER_MARKDOWN`, any case): kept byte for byte as files, not pages (not searched,
     their links not read), so the person knows why search misses them. ``[]`` when none."""
-    found = sorted(p for p in new_paths if p.lower().endswith(OTHER_MARKDOWN))
+    found = [p for p in new_paths if p.lower().endswith(OTHER_MARKDOWN)]
     if not found:
         return []
-    more = f" and {len(found) - 1:,} more file(s)" if len(found) > 1 else ""
-    return [f"{shown(found[0])}{more}: markdown under another extension than .md, kept as a file (not searched, its links not read); "
+    return [f"{first_and_more(found, ' file(s)')}: markdown under another extension than .md, kept as a file (not searched, its links not read); "
             "rename to .md to make a page of it"]
 
 
@@ -464,9 +471,7 @@ def property_syntax_hint(brain: Brain, all_paths: Iterable[str], new_paths: set[
             found.append(path)
     if not found:
         return []
-    found.sort()
-    more = f" and {len(found) - 1:,} more" if len(found) > 1 else ""
-    return [f"{CONFIG} marks a Logseq graph, but {shown(found[0])}{more} lie outside its pages/ and journals/ folders: "
+    return [f"{CONFIG} marks a Logseq graph, but {first_and_more(found)} lie outside its pages/ and journals/ folders: "
             "their opening key:: lines are read as Dataview fields (title::, alias::, tags:: name and tag nothing); "
             "`gbrain config set property_syntax logseq` reads them as Logseq page properties"]
 
@@ -490,9 +495,7 @@ def plain_rule_hint(brain: Brain, new_paths: set[str]) -> list[str]:
             found.append(path)
     if not found:
         return []
-    found.sort()
-    more = f" and {len(found) - 1:,} more" if len(found) > 1 else ""
-    return [f"{shown(found[0])}{more}: a `---` above text with headings and no timeline entry, read as the timeline's separator; "
+    return [f"{first_and_more(found)}: a `---` above text with headings and no timeline entry, read as the timeline's separator; "
             "if these notes use `---` as a plain rule (as Obsidian vaults do), run `gbrain config set timeline_split heading` "
             "before the first timeline write (docs/commands.md#the-page-format)"]
 
@@ -531,8 +534,7 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     if len(found) > PORTABLE_LISTED:
         found[PORTABLE_LISTED:] = [f"… and {len(found) - PORTABLE_LISTED:,} more names that are one name on macOS and Windows"]
     if windows:
-        found.append(f"{shown(windows[0])}" + (f" and {len(windows) - 1:,} more file(s)" if len(windows) > 1 else "")
-                     + ": names Windows cannot hold (a reserved device name, one of < > : \" | ? * \\, a name ending in a dot or space, "
+        found.append(first_and_more(windows, " file(s)") + ": names Windows cannot hold (a reserved device name, one of < > : \" | ? * \\, a name ending in a dot or space, "
                      f"or a path over {WINDOWS_PATH_MAX} characters): a copy of the folder there would lack them")
     if found:
         found[-1] += "; `gbrain lint --check portable_names` lists them all, with what to do"
