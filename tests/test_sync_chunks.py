@@ -107,21 +107,41 @@ def _sync_once(b: Brain, root: Path, chunk: int = 0) -> dict:
         eng.close()
 
 
-def _spy(eng: SyncEngine, other: Brain, seen: list, monkeypatch, fail_at: int | None = None) -> None:
-    """Count the engine's rounds; after each, note what another connection sees and take the
-    write lock there (free between chunks). ``fail_at``: the round that is interrupted."""
+def _edited_count(other: Brain) -> int:
+    """How many pages another connection sees edited (holding :data:`EDIT`)."""
+    return other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+
+
+def _spy(eng: SyncEngine, other: Brain, seen: list, monkeypatch, fail_at: int | None = None, count=_edited_count,
+         lock: bool = True) -> None:
+    """Count the engine's rounds; after each, note what another connection sees (``count(other)``)
+    and (``lock``) take the write lock there (free between chunks). ``fail_at``: the round that is
+    interrupted."""
     real = eng.reconcile
 
     def spy(*a, **kw):
         if fail_at is not None and len(seen) + 1 == fail_at:
             raise KeyboardInterrupt
         out = real(*a, **kw)
-        seen.append(other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0])
-        begin_write(other.conn)  # another writer gets the lock between two chunks
-        rollback(other.conn)
+        seen.append(count(other))
+        if lock:
+            begin_write(other.conn)  # another writer gets the lock between two chunks
+            rollback(other.conn)
         return out
 
     monkeypatch.setattr(eng, "reconcile", spy)
+
+
+def _spied_sync(b: Brain, other: Brain, root: Path, chunk: int, monkeypatch, **spy) -> tuple[dict, list[int]]:
+    """One sync of ``root`` into ``b`` by an engine of ``chunk`` (:func:`_engine`) whose rounds
+    :func:`_spy` notes (``spy``: its options): ``(the report, what ``other`` saw after each round)``."""
+    eng = _engine(b, root, chunk)
+    seen: list[int] = []
+    _spy(eng, other, seen, monkeypatch, **spy)
+    try:
+        return eng.sync(), seen
+    finally:
+        eng.close()
 
 
 def _same(rep: dict) -> dict:
@@ -160,14 +180,7 @@ def test_a_big_sync_commits_in_chunks_and_reports_what_one_transaction_reports(d
             assert _sync_once(b, root)["ok"]
             ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'fold/%'").fetchall())
             storm(root, b)
-            eng = _engine(b, root, chunk)
-            seen: list[int] = []
-            _spy(eng, other, seen, monkeypatch)
-            try:
-                reps[chunk] = eng.sync()
-            finally:
-                eng.close()
-            rounds[chunk] = seen
+            reps[chunk], rounds[chunk] = _spied_sync(b, other, root, chunk, monkeypatch)
             now = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'moved/%'").fetchall())
             assert now == {p.replace("fold/", "moved/", 1): i for p, i in ids.items()}
             assert all(EDIT.decode() in b.get_text(f"n{i:02d}") for i in range(NOTES))
@@ -220,7 +233,7 @@ def test_a_mass_deletion_beside_a_big_change_is_refused_with_nothing_committed(d
             in_place(f, f.read_bytes() + EDIT)
         with pytest.raises(MassDeleteRefused):
             _sync_once(b, root, CHUNK)
-        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0] == 0
+        assert _edited_count(b) == 0
         assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0] == 0
         assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'gone/%'").fetchone()[0] == MASS_TRASH + 2
 
@@ -283,7 +296,7 @@ def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_
 
         def done() -> tuple[int, int]:
             return (b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'moved/%'").fetchone()[0],
-                    b.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0])
+                    _edited_count(b))
 
         env = dict(os.environ, GBRAIN_DB=str(db_path), GBRAIN_SYNC_CHUNK="2")
         p = subprocess.Popen([sys.executable, "-m", "gbrain", "sync", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -975,21 +988,7 @@ def test_new_notes_that_pair_with_nothing_commit_in_chunks_and_report_as_one_tra
             for i in range(3):
                 f = root / f"n{i:02d}.md"
                 in_place(f, f.read_bytes() + EDIT)
-            eng = _engine(b, root, chunk)
-            seen: list[int] = []
-            real = eng.reconcile
-
-            def spy(*a, **kw):
-                out = real(*a, **kw)
-                seen.append(_new_count(other))
-                return out
-
-            monkeypatch.setattr(eng, "reconcile", spy)
-            try:
-                reps[chunk] = eng.sync()
-            finally:
-                eng.close()
-            rounds[chunk] = seen
+            reps[chunk], rounds[chunk] = _spied_sync(b, other, root, chunk, monkeypatch, count=_new_count, lock=False)
             verify_equal(b, root)
             assert fresh_import_differences(b) == {}
             assert b.conn.execute("SELECT COUNT(*) FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.path LIKE 'copied/%' AND l.to_page_id IS NULL").fetchone()[0] == 0
@@ -1046,7 +1045,7 @@ GONE = MASS_TRASH + 5
 
 def _done_count(other: Brain) -> int:
     gone = GONE - other.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'many/m%' AND path < ?", (f"many/m{GONE:02d}.md",)).fetchone()[0]
-    return gone + other.conn.execute("SELECT COUNT(*) FROM pages WHERE compiled_truth LIKE '%ZZEDITZZ%'").fetchone()[0]
+    return gone + _edited_count(other)
 
 
 @pytest.mark.parametrize("beside", ["edits", "new note", "sidecar"])
@@ -1079,21 +1078,7 @@ def test_deletions_the_guard_lets_through_commit_in_chunks_and_report_as_one_tra
                 in_place(f, f.read_bytes() + EDIT)
             if beside == "new note":
                 (root / "new.md").write_text("# New\n\nmaybe a moved note\n")
-            eng = _engine(b, root, chunk)
-            seen: list[int] = []
-            real = eng.reconcile
-
-            def spy(*a, **kw):
-                out = real(*a, **kw)
-                seen.append(_done_count(other))
-                return out
-
-            monkeypatch.setattr(eng, "reconcile", spy)
-            try:
-                reps[chunk] = eng.sync()
-            finally:
-                eng.close()
-            rounds[chunk] = seen
+            reps[chunk], rounds[chunk] = _spied_sync(b, other, root, chunk, monkeypatch, count=_done_count, lock=False)
             verify_equal(b, root)
             assert fresh_import_differences(b) == {}
             assert _done_count(b) == GONE + NOTES
