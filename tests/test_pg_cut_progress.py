@@ -7,15 +7,12 @@ flight and the next sync goes on from there. A real ``gbrain sync`` on a real se
 a real ``pg_terminate_backend`` of the sync's backend, after every K page saves."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
-from conftest import gbrain_in_process  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
+from pg_cuts import Cutter, cut_syncs, cut_watch_env, cuts_made, process_cpu, sync  # noqa: E402
 
 pytestmark = pytest.mark.engine_free  # names its own Postgres brain (pg_url): the SQLite run only
 
@@ -24,76 +21,38 @@ CHUNK = 20  # GBRAIN_SYNC_CHUNK
 CUT_EVERY = 30  # the backend is terminated before the 30th page save since the last cut
 
 
-def test_a_big_sync_of_new_notes_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path, monkeypatch):
+def _hub(tmp_path, pg_url):
+    """``tmp_path/vault`` holding ``hub.md`` alone, synced into ``pg_url`` (exit 0)."""
     root = tmp_path / "vault"
     root.mkdir()
     (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    assert sync(root, pg_url).returncode == 0
+    return root
+
+
+def _copied(b) -> int:
+    """How many of the copied notes brain ``b`` holds."""
+    return b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'copied-%'").fetchone()[0]
+
+
+def test_a_big_sync_of_new_notes_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path):
+    root = _hub(tmp_path, pg_url)
     for i in range(NEW):
         (root / f"copied-{i:03d}.md").write_text(f"# Copied {i}\n\nSee [[hub]].\n\nbody {i}\n")
 
-    admin = psycopg.connect(pg_server, autocommit=True)
-    saves, cuts = [0], [0]
-    real = Brain.save_page
-
-    def cutting(self, *a, **kw):
-        saves[0] += 1
-        if saves[0] % CUT_EVERY == 0:  # a Wi-Fi/VPN drop inside the transaction, every time
-            pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            cuts[0] += 1
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(Brain, "save_page", cutting)
-    stored = []
-    try:
-        for _ in range(NEW // CHUNK + 3):
-            r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-            with Brain.open(pg_url) as b:
-                stored.append(b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'copied-%'").fetchone()[0])
-            if r.returncode == 0:
-                break
-        else:
-            pytest.fail(f"no sync finished: copied notes in the brain after each try {stored}, {cuts[0]} cuts, {saves[0]} saves")
-    finally:
-        monkeypatch.undo()
-        admin.close()
+    cutter = Cutter(pg_server, lambda c: c.calls % CUT_EVERY == 0, owner=Brain, names=("save_page",))  # a Wi-Fi/VPN drop inside the transaction, every time
+    stored = cut_syncs(cutter, pg_url, root, CHUNK, _copied, NEW // CHUNK + 3)
+    saves, cuts = cutter.calls, cutter.cuts
     assert stored[-1] == NEW, stored
     # every try that was cut kept what it committed, and the next did not save it again: a cut
     # loses at most the chunk in flight
     assert all(b > a for a, b in zip(stored, stored[1:])), stored
-    assert saves[0] - NEW <= cuts[0] * CHUNK, (saves[0], cuts[0], stored)
-    print(f"tries {len(stored)}, cuts {cuts[0]}, page saves {saves[0]} for {NEW} new notes, stored after each try {stored}")
+    assert saves - NEW <= cuts * CHUNK, (saves, cuts, stored)
+    print(f"tries {len(stored)}, cuts {cuts}, page saves {saves} for {NEW} new notes, stored after each try {stored}")
     with Brain.open(pg_url) as b:
         from gbrain.sync.verify import fresh_import_differences
 
         assert fresh_import_differences(b) == {}
-
-
-CUTTER = '''
-import os
-import sys
-
-sys.path.insert(0, os.environ["GBRAIN_TEST_SRC"])  # (site runs before -m puts the folder first: this checkout's gbrain)
-from gbrain.core.brain import Brain  # noqa: E402
-
-_real, _saves = Brain.save_page, [0]
-
-
-def _cutting(self, *a, **kw):
-    _saves[0] += 1
-    if _saves[0] % int(os.environ["GBRAIN_TEST_CUT_EVERY"]) == 0:  # the connection drops inside the transaction
-        with open(os.environ["GBRAIN_TEST_CUTS"], "a") as f:
-            f.write(f"{_saves[0]}\\n")
-        try:
-            self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
-        except Exception:
-            pass  # (the cut: its own statement is the first to meet it; the transaction is refused until rolled back)
-    return _real(self, *a, **kw)
-
-
-Brain.save_page = _cutting
-'''
 
 
 def test_a_watch_takes_a_big_copy_while_its_backend_is_cut_inside_every_transaction(pg_url, tmp_path, monkeypatch):
@@ -106,35 +65,19 @@ def test_a_watch_takes_a_big_copy_while_its_backend_is_cut_inside_every_transact
 
     from test_watch import Watch, wait_for
 
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(CUTTER)
-    cuts = tmp_path / "cuts.txt"
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p))
-    monkeypatch.setenv("GBRAIN_TEST_SRC", str(Path(__file__).resolve().parent.parent))
-    monkeypatch.setenv("GBRAIN_TEST_CUT_EVERY", str(CUT_EVERY))
-    monkeypatch.setenv("GBRAIN_TEST_CUTS", str(cuts))
-    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", str(CHUNK))
+    root = _hub(tmp_path, pg_url)
+    cuts = cut_watch_env(tmp_path, monkeypatch, "gbrain.core.brain.Brain", "save_page", CUT_EVERY, CHUNK)
     w = Watch(root, pg_url)
     try:
         for i in range(NEW):
             (root / f"copied-{i:03d}.md").write_text(f"# Copied {i}\n\nSee [[hub]].\n\nbody {i}\n")
         with Brain.open(pg_url) as b:
-            def stored() -> int:
-                return b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'copied-%'").fetchone()[0]
-
-            wait_for(lambda: stored() == NEW, f"the {NEW} copied notes to reach the brain (cuts so far: see cuts.txt)", timeout=240)
-            n_cuts = len(cuts.read_text().splitlines()) if cuts.exists() else 0
+            wait_for(lambda: _copied(b) == NEW, f"the {NEW} copied notes to reach the brain (cuts so far: see cuts.txt)", timeout=240)
+            n_cuts = cuts_made(cuts)
             assert n_cuts <= NEW // (CUT_EVERY - CHUNK) + 2, n_cuts
             assert fresh_import_equal(b)
         assert w.p.poll() is None
-        with open(f"/proc/{w.p.pid}/stat") as f:
-            ticks = f.read().rsplit(")", 1)[1].split()
-        cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+        cpu = process_cpu(w.p.pid)
         print(f"watch: {NEW} copied notes in after {n_cuts} cuts, {cpu:.2f} CPU-s so far; said: "
               f"{sum('unreachable' in line for line in w.lines)} unreachable")
     except BaseException:

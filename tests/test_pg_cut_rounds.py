@@ -14,55 +14,13 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
-from conftest import gbrain_in_process  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.sync.engine import SyncEngine  # noqa: E402
+from pg_cuts import Cutter, cut_syncs, cut_watch_env, cuts_made, process_cpu, sync  # noqa: E402
 
 pytestmark = pytest.mark.engine_free  # names its own Postgres brain (pg_url): the SQLite run only
 
 CHUNK = 20  # GBRAIN_SYNC_CHUNK
 CUT_EVERY = 30  # the backend is terminated at the 30th path recorded since the last cut
-
-
-def _cut_syncs(pg_server, pg_url, root, monkeypatch, count, tries: int) -> tuple[list[int], int, int]:
-    """``gbrain sync`` of ``root`` again and again while the backend is cut at every
-    CUT_EVERY-th ``sync_state`` write: ``(count() after each try, cuts, paths recorded)``."""
-    admin = psycopg.connect(pg_server, autocommit=True)
-    steps, cuts = [0], [0]
-
-    def cutting(real):
-        def step(self, *a, **kw):
-            steps[0] += 1
-            if steps[0] % CUT_EVERY == 0:  # a Wi-Fi/VPN drop inside the transaction, every time
-                pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-                cuts[0] += 1
-            return real(self, *a, **kw)
-        return step
-
-    monkeypatch.setattr(SyncEngine, "_record", cutting(SyncEngine._record))
-    monkeypatch.setattr(SyncEngine, "_forget", cutting(SyncEngine._forget))
-    stored = []
-    import resource
-    import time
-
-    cpu0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
-    try:
-        for _ in range(tries):
-            r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-            with Brain.open(pg_url) as b:
-                stored.append(count(b))
-            if r.returncode == 0:
-                break
-        else:
-            pytest.fail(f"no sync finished: changes in the brain after each try {stored}, {cuts[0]} cuts, {steps[0]} paths recorded")
-    finally:
-        monkeypatch.undo()
-        admin.close()
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"syncs' CPU {cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.2f} s (this process), wall {time.monotonic() - t0:.1f} s, "
-          f"load {os.getloadavg()[0]:.1f}")
-    return stored, cuts[0], steps[0]
 
 
 def _fresh_equal(pg_url) -> None:
@@ -75,91 +33,75 @@ def _fresh_equal(pg_url) -> None:
 DELETED, EDITED, NOTES = 150, 40, 400
 
 
-def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path, monkeypatch):
+def _vault(tmp_path, pg_url, notes: int, text: str = "# Note {i}\n\nbody {i}\n", hub: bool = False):
+    """``tmp_path/vault``: ``notes`` notes ``notes/n-NNN.md`` of ``text`` (``{i}`` their number),
+    with ``hub.md`` (``hub``), synced into ``pg_url`` (exit 0). Returns its root."""
     root = tmp_path / "vault"
     (root / "notes").mkdir(parents=True)
-    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
-    for i in range(NOTES):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    if hub:
+        (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
+    for i in range(notes):
+        (root / "notes" / f"n-{i:03d}.md").write_text(text.format(i=i))
+    assert sync(root, pg_url).returncode == 0
+    return root
+
+
+def _hub_vault(tmp_path, pg_url):
+    """:func:`_vault` of NOTES notes linking to the hub: the deletion tests' start."""
+    return _vault(tmp_path, pg_url, NOTES, "# Note {i}\n\nSee [[hub]].\n\nbody {i}\n", hub=True)
+
+
+def _delete_and_edit(root) -> None:
+    """The first DELETED notes of :func:`_hub_vault` deleted, the EDITED after them edited."""
     for i in range(DELETED):
         (root / "notes" / f"n-{i:03d}.md").unlink()
     for i in range(DELETED, DELETED + EDITED):
         (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
 
-    def done(b) -> int:
-        gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
-        edited = b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
-        return gone + edited
 
-    stored, cuts, steps = _cut_syncs(pg_server, pg_url, root, monkeypatch, done, (DELETED + EDITED) // CHUNK + 4)
-    print(f"deletions: tries {len(stored)}, cuts {cuts}, paths recorded {steps} for {DELETED + EDITED} changes, stored after each try {stored}")
+def _deleted_and_edited(b) -> int:
+    """How many of :func:`_delete_and_edit`'s changes brain ``b`` holds (DELETED + EDITED: all)."""
+    gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
+    return gone + _edited(b)
+
+
+def _edited(b) -> int:
+    """How many pages of brain ``b`` say ``edited``."""
+    return b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
+
+
+def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_inside_every_try(pg_server, pg_url, tmp_path):
+    root = _hub_vault(tmp_path, pg_url)
+    _delete_and_edit(root)
+    cutter = Cutter(pg_server, lambda c: c.calls % CUT_EVERY == 0, names=("_record", "_forget"))  # a Wi-Fi/VPN drop inside the transaction, every time
+    stored = cut_syncs(cutter, pg_url, root, CHUNK, _deleted_and_edited, (DELETED + EDITED) // CHUNK + 4)
+    print(f"deletions: tries {len(stored)}, cuts {cutter.cuts}, paths recorded {cutter.calls} for {DELETED + EDITED} changes, stored after each try {stored}")
     assert stored[-1] == DELETED + EDITED, stored
     assert all(b > a for a, b in zip(stored, stored[1:])), stored  # each cut loses at most the chunk in flight
     _fresh_equal(pg_url)
 
 
 
-def test_one_cut_after_a_chunk_committed_costs_a_sync_only_that_chunk_run_again(pg_server, pg_url, tmp_path, monkeypatch):
+def _edited_vault(tmp_path, pg_url):
+    """:func:`_vault` of NOTES // 4 notes, synced, then its first 3 * CHUNK notes edited: three
+    chunks of plain edits for a chunked sync."""
+    root = _vault(tmp_path, pg_url, NOTES // 4)
+    for i in range(3 * CHUNK):
+        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
+    return root
+
+
+def test_one_cut_after_a_chunk_committed_costs_a_sync_only_that_chunk_run_again(pg_server, pg_url, tmp_path):
     """One cut inside the second chunk of ``gbrain sync``'s pre-pass (the first committed): the
     chunk is run again on a new connection, as watch runs a cut round again, and the sync
     finishes (exit 0, every change in) instead of failing with the rest left for another try."""
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    for i in range(NOTES // 4):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
-    for i in range(3 * CHUNK):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
-    admin = psycopg.connect(pg_server, autocommit=True)
-    steps = [0]
-    real = SyncEngine._record
-
-    def once(self, *a, **kw):
-        steps[0] += 1
-        if steps[0] == CHUNK + 3:  # inside the second chunk
-            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(SyncEngine, "_record", once)
-    try:
-        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    finally:
-        monkeypatch.undo()
-        admin.close()
+    root = _edited_vault(tmp_path, pg_url)
+    with Cutter(pg_server, lambda c: c.calls == CHUNK + 3).patched():  # inside the second chunk
+        r = sync(root, pg_url, CHUNK)
     assert r.returncode == 0, r.stderr.decode()
     with Brain.open(pg_url) as b:
-        assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == 3 * CHUNK
+        assert _edited(b) == 3 * CHUNK
     _fresh_equal(pg_url)
-
-
-CUTTER = '''
-import os
-import sys
-
-sys.path.insert(0, os.environ["GBRAIN_TEST_SRC"])  # (site runs before -m puts the folder first: this checkout's gbrain)
-from gbrain.sync.engine import SyncEngine  # noqa: E402
-
-_steps = [0]
-
-
-def _cutting(real):
-    def step(self, *a, **kw):
-        _steps[0] += 1
-        if _steps[0] % int(os.environ["GBRAIN_TEST_CUT_EVERY"]) == 0:  # the connection drops inside the transaction
-            with open(os.environ["GBRAIN_TEST_CUTS"], "a") as f:
-                f.write(f"{_steps[0]}\\n")
-            try:
-                self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
-            except Exception:
-                pass  # (the cut: its own statement is the first to meet it)
-        return real(self, *a, **kw)
-    return step
-
-
-SyncEngine._record = _cutting(SyncEngine._record)
-SyncEngine._forget = _cutting(SyncEngine._forget)
-'''
 
 
 @pytest.mark.parametrize("when", ["running", "stopped"])
@@ -171,53 +113,25 @@ def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_tran
     brain ends as a fresh import of the tree, and the watch still runs. ``stopped``: made while no
     watch ran, taken by its first sync (the catch-up a start makes), whose cut full sync ended
     the watch ("lost the connection … run it again"); now it waits as a cut rescan does."""
-    from pathlib import Path
-
     from test_watch import Watch, wait_for
 
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(CUTTER)
-    cuts = tmp_path / "cuts.txt"
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    (root / "hub.md").write_text("# Hub\n\nThe hub.\n")
-    for i in range(NOTES):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
-
-    def change() -> None:
-        for i in range(DELETED):
-            (root / "notes" / f"n-{i:03d}.md").unlink()
-        for i in range(DELETED, DELETED + EDITED):
-            (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nSee [[hub]].\n\nbody {i}, edited\n")
-
+    root = _hub_vault(tmp_path, pg_url)
     if when == "stopped":
-        change()
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p))
-    monkeypatch.setenv("GBRAIN_TEST_SRC", str(Path(__file__).resolve().parent.parent))
-    monkeypatch.setenv("GBRAIN_TEST_CUT_EVERY", str(CUT_EVERY))
-    monkeypatch.setenv("GBRAIN_TEST_CUTS", str(cuts))
-    monkeypatch.setenv("GBRAIN_WATCH_CHUNK", str(CHUNK))
+        _delete_and_edit(root)
+    cuts = cut_watch_env(tmp_path, monkeypatch, "gbrain.sync.engine.SyncEngine", "_record,_forget", CUT_EVERY, CHUNK)
     w = Watch(root, pg_url)
     try:
         if when == "running":
-            change()
+            _delete_and_edit(root)
         with Brain.open(pg_url) as b:
-            def done() -> int:
-                gone = DELETED - b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'notes/n-%' AND slug < 'notes/n-150'").fetchone()[0]
-                return gone + b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0]
-
-            wait_for(lambda: done() == DELETED + EDITED, f"the {DELETED} deletions and {EDITED} edits to reach the brain", timeout=240)
-            n_cuts = len(cuts.read_text().splitlines()) if cuts.exists() else 0
+            wait_for(lambda: _deleted_and_edited(b) == DELETED + EDITED, f"the {DELETED} deletions and {EDITED} edits to reach the brain", timeout=240)
+            n_cuts = cuts_made(cuts)
             assert n_cuts <= (DELETED + EDITED) // (CUT_EVERY - CHUNK) + 2, n_cuts
             from gbrain.sync.verify import fresh_import_differences
 
             assert fresh_import_differences(b) == {}
         assert w.p.poll() is None
-        with open(f"/proc/{w.p.pid}/stat") as f:
-            ticks = f.read().rsplit(")", 1)[1].split()
-        cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+        cpu = process_cpu(w.p.pid)
         print(f"watch: {DELETED} deletions + {EDITED} edits in after {n_cuts} cuts, {cpu:.2f} CPU-s so far, load {os.getloadavg()[0]:.1f}")
     except BaseException:
         print("\n".join(w.lines[-60:]))
@@ -227,58 +141,30 @@ def test_a_watch_takes_many_deletions_while_its_backend_is_cut_inside_every_tran
 
 
 @pytest.mark.parametrize("swallow", [False, True])
-def test_a_chunk_cut_again_when_run_once_more_fails_the_sync_with_one_clear_line(pg_server, pg_url, tmp_path, monkeypatch, swallow):
+def test_a_chunk_cut_again_when_run_once_more_fails_the_sync_with_one_clear_line(pg_server, pg_url, tmp_path, swallow):
     """A chunk cut, and cut again on its second run: the sync fails (exit 1) with one line that
     says what was lost and to run it again once, not "…roll it back and run it again; run it
     again" (pg's message and db_error's suffix both said it), and the chunk before it kept."""
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    for i in range(NOTES // 4):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
-    for i in range(3 * CHUNK):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}, edited\n")
-    admin = psycopg.connect(pg_server, autocommit=True)
-    steps = [0]
-    real = SyncEngine._record
-
-    def twice(self, *a, **kw):
-        steps[0] += 1
-        if steps[0] in (CHUNK + 3, CHUNK + 4):  # inside the second chunk, then inside its second run
-            if swallow:  # a statement whose error was caught (as CUTTER's): the next finds the transaction lost
-                try:
-                    self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())").fetchall()
-                except Exception:
-                    pass
-            else:
-                admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(SyncEngine, "_record", twice)
-    try:
-        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    finally:
-        monkeypatch.undo()
-        admin.close()
+    root = _edited_vault(tmp_path, pg_url)
+    # inside the second chunk, then inside its second run; swallow: a statement whose error was
+    # caught (as pg_cuts.CUTTER's): the next finds the transaction lost
+    with Cutter(pg_server, lambda c: c.calls in (CHUNK + 3, CHUNK + 4), own=swallow).patched():
+        r = sync(root, pg_url, CHUNK)
     err = r.stderr.decode()
     print(err)
     assert r.returncode == 1, err
     assert err.count("run it again") == 1 and "again; run it again" not in err, err
     with Brain.open(pg_url) as b:
-        assert b.conn.execute("SELECT count(*) FROM pages WHERE compiled_truth LIKE '%edited%'").fetchone()[0] == CHUNK
+        assert _edited(b) == CHUNK
 
 
-def test_a_chunk_cut_after_it_wrote_a_conflict_copy_is_run_once_more_without_a_second_copy(pg_server, pg_url, tmp_path, monkeypatch):
+def test_a_chunk_cut_after_it_wrote_a_conflict_copy_is_run_once_more_without_a_second_copy(pg_server, pg_url, tmp_path):
     """The chunk run once more after a cut (``_sync_chunks``) had already written into the folder:
     a note edited on both sides saved the brain's text as a conflict copy, then the chunk's
     transaction was cut (the copy's record rolled back, the file kept). The second run must not
     save the brain's text a second time (two copies of one conflict), and the brain ends as a
     fresh import of the tree."""
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    for i in range(NOTES // 4):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    root = _vault(tmp_path, pg_url, NOTES // 4)
     with Brain.open(pg_url) as b:
         b.put("notes/n-030", "# Note 30\n\nbody 30 BRAIN\n")
     for i in range(3 * CHUNK):
@@ -287,28 +173,14 @@ def test_a_chunk_cut_after_it_wrote_a_conflict_copy_is_run_once_more_without_a_s
             data = f.read_bytes()
             fh.truncate(0)
             fh.write(data.replace(b"body 30", b"body 30 DISK") if i == 30 else data + b"\nedited\n")
-    admin = psycopg.connect(pg_server, autocommit=True)
-    cut = [0]
-    real = SyncEngine._record
-
-    def at_copy(self, *a, **kw):
-        if not cut[0] and list((root / "notes").glob("n-030.conflict-*")):
-            cut[0] += 1
-            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(SyncEngine, "_record", at_copy)
-    try:
-        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    finally:
-        monkeypatch.undo()
-        admin.close()
+    with Cutter(pg_server, lambda c: not c.cuts and list((root / "notes").glob("n-030.conflict-*"))).patched() as cutter:
+        r = sync(root, pg_url, CHUNK)
     err = r.stderr.decode()
     copies = sorted(p.name for p in (root / "notes").glob("n-030.conflict-*"))
     print(r.returncode, err, copies)
-    assert cut[0] == 1, err
+    assert cutter.cuts == 1, err
     assert r.returncode == 3 and len(copies) == 1, (r.returncode, err, copies)
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    assert sync(root, pg_url).returncode == 0
     _fresh_equal(pg_url)
 
 
@@ -403,16 +275,12 @@ def test_a_watch_cut_again_and_again_backs_off_until_a_round_commits_and_says_it
     assert len(said) == n + 2 and said[-1].startswith(f"warning: lost the connection to the brain database {url} during a transaction"), said[n:]
 
 
-def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(pg_server, pg_url, tmp_path, monkeypatch):
+def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(pg_server, pg_url, tmp_path):
     """A note edited on both sides, on different lines: its chunk writes the merged text into the
     file inside its transaction, which is then cut (the file keeps the merge, its base and the
     brain's row rolled back). The chunk run once more must come to the same merge, not take the
     merge for a new save against the brain (a conflict, or the edits doubled)."""
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    for i in range(NOTES // 4):
-        (root / "notes" / f"n-{i:03d}.md").write_text(f"# Note {i}\n\nbody {i}\n\nmore {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", pg_url).returncode == 0
+    root = _vault(tmp_path, pg_url, NOTES // 4, "# Note {i}\n\nbody {i}\n\nmore {i}\n")
     with Brain.open(pg_url) as b:
         b.put("notes/n-030", "# Note 30 BRAIN\n\nbody 30\n\nmore 30\n")
     for i in range(3 * CHUNK):
@@ -421,25 +289,11 @@ def test_a_chunk_cut_after_it_wrote_a_merge_is_run_once_more_to_the_same_merge(p
         with open(f, "r+b") as fh:
             fh.truncate(0)
             fh.write(data + b"\nedited\n")
-    admin = psycopg.connect(pg_server, autocommit=True)
-    cut = [0]
-    real = SyncEngine._record
     f30 = root / "notes" / "n-030.md"
-
-    def at_merge(self, *a, **kw):
-        if not cut[0] and b"BRAIN" in f30.read_bytes():
-            cut[0] += 1
-            admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(SyncEngine, "_record", at_merge)
-    try:
-        r = gbrain_in_process("sync", str(root), "--db", pg_url, env={"GBRAIN_SYNC_CHUNK": str(CHUNK)})
-    finally:
-        monkeypatch.undo()
-        admin.close()
+    with Cutter(pg_server, lambda c: not c.cuts and b"BRAIN" in f30.read_bytes()).patched() as cutter:
+        r = sync(root, pg_url, CHUNK)
     out = r.stdout.decode() + r.stderr.decode()
-    assert cut[0] == 1 and r.returncode == 0, (r.returncode, out)
+    assert cutter.cuts == 1 and r.returncode == 0, (r.returncode, out)
     assert f30.read_bytes() == b"# Note 30 BRAIN\n\nbody 30\n\nmore 30\n\nedited\n", f30.read_bytes()
     assert not list((root / "notes").glob("n-030.conflict-*")), out
     with Brain.open(pg_url) as b:
@@ -459,7 +313,6 @@ def test_a_watch_round_cut_after_it_wrote_a_conflict_copy_is_run_again_without_a
     root.mkdir()
     for i in range(8):
         (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
-    admin = psycopg.connect(pg_server, autocommit=True)
     monkeypatch.setenv("GBRAIN_WATCH_CHUNK", "0")
     with Brain.open(pg_url) as b:
         w = Watcher(b, root, log=lambda s: None)
@@ -469,25 +322,13 @@ def test_a_watch_round_cut_after_it_wrote_a_conflict_copy_is_run_again_without_a
         with open(root / "n06.md", "r+b") as fh:
             fh.truncate(0)
             fh.write(b"# N6\n\nDISK\n")
-        real, cut = SyncEngine._record, [0]
-
-        def rec(self, *a, **kw):
-            if not cut[0] and list(root.glob("n06.conflict-*")):
-                cut[0] = 1
-                admin.execute("SELECT pg_terminate_backend(%s)", (self.conn.execute("SELECT pg_backend_pid()").fetchone()[0],))
-            return real(self, *a, **kw)
-
-        monkeypatch.setattr(SyncEngine, "_record", rec)
-        try:
+        with Cutter(pg_server, lambda c: not c.cuts and list(root.glob("n06.conflict-*"))).patched() as cutter:
             for _ in range(3):  # (watch's retry: the same paths again until the round is done)
                 if w._safe_batch({"n06.md"}, set(), retry={}, maybe_moved=set(), closed=set()):
                     break
                 w._down = False
-        finally:
-            monkeypatch.setattr(SyncEngine, "_record", real)
-            admin.close()
         copies = sorted(p.name for p in root.glob("n06.conflict-*"))
-        assert cut[0] == 1 and len(copies) == 1, (cut, copies)
+        assert cutter.cuts == 1 and len(copies) == 1, (cutter.cuts, copies)
         assert w.engine.sync()["ok"]
         from gbrain.sync.verify import fresh_import_differences
 
