@@ -998,13 +998,7 @@ class SyncEngine:
                 if fd is not None:
                     held.append((fd, path))
         except BaseException:
-            for fd, path in held:  # taken alone: removed as close() does
-                try:
-                    if _same_file(fd, path):
-                        os.unlink(path)
-                except OSError:
-                    pass
-                os.close(fd)
+            _let_go_sync_locks(held)  # taken alone: removed as close() does
             raise
         if not held:
             why = f" ({'; '.join(failed)})" if failed else ""
@@ -1035,13 +1029,7 @@ class SyncEngine:
         """Release the sync lock and remove its file (still holding the lock, so a process that
         opened the file meanwhile sees it is no longer at the path: :meth:`_lock`)."""
         if self._lock_fd is not None:
-            for fd, name in self._locks:
-                try:
-                    if _same_file(fd, name):
-                        os.unlink(name)
-                except OSError:
-                    pass
-                os.close(fd)
+            _let_go_sync_locks(self._locks)
             self._lock_fd, self._locks = None, []
 
     def _excl_ids(self) -> set[tuple[int, int]]:
@@ -5286,6 +5274,19 @@ def _take_sync_lock(path: str, held: list[tuple[int, str]], failed: list[str] | 
             return fd, []
         os.close(fd)
     raise SyncError(f"could not take the sync lock {path}")  # pragma: no cover - 100 closes racing one sync
+
+
+def _let_go_sync_locks(held: list[tuple[int, str]]) -> None:
+    """Remove each sync lock file of ``held`` (``(fd, path)``, :func:`_take_sync_lock`'s) that is
+    still the file at its path (another process's is left; an error removing it ignored), still
+    holding its lock, then close its descriptor (which lets the lock go)."""
+    for fd, path in held:
+        try:
+            if _same_file(fd, path):
+                os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
 
 
 def _lock_holder(fd: int) -> dict | None:
