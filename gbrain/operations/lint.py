@@ -63,6 +63,16 @@ def _scope_params(fix: bool = False) -> list[Param]:
 _LINT_OUTPUT = obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object",
                    fixed="array", skipped="array", notes="object", dry_run="boolean", note="string")
 _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="string", action="string")
+#: what brain_lint and brain_lint_fix answer alike: the report, its text, its items paged
+_LINT_REPORT = dict(
+    text=lambda r, a: lintmod.render_text(r),
+    output=_LINT_OUTPUT,
+    item=_LINT_ITEM,
+    page="slice",
+    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
+    page_alias="findings",
+    page_anchor=_finding_id,  # an agent fixes findings between two pages: the next starts after the last still listed
+)
 
 
 @op(
@@ -74,16 +84,10 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
         Param("fix_safe", "boolean", "apply the lossless fixes first and report them (the same as `gbrain lint-fix`)", default=False, in_schema=False),
         Param("dry_run", "boolean", "with --fix-safe: list the fixes (page, old link, new link) without writing anything", default=False, in_schema=False),
     ],
-    text=lambda r, a: lintmod.render_text(r),
     title="Check the brain for problems",
     details=_LINT_DETAILS,
-    output=_LINT_OUTPUT,
-    item=_LINT_ITEM,
-    page="slice",
-    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
-    page_alias="findings",
-    page_anchor=_finding_id,  # an agent fixes findings between two pages: the next starts after the last still listed
     routes={"fix_safe": "lint-fix"},
+    **_LINT_REPORT,
 )
 def _lint(b, a, ctx):
     if a.get("fix_safe"):  # the command line's `lint --fix-safe`: lint-fix, the operation that writes
@@ -123,17 +127,11 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     _scope_params(fix=True) + [
         Param("dry_run", "boolean", "list the fixes (page, old link, new link) without writing anything", default=False),
     ],
-    text=lambda r, a: lintmod.render_text(r),
     mutating=True,  # losslessly: every version is kept
     title="Apply the lint's lossless fixes",
     details="A link is rewritten in the style it was written in, only when the old name leads to exactly one page. " + _LINT_DETAILS,
     idempotent=True,
-    output=_LINT_OUTPUT,
-    item=_LINT_ITEM,
-    page="slice",
-    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
-    page_alias="findings",
-    page_anchor=_finding_id,
+    **_LINT_REPORT,
 )
 def _lint_fix(b, a, ctx):
     return _run_lint(b, a, ctx, fix_safe=True)
