@@ -63,11 +63,12 @@ def storm(root: Path, b: Brain) -> None:
     in_place(root / "zboth.md", b"# Both\n\nfirst line\n\nmiddle\n\nlast line DISK\n")
 
 
-def _edited_tree(tmp_path: Path, db_path, plain: bool = False) -> Path:
+def _edited_tree(tmp_path: Path, db_path, plain: bool = False, conflict: int | None = None) -> Path:
     """The Ctrl-C tests' start: a tree at ``tmp_path/vault`` (:func:`make_tree`'s, or ``plain``:
     NOTES notes ``# N{i}`` / ``body {i}`` alone) synced into the brain ``db_path`` (exit 0), then
     every root note edited in place (:data:`EDIT` appended): a chunked sync has NOTES edits to
-    commit, CHUNK a chunk. Returns the tree's root."""
+    commit, CHUNK a chunk. ``conflict``: that note is edited on both sides instead, the same line
+    (``body K BRAIN`` put in the brain, ``body K DISK`` in its file). Returns the tree's root."""
     root = tmp_path / "vault"
     if plain:
         root.mkdir()
@@ -76,9 +77,13 @@ def _edited_tree(tmp_path: Path, db_path, plain: bool = False) -> Path:
     else:
         make_tree(root)
     assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
+    if conflict is not None:
+        with Brain.open(db_path) as b:
+            b.put(f"n{conflict:02d}", f"# N{conflict}\n\nbody {conflict} BRAIN\n")
     for i in range(NOTES):
         f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes() + EDIT)
+        body = f"body {i}".encode()
+        in_place(f, f.read_bytes().replace(body, body + b" DISK") if i == conflict else f.read_bytes() + EDIT)
     return root
 
 
@@ -428,16 +433,7 @@ def test_a_sync_stopped_after_a_chunk_that_found_a_conflict_says_the_conflict(db
     lines must name it (a one-transaction sync stopped so found it again the next time)."""
     import sqlite3
 
-    root = tmp_path / "vault"
-    root.mkdir()
-    for i in range(NOTES):
-        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    with Brain.open(db_path) as b:
-        b.put("n06", "# N6\n\nbody 6 BRAIN\n")
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes().replace(b"body 6", b"body 6 DISK") if i == 6 else f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path, plain=True, conflict=6)
     real, n = SyncEngine.reconcile, [0]
 
     def rec(self, *a, **kw):
@@ -1097,16 +1093,7 @@ def test_the_sync_after_one_that_died_after_writing_a_conflict_copy_takes_that_c
     copy (a new file) in its first chunk and the note (a plain edit) in a later one: the copy was
     imported as a note of its own and a second copy written. The note goes with its copy now, and
     the round takes the copy it left ("conflict copy of a sync that died"), as one transaction does."""
-    root = tmp_path / "vault"
-    root.mkdir()
-    for i in range(NOTES):
-        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
-    assert gbrain_in_process("sync", str(root), "--db", str(db_path)).returncode == 0
-    with Brain.open(db_path) as b:
-        b.put("n16", "# N16\n\nbody 16 BRAIN\n")
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        in_place(f, f.read_bytes().replace(b"body 16", b"body 16 DISK") if i == 16 else f.read_bytes() + EDIT)
+    root = _edited_tree(tmp_path, db_path, plain=True, conflict=16)
     real, failed = SyncEngine._record, [0]
 
     def rec(self, *a, **kw):
