@@ -671,17 +671,40 @@ def test_watch_a_moved_folder_of_22_edited_notes_keeps_every_page_once(tmp_path,
         w.kill()
 
 
+def _tagged_topic(root, db_path, home: bool = False) -> int:
+    """:func:`wiki_tree` (3 topics) at ``root`` (``home``: with ``Home.md`` linking ``Topic 1``)
+    imported into ``db_path``, ``Wiki/Topic 1`` tagged ``kept``: its page id, the page a watch
+    test moves to ``Docs/Topic 1``."""
+    wiki_tree(root, 3)
+    if home:
+        (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]].\n")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.tag("Wiki/Topic 1", "kept")
+        return b.page_row("Wiki/Topic 1")["id"]
+
+
+def _assert_topic_moved(b, w, root, pid: int, home: bool = False) -> None:
+    """Watch ``w`` stopped (exit 0) having kept the page ``pid`` :func:`_tagged_topic` made, now
+    at ``Docs/Topic 1`` with its tag (``home``: and Home's backlink), nothing in the trash; the
+    files equal the brain, a fresh import equals it."""
+    code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)
+    assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1"), "\n".join(w.lines)
+    assert trash_list(b) == [], "\n".join(w.lines)
+    if home:
+        assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+    verify_equal(b, root)
+    assert fresh_import_differences(b) == {}
+
+
 def test_watch_a_checkout_that_deletes_and_recreates_an_edited_note_elsewhere_is_a_move(tmp_path, db_path):
     """git checkout of a branch that moved and edited a note: the old file is deleted, a new one
     (a new inode) written. The deletion waits in watch's Pending; the creation's batch pairs it."""
     from test_watch import wait_for
 
     root = tmp_path / "vault"
-    wiki_tree(root, 3)
-    with Brain.open(db_path) as b:
-        import_tree(b, root)
-        b.tag("Wiki/Topic 1", "kept")
-        pid = b.page_row("Wiki/Topic 1")["id"]
+    pid = _tagged_topic(root, db_path)
     w = _watch(root, db_path)
     try:
         with Brain.open(db_path) as b:
@@ -692,12 +715,7 @@ def test_watch_a_checkout_that_deletes_and_recreates_an_edited_note_elsewhere_is
             (root / "Docs" / "Topic 1.md").write_text(text.replace("(../Home.md)", "(../Home.md#top)"))
             wait_for(lambda: b.page_row("Wiki/Topic 1") is None and b.page_row("Docs/Topic 1") is not None
                      and "#top" in b.get_text("Docs/Topic 1"), "the moved and edited page")
-            code, _ = w.stop()
-            assert code == 0, "\n".join(w.lines)
-            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1")
-            assert trash_list(b) == [], "\n".join(w.lines)
-            verify_equal(b, root)
-            assert fresh_import_differences(b) == {}
+            _assert_topic_moved(b, w, root, pid)
     finally:
         w.kill()
 
@@ -1038,12 +1056,7 @@ def test_watch_a_note_created_elsewhere_after_its_deletion_was_trashed_is_a_move
     from test_watch import wait_for
 
     root = tmp_path / "vault"
-    wiki_tree(root, 3)
-    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]].\n")
-    with Brain.open(db_path) as b:
-        import_tree(b, root)
-        b.tag("Wiki/Topic 1", "kept")
-        pid = b.page_row("Wiki/Topic 1")["id"]
+    pid = _tagged_topic(root, db_path, home=True)
     before = len(versions(db_path, "Wiki/Topic 1"))
     w = _watch(root, db_path)
     try:
@@ -1055,16 +1068,10 @@ def test_watch_a_note_created_elsewhere_after_its_deletion_was_trashed_is_a_move
             (root / "Docs").mkdir()
             (root / "Docs" / "Topic 1.md").write_text(text.replace("(../Home.md)", "(../Home.md#top)") if edit else text)
             wait_for(lambda: b.page_row("Docs/Topic 1") is not None and (not edit or "#top" in b.get_text("Docs/Topic 1")), "the note at its new path")
-            code, _ = w.stop()
-            assert code == 0, "\n".join(w.lines)
-            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1"), "\n".join(w.lines)
-            assert trash_list(b) == [], "\n".join(w.lines)
-            assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+            _assert_topic_moved(b, w, root, pid, home=True)
             hist = versions(db_path, "Docs/Topic 1")
             assert len(hist) > before and hist[-1]["op"] == "create" and not any(v["op"] == "delete" for v in hist), hist
             assert w.saw("Wiki/Topic 1.md → Docs/Topic 1.md"), "\n".join(w.lines)
-            verify_equal(b, root)
-            assert fresh_import_differences(b) == {}
     finally:
         w.kill()
 
@@ -1076,12 +1083,7 @@ def test_watch_a_note_written_at_its_new_path_before_the_old_is_deleted_keeps_it
     from test_watch import wait_for
 
     root = tmp_path / "vault"
-    wiki_tree(root, 3)
-    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]].\n")
-    with Brain.open(db_path) as b:
-        import_tree(b, root)
-        b.tag("Wiki/Topic 1", "kept")
-        pid = b.page_row("Wiki/Topic 1")["id"]
+    pid = _tagged_topic(root, db_path, home=True)
     before = len(versions(db_path, "Wiki/Topic 1"))
     w = _watch(root, db_path)
     try:
@@ -1093,16 +1095,10 @@ def test_watch_a_note_written_at_its_new_path_before_the_old_is_deleted_keeps_it
             assert b.page_row("Docs/Topic 1")["id"] != pid
             (root / "Wiki" / "Topic 1.md").unlink()
             wait_for(lambda: b.page_row("Wiki/Topic 1") is None, "the deletion carried out")
-            code, _ = w.stop()
-            assert code == 0, "\n".join(w.lines)
-            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1"), "\n".join(w.lines)
-            assert trash_list(b) == [], "\n".join(w.lines)
-            assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+            _assert_topic_moved(b, w, root, pid, home=True)
             hist = versions(db_path, "Docs/Topic 1")
             assert len(hist) == before + 1 and not any(v["op"] == "delete" for v in hist), hist
             assert w.saw("Wiki/Topic 1.md → Docs/Topic 1.md"), "\n".join(w.lines)
-            verify_equal(b, root)
-            assert fresh_import_differences(b) == {}
     finally:
         w.kill()
 
