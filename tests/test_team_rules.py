@@ -718,6 +718,40 @@ def test_an_edit_held_back_while_the_move_reached_the_folder_follows_the_move(sy
     assert eng.sync()["exit_code"] == 0
 
 
+def _edit_followed_the_move(brain, eng, tree, buf: bytes, typed: int) -> bytes:
+    """An editor's note ``notes/short.md`` of ``buf`` synced (beside ``notes/other.md``: the folder
+    stays), ``typed`` lines typed into it (``typed line K``) while the brain moved its page to
+    ``archive/short``; the log's round, then the held note's: its edit followed the move (the old
+    path gone, the new one the typed buffer). Returns the buffer, as the editor still holds it."""
+    old, new = "notes/short.md", "archive/short.md"
+    (tree / "notes").mkdir(exist_ok=True)
+    (tree / old).write_bytes(buf)
+    (tree / "notes" / "other.md").write_bytes(b"# Other\n")  # the folder stays
+    assert eng.sync()["exit_code"] == 0
+    for k in range(typed):
+        buf += b"typed line %d\n" % k
+    (tree / old).write_bytes(buf)
+    brain.move_page("notes/short", "archive/short")
+    eng.reconcile(log_paths={new})
+    eng.reconcile(paths={old})
+    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    return buf
+
+
+def _assert_late_save_follows(brain, eng, tree, buf: bytes) -> None:
+    """The editor of :func:`_edit_followed_the_move` saves ``buf`` at the old path again: its
+    round takes it into the moved page (no conflict, no page at the old name, the new path's
+    file ``buf``), and a sync after finds nothing to do."""
+    old, new = "notes/short.md", "archive/short.md"
+    (tree / old).write_bytes(buf)  # the editor's next save, at the path it opened
+    out = eng.reconcile(paths={old})
+    assert not out.conflicts, out.conflicts
+    assert not (tree / old).exists(), sorted(p.name for p in (tree / "notes").iterdir())
+    assert (tree / new).read_bytes() == buf
+    assert brain.page_row("notes/short") is None
+    assert eng.sync()["exit_code"] == 0
+
+
 def test_an_editor_saving_again_at_the_old_name_after_its_edit_followed_the_move_follows_it_too(synced):
     """Trial 49: after the held note followed the move (above), bob's editor, still open on the
     old path, saved its whole buffer there again with one more line. Its text was scored only
@@ -725,28 +759,10 @@ def test_an_editor_saving_again_at_the_old_name_after_its_edit_followed_the_move
     under LATE_SAVE_MIN), so it became a new page of the old name beside the moved one. The
     renamed page's text now counts as a version the save may be based on."""
     brain, eng, tree = synced
-    old, new = "notes/short.md", "archive/short.md"
-    (tree / "notes").mkdir(exist_ok=True)
-    buf = b"# Short\n\nA short note.\n"
-    (tree / old).write_bytes(buf)
-    (tree / "notes" / "other.md").write_bytes(b"# Other\n")  # the folder stays
-    assert eng.sync()["exit_code"] == 0
-    for k in range(4):
-        buf += b"typed line %d\n" % k
-    (tree / old).write_bytes(buf)
-    brain.move_page("notes/short", "archive/short")
-    eng.reconcile(log_paths={new})
-    eng.reconcile(paths={old})
-    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    buf = _edit_followed_the_move(brain, eng, tree, b"# Short\n\nA short note.\n", 4)
     buf += b"typed line 4\n"
-    (tree / old).write_bytes(buf)  # the editor's next save, at the path it opened
-    out = eng.reconcile(paths={old})
-    assert not out.conflicts, out.conflicts
-    assert not (tree / old).exists(), sorted(p.name for p in (tree / "notes").iterdir())
-    assert (tree / new).read_bytes() == buf
-    assert brain.page_row("notes/short") is None
+    _assert_late_save_follows(brain, eng, tree, buf)
     assert brain.page_row("archive/short")["content_hash"] == hashlib.sha256(buf).hexdigest()
-    assert eng.sync()["exit_code"] == 0
 
 
 @pytest.mark.parametrize("exported", [True, False], ids=["exported", "not-yet"])
@@ -761,18 +777,7 @@ def test_an_editor_saving_again_at_the_old_name_never_drops_a_line_a_teammate_ad
     buffer saved again, vim's :w or an autosave, was taken as undoing the teammate's line)."""
     brain, eng, tree = synced
     old, new = "notes/short.md", "archive/short.md"
-    (tree / "notes").mkdir(exist_ok=True)
-    buf = b"# Short\n\nA short note.\n"
-    (tree / old).write_bytes(buf)
-    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
-    assert eng.sync()["exit_code"] == 0
-    for k in range(30):
-        buf += b"typed line %d\n" % k
-    (tree / old).write_bytes(buf)
-    brain.move_page("notes/short", "archive/short")
-    eng.reconcile(log_paths={new})
-    eng.reconcile(paths={old})
-    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    buf = _edit_followed_the_move(brain, eng, tree, b"# Short\n\nA short note.\n", 30)
     mate = "the teammate's line"
     r = gbrain("--db", str(db_path), "put", "archive/short", "--replace", json.dumps({"typed line 29\n": f"typed line 29\n{mate}\n"}))
     assert r.returncode == 0, r.stderr
@@ -797,28 +802,10 @@ def test_an_editor_typing_fast_at_the_old_name_after_its_edit_followed_the_move_
     the old name (nothing lost, the note forked). A save holding a candidate version whole, every
     line in order, is that version plus typing: a late save of it."""
     brain, eng, tree = synced
-    old, new = "notes/short.md", "archive/short.md"
-    (tree / "notes").mkdir(exist_ok=True)
-    buf = b"# Short\n\nA short note about the launch plan.\n"
-    (tree / old).write_bytes(buf)
-    (tree / "notes" / "other.md").write_bytes(b"# Other\n")
-    assert eng.sync()["exit_code"] == 0
-    for k in range(3):
-        buf += b"typed line %d\n" % k
-    (tree / old).write_bytes(buf)
-    brain.move_page("notes/short", "archive/short")
-    eng.reconcile(log_paths={new})
-    eng.reconcile(paths={old})
-    assert not (tree / old).exists() and (tree / new).read_bytes() == buf
+    buf = _edit_followed_the_move(brain, eng, tree, b"# Short\n\nA short note about the launch plan.\n", 3)
     for k in range(3, 3 + typed):
         buf += b"typed line %d\n" % k
-    (tree / old).write_bytes(buf)  # the editor's next save, at the path it opened
-    out = eng.reconcile(paths={old})
-    assert not out.conflicts, out.conflicts
-    assert not (tree / old).exists(), sorted(p.name for p in (tree / "notes").iterdir())
-    assert (tree / new).read_bytes() == buf
-    assert brain.page_row("notes/short") is None
-    assert eng.sync()["exit_code"] == 0
+    _assert_late_save_follows(brain, eng, tree, buf)
 
 
 @pytest.mark.engine_free
