@@ -314,6 +314,18 @@ def test_history_gives_each_versions_hash_and_a_revert_says_which_version(tmp_pa
         assert re.search(r"\n   4  \S+  update .* cli revert  to v2\n", out), out
 
 
+def _conflict_on(b, root, slug: str) -> SyncEngine:
+    """A :class:`SyncEngine` of ``root`` bound to brain ``b`` and synced, then ``slug``'s note
+    (``one\\ntwo\\n``) edited on both sides on its second line (``brain two`` put in the brain,
+    ``file two`` in its file): the engine's next sync finds the conflict and writes its copy."""
+    eng = SyncEngine(b, root)
+    eng.bind()
+    eng.sync()
+    b.put(slug, "one\nbrain two\n")
+    (root / f"{slug}.md").write_text("one\nfile two\n")
+    return eng
+
+
 def test_history_names_the_open_conflict_copy_that_holds_a_version(tmp_path, db_path):
     """Trial 47: an editor's stale save that conflicted with a newer write was kept in
     `aoife-sato.conflict-….md`, but `history people/aoife-sato` (where one looks for a lost
@@ -324,11 +336,7 @@ def test_history_names_the_open_conflict_copy_that_holds_a_version(tmp_path, db_
     (root / "ana.md").write_text("one\ntwo\n")
     (root / "bo.md").write_text("# Bo\n")
     with Brain.open(db_path) as b:
-        eng = SyncEngine(b, root)
-        eng.bind()
-        eng.sync()
-        b.put("ana", "one\nbrain two\n")
-        (root / "ana.md").write_text("one\nfile two\n")
+        eng = _conflict_on(b, root, "ana")
         rep = eng.sync()
         cp = rep["conflicts"][0]["copy_path"]
         r = run(b, "history", slug="ana")
@@ -1803,11 +1811,7 @@ def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name
     root.mkdir()
     (root / "ana.md").write_text("one\ntwo\n")
     with Brain.open(db_path) as b:
-        eng = SyncEngine(b, root)
-        eng.bind()
-        eng.sync()
-        b.put("ana", "one\nbrain two\n")
-        (root / "ana.md").write_text("one\nfile two\n")
+        eng = _conflict_on(b, root, "ana")
         mine = eng.sync()["conflicts"][0]["copy_path"]
         (root / "team").mkdir()
         (root / "ana.md").rename(root / "team" / "ana.md")
@@ -1836,11 +1840,7 @@ def test_history_names_a_conflict_copy_of_an_earlier_stretch_of_a_name_the_page_
     root.mkdir()
     (root / "a.md").write_text("one\ntwo\n")
     with Brain.open(db_path) as b:
-        eng = SyncEngine(b, root)
-        eng.bind()
-        eng.sync()
-        b.put("a", "one\nbrain two\n")
-        (root / "a.md").write_text("one\nfile two\n")
+        eng = _conflict_on(b, root, "a")
         cp = eng.sync()["conflicts"][0]["copy_path"]
         assert cp.startswith("a.conflict-") and run(b, "history", slug="a")["conflict_copies"] == [cp]
         b.put("a", "one\nfile two\nthree\n")  # the conflict's texts are no longer the newest's
@@ -1863,11 +1863,7 @@ def test_history_leaves_out_the_conflict_copy_of_a_deleted_page_whose_name_anoth
     (root / "a.md").write_text("one\ntwo\n")
     (root / "c.md").write_text("# C\nsee\n")
     with Brain.open(db_path) as b:
-        eng = SyncEngine(b, root)
-        eng.bind()
-        eng.sync()
-        b.put("a", "one\nbrain two\n")
-        (root / "a.md").write_text("one\nfile two\n")
+        eng = _conflict_on(b, root, "a")
         cp = eng.sync()["conflicts"][0]["copy_path"]
         run(b, "delete", slug="a")
         eng.sync()
@@ -2110,11 +2106,7 @@ def test_history_of_a_name_written_again_names_the_conflict_copy_of_the_page_del
     (root / "notes").mkdir(parents=True)
     (root / "notes" / "x.md").write_text("one\ntwo\n")
     with Brain.open(db_path) as b:
-        eng = SyncEngine(b, root)
-        eng.bind()
-        eng.sync()
-        b.put("notes/x", "one\nbrain two\n")
-        (root / "notes" / "x.md").write_text("one\nfile two\n")
+        eng = _conflict_on(b, root, "notes/x")
         assert eng.sync()["conflicts"]
         eng.close()
         b.put("notes/x", "one\nfile two\nthree\n")
