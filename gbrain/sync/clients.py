@@ -177,13 +177,19 @@ def _still_watched(live: list[dict], what: str, db) -> str:
     mine = engine.machine_key()
     here = [w for w in live if w["machine"] == mine]
     away = [w for w in live if w["machine"] != mine]
-    who = []
+    who, how = [], []
     if here:
+        who.append("this machine's")
         pids = ", ".join(str(w["pid"]) for w in here if w["pid"] is not None)
-        who.append(f"this machine's `gbrain watch`{f' (process {pids})' if pids else ''}")
+        if pids:
+            how.append(f"process {pids}")
+    for key in sorted({w["machine"] for w in away}):
+        who.append(f"machine {key}'s")
     for w in away:
-        who.append(f"machine {w['machine']}'s `gbrain watch` (connected from {w['addr'] or 'a Unix socket'}, quiet for {w['idle_s']:,.0f} s)")
-    msg = f"{' and '.join(who)} {'is' if len(who) == 1 else 'are'} syncing {shown(what)} with {db}; stop it first, then forget the folder (nothing was forgotten)"
+        how.append(f"machine {w['machine']}'s connected from {w['addr'] or 'a Unix socket'}, quiet for {w['idle_s']:,.0f} s")
+    detail = f" ({'; '.join(how)})" if how else ""
+    msg = (f"{' and '.join(who)} `gbrain watch` {'is' if len(live) == 1 else 'are'} syncing {shown(what)} with {db}{detail}; "
+           "stop it first, then forget the folder (nothing was forgotten)")
     if away:
         ids = ", ".join(str(w["backend"]) for w in away)
         msg += (f"; a machine that crashed or lost its network keeps its connection on the server until the server's TCP keepalives "
