@@ -79,7 +79,8 @@ def test_a_stop_during_a_rescan_ends_it_after_the_chunk_in_flight_keeping_what_c
             p.send_signal(signal.SIGCONT)
         assert committed.wait(TIMEOUT), "no rescan chunk committed:\n" + "\n".join(lines[-30:])
         p.send_signal(getattr(signal, sig))
-        out, _ = p.communicate(timeout=TIMEOUT)
+        p.wait(timeout=TIMEOUT)  # (stderr is the reader thread's alone: communicate() would take lines from it)
+        out = p.stdout.read()
     finally:
         if p.poll() is None:
             p.kill()
