@@ -154,5 +154,10 @@ def test_forgetting_a_client_another_machines_watch_syncs_is_refused(pg_url, tmp
             with pytest.raises(SyncError, match="machine machine-a's `gbrain watch` is syncing .*nothing was forgotten"):
                 forget(b, eng.client)
             assert len(list_clients(b)) == 1
+        from test_watch import wait_for
+
+        # (the server ends a closed connection's backend a moment later: until then it is listed)
+        wait_for(lambda: not b.conn.execute("SELECT 1 FROM pg_stat_activity WHERE application_name = ?", (name,)).fetchone(),
+                 "the closed connection's backend to end")
         assert forget(b, eng.client)["paths"] == 1
         assert list_clients(b) == []

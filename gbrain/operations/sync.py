@@ -304,8 +304,11 @@ def _sync_clients(b, a, ctx):
 
 
 def _forget_text(r: dict, a: dict) -> str:
+    ended = r.get("ended") or 0
+    gone = (f"; ended the server connection{'s' if ended != 1 else ''} a killed `gbrain watch` of this machine left behind ({ended})"
+            if ended else "")
     return shown(f"forgot {r['client'] or r['root']}: {r['paths']:,} base path(s) dropped, {r['log_rows']:,} change-log row(s) trimmed; "
-                 f"the folder's files are left as they are, and its next sync is a first sync (an equal file stays, a differing one becomes a conflict copy)")
+                 f"the folder's files are left as they are, and its next sync is a first sync (an equal file stays, a differing one becomes a conflict copy){gone}")
 
 
 @op(
@@ -317,7 +320,7 @@ def _forget_text(r: dict, a: dict) -> str:
     mcp=False, title="Stop syncing a folder with the brain",
     text=_forget_text,
     mutating=True,
-    output=obj(client="string", root="string", paths="integer", log_rows="integer"),
+    output=obj(client="string", root="string", paths="integer", log_rows="integer", ended="integer"),
 )
 def _sync_forget(b, a, ctx):
     from ..sync.clients import forget

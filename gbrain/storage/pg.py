@@ -931,6 +931,29 @@ class PgConnection:
 CHANGES_CHANNEL = "gbrain_changes"
 
 
+#: the server-side TCP keepalives of a LISTEN connection (session settings, sent as the startup
+#: ``options``): a machine that crashed or lost its network stops answering the server's probes,
+#: and the server ends the connection after ``idle`` + ``count`` × ``interval`` s (2 min) instead of
+#: the system default (Linux: 2 h 11 min), so that a dead watch stops counting as running
+#: (``sync-forget``, ``sync-clients``). A Unix socket ignores them. Source: the PostgreSQL manual,
+#: "Connection Settings" (``tcp_keepalives_idle``, ``_interval``, ``_count``: user-settable).
+LISTEN_KEEPALIVES = {"tcp_keepalives_idle": 60, "tcp_keepalives_interval": 10, "tcp_keepalives_count": 6}
+
+
+def listen_options(url: str) -> str:
+    """The startup ``options`` of a LISTEN connection to ``url``: the URL's own ``options``, then
+    :data:`LISTEN_KEEPALIVES` as ``-c name=value`` (a setting the URL gives itself wins: libpq
+    applies them in order, so those of the URL are put last)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = str(conninfo_to_dict(url).get("options") or "")
+    except Exception:
+        given = ""
+    ours = " ".join(f"-c {k}={v}" for k, v in LISTEN_KEEPALIVES.items() if k not in given)
+    return f"{ours} {given}".strip()
+
+
 class Listener:
     """``LISTEN gbrain_changes`` on a connection of its own (not from the pool: a pooled
     connection would hand the notifications to whoever borrows it next). Another process's commit
@@ -938,8 +961,8 @@ class Listener:
     notification; :meth:`poll` reads what arrived without a round trip to the server.
     The connection's ``application_name`` is ``name``, by default ``gbrain-listen:<pid>`` (visible in
     ``pg_stat_activity``; a watch's: ``SyncEngine.listen_name``, which names its sync client and
-    machine). Raises :class:`GBrainError` (password redacted) when the server cannot
-    be reached."""
+    machine). The server probes it with its own TCP keepalives, :data:`LISTEN_KEEPALIVES`. Raises
+    :class:`GBrainError` (password redacted) when the server cannot be reached."""
 
     def __init__(self, url: str, channel: str = CHANGES_CHANNEL, name: str | None = None):
         import psycopg
@@ -947,7 +970,8 @@ class Listener:
         self.url = url
         self.seen = 0
         try:
-            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=name or f"gbrain-listen:{os.getpid()}"))
+            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=name or f"gbrain-listen:{os.getpid()}",
+                                                            options=listen_options(url)))
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
             raise GBrainError(f"cannot listen for changes on {redact(url)}: {_why(e, url)}") from None

@@ -25,15 +25,56 @@ from .engine import SyncError, client_tag
 _CLIENT_ID = re.compile(r"[^/\s:]+:/")
 
 
-def watching(conn, client: str) -> list[str]:
-    """The machine keys of the ``gbrain watch`` processes syncing ``client`` now (Postgres: their
-    LISTEN connections' ``application_name``, :meth:`engine.SyncEngine.listen_name`, in
-    ``pg_stat_activity``, any machine); ``[]`` on SQLite (its sync lock tells)."""
+def watchers(conn, client: str) -> list[dict]:
+    """The LISTEN connections of the ``gbrain watch`` processes syncing ``client`` (Postgres:
+    their ``application_name``, :meth:`engine.SyncEngine.listen_name`, in ``pg_stat_activity``,
+    any machine): each ``{"backend": its server process id, "pid": the watch's process id (None
+    when unreadable), "machine": its machine key, "addr": its client address ('' a Unix socket),
+    "idle_s": seconds since its last state change, "gone": a watch of this machine whose process is
+    gone}`` (:func:`_gone_here`); ``[]`` on SQLite (its sync lock tells)."""
     if not is_postgres(conn):
         return []
-    rows = conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
+    rows = conn.execute("SELECT pid, application_name, COALESCE(host(client_addr), ''), EXTRACT(EPOCH FROM now() - state_change), "
+                        "COALESCE(host(inet_client_addr()), '') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
                         (f"gbrain-listen:%:{client_tag(client)}:%",)).fetchall()
-    return sorted({str(r[0]).rsplit(":", 1)[-1] for r in rows})
+    mine = engine.machine_key()
+    out = []
+    for backend, name, addr, idle, own in rows:
+        parts = str(name).split(":")
+        pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else None
+        w = {"backend": int(backend), "pid": pid, "machine": parts[-1], "addr": str(addr), "idle_s": float(idle or 0)}
+        w["gone"] = w["machine"] == mine and addr == own and _gone_here(pid)
+        out.append(w)
+    return out
+
+
+def _gone_here(pid: int | None) -> bool:
+    """Whether the process ``pid`` of this machine is no ``gbrain`` process (gone, or its id taken
+    by another program since): its LISTEN connection outlived it (the server has not noticed
+    yet; a socket some other process still holds). Any doubt (no pid, /proc unreadable): False."""
+    if pid is None or pid <= 0:
+        return False
+    if os.path.isdir("/proc/self"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return b"gbrain" not in f.read()
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def watching(conn, client: str) -> list[str]:
+    """The machine keys of the ``gbrain watch`` processes syncing ``client`` now (:func:`watchers`,
+    those of this machine whose process is gone left out); ``[]`` on SQLite (its sync lock tells)."""
+    return sorted({w["machine"] for w in watchers(conn, client) if not w["gone"]})
 
 
 def list_clients(brain: Brain) -> list[dict]:
@@ -86,12 +127,13 @@ def forget(brain: Brain, target: str) -> dict:
     """Forget the sync client ``target`` names (:func:`_which`): its base hashes and binding are
     dropped, so ``history-prune`` keeps nothing for it and the change log is trimmed past it
     (:func:`gbrain.storage.db.forget_client`); the folder's files are left as they are and its next
-    sync is a first sync. Returns ``{"client", "root", "paths", "log_rows"}``.
+    sync is a first sync. Returns ``{"client", "root", "paths", "log_rows", "ended"}`` (``ended``:
+    LISTEN connections a killed watch of this machine left on the server, ended: :func:`_end_gone`).
 
     Raises :class:`SyncError` (exit 1, nothing forgotten) while a ``gbrain watch`` of the client
-    runs (any machine's, seen on Postgres through its LISTEN connection) or a sync or watch of
-    this machine holds the folder's sync lock; :class:`NotFound` from
-    :func:`_which`."""
+    runs (any machine's, seen on Postgres through its LISTEN connection, :func:`watchers`; one of
+    this machine whose process is gone is no running watch) or a sync or watch of this machine
+    holds the folder's sync lock; :class:`NotFound` from :func:`_which`."""
     client, root = _which(brain, target)
     eng = None
     if not client or client.partition(":")[0] == socket.gethostname():
@@ -105,11 +147,11 @@ def forget(brain: Brain, target: str) -> dict:
             eng.close()
             raise SyncError(str(e).split("; stop it first")[0] + "; stop it first, then forget the folder (nothing was forgotten)") from None
     try:
-        keys = watching(brain.conn, client)
-        if keys:
-            mine = engine.machine_key()
-            who = "this machine's" if keys == [mine] else f"machine {', '.join(k for k in keys if k != mine)}'s"
-            raise SyncError(f"{who} `gbrain watch` is syncing {shown(client or root)} with {brain.path}; stop it first, then forget the folder (nothing was forgotten)")
+        ws = watchers(brain.conn, client)
+        live = [w for w in ws if not w["gone"]]
+        if live:
+            raise SyncError(_still_watched(live, client or root, brain.path))
+        ended = _end_gone(brain.conn, [w for w in ws if w["gone"]])
         with brain.transaction():
             got = forget_client(brain.conn, client)
         if eng is not None:
@@ -119,4 +161,51 @@ def forget(brain: Brain, target: str) -> dict:
     finally:
         if eng is not None:
             eng.close()
-    return {"client": client, "root": root, **got}
+    return {"client": client, "root": root, **got, "ended": ended}
+
+
+#: how long after a machine's last sign of life the server ends its watch's LISTEN connection
+#: (the session's TCP keepalives, :data:`gbrain.storage.pg.LISTEN_KEEPALIVES`: idle + count ×
+#: interval), said when another machine's watch refuses a forget
+GONE_AFTER_S = 60 + 6 * 10
+
+
+def _still_watched(live: list[dict], what: str, db) -> str:
+    """Why ``sync-forget`` refuses: the watches of ``live`` (:func:`watchers`) are alive as far as
+    this machine can tell, each named (this machine's by process id, another's by its machine key
+    and address) with what to do."""
+    mine = engine.machine_key()
+    here = [w for w in live if w["machine"] == mine]
+    away = [w for w in live if w["machine"] != mine]
+    who, how = [], []
+    if here:
+        who.append("this machine's")
+        pids = ", ".join(str(w["pid"]) for w in here if w["pid"] is not None)
+        if pids:
+            how.append(f"process {pids}")
+    for key in sorted({w["machine"] for w in away}):
+        who.append(f"machine {key}'s")
+    for w in away:
+        how.append(f"machine {w['machine']}'s connected from {w['addr'] or 'a Unix socket'}, quiet for {w['idle_s']:,.0f} s")
+    detail = f" ({'; '.join(how)})" if how else ""
+    msg = (f"{' and '.join(who)} `gbrain watch` {'is' if len(live) == 1 else 'are'} syncing {shown(what)} with {db}{detail}; "
+           "stop it first, then forget the folder (nothing was forgotten)")
+    if away:
+        ids = ", ".join(str(w["backend"]) for w in away)
+        msg += (f"; a machine that crashed or lost its network keeps its connection on the server until the server's TCP keepalives "
+                f"give up on it (about {GONE_AFTER_S // 60} minutes after its last sign of life for a watch of this gbrain), "
+                f"or until someone ends it on the server: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN ({ids})")
+    return msg
+
+
+def _end_gone(conn, gone: list[dict]) -> int:
+    """End the LISTEN connections of :func:`watchers`' ``gone`` (this machine's watches whose
+    process is gone: nothing reads them) so that no other process takes them for a running watch.
+    Returns how many the server ended; one it refuses (another role's) is left: harmless."""
+    ended = 0
+    for w in gone:
+        try:
+            ended += bool(conn.execute("SELECT pg_terminate_backend(?)", (w["backend"],)).fetchone()[0])
+        except Exception:  # (no permission: the connection does nothing, the forget goes on)
+            continue
+    return ended

@@ -558,18 +558,19 @@ class _SocketWake:
         return not self.broken and self._thread.is_alive()
 
 
-def first_stop_line(chunks: int, left: int | None) -> str:
-    """The line :meth:`Watcher._first_stopped` says: ``chunks`` committed (0: nothing yet) and
-    ``left`` files for the next start (None: not counted, "the rest")."""
+def first_stop_line(chunks: int, left: int | None, during: str = "the first sync") -> str:
+    """The line :meth:`Watcher._first_stopped` says: a stop ``during`` the first sync (or ``"a
+    rescan"``) after ``chunks`` committed (0: nothing yet), ``left`` files for the next start
+    (None: not counted, "the rest")."""
     count = "the rest" if left is None else f"{left:,} file{'s' if left != 1 else ''}"
     kept = ("nothing was committed yet" if chunks == 0 else "the 1 chunk it committed is kept" if chunks == 1
             else f"the {chunks:,} chunks it committed are kept")
-    return f"stopped during the first sync: {kept}; {count} left for the next start (its first sync takes them)"
+    return f"stopped during {during}: {kept}; {count} left for the next start (its first sync takes them)"
 
 
 class _FirstSyncStopped(Exception):
-    """A stop (SIGINT/SIGTERM, :meth:`Watcher.stop`) between the first sync's chunks: ``chunks``
-    committed and kept, the full sync after them not run (:meth:`Watcher._sync`)."""
+    """A stop (SIGINT/SIGTERM, :meth:`Watcher.stop`) between the chunks of the first sync or of a
+    rescan: ``chunks`` committed and kept, the full sync after them not run (:meth:`Watcher._sync`)."""
 
     def __init__(self, chunks: int):
         super().__init__(chunks)
@@ -1103,31 +1104,32 @@ class Watcher:
         """The catch-up sync at start. A refused mass deletion (a folder emptied while no watch
         ran, or one a watch held back before this one started) is said once, its paths are held
         back as a batch's would be, and the rest is synced. A stop between its chunks raises
-        :class:`_FirstSyncStopped` (:meth:`_sync` ``first``)."""
+        :class:`_FirstSyncStopped` (:meth:`_sync`)."""
         eng = self.engine
         for _ in range(3):
             try:
-                return self._sync(first=True)
+                return self._sync()
             except MassDeleteRefused as e:
                 self._refused(e)
                 if not e.paths - eng.held:
                     raise
                 eng.held |= e.paths
-        return self._sync(first=True)
+        return self._sync()
 
-    def _first_stopped(self, chunks: int) -> None:
-        """Say that a stop ended the first sync after ``chunks`` committed chunks (kept) and how
-        many files the next start takes (:meth:`SyncEngine.files_left`), taking the pending
-        SIGINT/SIGTERM (masked: the loop that would take it does not run)."""
+    def _first_stopped(self, chunks: int, during: str = "the first sync") -> None:
+        """Say that a stop ended the first sync (or a rescan: ``during``) after ``chunks``
+        committed chunks (kept) and how many files the next start takes
+        (:meth:`SyncEngine.files_left`), taking the pending SIGINT/SIGTERM (masked: the loop that
+        would take it does not run)."""
         if self._masked:
             signal.sigtimedwait(STOP_SIGNALS, 0)
         try:
             left = self.engine.files_left()
         except Exception:  # (a brain that cannot be read to count)
             left = None
-        self.log(first_stop_line(chunks, left))
+        self.log(first_stop_line(chunks, left, during))
 
-    def _sync(self, first: bool = False) -> dict:
+    def _sync(self) -> dict:
         """A full sync (the first, a rescan), its big parts first in chunks: the tree's exact
         renames (:meth:`_move_chunks`) and plain in-place edits past the first chunk
         (:meth:`_chunks`), each a committed transaction as in a file round, found on disk by one
@@ -1135,9 +1137,10 @@ class Watcher:
         rewritten or a folder renamed held every other writer for the whole sync). The full sync
         (``SyncEngine.sync``, one transaction) then does the rest, the mass-deletion guard and
         move pairing over the whole tree as before; what the chunks did it finds in sync. Its
-        report counts the chunks' changes too (one batch). A chunk that fails, or a stop, leaves
-        the rest to the full sync; ``first`` (the first sync): a stop ends it there instead,
-        :class:`_FirstSyncStopped` (the chunks kept, counted in this watch's totals)."""
+        report counts the chunks' changes too (one batch). A chunk that fails leaves the rest to
+        the full sync; a stop (the first sync's or a rescan's) ends it there
+        instead, :class:`_FirstSyncStopped` (the chunks kept, counted in this watch's totals): the
+        full sync would take all the rest in one transaction before the watch stopped."""
         outs: list[Outcome] = []
         self._collect = outs  # (the chunks' outcomes: the full sync's report counts them, SyncEngine._sync)
         self.engine.prescan = None
@@ -1146,7 +1149,7 @@ class Watcher:
                 done = self._sync_chunks()
             finally:
                 self._collect = None
-            if first and self._stopping():  # (SIGINT/SIGTERM: not the whole rest in one transaction)
+            if self._stopping():  # (SIGINT/SIGTERM: not the whole rest in one transaction)
                 raise _FirstSyncStopped(done)
             try:
                 rep = self._round(self.engine.sync)
@@ -1197,6 +1200,7 @@ class Watcher:
         next_touch = time.monotonic() + TOUCH_S
         expired = False  # this folder's client was expired (unseen too long): rescan it whole
         rules_changed = False  # .gbrainignore changed: rescan it whole
+        said_left = False  # a stop during a rescan said the files left (the whole tree's count)
         while not self._stop.is_set():
             if self._masked and signal.sigtimedwait(STOP_SIGNALS, 0) is not None:
                 break  # SIGINT/SIGTERM: stop after the batch that just finished
@@ -1297,6 +1301,10 @@ class Watcher:
                     # may write nothing (a folder in sync: the write guard never asked)
                     refuse_newer_schema(self.brain.conn, self.brain.path)
                     rep = self._sync()
+                except _FirstSyncStopped as e:  # the rest is the next start's: said, no other line
+                    self._first_stopped(e.chunks, "a rescan")
+                    said_left = True
+                    break
                 except Disconnected as e:
                     self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
                     if not expired:
@@ -1341,7 +1349,8 @@ class Watcher:
         if self._hint_at:  # stopped before the changes settled: said now
             self._hint_at = 0.0
             self._renamed_links_hint()
-        self._say_left(set(retry) | set(pending.paths) | pending.gone_paths | set(pending.empty_held) | set(pending.open_since))
+        if not said_left:
+            self._say_left(set(retry) | set(pending.paths) | pending.gone_paths | set(pending.empty_held) | set(pending.open_since))
 
     def _say_left(self, paths: set[str]) -> None:
         """At the stop, when something was still to do (``paths``: a round cut short between its

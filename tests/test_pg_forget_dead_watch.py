@@ -1,0 +1,139 @@
+"""``gbrain sync-forget`` while a dead watch's LISTEN connection is still on the Postgres server.
+
+A watch is seen running through its LISTEN connection (``pg_stat_activity``, its
+``application_name`` naming its process, client and machine: ``SyncEngine.listen_name``). A
+killed watch's connection closes with its process when the socket does (a ``kill -9`` on this
+machine: gone at once, tried); but a socket some other process still holds, or a machine that
+crashed or lost its network, leaves the connection on the server until the server notices, and
+before, `sync-forget` refused ("this machine's `gbrain watch` is syncing …") all that time (Linux's
+default keepalive: 2 h 11 min). Now: a connection of this machine whose process is gone is ended
+and the forget goes on; another machine's is refused with what to do, and a watch's LISTEN session
+asks the server to probe it every 10 s after 60 s idle (``pg.LISTEN_KEEPALIVES``).
+A real watch, a real server (pgserver), connections left behind as the server sees them."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg")
+
+from conftest import gbrain_in_process as gbrain, write_tree  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+
+pytestmark = pytest.mark.engine_free  # names its own Postgres brain (pg_url): the SQLite run only
+
+
+def _listens(admin) -> list[str]:
+    return [r[0] for r in admin.execute("SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'gbrain-listen:%'").fetchall()]
+
+
+def _left_behind(pg_url: str, name: str):
+    """A LISTEN connection named ``name`` that nothing reads: as the server sees a killed watch's
+    connection whose socket another process holds, or a crashed machine's."""
+    c = psycopg.connect(pg_url, autocommit=True, application_name=name)
+    c.execute("LISTEN gbrain_changes")
+    return c
+
+
+def test_a_killed_watchs_connection_left_on_the_server_does_not_block_forget(pg_server, pg_url, tmp_path):
+    from test_watch import Watch
+
+    root = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    admin = psycopg.connect(pg_server, autocommit=True)
+    w = Watch(root, pg_url)
+    try:
+        [name] = _listens(admin)
+        assert name.split(":")[1] == str(w.p.pid), name
+        stray = _left_behind(pg_url, name)
+    finally:
+        w.p.send_signal(signal.SIGKILL)
+        w.p.wait()
+    try:
+        r = gbrain("sync-forget", str(root), "--db", pg_url)
+        assert r.returncode == 0, r.stderr  # before: exit 1, "this machine's `gbrain watch` is syncing"
+        assert b"ended the server connection" in r.stdout, r.stdout
+        assert _listens(admin) == []  # the stray connection was ended
+        with Brain.open(pg_url) as b:
+            assert b.conn.execute("SELECT count(*) FROM sync_root").fetchone()[0] == 0
+    finally:
+        stray.close()
+        admin.close()
+
+
+def test_another_machines_connection_refuses_forget_saying_what_to_do(pg_server, pg_url, tmp_path):
+    from gbrain.sync.engine import SyncEngine
+
+    root = write_tree(tmp_path / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
+    r = gbrain("sync", str(root), "--db", pg_url)
+    assert r.returncode == 0, r.stderr
+    with Brain.open(pg_url) as b:
+        eng = SyncEngine(b, root)
+        try:
+            name = eng.listen_name().rsplit(":", 1)[0] + ":b0b0b0b0"  # its pid on that machine: unknown here
+        finally:
+            eng.close()
+    stray = _left_behind(pg_url, name)
+    try:
+        r = gbrain("sync-forget", str(root), "--db", pg_url)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "machine b0b0b0b0's `gbrain watch`" in err and "nothing was forgotten" in err, err
+        assert "keepalives" in err and "pg_terminate_backend" in err, err
+        listed = json.loads(gbrain("sync-clients", "--json", "--db", pg_url).stdout)
+        assert [c["watching"] for c in listed] == [True], listed
+    finally:
+        stray.close()
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM sync_root").fetchone()[0] == 1  # nothing forgotten
+
+
+def test_a_connection_naming_a_live_gbrain_process_of_this_machine_is_a_running_watch(pg_url, tmp_path):
+    from gbrain.sync import clients
+    from gbrain.sync.engine import SyncEngine
+
+    root = write_tree(tmp_path / "vault", {"a.md": "# A\n"})
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # gbrain watch"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass  # gbrain watch"])
+    dead.wait()  # (its pid: a process gone)
+    try:
+        with Brain.open(pg_url) as b:
+            eng = SyncEngine(b, root)
+            try:
+                base = eng.listen_name().split(":")
+                client = eng.client
+            finally:
+                eng.close()
+            conns = [_left_behind(pg_url, ":".join([base[0], str(pid), *base[2:]])) for pid in (live.pid, dead.pid, 0)]
+            try:
+                seen = {w["pid"]: w["gone"] for w in clients.watchers(b.conn, client)}
+            finally:
+                for c in conns:
+                    c.close()
+    finally:
+        live.kill()
+        live.wait()
+    # a live gbrain process; a gone one; a pid that says nothing: doubt, running
+    assert seen == {live.pid: False, dead.pid: True, 0: False}, seen
+
+
+@pytest.mark.parametrize("url_options, want", [
+    ("", "-c tcp_keepalives_idle=60 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=6"),
+    ("-c tcp_keepalives_idle=5", "-c tcp_keepalives_interval=10 -c tcp_keepalives_count=6 -c tcp_keepalives_idle=5"),
+])
+def test_the_listen_connection_asks_the_server_for_short_keepalives(pg_url, url_options, want):
+    """The LISTEN session's startup options carry the server-side keepalives (a Unix socket, as
+    here, ignores them; over TCP the server ends a crashed machine's connection ~2 min after its
+    last sign of life). A URL's own options are kept and win."""
+    from urllib.parse import quote
+
+    from gbrain.storage.pg import Listener
+
+    url = pg_url + (f"&options={quote(url_options)}" if url_options else "")
+    lis = Listener(url)
+    try:
+        assert lis._conn.info.get_parameters().get("options") == want
+    finally:
+        lis.close()
