@@ -800,13 +800,15 @@ _HTML_NAMES = frozenset(
 _INLINE_NAMES = frozenset("a abbr b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q s samp "
                           "small span strike strong sub sup time tt u var wbr".split())
 # a tag as CommonMark reads raw HTML (open, self-closing or closing; its attributes' names and
-# values), a hit mark (FTS5's, ts_headline's: around a word) anywhere a word can stand in it
+# values; its white space may hold a line end, LF, CRLF or a lone CR: before SQLite v84 /
+# Postgres v92 LF only, so a CRLF page's tag across lines was indexed and shown as text), a hit
+# mark (FTS5's, ts_headline's: around a word) anywhere a word can stand in it
 _M = "\x02\x03"
 _HTML_TAG = re.compile(
-    rf"<(?:/[{_M}]*(?P<close>[A-Za-z][A-Za-z0-9{_M}-]*)[ \t\n]*"
+    rf"<(?:/[{_M}]*(?P<close>[A-Za-z][A-Za-z0-9{_M}-]*)[ \t\r\n]*"
     rf"|[{_M}]*(?P<name>[A-Za-z][A-Za-z0-9{_M}-]*)"
-    rf"(?P<attrs>(?:[ \t\n]+[A-Za-z_:{_M}][A-Za-z0-9_.:{_M}-]*(?:[ \t\n]*=[ \t\n]*(?:[^ \t\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*)"
-    r"[ \t\n]*/?)>")
+    rf"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:{_M}][A-Za-z0-9_.:{_M}-]*(?:[ \t\r\n]*=[ \t\r\n]*(?:[^ \t\r\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*)"
+    r"[ \t\r\n]*/?)>")
 #: a run of backticks, of tildes (:func:`_code_ranges`)
 _TICK_RUN = re.compile(r"`+")
 _TILDE_RUN = re.compile(r"~+")
