@@ -810,34 +810,41 @@ _HTML_NAMES = frozenset(
 _INLINE_NAMES = frozenset("a abbr b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q s samp "
                           "small span strike strong sub sup time tt u var wbr".split())
 # a tag as CommonMark reads raw HTML (open, self-closing or closing; its attributes' names and
-# values), a hit mark (FTS5's, ts_headline's: around a word) anywhere a word can stand in it
+# values; its white space may hold a line end, LF, CRLF or a lone CR: before SQLite v84 /
+# Postgres v92 LF only, so a CRLF page's tag across lines was indexed and shown as text), a hit
+# mark (FTS5's, ts_headline's: around a word) anywhere a word can stand in it
 _M = "\x02\x03"
 _HTML_TAG = re.compile(
-    rf"<(?:/[{_M}]*(?P<close>[A-Za-z][A-Za-z0-9{_M}-]*)[ \t\n]*"
+    rf"<(?:/[{_M}]*(?P<close>[A-Za-z][A-Za-z0-9{_M}-]*)[ \t\r\n]*"
     rf"|[{_M}]*(?P<name>[A-Za-z][A-Za-z0-9{_M}-]*)"
-    rf"(?P<attrs>(?:[ \t\n]+[A-Za-z_:{_M}][A-Za-z0-9_.:{_M}-]*(?:[ \t\n]*=[ \t\n]*(?:[^ \t\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*)"
-    r"[ \t\n]*/?)>")
+    rf"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:{_M}][A-Za-z0-9_.:{_M}-]*(?:[ \t\r\n]*=[ \t\r\n]*(?:[^ \t\r\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*)"
+    r"[ \t\r\n]*/?)>")
 #: a run of backticks, of tildes (:func:`_code_ranges`)
 _TICK_RUN = re.compile(r"`+")
 _TILDE_RUN = re.compile(r"~+")
 #: a blank line (CommonMark's line ends: LF, CRLF, a lone CR; a CR before an LF is one line end
 #: with it, so ``\r\n`` alone is none; before SQLite v83 / Postgres v91 LF's only)
 _BLANK_LINE = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*[\r\n]")
+#: a blank line of a text without CR (nearly every page): LF's pattern, whose literal first character
+#: the regex engine skips to (the one above, ~15x its CPU over a text without a blank line)
+_BLANK_LF = re.compile(r"\n[ \t]*\n")
 
 
-def _fence_closer(run: str) -> "re.Pattern[str]":
+def _fence_closer(run: str, cr: bool = True) -> "re.Pattern[str]":
     """The line that closes a fence opened by ``run`` (three or more backticks or tildes): at
     most three blanks, at least as many of the same character, blanks to the line's end (a line
-    ended by LF, CRLF or a lone CR; searched from the start of a line)."""
-    pat = _FENCE_CLOSERS.get(run)
+    ended by LF, CRLF or a lone CR; searched from the start of a line). ``cr=False``: for a text
+    without CR, LF's pattern (``(?m)^…$``, the same matches there, ~1/4 of the CPU)."""
+    pat = _FENCE_CLOSERS.get((run, cr))
     if pat is None:
         if len(_FENCE_CLOSERS) >= 256:  # (a bounded cache: a text may open fences of every length)
             _FENCE_CLOSERS.clear()
-        pat = _FENCE_CLOSERS[run] = re.compile(rf"(?:(?<=[\n\r])|\A)[ \t]{{0,3}}{re.escape(run[0])}{{{len(run)},}}[ \t]*(?=[\r\n]|\Z)")
+        c = f"{re.escape(run[0])}{{{len(run)},}}"
+        pat = _FENCE_CLOSERS[run, cr] = re.compile(rf"(?:(?<=[\n\r])|\A)[ \t]{{0,3}}{c}[ \t]*(?=[\r\n]|\Z)" if cr else rf"(?m)^[ \t]{{0,3}}{c}[ \t]*$")
     return pat
 
 
-_FENCE_CLOSERS: dict[str, "re.Pattern[str]"] = {}
+_FENCE_CLOSERS: dict[tuple[str, bool], "re.Pattern[str]"] = {}
 
 
 def _code_ranges(s: str) -> list[tuple[int, int]]:
@@ -866,7 +873,7 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
         lengths.append(e - b)
         by_len.setdefault(e - b, []).append(b)
         b = s.find("`", e)
-    cr = "\r" in s  # (a line may end with CR: CRLF or a lone CR, CommonMark's line ends)
+    cr = "\r" in s  # (a line may end with CR: CRLF or a lone CR, CommonMark's line ends; else LF's patterns)
     k = 0  # (the first run of backticks not yet passed)
     tilde = -2  # (the next ``~~~`` at or after the position it was searched from; -1: none; -2: not searched)
     blank: "re.Match[str] | None | bool" = False  # (the next blank line, likewise; False: not searched)
@@ -909,7 +916,7 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
                     if eol < 0:
                         out.append((a, n))
                         return out
-                    c = _fence_closer(s[a:e]).search(s, eol + 1)
+                    c = _fence_closer(s[a:e], cr).search(s, eol + 1)
                     z = c.end() if c else n
                     out.append((a, z))
                     i = z
@@ -919,7 +926,7 @@ def _code_ranges(s: str) -> list[tuple[int, int]]:
             continue
         # a span: the next run of exactly as many backticks before a blank line
         if blank is False or (blank is not None and blank.start() < e):
-            blank = _BLANK_LINE.search(s, e)
+            blank = (_BLANK_LINE if cr else _BLANK_LF).search(s, e)
         end = blank.start() if blank else n
         same = by_len[e - a]
         j = bisect.bisect_left(same, e)

@@ -2901,6 +2901,53 @@ def _recard(conn, where: str, params: tuple, differs) -> int:
     return n
 
 
+
+def _m84_crlf_tags(conn: sqlite3.Connection) -> None:
+    """(SQLite v84 / Postgres v92) a CRLF or a lone CR in an HTML tag's white space is white space,
+    as LF is (``keyword._HTML_TAG``; CommonMark's line endings: ``<span\\r\\nclass="x">`` is a tag
+    pulldown-cmark renders, which a CRLF page's index and snippets read as text):
+    :func:`reindex_crlf_tags`; Postgres' did-you-mean vocabulary is made again where one changed."""
+    if reindex_crlf_tags(conn) and is_postgres(conn):
+        conn.execute("DELETE FROM search_vocab_state")
+
+
+#: the texts a CR in a tag may change (v84): a CR and a ``<``; ``_CR_TAG_PARAMS`` its patterns
+_CR_TAG_TEXT = "({c} LIKE ? AND {c} LIKE ?)"
+_CR_TAG_PARAMS = ("%\r%", "%<%")
+
+
+def cr_tag_differs(text: str | None) -> bool:
+    """Whether ``text`` may hold a tag :data:`gbrain.search.keyword._HTML_TAG` reads differently
+    since SQLite v84 / Postgres v92 (a CR its white space, not its unquoted value): a tag it
+    matches, or the pattern before matched (:data:`_HTML_TAG_V83`, LF the only line end), holds a
+    CR (a superset: a CR in a quoted value was read alike). Where no match of either holds one,
+    each pattern's matches are the other's (the same paths in the same order, those through a CR
+    failing), so the text reads as before."""
+    from ..search.keyword import _HTML_TAG
+
+    if not text or "\r" not in text or "<" not in text:
+        return False
+    global _HTML_TAG_V83
+    if _HTML_TAG_V83 is None:
+        _HTML_TAG_V83 = re.compile(_HTML_TAG.pattern.replace("\\r", ""))
+    return any("\r" in m.group() for p in (_HTML_TAG, _HTML_TAG_V83) for m in p.finditer(text))
+
+
+#: ``keyword._HTML_TAG`` before SQLite v84 / Postgres v92 (no CR in its white space), made when needed
+_HTML_TAG_V83: "re.Pattern[str] | None" = None
+
+
+def reindex_crlf_tags(conn) -> int:
+    """Derive again ``search_body``/``search_timeline`` of the pages, and ``search``/``words`` of
+    the canvas cards, that may hold a tag across a CR (:func:`cr_tag_differs`; the candidates
+    selected by SQL, :data:`_CR_TAG_TEXT`), as :func:`reindex_crlf_code_spans` does. For SQLite
+    v84 / Postgres v92, in the caller's transaction. Returns how many pages and cards were derived again."""
+    where = " OR ".join(_CR_TAG_TEXT.format(c=c) for c in ("compiled_truth", "timeline"))
+    ids = [r[0] for rows in keyset_batches(conn, "pages", "id, compiled_truth, timeline", where, _CR_TAG_PARAMS * 2)
+           for r in rows if cr_tag_differs(r[1]) or cr_tag_differs(r[2])]
+    n = rederive_page_ids(conn, ids, rows=False, only=("search_body", "search_timeline"))
+    return n + _recard(conn, _CR_TAG_TEXT.format(c="text"), _CR_TAG_PARAMS, cr_tag_differs)
+
 #: the texts an HTML block's raw reading may change (v81): a ``<`` escaped, or a ``<`` beside code
 #: (a backtick or ``~~~``); ``ESCAPE '!'``: Postgres' ``LIKE`` reads a backslash as its escape
 _RAW_BLOCK_TEXT = ("({c} LIKE '%\\<%' ESCAPE '!' OR ({c} LIKE '%<%' AND ({c} LIKE '%`%' OR {c} LIKE '%~~~%')))")
@@ -3223,7 +3270,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans, _m84_crlf_tags]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

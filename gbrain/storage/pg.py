@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 91
+PG_SCHEMA_VERSION = 92
 
 
 def is_url(db: object) -> bool:
@@ -1369,6 +1369,12 @@ def _bare_headings_crlf_spans(conn: "PgConnection") -> None:
     _m83_bare_headings_crlf_spans(conn)
 
 
+def _crlf_tags(conn: "PgConnection") -> None:
+    from .db import _m84_crlf_tags
+
+    _m84_crlf_tags(conn)
+
+
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
@@ -1425,7 +1431,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              86: _logseq_old_folders,  # v86: a graph naming other folders reads its default pages/, journals/ too (SQLite v78)
              87: _unread_and_bare_text,  # v87: HTML tags unindexed, words with Arabic marks or tatweel bare in place (SQLite v79)
              89: _raw_html_blocks,  # v89: an HTML block read raw: its escaped or backticked tags unindexed too (SQLite v81)
-             91: _bare_headings_crlf_spans}  # v91: headings indexed bare; a CRLF blank line ends a code span (SQLite v83)
+             91: _bare_headings_crlf_spans,  # v91: headings indexed bare; a CRLF blank line ends a code span (SQLite v83)
+             92: _crlf_tags}  # v92: a CR in a tag's white space is white space, as LF (SQLite v84)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -1,4 +1,4 @@
--- gbrain: a new SQLite brain's schema v83, what the whole migration chain leaves in an empty brain.
+-- gbrain: a new SQLite brain's schema v84, what the whole migration chain leaves in an empty brain.
 -- GENERATED: do not edit; after adding or changing a migration run `python -m gbrain.storage.fresh`.
 -- (gbrain/storage/fresh.py; tests/test_fresh_schema.py compares it with the chain)
 
@@ -393,4 +393,4 @@ INSERT INTO "config" (key, value) VALUES ('chunk_strategy', 'section');
 INSERT INTO "config" (key, value) VALUES ('timeline_split', 'rule');
 INSERT INTO "sqlite_sequence" (name, seq) VALUES ('history', 0);
 
-PRAGMA user_version = 83;
+PRAGMA user_version = 84;
