@@ -209,3 +209,16 @@ def test_a_bare_cr_page_appends_above_its_open_threads(db_path):
         b.put("people/priya", page)
         ops.run("put", {"slug": "priya", "append": "Based in Toronto."}, brain=b)
         assert b.get_text("people/priya") == page.replace("## Open", "Based in Toronto.\r\r## Open")
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+@pytest.mark.parametrize("gap", [3, 4])
+def test_an_append_above_open_threads_keeps_the_blank_lines_above_it(db_path, nl, gap):
+    """Review of trial 72: the blank lines between the text and `## Open Threads` were cut to one
+    when the paragraph went between them (every other byte of the page stays: the page without
+    the paragraph and one blank line is the page before)."""
+    page = f"# Priya{nl}{nl}CFO.{nl * gap}## Open Threads{nl}{nl}- Intro call (raised 2026-11-30){nl}"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", page)
+        ops.run("put", {"slug": "priya", "append": "Based in Toronto."}, brain=b)
+        assert b.get_text("people/priya") == page.replace(f"CFO.{nl}", f"CFO.{nl}{nl}Based in Toronto.{nl}", 1)

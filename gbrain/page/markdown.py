@@ -2899,8 +2899,11 @@ def _above_open_threads(page: Page, line: str) -> str | None:
     ct = page.compiled_truth
     core, tail = ct[:h], ct[h:]
     above = core.rstrip("\r\n")
+    gap = core[len(above):]  # (the line ends above the heading: kept below the paragraph when they make a blank line)
+    if len(split_lines(gap)) < 2:
+        gap = nl + nl
     return ((BOM if page.bom else "") + page.frontmatter_raw + above + (nl + nl if above.strip() else "" if not above else nl)
-            + line + nl + nl + tail + page.separator + page.timeline)
+            + line + gap + tail + page.separator + page.timeline)
 
 
 def open_threads_at(page: Page) -> int | None:
