@@ -517,3 +517,13 @@ def test_a_compiled_truth_section_ends_at_the_timeline_separator(brain, nl, time
                            "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
     assert done["changed"]
     assert [e["summary"] for e in ops.run("timeline", {"slug": "people/ana"}, ops.Context(), brain=brain)] == ["Met Ana."]
+
+
+def test_a_bare_cr_pages_compiled_truth_section_ends_at_the_separator(brain):
+    """Review of trial 72: the check that spares the page parse (a `---` line in the section?)
+    read lines ended by `\\n` only, so on a page whose lines end in a bare CR the section still ran
+    over the separator and the timeline, and a replace of it dropped them."""
+    threads = "## Open Threads\r\r- Call Bruno (raised 2026-11-30)\r\r"
+    text = "# Ana\r\r> Founder.\r\r" + threads + "---\r\r- **2026-11-30** | meeting — Met Ana.\r"
+    ops.run("put", {"slug": "people/ana", "content": text}, ops.Context(), brain=brain)
+    assert get(brain, slug="people/ana", section="Open Threads")["content"] == threads

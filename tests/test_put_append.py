@@ -173,3 +173,52 @@ def test_append_goes_above_an_open_threads_section_the_compiled_truth_ends_with(
         b.put("people/bo", "# Bo\n\n## Open Threads\n\n- x\n\n## Notes\n\nOld.\n")
         ops.run("put", {"slug": "bo", "append": "New."}, brain=b)
         assert b.get_text("people/bo") == "# Bo\n\n## Open Threads\n\n- x\n\n## Notes\n\nOld.\n\nNew.\n"
+
+
+@pytest.mark.parametrize("hidden", ["```md\n# Name\n\n## Open Threads\n\n- (none)\n```\n", "<!--\n## Open Threads\n\n- x\n-->\n"])
+def test_an_open_threads_heading_in_code_or_a_comment_is_no_section(db_path, hidden):
+    """Review of trial 72: an `## Open Threads` line inside a fenced block (a template page showing
+    the section) or an HTML comment at the end of the compiled truth was taken for the section:
+    the append went inside the block and was refused as hidden ("ends inside an unclosed block")
+    where it went at the end before. Only a heading the page reads counts."""
+    page = "# Template\n\nA person page:\n\n" + hidden
+    with Brain.open(db_path, create=True) as b:
+        b.put("templates/person", page)
+        ops.run("put", {"slug": "templates/person", "append": "Use it for people."}, brain=b)
+        assert b.get_text("templates/person") == page + "\nUse it for people.\n"
+
+
+@pytest.mark.parametrize("add", ["```py\nx = 1", "%% draft", "<!-- draft"])
+def test_an_append_that_would_hide_the_open_threads_below_it_is_refused(db_path, add):
+    """Review of trial 72: an append above `## Open Threads` that opens a fence or comment it does
+    not close hid the whole section (no timeline below it to trip the timeline check): written,
+    and `threads` no longer listed the page's threads. Refused now, nothing written."""
+    page = "# Priya\n\nCFO.\n\n## Open Threads\n\n- Intro call (raised 2026-11-30)\n"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", page)
+        with pytest.raises(BadInput, match="Open Threads"):
+            ops.run("put", {"slug": "priya", "append": add}, brain=b)
+        assert b.get_text("people/priya") == page
+
+
+def test_a_bare_cr_page_appends_above_its_open_threads(db_path):
+    """Review of trial 72: a page whose lines end in a bare CR (its headings read by the page
+    model) had its Open Threads heading missed: the fact went below the thread items."""
+    page = "# Priya\r\rCFO.\r\r## Open Threads\r\r- Intro call (raised 2026-11-30)\r"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", page)
+        ops.run("put", {"slug": "priya", "append": "Based in Toronto."}, brain=b)
+        assert b.get_text("people/priya") == page.replace("## Open", "Based in Toronto.\r\r## Open")
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n"])
+@pytest.mark.parametrize("gap", [3, 4])
+def test_an_append_above_open_threads_keeps_the_blank_lines_above_it(db_path, nl, gap):
+    """Review of trial 72: the blank lines between the text and `## Open Threads` were cut to one
+    when the paragraph went between them (every other byte of the page stays: the page without
+    the paragraph and one blank line is the page before)."""
+    page = f"# Priya{nl}{nl}CFO.{nl * gap}## Open Threads{nl}{nl}- Intro call (raised 2026-11-30){nl}"
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", page)
+        ops.run("put", {"slug": "priya", "append": "Based in Toronto."}, brain=b)
+        assert b.get_text("people/priya") == page.replace(f"CFO.{nl}", f"CFO.{nl}{nl}Based in Toronto.{nl}", 1)

@@ -263,7 +263,7 @@ def _section(b, out: dict, a: dict, ctx) -> dict:
     return res
 
 
-_RULE_LINE = re.compile(r"(?m)^---[ \t]*\r?$")
+_RULE_LINE = re.compile(r"(?<![^\r\n])---[ \t]*(?![^\r\n])")  # (a line ended by LF, CRLF or a bare CR)
 
 
 def _truth_end(b, text: str, path: str) -> int:
@@ -1003,13 +1003,14 @@ def _put_part(b, a, ctx, parts: list[str]):
         if a.get(k) is not None and not a[k].strip():
             raise BadInput(f"{ctx.flag(k)} is empty: nothing to append; nothing was written")
     if a.get("append") is not None:
-        from ..page.markdown import append_to_compiled_truth
+        from ..page.markdown import append_to_compiled_truth, open_threads_at
 
         add = a["append"].replace("\r\n", "\n").strip("\n").replace("\n", nl)
         if add.strip():
             from ..page.markdown import comment_open_at_end, unread_spans
 
-            timeline = page.timeline
+            timeline, threads_at = page.timeline, open_threads_at(page)
+            below = len(page.compiled_truth) - threads_at + 2 * len(page.newline) if threads_at is not None else 0  # (the section it goes above)
             text = append_to_compiled_truth(page, add)
             page = b.parse_text(text, page.path)
             if page.timeline != timeline:
@@ -1018,6 +1019,11 @@ def _put_part(b, a, ctx, parts: list[str]):
                                    "use another rule (***); nothing was written")
                 raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence, <!-- or %% comment), "
                                "which would hide the timeline below it: close it; nothing was written")
+            if below:  # (above an Open Threads section: a block the text opens and leaves open hides the section)
+                end = len(page.compiled_truth) - below
+                if comment_open_at_end(page.compiled_truth[:end]) or any(x < end < z for x, z in unread_spans(page.compiled_truth)):
+                    raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence, <!-- or %% comment), "
+                                   "which would hide the Open Threads section it goes above: close it; nothing was written")
             at = page.compiled_truth.rfind(add)
             if comment_open_at_end(page.compiled_truth[:at]):
                 raise BadInput(f"the compiled truth of {slug} ends inside an unclosed %% comment (Obsidian hides the rest of "

@@ -2879,23 +2879,47 @@ def excalidraw_data_at(page: Page) -> int | None:
     return m.start() if m else None
 
 
+# an ATX heading line ended by LF, CRLF or a bare CR (``_HEADING_LINE`` reads ``\n`` ends only)
+_ANY_END_HEADING = re.compile(r"(?<![^\r\n]) {0,3}#{1,6}[ \t]+([^\r\n]*?)[ \t#]*(?=[\r\n]|\Z)")
+
+
+def _is_open_threads(m: re.Match) -> bool:
+    return m.group(1).strip().casefold().rstrip(":").strip() == "open threads"
+
+
 def _above_open_threads(page: Page, line: str) -> str | None:
     """New page text with ``line`` (no ending) as a paragraph right above the compiled truth's last
-    section when that is an ``Open Threads`` one, or None when it is not (or the page is an
-    Excalidraw drawing note). An Open Threads item is an unresolved thread (brain_threads lists
-    it), and a paragraph below the items reads as part of that section (trial 70: a link;
-    trial 72: ``put --append``'s fact)."""
+    section when that is an ``Open Threads`` one (:func:`open_threads_at`), or None when it is not.
+    An Open Threads item is an unresolved thread (brain_threads lists it), and a paragraph below the
+    items reads as part of that section (trial 70: a link; trial 72: ``put --append``'s fact)."""
+    h = open_threads_at(page)
+    if h is None:
+        return None
     nl = page.newline
     ct = page.compiled_truth
-    trail = len(ct) - len(ct.rstrip("\r\n"))
-    core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
-    heads = list(_HEADING_LINE.finditer(core))
-    if excalidraw_data_at(page) is not None or not heads or heads[-1].group(1).strip().casefold().rstrip(":").strip() != "open threads":
-        return None
-    h = heads[-1].start()
-    above = core[:h].rstrip("\r\n")
+    core, tail = ct[:h], ct[h:]
+    above = core.rstrip("\r\n")
+    gap = core[len(above):]  # (the line ends above the heading: kept below the paragraph when they make a blank line)
+    if len(split_lines(gap)) < 2:
+        gap = nl + nl
     return ((BOM if page.bom else "") + page.frontmatter_raw + above + (nl + nl if above.strip() else "" if not above else nl)
-            + line + nl + nl + core[h:] + tail + page.separator + page.timeline)
+            + line + gap + tail + page.separator + page.timeline)
+
+
+def open_threads_at(page: Page) -> int | None:
+    """The offset in ``page.compiled_truth`` of its last heading when that is an ``Open Threads``
+    one (any level or case, a trailing colon; a heading line in fenced code or an HTML comment is
+    none: a template page showing the section; lines ended by LF, CRLF or a bare CR), where
+    :func:`append_to_compiled_truth` and :func:`append_link_line` put their text; else None (and
+    for an Excalidraw drawing note). One block parse of the compiled truth when a line reads
+    ``# Open Threads``."""
+    ct = page.compiled_truth
+    heads = list(_ANY_END_HEADING.finditer(ct))
+    if not any(_is_open_threads(m) for m in heads) or excalidraw_data_at(page) is not None:
+        return None
+    hidden = unread_spans(ct)
+    heads = [m for m in heads if not any(x <= m.start() < z for x, z in hidden)]
+    return heads[-1].start() if heads and _is_open_threads(heads[-1]) else None
 
 
 def append_to_compiled_truth(page: Page, line: str) -> str:
