@@ -1287,3 +1287,32 @@ def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_t
         assert t == [("notes/a", "moved to a purged name, then deleted there (api)")], t
         r = run("restore", {"slug": "notes/a"}, brain=b)
         assert b.get_text("notes/a") == "# a\n\nkeep\n", r
+
+
+def test_a_text_purge_of_a_round_trip_a_b_a_leaves_no_move_from_a_name_to_itself(db_path, monkeypatch):
+    """notes/a (the secret in v2) moved to notes/b and back, edited at notes/a (the secret out),
+    deleted: a text purge takes v2, the whole stretch at notes/b and the move in back at notes/a.
+    The first version left after that move in took its place, `from` the page's last name with a
+    version left before it, which was notes/a itself: history read `move to notes/a` (the move
+    away, relabelled) and `move from notes/a` (the edit), a move from a name onto the same name.
+    The round trip left nothing of it: the move away goes, the edit stays an edit, counted against
+    v1; the trash says a plain deletion, and restore brings the edit back."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.move_page("notes/b", "notes/a")
+        b.put("notes/a", "# a\n\nkeep\nedited\n")
+        b.delete_page("notes/a")
+        purgemod.purge(b, text="secret", apply=True)
+        rows = [(r["name"], r["op"], r["detail"] or "") for r in b.conn.execute("SELECT name, op, detail FROM history WHERE kind = 'page' ORDER BY id")]
+        assert rows == [("notes/a", "create", ""), ("notes/a", "update", ""), ("notes/a", "delete", "")], rows
+        vs = [(v["op"], v.get("detail") or "", v.get("added"), v.get("removed")) for v in h.versions(b, "notes/a", limit=0)["versions"]]
+        assert vs == [("delete", "", 0, 0), ("update", "", 1, 0), ("create", "", 3, 0)], vs
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
+        assert t == [("notes/a", "deleted (api)")], t
+        run("restore", {"slug": "notes/a"}, brain=b)
+        assert b.get_text("notes/a") == "# a\n\nkeep\nedited\n"
