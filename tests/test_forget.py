@@ -1271,8 +1271,9 @@ def test_a_text_purge_ending_a_page_moved_on_says_the_name_it_was_deleted_at(db_
 def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_to_it(db_path, monkeypatch):
     """notes/a (the secret in v2) moved to notes/b and back, deleted at notes/a: a text purge takes
     every version after v1, and notes/a's first move away becomes the page's deletion. The trash
-    says `moved to a purged name` (notes/b), never `notes/a: moved to notes/a` (the name it was
-    deleted at, its own: `history._ended_aways`)."""
+    says `moved to a purged name and back` (notes/b, then notes/a), never `notes/a: moved to
+    notes/a` (the name it was deleted at, its own: `history._ended_aways`); before 2026-12-06
+    `moved to a purged name, then deleted there`, the page deleted at a name it had left."""
     from gbrain.core import purge as purgemod
 
     monkeypatch.setattr(purgemod, "compact", lambda c: True)
@@ -1284,7 +1285,7 @@ def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_t
         b.delete_page("notes/a")
         purgemod.purge(b, text="secret", apply=True)
         t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
-        assert t == [("notes/a", "moved to a purged name, then deleted there (api)")], t
+        assert t == [("notes/a", "moved to a purged name and back, then deleted there (api)")], t
         r = run("restore", {"slug": "notes/a"}, brain=b)
         assert b.get_text("notes/a") == "# a\n\nkeep\n", r
 

@@ -2374,6 +2374,11 @@ def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list]
     return back
 
 
+#: the end of :func:`_ended_aways`' label of a page deleted back at the name it moved away from
+#: (`moved to b and back`: the trash says `moved to b and back, then deleted there`)
+AND_BACK = " and back"
+
+
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
     """The moves away a prune or a text purge keeps whose page has nothing left after them
     (``gone``: the rows that go; its move in and all its later versions, the deletion too, go, on
@@ -2396,7 +2401,9 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                 continue
             if (last := _stretch_gone(c, m, gone)) is not None:  # the name it was deleted at (before 2026-12-06 its first name on, m's,
                 # which a page moved back to its own name, a → b → a, still names: never `a: moved to a`)
-                out.append((away["id"], "delete", "moved to " + (m["name"] if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
+                # (deleted back at the name it left: `moved to b and back`, then deleted there; before 2026-12-06 `moved to b`,
+                # the trash `moved to b, then deleted there`, a name the page had left)
+                out.append((away["id"], "delete", "moved to " + (m["name"] + AND_BACK if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
     return out
 
 
