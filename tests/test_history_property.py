@@ -729,9 +729,10 @@ def test_a_prune_with_conflict_copies(db_path, tmp_path, steps, log):
         _replay(b, steps, log, tmp_path / "folder")
 
 
-@pytest.mark.xfail(strict=True, reason="open, not diagnosed (SQLite seed 505 at 500 examples, 2026-12-06): `purge notes/c` (dry run) "
-                   "of a page swapped twice, deleted, with conflict copies about, takes fewer rows than the model's family "
-                   "(notes/b 1-2, notes/a 3-4 left out): the model's heir/copy family or purge._family_rows")
+@pytest.mark.xfail(strict=True, reason="open (SQLite seed 505 at 500 examples, 2026-12-06): `purge notes/c` (dry run) takes the "
+                   "page's rows left at notes/c only; the model also the page it was heir of (deleted at notes/a v4, notes/b 1-2, "
+                   "notes/a 3-4). Likely the model: the purge of 'line c6' took the heir's create at notes/a and its swap to "
+                   "notes/c, so nothing left ties it to notes/a, yet Model.heir_of keeps the tie while the deletion row is left")
 def test_purge_slug_after_two_swaps_and_conflict_copies_seed_505(db_path, tmp_path):
     root = tmp_path / "v"
     root.mkdir()
