@@ -1271,8 +1271,9 @@ def test_a_text_purge_ending_a_page_moved_on_says_the_name_it_was_deleted_at(db_
 def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_to_it(db_path, monkeypatch):
     """notes/a (the secret in v2) moved to notes/b and back, deleted at notes/a: a text purge takes
     every version after v1, and notes/a's first move away becomes the page's deletion. The trash
-    says `moved to a purged name` (notes/b), never `notes/a: moved to notes/a` (the name it was
-    deleted at, its own: `history._ended_aways`)."""
+    says `moved to a purged name and back` (notes/b, then notes/a), never `notes/a: moved to
+    notes/a` (the name it was deleted at, its own: `history._ended_aways`); before 2026-12-06
+    `moved to a purged name, then deleted there`, the page deleted at a name it had left."""
     from gbrain.core import purge as purgemod
 
     monkeypatch.setattr(purgemod, "compact", lambda c: True)
@@ -1284,6 +1285,35 @@ def test_a_text_purge_ending_a_page_moved_back_to_its_name_never_says_it_moved_t
         b.delete_page("notes/a")
         purgemod.purge(b, text="secret", apply=True)
         t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
-        assert t == [("notes/a", "moved to a purged name, then deleted there (api)")], t
+        assert t == [("notes/a", "moved to a purged name and back, then deleted there (api)")], t
         r = run("restore", {"slug": "notes/a"}, brain=b)
         assert b.get_text("notes/a") == "# a\n\nkeep\n", r
+
+
+def test_a_text_purge_of_a_round_trip_a_b_a_leaves_no_move_from_a_name_to_itself(db_path, monkeypatch):
+    """notes/a (the secret in v2) moved to notes/b and back, edited at notes/a (the secret out),
+    deleted: a text purge takes v2, the whole stretch at notes/b and the move in back at notes/a.
+    The first version left after that move in took its place, `from` the page's last name with a
+    version left before it, which was notes/a itself: history read `move to notes/a` (the move
+    away, relabelled) and `move from notes/a` (the edit), a move from a name onto the same name.
+    The round trip left nothing of it: the move away goes, the edit stays an edit, counted against
+    v1; the trash says a plain deletion, and restore brings the edit back."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.move_page("notes/b", "notes/a")
+        b.put("notes/a", "# a\n\nkeep\nedited\n")
+        b.delete_page("notes/a")
+        purgemod.purge(b, text="secret", apply=True)
+        rows = [(r["name"], r["op"], r["detail"] or "") for r in b.conn.execute("SELECT name, op, detail FROM history WHERE kind = 'page' ORDER BY id")]
+        assert rows == [("notes/a", "create", ""), ("notes/a", "update", ""), ("notes/a", "delete", "")], rows
+        vs = [(v["op"], v.get("detail") or "", v.get("added"), v.get("removed")) for v in h.versions(b, "notes/a", limit=0)["versions"]]
+        assert vs == [("delete", "", 0, 0), ("update", "", 1, 0), ("create", "", 3, 0)], vs
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0)]
+        assert t == [("notes/a", "deleted (api)")], t
+        run("restore", {"slug": "notes/a"}, brain=b)
+        assert b.get_text("notes/a") == "# a\n\nkeep\nedited\n"

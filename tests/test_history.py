@@ -2397,3 +2397,29 @@ def test_a_prune_leaves_a_deleted_page_where_its_raw_sidecar_is(db_path, tmp_pat
         r = run(b, "restore", slug="notes/b")
         assert r["restored"] == ["notes/b.md"] + ([] if live else ["notes/.raw/b.json"]), r
         assert '"x": 1' in json.dumps(b.raw_get("notes/b"))
+
+
+@pytest.mark.parametrize("to", ["notes/.raw/c.json", "archive/b.json"])
+def test_a_raw_sidecar_moved_away_after_its_pages_delete_is_not_left_there(db_path, to):
+    """`move a b` (its `.raw` sidecar follows to `b.json`), `delete b` (the sidecar stays live at
+    `b.json`), then the sidecar moved away from `b.json` (to another page's sidecar name, or out of
+    `.raw`): `history-prune b --keep-last 0 --include-deleted` kept the page's end at b as if its
+    sidecar were left there (`history._sidecar_left` counted the sidecar's kept rows at `b.json`,
+    its move away among them), so the page stayed in the trash at b, a name nothing of it is at. A
+    sidecar whose newest row at the name is its move away is not left there: the stretch at b goes,
+    a's move away becomes the page's deletion (`history._ended_aways`), `restore a` brings it back
+    at a; the sidecar where it went is untouched."""
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="# a\n\none\n", if_hash="")
+        run(b, "raw", slug="notes/a", source="src", data={"x": 1})
+        run(b, "move", slug="notes/a", to="notes/b")
+        run(b, "delete", slug="notes/b")
+        assert b.conn.execute("SELECT 1 FROM files WHERE path = 'notes/.raw/b.json'").fetchone() is not None
+        with b.transaction():
+            b.move_stored("notes/.raw/b.json", to)
+        h.prune(b, 0, 0, apply=True, include_deleted=True, key=("page", "notes/b"))
+        t = [(x["slug"], x["reason"]) for x in h.trash_list(b, limit=0) if x["kind"] == "page"]
+        assert t == [("notes/a", "moved to notes/b, then deleted there (cli)")], h.trash_list(b, limit=0)
+        r = run(b, "restore", slug="notes/a")
+        assert r["restored"] == ["notes/a.md"] and b.get_text("notes/a") == "# a\n\none\n", r
+        assert b.conn.execute("SELECT 1 FROM files WHERE path = ?", (to,)).fetchone() is not None

@@ -42,6 +42,11 @@ page keeps the file, or, a save sync reads as stale, the brain's version); copie
 deleted, restored and reverted, never edited or swapped (sync's `_swappable`), and ``purge SLUG`` of a deleted
 page takes its deleted copies (`history.conflict_copies`).
 
+Since 2026-12-06 also: no history label names a move from a name onto itself (``Model.check``), and a
+`purge --text` of a round trip gone whole (a → b → a: the stretch at b and the move in back) takes its
+move away too (``round_trip`` in ``Model.purge``; before, `move to a` and `move from a` were left:
+`history.rejoin_labels`, found by sync, not by these examples).
+
 ``GBRAIN_HISTORY_EXAMPLES`` sets the examples on either engine (default 60 on SQLite, 15 on
 Postgres), as it does for the other history properties (`tests/test_history.py`, `test_history_refs.py`);
 ``--hypothesis-seed N`` draws another set (without it the same examples every run: before 2026-12-06
@@ -150,7 +155,18 @@ class Model:
             self.eng.bind()
         rep = self.eng.sync()
         assert rep["ok"] and not rep["counts"]["conflicts"], ("; ".join(self.log), rep)
-        self._take(pid, None, who=lambda r: (_ for _ in ()).throw(AssertionError(("; ".join(self.log), "a sync wrote", dict(r)))))
+
+        def kept(r):
+            # the note of a page deleted in the brain whose versions a prune took whole (`--include-deleted`: no
+            # merge base kept for a deleted page, `history._keep_bases`): the sync removing it keeps its bytes, the
+            # history lacking them, in the trash (`kept from the trash`, a page of its own: CLAUDE.md invariant 8)
+            if r["op"] == "create" and r["detail"] == "kept from the trash" and r["name"] not in self.live:
+                self.n += 1
+                return 5000 + self.n, h.body(b.conn, r["body_id"]), None
+            if r["op"] == "delete" and self.newest.get(r["name"], ("", 0))[1] >= 5000 and r["name"] not in self.live:
+                return self.newest[r["name"]][1], None, None  # (its deletion, written right after)
+            raise AssertionError(("; ".join(self.log), "a sync wrote", dict(r)))
+        self._take(pid, None, who=kept)
         self.n += 1
         lines = self.last[pid].decode().splitlines(keepends=True)
         disk = "".join(lines[:2] + [f"disk {self.n}\n"] + lines[3:]).encode()
@@ -357,7 +373,8 @@ class Model:
             with pytest.raises(BadInput):
                 purgemod.purge(self.b, text=needle, apply=True)
             return
-        before = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
+        labels = {(r[0], r[1]): (r[2], r[3] or "") for r in c.execute("SELECT name, version, op, detail FROM history WHERE kind = 'page'")}
+        before = set(labels)
         purgemod.purge(self.b, text=needle, apply=True)
         after = {(r[0], r[1]) for r in c.execute("SELECT name, version FROM history WHERE kind = 'page'")}
         gone = before - after
@@ -365,6 +382,18 @@ class Model:
         for k, (pid, text, _b) in self.rows.items():
             if text is not None:
                 assert (needle.encode() in text) == (k in gone), (why, k)
+
+        def round_trip(k) -> bool:
+            # a move away whose page's rows after it all went up to its first one left, back at the name with text
+            # (a → b → a gone whole: the move away goes too, `history.rejoin_labels`)
+            if labels[k][0] != "move" or not labels[k][1].startswith("to "):
+                return False
+            pid = self.rows[k][0]
+            for k2 in self.order[self.order.index(k) + 1:]:
+                if k2 in self.rows and self.rows[k2][0] == pid and k2 not in gone:
+                    return k2[0] == k[0] and self.rows[k2][1] is not None
+            return False
+
         for nm in {k[0] for k in self.rows}:
             stretch = []
             for v in sorted(v for n2, v in self.rows if n2 == nm):
@@ -372,8 +401,8 @@ class Model:
                     stretch.append((nm, v))
                     continue
                 left = [k for k in stretch if k not in gone]
-                # a deletion or move away goes with its page's last text at the name, and only then
-                assert ((nm, v) in gone) == (not left), (why, nm, v, "emptied end")
+                # a deletion or move away goes with its page's last text at the name, and only then (or a round trip's)
+                assert ((nm, v) in gone) == (not left or round_trip((nm, v))), (why, nm, v, "emptied end")
                 stretch = []
         self.forget(gone)
 
@@ -425,6 +454,10 @@ class Model:
 
     def check(self):
         b = self.b
+        # no label names a move from a name onto itself (a purge's round trip a → b → a: `history.rejoin_labels`)
+        own = b.conn.execute("SELECT name, version, op, detail FROM history WHERE kind = 'page' AND (detail = 'to ' || name "
+                             "OR detail = 'from ' || name OR detail = 'moved to ' || name)").fetchall()
+        assert not own, ("; ".join(self.log), [tuple(r) for r in own])
         for name in self.names:
             if not any(nm == name for nm, _ in self.rows):
                 continue
@@ -509,6 +542,10 @@ def test_history_listing_matches_a_model_of_who_wrote_each_version(db_path, tmp_
         "Postgres seed 4: the same, the copy deleted first")
     @example([("swap", 0, 0, 0), ("conflict", 1, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 1)]).via(
         "seed 15: a merge base's version kept, its move away pruned: the page written there since joined it (history._whole_moves)")
+    @example([("create", 0, 0, 0), ("conflict", 0, 0, 0), ("delete", 0, 0, 0), ("prune", 0, 0, 15), ("conflict", 0, 0, 0)]).via(
+        "the model, seed 404: a sync removing the note of a page a prune took whole from the trash keeps its bytes there")
+    @example([("edit", 0, 0, 1), ("move", 0, 0, 0), ("move", 0, 0, 0), ("edit", 0, 0, 3), ("delete", 0, 0, 0), ("purge", 0, 1, 1)]).via(
+        "before 2026-12-06: a purge of a round trip a → b → a left `move to a` and `move from a` (history.rejoin_labels)")
     def prop(steps):
         count[0] += 1
         root = tmp_path / f"v{count[0]}"  # the folder a `conflict` step syncs
@@ -690,3 +727,16 @@ def test_a_prune_with_conflict_copies(db_path, tmp_path, steps, log):
     (tmp_path / "folder").mkdir()
     with Brain.open(db_path) as b:
         _replay(b, steps, log, tmp_path / "folder")
+
+
+@pytest.mark.xfail(strict=True, reason="open (SQLite seed 505 at 500 examples, 2026-12-06): `purge notes/c` (dry run) takes the "
+                   "page's rows left at notes/c only; the model also the page it was heir of (deleted at notes/a v4, notes/b 1-2, "
+                   "notes/a 3-4). Likely the model: the purge of 'line c6' took the heir's create at notes/a and its swap to "
+                   "notes/c, so nothing left ties it to notes/a, yet Model.heir_of keeps the tie while the deletion row is left")
+def test_purge_slug_after_two_swaps_and_conflict_copies_seed_505(db_path, tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    with Brain.open(db_path) as b:
+        _one(b, [("swap", 0, 0, 0), ("create", 0, 0, 0), ("delete", 0, 0, 0), ("swap", 0, 0, 0), ("delete", 0, 0, 0), ("swap", 0, 0, 0),
+                 ("delete", 0, 0, 0), ("create", 0, 0, 0), ("conflict", 3, 0, 0), ("conflict", 0, 0, 19), ("purge", 0, 0, 22),
+                 ("delete", 2, 0, 0)], root)

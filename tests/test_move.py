@@ -327,6 +327,33 @@ def test_undo_leaves_the_links_a_move_rewrote_while_the_move_stands(db_path):
         assert fresh_import_differences(b) == {}
 
 
+def test_undo_after_a_move_and_its_move_back_takes_the_window_back(db_path):
+    """undo says "move it back first, then undo again" of a page moved in its window; once it was
+    moved back (its links rewritten back with it), the same undo still skipped it, its sidecar and
+    the pages whose links the two moves rewrote, for ever. A move and its move back cancel out:
+    undo then takes back the window's other writes (an edit between the moves) and finds the rest
+    as it was."""
+    from gbrain.core import history as h
+    with _brain(db_path) as b:
+        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+        while h._now() <= last:
+            pass
+        since = h._now()
+        before = {s: b.get_text(s) for s in ("meetings/sync", "people/ana", "people/bo")}
+        ops.run("move", {"slug": "meetings/sync", "to": "archive/sync"}, brain=b)
+        b.put("archive/sync", before["meetings/sync"] + "\nAn edit while it was away.\n")
+        ops.run("move", {"slug": "archive/sync", "to": "meetings/sync"}, brain=b)
+        assert b.get_text("people/ana") == before["people/ana"]
+        plan = {i["name"]: i for i in ops.run("undo", {"since": since}, brain=b)["plan"]}
+        assert {n: (i["action"], i["reason"]) for n, i in plan.items()} == {
+            "meetings/sync": ("revert", ""), "archive/sync": ("none", ""), "people/ana": ("none", ""),
+            "meetings/.raw/sync.json": ("none", ""), "archive/.raw/sync.json": ("none", "")}, plan
+        ops.run("undo", {"since": since, "apply": True}, brain=b)
+        assert {s: b.get_text(s) for s in before} == before
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        assert fresh_import_differences(b) == {}
+
+
 def test_links_in_code_the_text_scan_misses_are_never_rewritten(db_path):
     """The moved page's relative paths and the reference definitions to it were found by a text
     scan that does not see an indented code block (4 spaces, a tab) or a fence inside a quote:

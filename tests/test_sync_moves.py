@@ -1446,6 +1446,47 @@ def test_changes_undo_and_history_name_every_name_of_a_rotation(db_path, tmp_pat
         assert swaps == {cycle}, swaps
 
 
+def test_undo_after_a_rotation_and_its_rotation_back_takes_the_window_back(db_path, tmp_path):
+    """`undo --since T` of a rotation (alpha's note to beta, beta's to gamma, gamma's to alpha)
+    skips every name: "rotate them back first, then undo again". Once they were rotated back, the
+    same undo said so again, for ever (the moves were still in its window). A rotation and its
+    inverse cancel out: each name holds its own page again, so undo takes back the window's other
+    writes (an edit of alpha's page while it was at beta) and finds the rest as it was."""
+    from gbrain.core import history as hist
+
+    root = tmp_path / "v"
+    root.mkdir()
+    names = ("alpha", "beta", "gamma")
+    for i, n in enumerate(names):
+        (root / f"{n}.md").write_text(f"# {n.title()}\n\n" + prose(i + 21))
+    with Brain.open(str(db_path), create=True) as b:
+        assert sync(b, root)["ok"]
+        texts = {n: b.get_text(n) for n in names}
+        ids = {n: b.page_row(n)["id"] for n in names}
+        last = b.conn.execute("SELECT MAX(id) FROM history").fetchone()[0]
+        os.rename(root / "alpha.md", root / "tmp.md")
+        os.rename(root / "gamma.md", root / "alpha.md")
+        os.rename(root / "beta.md", root / "gamma.md")
+        os.rename(root / "tmp.md", root / "beta.md")
+        assert sync(b, root)["counts"]["moved"] == 3
+        since = b.conn.execute("SELECT MIN(at) FROM history WHERE id > ?", (last,)).fetchone()[0]
+        assert all("rotate them back first" in it["reason"] for it in hist.undo_plan(b, since))
+        (root / "beta.md").write_text(texts["alpha"] + "\nEdited while it was at beta.\n")
+        assert sync(b, root)["counts"]["imported"] == 1
+        os.rename(root / "beta.md", root / "tmp.md")  # the rotation back
+        os.rename(root / "gamma.md", root / "beta.md")
+        os.rename(root / "alpha.md", root / "gamma.md")
+        os.rename(root / "tmp.md", root / "alpha.md")
+        assert sync(b, root)["counts"]["moved"] == 3
+        assert {n: b.page_row(n)["id"] for n in names} == ids
+        plan = hist.undo_plan(b, since)
+        assert [(it["name"], it["action"], it["reason"]) for it in plan] == [("alpha", "revert", ""), ("beta", "none", ""), ("gamma", "none", "")], plan
+        assert hist.undo(b, since, apply=True)["counts"] == {"revert": 1, "none": 2}
+        assert {n: b.get_text(n) for n in names} == texts and {n: b.page_row(n)["id"] for n in names} == ids
+        assert sync(b, root)["ok"]
+        assert {n: (root / f"{n}.md").read_text() for n in names} == texts
+
+
 def test_the_cli_names_every_name_of_a_rotation_in_history_changes_and_undo(db_path, tmp_path):
     """The text lines a user reads of a rotation synced from a folder (alpha's note to beta,
     beta's to gamma, gamma's to alpha): `history beta` heads the temp stretch with the whole

@@ -1996,7 +1996,8 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     before: it goes to the trash, its versions stay in the history), ``none`` (already as it
     was) or ``skip`` with a ``reason``: a later write by someone the filters do not select
     (undoing would take theirs back too: ``revert`` it by hand), or a move in the window
-    (moves are not undone here: move it back, then undo again), or its version before the first
+    (moves are not undone here: move it back, then undo again; a move and its move back, a
+    rotation rotated back, cancel out: :func:`_moves_undone`), or its version before the first
     of them pruned (``history-prune``: before 2026-12-06 read as created in the window, and put in
     the trash), or ``move``'s rewrite of its links
     to a page it moved (undone alone, they would be dead). ``writes`` counts the selected
@@ -2006,6 +2007,7 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     firsts = c.execute(undo_firsts_sql(cond, getattr(c, "dialect", "sqlite") == "postgres"), [since, *fargs]).fetchall()
     pre = (prefix or "").strip()
     plan = []
+    undone = None  # _moves_undone's answer, read once, when a first item needs it
     for f in firsts:
         kind, key, v0 = f["kind"], f["name"], f["v"]
         rows = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version >= ? - 1 ORDER BY version", (kind, key, v0)).fetchall()
@@ -2032,20 +2034,22 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if kind == "page" and any(r["op"] == "move" and _swap_stretch(c, key, r["version"]) for r in window):
             plan.pop()  # a swap's pass through its temp name: the two names' items say it
             continue
-        swap = next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)
-        if swap is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
+        if undone is None and any(r["op"] == "move" or r["operation"] == "move" for r in window):
+            undone = _moves_undone(c, since)
+        if undone is not None and any(r["op"] == "move" for r in window) and (kind, key) in undone[0]:
+            pass  # moved and moved back (a rotation rotated back): the name holds its own page again
+        elif (swap := next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)) is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
             item["reason"] = (f"names swapped in this window ({swap_words(swap)}): swap them back first, then undo again" if len(swap) == 2 else
                               f"names rotated in this window ({swap_words(swap)}): rotate them back first, then undo again")
             continue
-        moved = next((r for r in window if r["op"] == "move"), None)
-        if moved is not None:
+        elif (moved := next((r for r in window if r["op"] == "move"), None)) is not None:
             item["reason"] = f"moved in this window ({moved['detail']}): move it back first, then undo again"
             continue
-        if any(r["operation"] == "move" for r in window):  # `move`'s rewrites of its links to the page it moved (review48)
+        if any(r["operation"] == "move" for r in window) and undone[1]:  # `move`'s rewrites of its links to the page it moved (review48)
             item["reason"] = ("its links to a page moved in this window were rewritten by that move: undoing them would leave them dead; "
                               "move that page back first (that rewrites them), then undo again")
             continue
-        if prev is None and window and window[0]["op"] != "create":
+        if prev is None and window and window[0]["op"] != "create" and not (window[0]["op"] == "move" and (window[0]["detail"] or "").startswith("from ")):
             # its version before the first selected write was pruned or purged: it existed, with a text gone
             item["reason"] = (f"its version before these writes (version {v0 - 1}) was removed from the history (`history-prune` or `purge`): nothing to go back to; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
@@ -2061,6 +2065,60 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         else:
             item["action"] = "restore" if live is None else "revert"
     return plan
+
+
+def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
+    """Which moves since ``since`` (an ISO time) cancel out: ``(keys, standing)``, ``keys`` the
+    ``(kind, name)`` of every page or file name a move since then left or reached that holds now
+    what it held then (the same page or file, or none), ``standing`` True when some such name does
+    not (a move that still stands). A move and its move back, a rotation rotated back (sync's swap
+    passes through its temp name: :meth:`gbrain.sync.engine.SyncEngine._swap`) cancel out, so
+    :func:`undo_plan` takes back the window's other writes instead of asking for the move back
+    it was given (before 2026-12-06 it asked again for ever). Played over the names' creations,
+    deletions and moves since ``since`` in history order: a move away (``to X``, no body) carries
+    the name's page to its move in at ``X`` (``from``); a move in with no move away in the window
+    (a trashed page brought back as a late move: :func:`record_page_move`) or a creation is a page
+    of its own; a name held a page before when its first such row is neither a creation nor a move
+    in. Two queries: the moves, then those names' rows."""
+    moves = c.execute("SELECT kind, name, detail FROM history WHERE op = 'move' AND at >= ?", (since,)).fetchall()
+    names: dict[str, set[str]] = {}
+    for r in moves:
+        d = r["detail"] or ""
+        names.setdefault(r["kind"], set()).add(r["name"])
+        for p in ("to ", "from "):
+            if d.startswith(p):
+                names[r["kind"]].add(d[len(p):])
+    keys: set[tuple[str, str]] = set()
+    standing = False
+    for kind, ns in names.items():
+        held: dict[str, object] = {}
+        now: dict[str, object] = {}
+        flight: dict[tuple[str, str], object] = {}
+        ns = sorted(ns)
+        for i in range(0, len(ns), 500):
+            part = ns[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for r in c.execute(f"SELECT id, name, op, detail, body_id FROM history WHERE kind = ? AND name IN ({marks}) AND at >= ? "
+                               f"AND op IN ('create', 'delete', 'move') ORDER BY id", (kind, *part, since)).fetchall():
+                n, d = r["name"], r["detail"] or ""
+                if n not in held:
+                    held[n] = None if r["op"] == "create" or (r["op"] == "move" and d.startswith("from ")) else n
+                    now[n] = held[n]
+                if r["op"] == "move" and d.startswith("to ") and r["body_id"] is None:
+                    flight[(n, d[3:])] = now[n]
+                    now[n] = None
+                elif r["op"] == "move" and d.startswith("from "):
+                    now[n] = flight.pop((d[5:], n), ("came", r["id"]))
+                elif r["op"] == "create":
+                    now[n] = ("new", r["id"])
+                else:
+                    now[n] = None
+        for n in held:
+            if now[n] == held[n]:
+                keys.add((kind, n))
+            else:
+                standing = True
+    return keys, standing
 
 
 def undo(brain, since: str, origin: str | None = None, by: str | None = None, prefix: str | None = None, apply: bool = False) -> dict:
@@ -2316,6 +2374,11 @@ def _keep_bases(c, bases: dict[str, set[tuple[str, str]]], held: dict[str, list]
     return back
 
 
+#: the end of :func:`_ended_aways`' label of a page deleted back at the name it moved away from
+#: (`moved to b and back`: the trash says `moved to b and back, then deleted there`)
+AND_BACK = " and back"
+
+
 def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
     """The moves away a prune or a text purge keeps whose page has nothing left after them
     (``gone``: the rows that go; its move in and all its later versions, the deletion too, go, on
@@ -2338,7 +2401,9 @@ def _ended_aways(c, gone: set[int]) -> list[tuple[int, str, str]]:
                 continue
             if (last := _stretch_gone(c, m, gone)) is not None:  # the name it was deleted at (before 2026-12-06 its first name on, m's,
                 # which a page moved back to its own name, a → b → a, still names: never `a: moved to a`)
-                out.append((away["id"], "delete", "moved to " + (m["name"] if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
+                # (deleted back at the name it left: `moved to b and back`, then deleted there; before 2026-12-06 `moved to b`,
+                # the trash `moved to b, then deleted there`, a name the page had left)
+                out.append((away["id"], "delete", "moved to " + (m["name"] + AND_BACK if last == m["detail"][5:] else last)))  # (what the trash says of it: _deleted_reason)
     return out
 
 
@@ -2387,7 +2452,8 @@ def _sidecar_left(c, drop: set[int]):
     (``drop``: the row ids that would go): the page's end there stays, its trash entry beside its
     sidecar (before 2026-12-06 the page went back into the trash at the name it moved from, its
     sidecar left at the new name: live after ``delete``, which keeps it, or in the trash where
-    ``restore`` never looked)."""
+    ``restore`` never looked). A sidecar whose newest row at the name is its move away (moved on
+    after the page's ``delete``) is not left there (before 2026-12-06 its kept rows there counted)."""
     from ..page.slugs import page_slug_for_sidecar, sidecar_ranges
 
     def held(kind: str, name: str) -> bool:
@@ -2395,9 +2461,18 @@ def _sidecar_left(c, drop: set[int]):
             return False
         r = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
         for lo, hi in sidecar_ranges(r["path"] if r is not None and r["path"] else name + ".md"):
+            away: dict[str, bool] = {}  # a sidecar name → its newest row there is its move away (it is not there)
+            for n, rid, op, d, body in c.execute(
+                    "SELECT name, id, op, detail, body_id FROM history WHERE kind = 'file' AND name >= ? AND name < ? "
+                    "AND version = (SELECT MAX(version) FROM history m WHERE m.kind = 'file' AND m.name = history.name) "
+                    "UNION ALL SELECT path, 0, '', '', 0 FROM files WHERE path >= ? AND path < ?", (lo, hi, lo, hi)):
+                if rid == 0:
+                    away[n] = False  # live there
+                else:
+                    away.setdefault(n, op == "move" and body is None and (d or "").startswith("to "))
             for n, rid in c.execute("SELECT name, id FROM history WHERE kind = 'file' AND name >= ? AND name < ? "
                                     "UNION ALL SELECT path, 0 FROM files WHERE path >= ? AND path < ?", (lo, hi, lo, hi)):
-                if rid not in drop and page_slug_for_sidecar(n) == name:
+                if rid not in drop and not away.get(n) and page_slug_for_sidecar(n) == name:
                     return True
         return False
     return held
@@ -2526,7 +2601,7 @@ def drop_versions(c) -> int:
     return len(alone)
 
 
-def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
+def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str | None, str | None]]:
     """The labels that keep a page one history when a purge takes its move in (``move from
     OLD``, a version holding the text OLD's last one had) but not all of its versions: ``[(row id,
     op, detail)]``. The first version left of that stretch of the new name (an edit since the move)
@@ -2545,7 +2620,10 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
     deletion becomes the move away (`delete a; restore a; move a b; purge` of the restored
     stretch left a in the trash beside the live b, cut from it, before 2026-12-06). A purge (``purge._emptied_ends`` included) and a prune (:func:`prune`: before 2026-12-06
     `history-prune NEW --keep-last 2` cut a renamed page from its old names alike) read them before
-    their rows go, then :func:`apply_labels`. ``ids``: the rows that go."""
+    their rows go, then :func:`apply_labels`. A round trip gone whole (`a → b → a`, the stretch at b
+    and the move in back taken: the page's last name with a version left before it is its own) takes
+    its move away too, ``(row id, None, None)``, the version left staying as written (before
+    2026-12-06 `move to a` then `move from a`, a move from a name onto itself). ``ids``: the rows that go."""
     gone = set(ids)
     out: list[tuple[int, str, str]] = []
     moves = []
@@ -2587,6 +2665,13 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
                 break
             end, first, joined = away, None, False
             for _ in range(MAX_MOVES):  # back through the page's stretches at old that went whole
+                if end["id"] not in gone and old == name and end["op"] == "move":
+                    # a round trip (a → b → a) gone whole: the page never left as far as what is left goes, so
+                    # its move away goes too and the version left stays as written (before 2026-12-06 `move to a`
+                    # and `move from a`, a move from a name onto itself)
+                    out.append((end["id"], None, None))
+                    joined = True
+                    break
                 if end["id"] not in gone:  # the page's last name with a version left before the move in
                     out.append((keep, "move", "from " + old))
                     if cur is not m or end is not away:  # (a deletion left: the page moved on from it, its bringing back gone)
@@ -2609,10 +2694,14 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str, str]]:
     return out
 
 
-def apply_labels(c, joins: list[tuple[int, str, str]]) -> None:
-    """Write :func:`rejoin_labels`' ``(row id, op, detail)`` once the rows have gone."""
+def apply_labels(c, joins: list[tuple[int, str | None, str | None]]) -> None:
+    """Write :func:`rejoin_labels`' ``(row id, op, detail)`` once the rows have gone; ``op`` None:
+    the row goes (a move away, no body, of a round trip gone whole)."""
     for rid, op, detail in joins:
-        c.execute("UPDATE history SET op = ?, detail = ? WHERE id = ?", (op, detail, rid))
+        if op is None:
+            c.execute("DELETE FROM history WHERE id = ?", (rid,))
+        else:
+            c.execute("UPDATE history SET op = ?, detail = ? WHERE id = ?", (op, detail, rid))
 
 
 def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False,

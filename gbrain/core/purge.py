@@ -452,8 +452,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         h.stage_drops(c, ids)
         h.drop_versions(c)
         h.apply_labels(c, joins)
-        h.apply_labels(c, [(rid, op, d if c.execute("SELECT 1 FROM history WHERE kind = (SELECT kind FROM history WHERE id = ?) AND name = ? LIMIT 1", (rid, d[9:])).fetchone()
-                            else "moved to a purged name") for rid, op, d in ended])
+        h.apply_labels(c, [(rid, op, _ended_label(c, rid, d)) for rid, op, d in ended])
         _relabel(c, {(i["kind"], i["name"]) for i in items})
         hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")
@@ -495,6 +494,17 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         out["applied"] = True
     out["vacuumed"] = compact(c)
     return out
+
+
+def _ended_label(c, rid: int, detail: str) -> str:
+    """The label of a move away a purge made its page's deletion (:func:`gbrain.core.history._ended_aways`:
+    ``moved to NEW``, ``moved to NEW and back``) once the rows went: ``NEW`` is ``a purged name``
+    when no history row is left at it."""
+    back = h.AND_BACK if detail.endswith(h.AND_BACK) else ""
+    name = detail[len("moved to "):len(detail) - len(back)]
+    if c.execute("SELECT 1 FROM history WHERE kind = (SELECT kind FROM history WHERE id = ?) AND name = ? LIMIT 1", (rid, name)).fetchone():
+        return detail
+    return "moved to a purged name" + back
 
 
 #: the label (history ``detail``) of a move from or to a name a purge took out of the history:
