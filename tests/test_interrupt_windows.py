@@ -1,0 +1,104 @@
+"""A Ctrl-C (SIGINT; SIGTERM's ``Terminated``) landing at an unlucky instruction is still the
+interrupt: never turned into another error, nor lost.
+
+``blobs.open_nofollow`` opened the descriptor, then built the file object over it
+(``open(fd, "rb")``, which owns it) and closed the descriptor itself on any exception. A
+KeyboardInterrupt raised just after ``open`` returned (Python runs a signal's handler between
+instructions, and the end of a call is one) dropped the file object, which closed the
+descriptor, and the handler closed it again: ``OSError(EBADF)`` replaced the interrupt, and a
+sync's read of a note said ``cannot read: Bad file descriptor`` and went on to the end (a
+clean-clone CI's ``gbrain sync`` given SIGINT between chunks took all 200 changes, exit 1);
+or, had another thread opened a file in between, the second close closed that file. Here the
+signal's moment is made exact: ``open`` as the module calls it builds the file, drops it and
+raises KeyboardInterrupt (and, in one case, opens another file first, which takes the freed
+number)."""
+from __future__ import annotations
+
+import builtins
+import os
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.storage import blobs
+from gbrain.sync.engine import SyncEngine
+
+
+def _late_interrupt(monkeypatch, *, reuse: list | None = None, at: int = 1) -> list[int]:
+    """Make the ``at``-th ``open`` of :mod:`gbrain.storage.blobs` raise KeyboardInterrupt just
+    after the file object was built (dropped: its descriptor closed), as a signal taken at the
+    end of the call does. ``reuse``: a list that gets the descriptor of another file opened
+    between the drop and the raise (the lowest free number: the one just closed). Returns the
+    count of calls so far (one int)."""
+    calls = [0]
+
+    def late(*a, **k):
+        f = builtins.open(*a, **k)
+        calls[0] += 1
+        if calls[0] != at:
+            return f
+        del f  # (the file object goes as the unwinding drops it: its descriptor is closed)
+        if reuse is not None:
+            reuse.append(os.open(os.devnull, os.O_RDONLY))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(blobs, "open", late, raising=False)
+    return calls
+
+
+@pytest.mark.engine_free
+def test_a_ctrl_c_as_open_nofollow_returns_is_the_interrupt_not_a_bad_descriptor(tmp_path, monkeypatch):
+    f = tmp_path / "n.md"
+    f.write_bytes(b"# N\n")
+    _late_interrupt(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        blobs.open_nofollow(f)
+
+
+@pytest.mark.engine_free
+def test_a_ctrl_c_as_open_nofollow_returns_never_closes_a_file_that_took_the_number(tmp_path, monkeypatch):
+    f = tmp_path / "n.md"
+    f.write_bytes(b"# N\n")
+    other: list[int] = []
+    _late_interrupt(monkeypatch, reuse=other)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            blobs.open_nofollow(f)
+        os.fstat(other[0])  # (closed by the second close: OSError EBADF)
+    finally:
+        if other:
+            try:
+                os.close(other[0])
+            except OSError:
+                pass
+
+
+def test_a_ctrl_c_as_a_syncs_read_opens_a_note_stops_the_sync(db_path, tmp_path, monkeypatch):
+    """The sync's reads (the scan's ``read_file``): the interrupt stops the sync, no note is
+    called unreadable, and the next sync takes every change."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(6):
+        (root / f"n{i}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root, warn=said.append)
+        eng.bind()
+        try:
+            calls = _late_interrupt(monkeypatch, at=3)
+            with pytest.raises(KeyboardInterrupt):
+                eng.sync()
+            assert calls[0] >= 3, calls  # (the reads go through blobs.open_nofollow)
+            assert not any("cannot read" in s for s in said), said
+        finally:
+            eng.close()
+        monkeypatch.undo()
+        eng = SyncEngine(b, root, warn=said.append)
+        eng.bind()
+        try:
+            rep = eng.sync()
+        finally:
+            eng.close()
+        assert rep["ok"], rep
+        assert sorted(r[0] for r in b.conn.execute("SELECT path FROM pages")) == [f"n{i}.md" for i in range(6)]
