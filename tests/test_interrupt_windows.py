@@ -102,3 +102,59 @@ def test_a_ctrl_c_as_a_syncs_read_opens_a_note_stops_the_sync(db_path, tmp_path,
             eng.close()
         assert rep["ok"], rep
         assert sorted(r[0] for r in b.conn.execute("SELECT path FROM pages")) == [f"n{i}.md" for i in range(6)]
+
+
+@pytest.mark.engine_free
+def test_a_ctrl_c_as_a_confined_read_closes_a_folder_on_the_way_is_the_interrupt(tmp_path, monkeypatch):
+    """``blobs.confined``'s read of ``a/b/n.md`` opens ``a``, then ``b``, closing ``a``: a Ctrl-C
+    taken as that close returned left ``a``'s closed descriptor to the ``finally``, which closed
+    it again (EBADF in place of the interrupt, or another thread's file closed)."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "n.md").write_bytes(b"# N\n")
+    real_close = os.close
+    armed = [True]
+
+    def close(fd):
+        real_close(fd)
+        if armed[0]:
+            armed[0] = False
+            raise KeyboardInterrupt
+
+    with blobs.confined(tmp_path):
+        monkeypatch.setattr(os, "close", close)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                blobs.open_nofollow(tmp_path / "a" / "b" / "n.md")
+        finally:
+            monkeypatch.undo()
+        assert not armed[0]  # (the close of a folder on the way was the first)
+
+
+def test_a_read_failure_raised_while_a_ctrl_c_unwound_is_the_interrupt(db_path, tmp_path, monkeypatch):
+    """Any clean-up that fails (an ``OSError``) while a Ctrl-C unwinds a sync's read is that
+    Ctrl-C (``scan.read_failure``: ``db.raise_interrupt``), not a note called unreadable."""
+    import errno
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(4):
+        (root / f"n{i}.md").write_text(f"# N{i}\n")
+
+    def failing_clean_up(*a, **k):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise OSError(errno.EIO, "the clean-up failed") from None  # (from None: still its __context__)
+
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root, warn=said.append)
+        eng.bind()
+        try:
+            monkeypatch.setattr(blobs, "open", failing_clean_up, raising=False)
+            with pytest.raises(KeyboardInterrupt):
+                eng.sync()
+            assert not any("cannot read" in s for s in said), said
+        finally:
+            monkeypatch.undo()
+            eng.close()

@@ -157,9 +157,9 @@ def _open_below(rootfd: int, rel: str, flags: int) -> int:
                 if stat.S_ISLNK(os.lstat(part, dir_fd=d).st_mode):
                     raise OSError(errno.ELOOP, "a folder on the way is a symbolic link (not followed)", part) from None
                 raise
-            if d != rootfd:
-                os.close(d)
-            d = nd
+            old, d = d, nd  # (d names an open folder whatever instruction a Ctrl-C lands at: never closed twice)
+            if old != rootfd:
+                os.close(old)
         return os.open(parts[-1], flags, dir_fd=d)
     finally:
         if d != rootfd:
