@@ -158,3 +158,71 @@ def test_a_read_failure_raised_while_a_ctrl_c_unwound_is_the_interrupt(db_path, 
         finally:
             monkeypatch.undo()
             eng.close()
+
+
+# Watch blocks SIGINT and SIGTERM in every thread and takes them between chunks and rounds
+# (sigpending/sigtimedwait: watch.Watcher.run); a thread that does not block them takes a
+# process-directed signal instead, left to a Python-level handler (a stop once missed that way).
+
+_INTERRUPTS = ("SIGHUP", "SIGINT", "SIGTERM")
+
+
+def _blocked(status: str) -> set[str]:
+    """The interrupts a ``/proc/.../status`` text's ``SigBlk`` mask blocks."""
+    import signal
+
+    mask = int(next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16)
+    return {n for n in _INTERRUPTS if mask >> (getattr(signal, n) - 1) & 1}
+
+
+def _tasks() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.engine_free
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the threads' signal masks in /proc")
+def test_the_postgres_pools_threads_never_take_an_interrupt(pg_url):
+    """The connection pool's threads, started at a brain's first open, block SIGINT, SIGTERM and
+    SIGHUP (they were started unblocked, before watch blocks them)."""
+    before = _tasks()
+    with Brain.open(pg_url) as b:
+        b.conn.execute("SELECT 1").fetchone()
+        new = _tasks() - before
+        assert new  # (the pool's scheduler and workers)
+        for t in new:
+            try:
+                status = Path(f"/proc/self/task/{t}/status").read_text()
+            except OSError:
+                continue  # (a thread that ended)
+            assert _blocked(status) == set(_INTERRUPTS), (t, status)
+
+
+CHILD = """
+import signal, sys
+from gbrain.sync import parallel
+if __name__ == "__main__":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    with parallel.PageParser(workers=2) as pp:
+        assert len(list(pp.parse([(f"p{i}.md", f"# P{i}\\\\n", "rule") for i in range(parallel.PARALLEL_MIN)]))) == parallel.PARALLEL_MIN
+        assert pp.pool is not None
+        print(parallel.__file__.startswith(sys.argv[1]), sorted(s.name for s in signal.pthread_sigmask(signal.SIG_BLOCK, ()) if s.name in ("SIGINT", "SIGTERM")))
+"""
+
+
+@pytest.mark.engine_free
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="no signal masks")
+def test_a_parse_pool_keeps_the_callers_blocked_stop_signals_blocked(tmp_path):
+    """A process's first parse pool starts multiprocessing's resource tracker, which unblocked
+    SIGINT and SIGTERM in the calling thread (it blocks them while it spawns the tracker, then
+    unblocks them): watch's mask was undone by its first pool. A new process (the tracker starts
+    once per process)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    repo = str(Path(__file__).resolve().parent.parent)  # (this checkout's gbrain, not an installed one)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, str(script), repo], capture_output=True, text=True, timeout=120, cwd=repo, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True ['SIGINT', 'SIGTERM']", (r.stdout, r.stderr)
