@@ -226,3 +226,54 @@ def test_a_parse_pool_keeps_the_callers_blocked_stop_signals_blocked(tmp_path):
     r = subprocess.run([sys.executable, str(script), repo], capture_output=True, text=True, timeout=120, cwd=repo, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "True ['SIGINT', 'SIGTERM']", (r.stdout, r.stderr)
+
+
+def test_a_ctrl_c_as_a_commit_returns_counts_the_commit(db_path, monkeypatch):
+    """A Ctrl-C taken just as a transaction's ``COMMIT`` returned: the transaction committed, and
+    ``Brain.commits`` counts it (a sync's interrupted line counts its chunks by it: the chunk
+    committed last was missing, the line the command line's own)."""
+    from gbrain.storage import db as dbmod
+
+    real = dbmod.commit
+
+    def commit_then_interrupt(conn, **k):
+        real(conn, **k)
+        raise KeyboardInterrupt
+
+    with Brain.open(db_path) as b:
+        before = b.commits
+        monkeypatch.setattr(dbmod, "commit", commit_then_interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            b.put("note", "# Note\n")
+        monkeypatch.undo()
+        assert b.commits == before + 1
+        assert b.get_text("note") == "# Note\n"
+
+
+@pytest.mark.engine_free
+def test_a_ctrl_c_during_a_postgres_commit_lets_it_commit(pg_url, monkeypatch):
+    """Postgres: a SIGINT that comes while the ``COMMIT`` is under way is taken once it returned
+    (``db.commit`` holds the interrupts): the transaction is committed and counted, not cancelled
+    by psycopg (or cut before it was sent) while another process may already see its rows."""
+    import signal
+
+    from gbrain.storage import pg
+
+    real = pg.PgConnection.execute
+
+    def execute(self, sql, *a, **k):
+        if sql == "COMMIT":
+            os.kill(os.getpid(), signal.SIGINT)  # (Python's handler: a KeyboardInterrupt in this thread)
+        return real(self, sql, *a, **k)
+
+    with Brain.open(pg_url) as b:
+        before = b.commits
+        monkeypatch.setattr(pg.PgConnection, "execute", execute)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                b.put("note", "# Note\n")
+        finally:
+            monkeypatch.undo()
+        assert b.commits == before + 1
+    with Brain.open(pg_url) as other:
+        assert other.get_text("note") == "# Note\n"

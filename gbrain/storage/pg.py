@@ -418,14 +418,14 @@ def _pool(url: str):
             except psycopg.Error as e:
                 raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
             _quiet_pool_log()
-            with _interrupts_held():  # (the pool's threads inherit the mask: they never take a Ctrl-C)
+            with interrupts_held():  # (the pool's threads inherit the mask: they never take a Ctrl-C)
                 p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
                 _POOLS[url] = p
         return p
 
 
-class _interrupts_held:
-    """``with _interrupts_held():`` SIGINT, SIGTERM and SIGHUP (gbrain's interrupts: entry.py)
+class interrupts_held:
+    """``with interrupts_held():`` SIGINT, SIGTERM and SIGHUP (gbrain's interrupts: entry.py)
     blocked in the calling thread while the body runs, then the mask as it was (a signal that
     came meanwhile is taken then). The threads the body starts inherit the blocked mask, so a
     process-directed signal never goes to them: the pool's worker threads were started unblocked
