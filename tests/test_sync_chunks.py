@@ -276,9 +276,7 @@ def test_a_sync_interrupted_between_chunks_says_what_is_left_and_the_next_sync_c
         assert fresh_import_differences(b) == {}
 
 
-# (SIGINT: non-strict xfail — once in three clean-clone CIs (stop 57) the sync given SIGINT took every change and
-# warned "cannot read: Bad file descriptor": the Ctrl-C swallowed somewhere, not diagnosed, in the stop-57 note)
-@pytest.mark.parametrize("sig", [signal.SIGKILL, pytest.param(signal.SIGINT, marks=pytest.mark.xfail(strict=False, reason="a SIGINT sometimes not taken (stop-57 note)"))])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_a_sync_killed_between_chunks_leaves_a_brain_the_next_sync_completes(db_path, tmp_path, sig):
     """A real ``gbrain sync`` killed (SIGKILL), or stopped by Ctrl-C (SIGINT), once some of its
     chunks committed, chunks of two paths over a folder renamed and 160 notes edited: the next

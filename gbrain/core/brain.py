@@ -754,7 +754,10 @@ class Brain:
             if stop:
                 self.check_stop(commit=True)  # a cancelled call: nothing of this transaction is committed
             dbmod.commit(self.conn)
-        except BaseException:
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt) and not self.conn.in_transaction:
+                self.commits += 1  # (a Ctrl-C taken as the COMMIT returned: committed, and counted)
+                raise
             dbmod.rollback(self.conn)
             raise
         self.commits += 1

@@ -157,9 +157,9 @@ def _open_below(rootfd: int, rel: str, flags: int) -> int:
                 if stat.S_ISLNK(os.lstat(part, dir_fd=d).st_mode):
                     raise OSError(errno.ELOOP, "a folder on the way is a symbolic link (not followed)", part) from None
                 raise
-            if d != rootfd:
-                os.close(d)
-            d = nd
+            old, d = d, nd  # (d names an open folder whatever instruction a Ctrl-C lands at: never closed twice)
+            if old != rootfd:
+                os.close(old)
         return os.open(parts[-1], flags, dir_fd=d)
     finally:
         if d != rootfd:
@@ -190,13 +190,21 @@ def open_nofollow(path: str | os.PathLike) -> BinaryIO:
     file's bytes imported). The open of a symlink fails instead (:func:`is_symlink_refusal`);
     only the last part of the path is checked (a walk never goes into a symlinked folder; without
     ``O_NOFOLLOW``, Windows, the path is looked at after the open: :data:`os_open`).
-    Raises ``OSError``."""
-    fd = os_open(path, O_READ_NOFOLLOW)
-    try:
-        return open(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    Raises ``OSError``.
+
+    The descriptor is opened by ``open``'s ``opener``, so the file object owns it from the
+    start: a KeyboardInterrupt (Ctrl-C) taken as ``open`` returns drops the file, which closes it
+    once. (Opened first and closed again by an ``except`` around ``open(fd)``, it was closed
+    twice there: ``OSError(EBADF)`` replaced the interrupt, a sync calling the note ``cannot
+    read: Bad file descriptor`` and going on; or another thread's file that took the number was
+    closed. ``tests/test_interrupt_windows.py``.)"""
+    return open(path, "rb", opener=_open_nofollow_fd)
+
+
+def _open_nofollow_fd(path: str | os.PathLike, flags: int) -> int:
+    """:func:`open_nofollow`'s ``opener``: :func:`os_open` with :data:`O_READ_NOFOLLOW`
+    (``open``'s own ``flags`` for ``"rb"`` ignored)."""
+    return os_open(path, O_READ_NOFOLLOW)
 
 
 def is_symlink_refusal(e: OSError) -> bool:

@@ -4055,8 +4055,19 @@ _began: dict[int, int] = {}
 def commit(conn, *, stamp: bool | None = None) -> None:
     """``COMMIT`` a write transaction :func:`begin_write` began. On SQLite, one that changed
     rows (or ``stamp``) first moves the brain's commit count on (:data:`STAMP_MARK`): page 1
-    is then in every log a gbrain writer leaves, with the state it was written on."""
+    is then in every log a gbrain writer leaves, with the state it was written on. On Postgres
+    the ``COMMIT`` runs with gbrain's interrupts held (``pg.interrupts_held``): a Ctrl-C taken
+    while psycopg waited for its answer made psycopg cancel it, and a transaction the server had
+    committed (another process already saw its rows) was left uncounted by the caller
+    (``Brain.transaction``), a sync's interrupted line missing its chunk; now the interrupt
+    comes as the ``COMMIT`` returns, committed (``tests/test_interrupt_windows.py``)."""
     began = _began.pop(id(conn), None)
+    if is_postgres(conn):
+        from .pg import interrupts_held
+
+        with interrupts_held():
+            conn.execute("COMMIT")
+        return
     if not is_postgres(conn) and conn.in_transaction and (stamp if stamp is not None else began is None or conn.total_changes != began):
         s = brain_stamp(conn.execute("PRAGMA application_id").fetchone()[0])
         if s is not None:

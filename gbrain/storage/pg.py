@@ -418,9 +418,34 @@ def _pool(url: str):
             except psycopg.Error as e:
                 raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
             _quiet_pool_log()
-            p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
-            _POOLS[url] = p
+            with interrupts_held():  # (the pool's threads inherit the mask: they never take a Ctrl-C)
+                p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
+                _POOLS[url] = p
         return p
+
+
+class interrupts_held:
+    """``with interrupts_held():`` SIGINT, SIGTERM and SIGHUP (gbrain's interrupts: entry.py)
+    blocked in the calling thread while the body runs, then the mask as it was (a signal that
+    came meanwhile is taken then). The threads the body starts inherit the blocked mask, so a
+    process-directed signal never goes to them: the pool's worker threads were started unblocked
+    at the first open, and watch, which blocks the stop signals in every thread and takes them
+    between chunks and rounds (``sigpending``/``sigtimedwait``), had them taken by a pool thread
+    instead, left to a Python-level handler. A no-op where signals cannot be held (Windows)."""
+
+    def __enter__(self) -> None:
+        import signal
+
+        self._old = None
+        if hasattr(signal, "pthread_sigmask"):
+            held = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+            self._old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            import signal
+
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
 
 
 def probe(url: str) -> None:

@@ -88,6 +88,26 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def _mask_kept(start) -> None:
+    """``start()`` (multiprocessing's forkserver or resource tracker start), the calling thread's
+    signal mask as it was after it: the resource tracker's start, at a process's first pool,
+    blocks SIGINT and SIGTERM while it spawns the tracker and then *unblocks* them (bpo-33613)
+    rather than restoring the mask. Watch blocks both in every thread and takes them between
+    chunks and rounds (``sigpending``/``sigtimedwait``); its first parse pool un-did that, and a
+    stop signal went to a Python-level handler instead. A no-op wrapper where signals cannot be
+    held (Windows)."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        start()
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    try:
+        start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _parse_job(job: tuple[str, ...]) -> Page:
     path, text, split, *syntax = job  # (a job without its tag or property syntax: the default's)
     return parse_page(text, path, timeline_split=split, tag_syntax=syntax[0] if syntax else "obsidian",
@@ -237,6 +257,8 @@ class PageParser:
                   file=sys.stderr)
             return map(_parse_job, jobs)
         if self.pool is None:
+            from multiprocessing import resource_tracker
+
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
             try:
@@ -246,7 +268,8 @@ class PageParser:
                     ctx.set_forkserver_preload(_preload())
                     from multiprocessing import forkserver
 
-                    forkserver.ensure_running()  # (before the signals are held: its workers inherit its signal mask)
+                    _mask_kept(forkserver.ensure_running)  # (before the signals are held: its workers inherit its signal mask)
+                _mask_kept(resource_tracker.ensure_running)  # (spawn: started here, not inside the held signals)
                 with _signals_held():  # a Ctrl-C meanwhile lands after: the pool is self.pool, and the with ends it
                     self.pool = _Pool(self.workers, initializer=_worker_start, context=ctx)
             except OSError:

@@ -141,7 +141,13 @@ def read_failure(e: OSError) -> Why:
     watch's and import: :data:`GONE_WHILE_READ` (``FileNotFoundError``), :data:`NOT_FOLLOWED` (a
     symlink now, or a folder on the way one: the open refused to follow it,
     ``blobs.is_symlink_refusal``; left alone as the walk leaves one), else a failure to read,
-    kind :data:`UNREADABLE`: ``cannot read: ERROR``, the bare error in ``.error``."""
+    kind :data:`UNREADABLE`: ``cannot read: ERROR``, the bare error in ``.error``. An ``e``
+    raised while a KeyboardInterrupt (Ctrl-C, SIGTERM's ``Terminated``) unwound, a clean-up that
+    failed, is that interrupt, raised (``db.raise_interrupt``): never a file called unreadable and
+    the sync going on."""
+    from ..storage.db import raise_interrupt
+
+    raise_interrupt(e)
     if isinstance(e, FileNotFoundError):
         return GONE_WHILE_READ
     if is_symlink_refusal(e):
