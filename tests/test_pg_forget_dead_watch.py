@@ -185,3 +185,30 @@ def test_a_live_watch_in_another_pid_namespace_is_not_ended(pg_server, pg_url):
         w.kill()
         admin.close()
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_tcp_connection_is_proven_closed_only_when_this_machine_has_no_socket_for_it():
+    """The proof `sync-forget` asks before ending a connection (clients._socket_closed_here): this
+    process's own connection seen with the address the server saw (no translation between), and
+    none for the watch's address and port; a Unix socket (no address) never proves anything."""
+    import socket
+
+    from gbrain.sync.clients import _local_tcp, _socket_closed_here
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    ours = socket.create_connection(srv.getsockname())
+    theirs = socket.create_connection(srv.getsockname())
+    closed = socket.create_connection(srv.getsockname())
+    closed_port = closed.getsockname()[1]
+    closed.close()
+    try:
+        local = _local_tcp()
+        own = ours.getsockname()
+        assert _socket_closed_here(local, "127.0.0.1", closed_port, *own) is True
+        assert _socket_closed_here(local, "127.0.0.1", theirs.getsockname()[1], *own) is False  # held here: alive
+        assert _socket_closed_here(local, "::ffff:127.0.0.1", closed_port, "::ffff:127.0.0.1", own[1]) is True  # mapped
+        assert _socket_closed_here(local, "127.0.0.1", closed_port, "10.1.2.3", 5432) is False  # own not seen: translated
+        assert _socket_closed_here(local, "", None, "", None) is False  # a Unix socket
+    finally:
+        for s in (ours, theirs, srv):
+            s.close()

@@ -55,8 +55,13 @@ def watchers(conn, client: str) -> list[dict]:
     return out
 
 
+#: the states (``/proc/net/tcp``'s hex ``st``) of a TCP socket a process may still hold: ESTABLISHED,
+#: SYN_SENT, SYN_RECV, CLOSE_WAIT (the peer closed, the process has not yet)
+_HELD_STATES = frozenset({"01", "02", "03", "08"})
+
+
 def _local_tcp() -> set:
-    """The local ends ``(ip_address, port)`` of this network namespace's TCP sockets
+    """The local ends ``(ip_address, port)`` of this network namespace's TCP sockets some process holds
     (``/proc/net/tcp``, ``tcp6``; an IPv4-mapped IPv6 address as IPv4); an empty set where they
     cannot be read (then nothing is proven closed)."""
     import ipaddress
@@ -69,7 +74,10 @@ def _local_tcp() -> set:
             continue
         for line in lines:
             try:
-                hexip, hexport = line.split()[1].split(":")
+                cols = line.split()
+                if cols[3] not in _HELD_STATES or cols[9] == "0":
+                    continue  # closed, its end left to the kernel (TIME_WAIT, FIN_WAIT…: no inode): no process holds it
+                hexip, hexport = cols[1].split(":")
                 raw = bytes.fromhex(hexip)
                 raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))  # each 32-bit word in host (little-endian) order
                 ip = ipaddress.ip_address(raw)
