@@ -956,8 +956,8 @@ class PgConnection:
 CHANGES_CHANNEL = "gbrain_changes"
 
 
-#: the server-side TCP keepalives of a LISTEN connection (session settings, sent as the startup
-#: ``options``): a machine that crashed or lost its network stops answering the server's probes,
+#: the server-side TCP keepalives of a LISTEN connection (session settings, SET once it is made):
+#: a machine that crashed or lost its network stops answering the server's probes,
 #: and the server ends the connection after ``idle`` + ``count`` × ``interval`` s (2 min) instead of
 #: the system default (Linux: 2 h 11 min), so that a dead watch stops counting as running
 #: (``sync-forget``, ``sync-clients``). A Unix socket ignores them. Source: the PostgreSQL manual,
@@ -965,18 +965,18 @@ CHANGES_CHANNEL = "gbrain_changes"
 LISTEN_KEEPALIVES = {"tcp_keepalives_idle": 60, "tcp_keepalives_interval": 10, "tcp_keepalives_count": 6}
 
 
-def listen_options(url: str) -> str:
-    """The startup ``options`` of a LISTEN connection to ``url``: the URL's own ``options``, then
-    :data:`LISTEN_KEEPALIVES` as ``-c name=value`` (a setting the URL gives itself wins: libpq
-    applies them in order, so those of the URL are put last)."""
+def listen_settings(url: str) -> dict:
+    """The settings of :data:`LISTEN_KEEPALIVES` a LISTEN connection to ``url`` SETs once it is
+    made: those the URL's own startup ``options`` do not give (the URL's win). SET, not sent as
+    startup ``options`` of our own: a pooler in session mode (PgBouncer, where LISTEN works)
+    refuses a startup packet carrying ``options`` it was not told to ignore."""
     from psycopg.conninfo import conninfo_to_dict
 
     try:
         given = str(conninfo_to_dict(url).get("options") or "")
     except Exception:
         given = ""
-    ours = " ".join(f"-c {k}={v}" for k, v in LISTEN_KEEPALIVES.items() if k not in given)
-    return f"{ours} {given}".strip()
+    return {k: v for k, v in LISTEN_KEEPALIVES.items() if k not in given}
 
 
 class Listener:
@@ -995,8 +995,12 @@ class Listener:
         self.url = url
         self.seen = 0
         try:
-            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=name or f"gbrain-listen:{os.getpid()}",
-                                                            options=listen_options(url)))
+            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=name or f"gbrain-listen:{os.getpid()}"))
+            for k, v in listen_settings(url).items():
+                try:
+                    self._conn.execute(f"SET {k} = {int(v)}")
+                except psycopg.Error:  # (a server or pooler that refuses it: listened to all the same)
+                    pass
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
             raise GBrainError(f"cannot listen for changes on {redact(url)}: {_why(e, url)}") from None

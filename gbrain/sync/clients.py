@@ -31,21 +31,86 @@ def watchers(conn, client: str) -> list[dict]:
     any machine): each ``{"backend": its server process id, "pid": the watch's process id (None
     when unreadable), "machine": its machine key, "addr": its client address ('' a Unix socket),
     "idle_s": seconds since its last state change, "gone": a watch of this machine whose process is
-    gone}`` (:func:`_gone_here`); ``[]`` on SQLite (its sync lock tells)."""
+    gone (:func:`_gone_here`) and whose TCP socket is proven closed here (:func:`_socket_closed_here`:
+    never over a Unix socket, never when the process that holds it may be of another pid namespace)}``; ``[]`` on SQLite (its sync lock tells)."""
     if not is_postgres(conn):
         return []
     rows = conn.execute("SELECT pid, application_name, COALESCE(host(client_addr), ''), EXTRACT(EPOCH FROM now() - state_change), "
-                        "COALESCE(host(inet_client_addr()), '') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE ?",
+                        "COALESCE(host(inet_client_addr()), ''), client_port, inet_client_port() FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND application_name LIKE ?",
                         (f"gbrain-listen:%:{client_tag(client)}:%",)).fetchall()
     mine = engine.machine_key()
     out = []
-    for backend, name, addr, idle, own in rows:
+    local = None
+    for backend, name, addr, idle, own, port, own_port in rows:
         parts = str(name).split(":")
         pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else None
         w = {"backend": int(backend), "pid": pid, "machine": parts[-1], "addr": str(addr), "idle_s": float(idle or 0)}
-        w["gone"] = w["machine"] == mine and addr == own and _gone_here(pid)
+        gone = False
+        if w["machine"] == mine and addr and addr == own and _gone_here(pid):
+            local = _local_tcp() if local is None else local
+            gone = _socket_closed_here(local, str(addr), port, str(own), own_port)
+        w["gone"] = gone
         out.append(w)
     return out
+
+
+#: the states (``/proc/net/tcp``'s hex ``st``) of a TCP socket a process may still hold: ESTABLISHED,
+#: SYN_SENT, SYN_RECV, CLOSE_WAIT (the peer closed, the process has not yet)
+_HELD_STATES = frozenset({"01", "02", "03", "08"})
+
+
+def _local_tcp() -> set:
+    """The local ends ``(ip_address, port)`` of this network namespace's TCP sockets some process holds
+    (``/proc/net/tcp``, ``tcp6``; an IPv4-mapped IPv6 address as IPv4); an empty set where they
+    cannot be read (then nothing is proven closed)."""
+    import ipaddress
+
+    out = set()
+    for f, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        try:
+            lines = open(f).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                cols = line.split()
+                if cols[3] not in _HELD_STATES or cols[9] == "0":
+                    continue  # closed, its end left to the kernel (TIME_WAIT, FIN_WAIT…: no inode): no process holds it
+                hexip, hexport = cols[1].split(":")
+                raw = bytes.fromhex(hexip)
+                raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))  # each 32-bit word in host (little-endian) order
+                ip = ipaddress.ip_address(raw)
+                if ip.version == 6 and ip.ipv4_mapped:
+                    ip = ip.ipv4_mapped
+                out.add((ip, int(hexport, 16)))
+            except (ValueError, IndexError):
+                continue
+    return out
+
+
+def _socket_closed_here(local: set, addr: str, port, own: str, own_port) -> bool:
+    """Whether a TCP connection from ``addr``:``port`` (as the server saw it) is proven closed on
+    this machine: this process's own connection, from ``own``:``own_port``, is among ``local``
+    (:func:`_local_tcp`: no address translation between here and the server, so an address the
+    server sees is one of this network namespace's) and the other's is not (no process here holds
+    it, and no other network namespace has this untranslated address). Any doubt: False, so that
+    a live watch of another pid namespace (a container sharing this machine id and address) or
+    one whose socket a process of it still holds is never ended. A Unix socket proves nothing."""
+    import ipaddress
+
+    def key(a, p):
+        ip = ipaddress.ip_address(a.split("%")[0])
+        if ip.version == 6 and ip.ipv4_mapped:
+            ip = ip.ipv4_mapped
+        return (ip, int(p))
+
+    try:
+        if not port or not own_port or not addr:
+            return False
+        return key(own, own_port) in local and key(addr, port) not in local
+    except (ValueError, TypeError):
+        return False
 
 
 def _gone_here(pid: int | None) -> bool:
@@ -190,6 +255,11 @@ def _still_watched(live: list[dict], what: str, db) -> str:
     detail = f" ({'; '.join(how)})" if how else ""
     msg = (f"{' and '.join(who)} `gbrain watch` {'is' if len(live) == 1 else 'are'} syncing {shown(what)} with {db}{detail}; "
            "stop it first, then forget the folder (nothing was forgotten)")
+    if here and not away:
+        ids = ", ".join(str(w["backend"]) for w in here)
+        msg += (f"; a connection whose watch was killed while another process held its socket (or that another pid namespace's "
+                f"watch holds) is not ended here: end it on the server if you know it dead: "
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN ({ids})")
     if away:
         ids = ", ".join(str(w["backend"]) for w in away)
         msg += (f"; a machine that crashed or lost its network keeps its connection on the server until the server's TCP keepalives "
