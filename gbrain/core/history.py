@@ -2623,7 +2623,8 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str | None, str | None]]
     their rows go, then :func:`apply_labels`. A round trip gone whole (`a → b → a`, the stretch at b
     and the move in back taken: the page's last name with a version left before it is its own) takes
     its move away too, ``(row id, None, None)``, the version left staying as written (before
-    2026-12-06 `move to a` then `move from a`, a move from a name onto itself). ``ids``: the rows that go."""
+    2026-12-06 `move to a` then `move from a`, a move from a name onto itself), unless another page's rows
+    are left at a between them: the page did leave, the version left takes the move in's label. ``ids``: the rows that go."""
     gone = set(ids)
     out: list[tuple[int, str, str]] = []
     moves = []
