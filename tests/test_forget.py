@@ -1317,3 +1317,29 @@ def test_a_text_purge_of_a_round_trip_a_b_a_leaves_no_move_from_a_name_to_itself
         assert t == [("notes/a", "deleted (api)")], t
         run("restore", {"slug": "notes/a"}, brain=b)
         assert b.get_text("notes/a") == "# a\n\nkeep\nedited\n"
+
+
+def test_a_text_purge_of_a_round_trip_keeps_the_move_away_when_another_page_lived_at_the_name(db_path, monkeypatch):
+    """notes/a (the secret in v2) moved to notes/b; another page written at notes/a and deleted;
+    the first page moved back and edited. A text purge takes v2, the stretch at notes/b and the
+    move in back. The round-trip rule (`rejoin_labels`: a → b → a gone whole, its move away goes)
+    deleted the move away though the page did leave: history read the first page's v1, the other
+    page's create and deletion as its versions, then an `update` after a deletion. The move away
+    stays when another page's rows lie between it and the move in back, and the version left
+    takes the move in's label (both about a purged name)."""
+    from gbrain.core import purge as purgemod
+
+    monkeypatch.setattr(purgemod, "compact", lambda c: True)
+    with Brain.open(db_path) as b:
+        b.put("notes/a", "# a\n\nkeep\n")
+        b.put("notes/a", "# a\n\nkeep\nsecret\n")
+        b.move_page("notes/a", "notes/b")
+        b.put("notes/a", "# R\n\nother page\n")
+        b.delete_page("notes/a")
+        b.move_page("notes/b", "notes/a")
+        b.put("notes/a", "# a\n\nkeep\nedited\n")
+        purgemod.purge(b, text="secret", apply=True)
+        rows = [(r["op"], r["detail"] or "") for r in b.conn.execute("SELECT op, detail FROM history WHERE kind = 'page' ORDER BY id")]
+        assert rows == [("create", ""), ("move", "renamed to a purged name"), ("create", ""), ("delete", ""),
+                        ("move", "renamed from a purged name")], rows
+        assert b.get_text("notes/a") == "# a\n\nkeep\nedited\n"

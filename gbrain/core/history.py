@@ -2623,7 +2623,8 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str | None, str | None]]
     their rows go, then :func:`apply_labels`. A round trip gone whole (`a → b → a`, the stretch at b
     and the move in back taken: the page's last name with a version left before it is its own) takes
     its move away too, ``(row id, None, None)``, the version left staying as written (before
-    2026-12-06 `move to a` then `move from a`, a move from a name onto itself). ``ids``: the rows that go."""
+    2026-12-06 `move to a` then `move from a`, a move from a name onto itself), unless another page's rows
+    are left at a between them: the page did leave, the version left takes the move in's label. ``ids``: the rows that go."""
     gone = set(ids)
     out: list[tuple[int, str, str]] = []
     moves = []
@@ -2666,10 +2667,18 @@ def rejoin_labels(c, ids: list[int]) -> list[tuple[int, str | None, str | None]]
             end, first, joined = away, None, False
             for _ in range(MAX_MOVES):  # back through the page's stretches at old that went whole
                 if end["id"] not in gone and old == name and end["op"] == "move":
-                    # a round trip (a → b → a) gone whole: the page never left as far as what is left goes, so
-                    # its move away goes too and the version left stays as written (before 2026-12-06 `move to a`
-                    # and `move from a`, a move from a name onto itself)
-                    out.append((end["id"], None, None))
+                    between = [r[0] for r in c.execute("SELECT id FROM history WHERE kind = ? AND name = ? AND version > ? AND version < ?",
+                                                       (kind, name, end["version"], m["version"])) if r[0] not in gone]
+                    if between:  # another page lived at the name while this one was away (created, deleted): the page
+                        # did leave; the version left takes the move in's own label, `from` the name it came back from
+                        # (`_relabel`'s `renamed from a purged name` when nothing is left there); before 2026-12-06
+                        # its move away went, the other page's rows read as this page's versions
+                        out.append((keep, "move", m["detail"]))
+                    else:
+                        # a round trip (a → b → a) gone whole: the page never left as far as what is left goes, so
+                        # its move away goes too and the version left stays as written (before 2026-12-06 `move to a`
+                        # and `move from a`, a move from a name onto itself)
+                        out.append((end["id"], None, None))
                     joined = True
                     break
                 if end["id"] not in gone:  # the page's last name with a version left before the move in
