@@ -2866,7 +2866,8 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     gain: dict[int, float] = {}
     if forms:
         in_form = {int(h["id"]) for h in top[:FORM_DEPTH]}
-        gain = _form_gain({pid: "\n".join(x or "" for x in r) for pid, r in rows.items() if pid in in_form}, forms, idf or {})
+        gain = _form_gain({pid: "\n".join(x or "" for x in r) for pid, r in rows.items() if pid in in_form}, forms, idf or {},
+                          getattr(conn, "dialect", "sqlite"))
     for h in top[:PHRASE_DEPTH] if pairs else ():
         r = rows.get(int(h["id"]))
         got = phrase_share(f"{r[0]}\n{r[1]}\n{r[2]}", pairs) if r else 0.0
@@ -3180,14 +3181,37 @@ def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozen
             re.compile(f"{h}[^\\W_]*"), frozenset(forms), head)
 
 
-def form_holding(text: str, word: str) -> tuple[bool, bool]:
+def form_holding(text: str, word: str, dialect: str = "sqlite") -> tuple[bool, bool]:
     """Whether ``text`` holds ``word`` as written (case, accents and NFKC folded, :func:`_fold`;
-    a plural ``s``/``es`` more or less), and whether it holds another word of the same beginning
-    (a word that may share its stem, :func:`_form_regexes`): ``("the wording", "word")`` →
-    ``(False, True)``. The text's words are found by the query word's beginning in any case
-    (``Wording``; a text not in NFKC is read in its NFKC form); a word whose beginning differs
-    from the query's only by an accent is not seen."""
-    return _form_held(text if _compat_free(text) else search_form(text), word)
+    a plural ``s``/``es`` more or less), and whether it holds another word of its stem: one
+    beginning as it does (:func:`_form_regexes`) that the engine's stemmer (``dialect``
+    ``"sqlite"``: porter, as FTS5's; ``"postgres"``: Snowball english, as the 'english'
+    configuration's, :func:`_form_stem`) stems as it stems ``word``: ``("the wording", "word")``
+    → ``(False, True)``; ``("a methodology", "method")`` → ``(False, False)`` (``methodologi``
+    is no stem match of ``method``). The text's words are found by the query word's beginning in
+    any case (``Wording``; a text not in NFKC is read in its NFKC form); a word whose beginning
+    differs from the query's only by an accent is not seen."""
+    return _form_held(text if _compat_free(text) else search_form(text), word, dialect=dialect)
+
+
+#: the Snowball stemmer (``snowballstemmer``) each engine's index stems English words as: FTS5's
+#: ``porter`` tokenizer is Porter's 1980 algorithm, Postgres' 'english' configuration Snowball's
+#: English (Porter2)
+_FORM_STEMMERS = {"sqlite": "porter", "postgres": "english"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _form_stem(dialect: str, word: str) -> str:
+    """``word`` (folded, :func:`_fold`) as ``dialect``'s index stems it (:data:`_FORM_STEMMERS`)."""
+    return _form_stemmer(dialect).stemWord(word)
+
+
+@functools.lru_cache(maxsize=2)
+def _form_stemmer(dialect: str):
+    """The ``snowballstemmer`` stemmer of ``dialect`` (one per process; the package is a
+    dependency, search/russian.py's, imported by the first check that needs it)."""
+    import snowballstemmer
+    return snowballstemmer.stemmer(_FORM_STEMMERS.get(dialect, "porter"))
 
 
 def _at_start(low: str, rx: re.Pattern) -> bool:
@@ -3199,7 +3223,7 @@ def _at_start(low: str, rx: re.Pattern) -> bool:
     return False
 
 
-def _form_held(text: str, word: str, low: str | None = None) -> tuple[bool, bool]:
+def _form_held(text: str, word: str, low: str | None = None, dialect: str = "sqlite") -> tuple[bool, bool]:
     """:func:`form_holding` of a text in NFKC; ``low``: ``text.lower()`` when the caller has it
     (one per text, whatever the number of words)."""
     rx_form, rx_other, rx_words, forms, head = _form_regexes(word)
@@ -3207,30 +3231,35 @@ def _form_held(text: str, word: str, low: str | None = None) -> tuple[bool, bool
     if head not in low:  # (every expression begins with it: neither held; a plain find, not two scans)
         return False, False
     form = _at_start(low, rx_form)
-    other = _at_start(low, rx_other)
-    if (form and not other) or text.isascii():
-        return form, other
-    # (an accented text: ``Café`` is the form ``cafe``, which the regular expressions do not
-    # see; each word of the beginning folded, as the index folds it)
-    form = other = False
+    if not _at_start(low, rx_other):  # (no other word of the beginning: none of its stem)
+        return form, False
+    # each word of the beginning, folded as the index folds it (an accented text: ``Café`` is the
+    # form ``cafe``, which the regular expressions do not see), another word only when the
+    # engine's stemmer stems it as the query word (``methodology`` begins as ``method`` does and
+    # is not matched by it: it lifted every page writing ``method`` for "PARA method")
+    key = _form_stem(dialect, _fold(word))
+    form = form and text.isascii()
+    other = False
     for m in rx_words.finditer(low):
         at = m.start()
         if at and _PLAIN_WORD.match(low, at - 1):
             continue
-        if _fold(m.group()) in forms:
+        got = _fold(m.group())
+        if got in forms:
             form = True
-        else:
+        elif not other and _form_stem(dialect, got) == key:
             other = True
         if form and other:
             break
     return form, other
 
 
-def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -> dict[int, float]:
+def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float], dialect: str = "sqlite") -> dict[int, float]:
     """``{page: gain}`` of the exact-form evidence (:data:`FORM_WEIGHT`) over ``texts`` (the best
     candidates' title, text, timeline, aliases, path and frontmatter words): for each of ``words``
-    that one of them holds only through another word of its stem, each holding it as written
-    gains ``FORM_WEIGHT · idf[word] / Σ idf`` (``idf``: every query word's)."""
+    that one of them holds only through another word of its stem (as ``dialect``'s index stems
+    it: :func:`form_holding`), each holding it as written gains ``FORM_WEIGHT · idf[word] / Σ idf``
+    (``idf``: every query word's)."""
     total = sum(idf.values())
     if not total or not texts:
         return {}
@@ -3240,7 +3269,7 @@ def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -
     lows = {pid: t.lower() for pid, t in texts.items()}
     gain: dict[int, float] = {}
     for w in words:
-        held = {pid: _form_held(t, w, lows[pid]) for pid, t in texts.items()}
+        held = {pid: _form_held(t, w, lows[pid], dialect) for pid, t in texts.items()}
         if not any(other and not form for form, other in held.values()):
             continue  # (no candidate holds the word by its stem only: its form tells none apart)
         for pid, (form, _other) in held.items():
