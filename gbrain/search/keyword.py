@@ -77,6 +77,7 @@ mapped back to the original characters (:func:`_fold_map`).
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import os
 import json
@@ -3330,8 +3331,8 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
     hold every word but stop words of the page's shortest name (``title`` or one of the
     ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
-    as :func:`names_word` names it. ``PARA`` is held whole by "PARA method", ``PARA Starter Kit``
-    is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    as :func:`names_word` names it, a word the name says twice by two query words (``1.6`` does
+    not hold ``1.6.6``). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
     words naming one word of it: the precision counts it named whole). Both engines."""
     names = [title, *aliases.split("\n")] if aliases else [title]
     held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
@@ -3339,8 +3340,19 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     if not most:
         return False
     name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
-    need = name_words(name) - STOP_WORDS
-    return bool(need) and all(any(names_word(w, {v}, w in prefixes) for w in words) for v in need)
+    # (each time the name says a word: ``1.6`` does not hold ``1.6.6``, nor "bora trip" ``Bora Bora``)
+    need = collections.Counter(v for v in _name_word_list(name) if v not in STOP_WORDS)
+    return bool(need) and all(sum(1 for w in words if names_word(w, {v}, w in prefixes)) >= k for v, k in need.items())
+
+
+def _name_word_list(name: str) -> list[str]:
+    """The words of a name as :func:`name_words` folds them, in order, each as often as the name
+    says it (``1.6.6`` → ``["1", "6", "6"]``)."""
+    if not name:
+        return []
+    if name.isascii():
+        return _PLAIN_WORD.findall(name.lower())
+    return [_fold(w) for w in _PLAIN_WORD.findall(search_form(name))]
 
 
 def _contained_name(whole: bool, named: float, total: float, exact: bool, words: int) -> float:
