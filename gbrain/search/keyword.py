@@ -3331,8 +3331,10 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
     hold every word but stop words of the page's shortest name (``title`` or one of the
     ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
-    as :func:`names_word` names it, a word the name says twice by two query words (``1.6`` does
-    not hold ``1.6.6``). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    as written but for a plural ``s``/``es`` (:func:`_names_as_written`: ``inbox`` does not hold
+    ``Inboxer``, nor ``zet*`` ``ZetabS``), a word the name says twice by two query words (``1.6``
+    does not hold ``1.6.6``; :func:`query_words` are distinct, so a name repeating a word takes
+    only the exact-name bonus). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
     words naming one word of it: the precision counts it named whole). Both engines."""
     names = [title, *aliases.split("\n")] if aliases else [title]
     held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
@@ -3341,8 +3343,17 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
         return False
     name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
     # (each time the name says a word: ``1.6`` does not hold ``1.6.6``, nor "bora trip" ``Bora Bora``)
+    # (each word of it as written, folded, a plural s/es more or less: not by a common beginning,
+    # STEM_LENGTH_RATIO, ``inbox`` holding ``Inboxer``, nor by a prefix, ``zet*`` holding ``ZetabS``)
     need = collections.Counter(v for v in _name_word_list(name) if v not in STOP_WORDS)
-    return bool(need) and all(sum(1 for w in words if names_word(w, {v}, w in prefixes)) >= k for v, k in need.items())
+    folded = [_fold(w) for w in words]
+    return bool(need) and all(sum(1 for w in folded if _names_as_written(w, v)) >= k for v, k in need.items())
+
+
+def _names_as_written(w: str, v: str) -> bool:
+    """Whether the folded query word ``w`` is the name's folded word ``v`` but for a plural
+    ``s``/``es`` on either side (:func:`names_word` without its prefix and common-beginning rules)."""
+    return w == v or v in (w + "s", w + "es") or (len(w) > 3 and w.endswith("s") and (w[:-1] == v or (w.endswith("es") and w[:-2] == v)))
 
 
 def _name_word_list(name: str) -> list[str]:
