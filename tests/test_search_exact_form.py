@@ -70,6 +70,23 @@ def test_a_longer_question_is_ranked_as_before(brain, monkeypatch):
     assert [(h["id"], h["score"]) for h in keyword.rank(brain.conn, q, limit=20)] == with_it
 
 
+def test_a_question_of_few_content_words_is_ranked_as_before(brain, monkeypatch):
+    """A question's few content words are in its grammar's form (known items' "how do I write
+    math equations?": 3 content words, 6 typed, its answer 6th with the evidence, 3rd without):
+    past FORM_MAX_TYPED words as typed, stop words too, the evidence is off."""
+    q = "how do I change the wording?"
+    assert len(keyword.query_words(q)) <= keyword.FORM_MAX_WORDS < keyword.typed_word_count(q)
+    scores = lambda: [(h["id"], h["score"]) for h in keyword.rank(brain.conn, q, limit=20)]
+    with_it = scores()
+    monkeypatch.setattr(keyword, "FORM_WEIGHT", 0.0)
+    assert scores() == with_it
+    # (the test can fail: counted by content words only, the question took the evidence)
+    monkeypatch.setattr(keyword, "FORM_MAX_TYPED", 99)
+    without = scores()
+    monkeypatch.setattr(keyword, "FORM_WEIGHT", 1.0)
+    assert scores() != without
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("text, word, held", [
     ("the wording of it", "word", (False, True)),

@@ -2857,7 +2857,7 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
         pairs = []
     # (one candidate gains nothing: the one holding a word only by its stem is the one not holding it)
-    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS else []
+    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS and typed_word_count(query) <= FORM_MAX_TYPED else []
     if not pairs and not forms and not any(marked):
         return
     top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms or any(marked) else 0)]
@@ -3134,6 +3134,11 @@ FORM_DEPTH = 30
 #: only a query of at most this many words (:func:`query_words`) takes it: a question or a pasted
 #: sentence writes its words in whatever form the grammar asks, a term typed is the form meant
 FORM_MAX_WORDS = 3
+#: nor a query of more than this many words as typed, stop words too (:func:`typed_word_count`):
+#: a question's few content words are in its grammar's form (known items' "how do I write math
+#: equations?", 6 words, 3 content words, put *Advanced formatting syntax* 6th with the evidence,
+#: 3rd without); as the contained-name evidence counts words (:data:`CONTAINED_MAX_WORDS`)
+FORM_MAX_TYPED = 3
 #: the endings taken off a query word to find the words that may share its stem (porter's
 #: common suffixes, longest first): a word of the text beginning with what is left (3 letters at
 #: least) and not the query word's form is another word of its stem (an approximation that only
@@ -3331,10 +3336,9 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
     hold every word but stop words of the page's shortest name (``title`` or one of the
     ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
-    as written but for a plural ``s``/``es`` (:func:`_names_as_written`: ``inbox`` does not hold
-    ``Inboxer``, nor ``zet*`` ``ZetabS``), a word the name says twice by two query words (``1.6``
-    does not hold ``1.6.6``; :func:`query_words` are distinct, so a name repeating a word takes
-    only the exact-name bonus). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    as :func:`names_word` names it but by a word typed whole (``zet*`` does not hold ``ZetabS``),
+    a word the name says twice by two query words (``1.6`` does not hold ``1.6.6``;
+    :func:`query_words` are distinct, so a name repeating a word takes only the exact-name bonus). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
     words naming one word of it: the precision counts it named whole). Both engines."""
     names = [title, *aliases.split("\n")] if aliases else [title]
     held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
@@ -3343,17 +3347,10 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
         return False
     name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
     # (each time the name says a word: ``1.6`` does not hold ``1.6.6``, nor "bora trip" ``Bora Bora``)
-    # (each word of it as written, folded, a plural s/es more or less: not by a common beginning,
-    # STEM_LENGTH_RATIO, ``inbox`` holding ``Inboxer``, nor by a prefix, ``zet*`` holding ``ZetabS``)
+    # (each word of it named by a word the query types whole: a prefix ``zet*`` names any word it
+    # begins, ``ZetabS``; and as often as the name says it)
     need = collections.Counter(v for v in _name_word_list(name) if v not in STOP_WORDS)
-    folded = [_fold(w) for w in words]
-    return bool(need) and all(sum(1 for w in folded if _names_as_written(w, v)) >= k for v, k in need.items())
-
-
-def _names_as_written(w: str, v: str) -> bool:
-    """Whether the folded query word ``w`` is the name's folded word ``v`` but for a plural
-    ``s``/``es`` on either side (:func:`names_word` without its prefix and common-beginning rules)."""
-    return w == v or v in (w + "s", w + "es") or (len(w) > 3 and w.endswith("s") and (w[:-1] == v or (w.endswith("es") and w[:-2] == v)))
+    return bool(need) and all(sum(1 for w in words if names_word(w, {v})) >= k for v, k in need.items())
 
 
 def _name_word_list(name: str) -> list[str]:
