@@ -307,3 +307,65 @@ def test_a_question_takes_no_contained_name_evidence(para_brain, monkeypatch):
     short = {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, "PARA method", limit=10)}
     monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 1.0)
     assert {h["id"]: h["score"] for h in keyword.rank(para_brain.conn, "PARA method", limit=10)} != short
+
+
+@pytest.fixture
+def versions_brain(tmp_path, db_path):
+    """obsidian-help's release notes' shape: pages titled ``1.6``, ``1.6.1`` and ``1.6.6``."""
+    notes = {
+        "Release notes/v1.6.md": "# 1.6\n\nRelease notes of version 1.6: new features.\n",
+        "Release notes/v1.6.1.md": "# 1.6.1\n\nFixes 1.6.1: a crash fixed since 1.6 and 1.6.0, 1.6 again.\n",
+        "Release notes/v1.6.6.md": "# 1.6.6\n\nFixes in 1.6.6 after 1.6, 1.6.5 and 1.6.4: 6 fixes.\n",
+    }
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    tree = write_tree(tmp_path / "vault", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_a_name_repeating_a_word_is_not_held_by_one(versions_brain, monkeypatch):
+    """``1.6`` does not hold the name ``1.6.6`` (nor ``1.6.1``) whole: the name says ``6`` (``1``)
+    twice. Counted as a set of words, it earned the contained-name bonus at full coverage, the
+    exact-name bonus's equal, and obsidian-help's *1.6.6* came before *1.6* for "1.6". Both engines."""
+    assert [h["slug"] for h in _hits(versions_brain, "1.6")][0] == "Release notes/v1.6"
+    monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 0.0)
+    without = {h["id"]: h["score"] for h in keyword.rank(versions_brain.conn, "1.6", limit=10)}
+    monkeypatch.setattr(keyword, "CONTAINED_WEIGHT", 1.0)
+    assert {h["id"]: h["score"] for h in keyword.rank(versions_brain.conn, "1.6", limit=10)} == without
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name, words, whole", [
+    ("1.6.6", ["1", "6"], False),
+    ("1.6.6", ["1", "6", "6"], True),
+    ("Bora Bora", ["bora", "trip"], False),
+    ("Bora Bora", ["bora", "bora", "trip"], True),
+    ("PARA", ["para", "method"], True),
+    ("PARA Starter Kit", ["para", "method"], False),
+])
+def test_name_held_whole_counts_repeated_words(name, words, whole):
+    assert keyword._name_held_whole(name, "", words, set()) is whole
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name, words, prefixes, whole", [
+    ("ZetabS", ["zet", "method"], {"zet"}, False),  # a prefix ``zet*`` names any word it begins
+    ("PARA", ["para", "method"], {"para"}, True),  # ``para*`` typed whole is the word
+    ("Themes", ["theme", "dark"], set(), True),  # a plural s/es more or less, as names are named
+])
+def test_name_held_whole_takes_words_typed_whole(name, words, prefixes, whole):
+    assert keyword._name_held_whole(name, "", words, prefixes) is whole
+
+
+def test_a_prefix_holds_no_name(tmp_path, db_path):
+    """obsidian-hub's "zet* method" put the person page *ZetabS* first: the prefix ``zet*`` held
+    its name whole (a prefix names every word it begins). Both engines."""
+    notes = {
+        "Guides/Zettelkasten.md": "# Zettelkasten\n\nThe zettelkasten method: a method of linked notes.\n",
+        "People/ZetabS.md": "# ZetabS\n\nA person; a method.\n",
+    }
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert [h["slug"] for h in _hits(b, "zet* method")][0] == "Guides/Zettelkasten"

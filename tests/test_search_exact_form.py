@@ -70,19 +70,79 @@ def test_a_longer_question_is_ranked_as_before(brain, monkeypatch):
     assert [(h["id"], h["score"]) for h in keyword.rank(brain.conn, q, limit=20)] == with_it
 
 
+def test_a_question_of_few_content_words_is_ranked_as_before(brain, monkeypatch):
+    """A question's few content words are in its grammar's form (known items' "how do I write
+    math equations?": 3 content words, 6 typed, its answer 6th with the evidence, 3rd without):
+    past FORM_MAX_TYPED words as typed, stop words too, the evidence is off."""
+    q = "how do I change the wording?"
+    assert len(keyword.query_words(q)) <= keyword.FORM_MAX_WORDS < keyword.typed_word_count(q)
+    scores = lambda: [(h["id"], h["score"]) for h in keyword.rank(brain.conn, q, limit=20)]
+    with_it = scores()
+    monkeypatch.setattr(keyword, "FORM_WEIGHT", 0.0)
+    assert scores() == with_it
+    # (the test can fail: counted by content words only, the question took the evidence)
+    monkeypatch.setattr(keyword, "FORM_MAX_TYPED", 99)
+    without = scores()
+    monkeypatch.setattr(keyword, "FORM_WEIGHT", 1.0)
+    assert scores() != without
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("text, word, held", [
     ("the wording of it", "word", (False, True)),
     ("Words and more", "word", (True, False)),
     ("the WORDING", "wording", (True, False)),
     ("a word count", "wording", (False, True)),
-    ("the wordy words", "words", (True, True)),
+    ("the wording words", "words", (True, True)),
+    ("the wordy words", "words", (True, False)),  # porter: ``wordy`` is ``wordi``, not ``word``
+    ("a methodology", "method", (False, False)),  # same beginning, another stem (``methodologi``)
+    ("methodological methods", "method", (True, False)),
     ("Café au lait", "cafe", (True, False)),
     ("the ﬁnancial year", "financial", (True, False)),
     ("a sword", "word", (False, False)),  # whole words only
 ])
 def test_form_holding(text, word, held):
     assert keyword.form_holding(text, word) == held
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, word, dialect, held", [
+    # the engine's stemmer decides: porter (SQLite's FTS5) stems ``generalizes`` and ``generation``
+    # both to ``gener``; Postgres' 'english' (Snowball) to ``general`` and ``generat``
+    ("it generalizes", "generation", "sqlite", (False, True)),
+    ("it generalizes", "generation", "postgres", (False, False)),
+    ("the formation", "format", "postgres", (False, True)),
+])
+def test_form_holding_by_the_engines_stem(text, word, dialect, held):
+    assert keyword.form_holding(text, word, dialect) == held
+
+
+@pytest.fixture
+def methods(tmp_path, db_path):
+    """obsidian-hub's shape: *PARA Starter Kit* says ``methodology`` (another stem than ``method``)."""
+    notes = {
+        "para.md": "# PARA\n\nProjects, areas, resources, archives.\n",
+        "kit.md": "# PARA Starter Kit\n\nA starter kit for the PARA methodology: PARA folders, PARA templates, "
+                  "PARA notes and PARA projects.\n",
+        "zettel.md": "# Zettelkasten\n\nA note-taking method: one idea a note, a method of links.\n",
+        "flow.md": "# PARA Workflower\n\nA plugin moving notes between the PARA folders: the PARA method "
+                   "in one command.\n",
+    }
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    tree = write_tree(tmp_path / "vault", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_a_word_of_another_stem_is_no_stem_match(methods, monkeypatch):
+    """``methodology`` begins as ``method`` does but is no form of it (porter ``methodologi``,
+    'english' ``methodolog``): the page saying it does not hold ``method`` by its stem, so the
+    exact form tells no candidate apart and "PARA method" is ranked as without the evidence
+    (it gave +FORM_WEIGHT × ``method``'s IDF share to every page writing ``method``)."""
+    with_it = [(h["id"], round(h["score"], 9)) for h in keyword.rank(methods.conn, "PARA method", limit=20)]
+    monkeypatch.setattr(keyword, "FORM_WEIGHT", 0.0)
+    assert [(h["id"], round(h["score"], 9)) for h in keyword.rank(methods.conn, "PARA method", limit=20)] == with_it
 
 
 @pytest.mark.engine_free

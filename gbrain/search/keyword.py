@@ -77,6 +77,7 @@ mapped back to the original characters (:func:`_fold_map`).
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import os
 import json
@@ -2863,7 +2864,7 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
         pairs = []
     # (one candidate gains nothing: the one holding a word only by its stem is the one not holding it)
-    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS else []
+    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS and typed_word_count(query) <= FORM_MAX_TYPED else []
     if not pairs and not forms and not any(marked):
         return
     top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms or any(marked) else 0)]
@@ -2873,7 +2874,8 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     gain: dict[int, float] = {}
     if forms:
         in_form = {int(h["id"]) for h in top[:FORM_DEPTH]}
-        gain = _form_gain({pid: "\n".join(x or "" for x in r) for pid, r in rows.items() if pid in in_form}, forms, idf or {})
+        gain = _form_gain({pid: "\n".join(x or "" for x in r) for pid, r in rows.items() if pid in in_form}, forms, idf or {},
+                          getattr(conn, "dialect", "sqlite"))
     for h in top[:PHRASE_DEPTH] if pairs else ():
         r = rows.get(int(h["id"]))
         got = phrase_share(f"{r[0]}\n{r[1]}\n{r[2]}", pairs) if r else 0.0
@@ -3139,6 +3141,11 @@ FORM_DEPTH = 30
 #: only a query of at most this many words (:func:`query_words`) takes it: a question or a pasted
 #: sentence writes its words in whatever form the grammar asks, a term typed is the form meant
 FORM_MAX_WORDS = 3
+#: nor a query of more than this many words as typed, stop words too (:func:`typed_word_count`):
+#: a question's few content words are in its grammar's form (known items' "how do I write math
+#: equations?", 6 words, 3 content words, put *Advanced formatting syntax* 6th with the evidence,
+#: 3rd without); as the contained-name evidence counts words (:data:`CONTAINED_MAX_WORDS`)
+FORM_MAX_TYPED = 3
 #: the endings taken off a query word to find the words that may share its stem (porter's
 #: common suffixes, longest first): a word of the text beginning with what is left (3 letters at
 #: least) and not the query word's form is another word of its stem (an approximation that only
@@ -3187,14 +3194,37 @@ def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozen
             re.compile(f"{h}[^\\W_]*"), frozenset(forms), head)
 
 
-def form_holding(text: str, word: str) -> tuple[bool, bool]:
+def form_holding(text: str, word: str, dialect: str = "sqlite") -> tuple[bool, bool]:
     """Whether ``text`` holds ``word`` as written (case, accents and NFKC folded, :func:`_fold`;
-    a plural ``s``/``es`` more or less), and whether it holds another word of the same beginning
-    (a word that may share its stem, :func:`_form_regexes`): ``("the wording", "word")`` →
-    ``(False, True)``. The text's words are found by the query word's beginning in any case
-    (``Wording``; a text not in NFKC is read in its NFKC form); a word whose beginning differs
-    from the query's only by an accent is not seen."""
-    return _form_held(text if _compat_free(text) else search_form(text), word)
+    a plural ``s``/``es`` more or less), and whether it holds another word of its stem: one
+    beginning as it does (:func:`_form_regexes`) that the engine's stemmer (``dialect``
+    ``"sqlite"``: porter, as FTS5's; ``"postgres"``: Snowball english, as the 'english'
+    configuration's, :func:`_form_stem`) stems as it stems ``word``: ``("the wording", "word")``
+    → ``(False, True)``; ``("a methodology", "method")`` → ``(False, False)`` (``methodologi``
+    is no stem match of ``method``). The text's words are found by the query word's beginning in
+    any case (``Wording``; a text not in NFKC is read in its NFKC form); a word whose beginning
+    differs from the query's only by an accent is not seen."""
+    return _form_held(text if _compat_free(text) else search_form(text), word, dialect=dialect)
+
+
+#: the Snowball stemmer (``snowballstemmer``) each engine's index stems English words as: FTS5's
+#: ``porter`` tokenizer is Porter's 1980 algorithm, Postgres' 'english' configuration Snowball's
+#: English (Porter2)
+_FORM_STEMMERS = {"sqlite": "porter", "postgres": "english"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _form_stem(dialect: str, word: str) -> str:
+    """``word`` (folded, :func:`_fold`) as ``dialect``'s index stems it (:data:`_FORM_STEMMERS`)."""
+    return _form_stemmer(dialect).stemWord(word)
+
+
+@functools.lru_cache(maxsize=2)
+def _form_stemmer(dialect: str):
+    """The ``snowballstemmer`` stemmer of ``dialect`` (one per process; the package is a
+    dependency, search/russian.py's, imported by the first check that needs it)."""
+    import snowballstemmer
+    return snowballstemmer.stemmer(_FORM_STEMMERS.get(dialect, "porter"))
 
 
 def _at_start(low: str, rx: re.Pattern) -> bool:
@@ -3206,7 +3236,7 @@ def _at_start(low: str, rx: re.Pattern) -> bool:
     return False
 
 
-def _form_held(text: str, word: str, low: str | None = None) -> tuple[bool, bool]:
+def _form_held(text: str, word: str, low: str | None = None, dialect: str = "sqlite") -> tuple[bool, bool]:
     """:func:`form_holding` of a text in NFKC; ``low``: ``text.lower()`` when the caller has it
     (one per text, whatever the number of words)."""
     rx_form, rx_other, rx_words, forms, head = _form_regexes(word)
@@ -3214,30 +3244,35 @@ def _form_held(text: str, word: str, low: str | None = None) -> tuple[bool, bool
     if head not in low:  # (every expression begins with it: neither held; a plain find, not two scans)
         return False, False
     form = _at_start(low, rx_form)
-    other = _at_start(low, rx_other)
-    if (form and not other) or text.isascii():
-        return form, other
-    # (an accented text: ``Café`` is the form ``cafe``, which the regular expressions do not
-    # see; each word of the beginning folded, as the index folds it)
-    form = other = False
+    if not _at_start(low, rx_other):  # (no other word of the beginning: none of its stem)
+        return form, False
+    # each word of the beginning, folded as the index folds it (an accented text: ``Café`` is the
+    # form ``cafe``, which the regular expressions do not see), another word only when the
+    # engine's stemmer stems it as the query word (``methodology`` begins as ``method`` does and
+    # is not matched by it: it lifted every page writing ``method`` for "PARA method")
+    key = _form_stem(dialect, _fold(word))
+    form = form and text.isascii()
+    other = False
     for m in rx_words.finditer(low):
         at = m.start()
         if at and _PLAIN_WORD.match(low, at - 1):
             continue
-        if _fold(m.group()) in forms:
+        got = _fold(m.group())
+        if got in forms:
             form = True
-        else:
+        elif not other and _form_stem(dialect, got) == key:
             other = True
         if form and other:
             break
     return form, other
 
 
-def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -> dict[int, float]:
+def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float], dialect: str = "sqlite") -> dict[int, float]:
     """``{page: gain}`` of the exact-form evidence (:data:`FORM_WEIGHT`) over ``texts`` (the best
     candidates' title, text, timeline, aliases, path and frontmatter words): for each of ``words``
-    that one of them holds only through another word of its stem, each holding it as written
-    gains ``FORM_WEIGHT · idf[word] / Σ idf`` (``idf``: every query word's)."""
+    that one of them holds only through another word of its stem (as ``dialect``'s index stems
+    it: :func:`form_holding`), each holding it as written gains ``FORM_WEIGHT · idf[word] / Σ idf``
+    (``idf``: every query word's)."""
     total = sum(idf.values())
     if not total or not texts:
         return {}
@@ -3247,7 +3282,7 @@ def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -
     lows = {pid: t.lower() for pid, t in texts.items()}
     gain: dict[int, float] = {}
     for w in words:
-        held = {pid: _form_held(t, w, lows[pid]) for pid, t in texts.items()}
+        held = {pid: _form_held(t, w, lows[pid], dialect) for pid, t in texts.items()}
         if not any(other and not form for form, other in held.values()):
             continue  # (no candidate holds the word by its stem only: its form tells none apart)
         for pid, (form, _other) in held.items():
@@ -3308,8 +3343,9 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     """Whether the query ``words`` (:func:`query_words`; ``prefixes`` those typed with ``*``)
     hold every word but stop words of the page's shortest name (``title`` or one of the
     ``aliases``, one per line) holding the most of them (:func:`_holding_length`'s name), each
-    as :func:`names_word` names it. ``PARA`` is held whole by "PARA method", ``PARA Starter Kit``
-    is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
+    as :func:`names_word` names it but by a word typed whole (``zet*`` does not hold ``ZetabS``),
+    a word the name says twice by two query words (``1.6`` does not hold ``1.6.6``;
+    :func:`query_words` are distinct, so a name repeating a word takes only the exact-name bonus). ``PARA`` is held whole by "PARA method", ``PARA Starter Kit`` is not; nor is ``Đorđe notes`` by "met Đorđe" searched as "met Đorđe Djordje" (two query
     words naming one word of it: the precision counts it named whole). Both engines."""
     names = [title, *aliases.split("\n")] if aliases else [title]
     held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
@@ -3317,8 +3353,21 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     if not most:
         return False
     name = min((n for n, k in zip(names, held) if k == most), key=_name_length)
-    need = name_words(name) - STOP_WORDS
-    return bool(need) and all(any(names_word(w, {v}, w in prefixes) for w in words) for v in need)
+    # (each time the name says a word: ``1.6`` does not hold ``1.6.6``, nor "bora trip" ``Bora Bora``)
+    # (each word of it named by a word the query types whole: a prefix ``zet*`` names any word it
+    # begins, ``ZetabS``; and as often as the name says it)
+    need = collections.Counter(v for v in _name_word_list(name) if v not in STOP_WORDS)
+    return bool(need) and all(sum(1 for w in words if names_word(w, {v})) >= k for v, k in need.items())
+
+
+def _name_word_list(name: str) -> list[str]:
+    """The words of a name as :func:`name_words` folds them, in order, each as often as the name
+    says it (``1.6.6`` → ``["1", "6", "6"]``)."""
+    if not name:
+        return []
+    if name.isascii():
+        return _PLAIN_WORD.findall(name.lower())
+    return [_fold(w) for w in _PLAIN_WORD.findall(search_form(name))]
 
 
 def _contained_name(whole: bool, named: float, total: float, exact: bool, words: int) -> float:
