@@ -147,12 +147,21 @@ def test_the_listen_connection_asks_the_server_for_short_keepalives(pg_url, url_
     assert got == want, got
 
 
-def _unshared_pid_namespace() -> tuple[str, ...]:
+def _unshared_pid_namespace(held: str) -> tuple[str, ...]:
     """The command prefix running a program in a pid namespace of its own (as a container does),
-    its /proc and /tmp (where sync locks are) its own; skipped where this machine cannot make one."""
+    its /proc and /tmp (where sync locks are) its own; skipped where this machine cannot make one.
+    The folders under /tmp this run needs (this checkout, Python's prefix: a clone or a venv under
+    /tmp, as a clean-clone CI makes) are bound back into the new /tmp from the old one, mounted at
+    ``held`` (an empty folder outside /tmp) first: a tmpfs over /tmp hid them ("No module named gbrain")."""
+    import shlex
     import shutil
+    import sys
+    from pathlib import Path
 
-    pre = ("unshare", "--pid", "--fork", "--mount-proc", "--mount", "--kill-child", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && exec "$@"', "sh")
+    keep = sorted({str(p) for p in (Path(__file__).resolve().parent.parent, Path(sys.prefix).resolve()) if str(p).startswith("/tmp/")})
+    back = "".join(f" && mkdir -p {shlex.quote(k)} && mount --bind {shlex.quote(held + k[len('/tmp'):])} {shlex.quote(k)}" for k in keep)
+    script = f"mount --bind /tmp {shlex.quote(held)} && mount -t tmpfs tmpfs /tmp{back} && exec \"$@\""
+    pre = ("unshare", "--pid", "--fork", "--mount-proc", "--mount", "--kill-child", "sh", "-c", script, "sh")
     if not shutil.which("unshare") or subprocess.run([*pre, "true"], capture_output=True).returncode != 0:
         pytest.skip("cannot make a pid namespace here (unshare)")
     return pre
@@ -169,8 +178,13 @@ def test_a_live_watch_in_another_pid_namespace_is_not_ended(pg_server, pg_url):
 
     from test_watch import Watch
 
-    pre = _unshared_pid_namespace()
     top = Path(tempfile.mkdtemp(dir="/var/tmp"))  # (not under /tmp: the watch's /tmp is its own)
+    (top / "held").mkdir()
+    try:
+        pre = _unshared_pid_namespace(str(top / "held"))
+    except BaseException:  # (skipped: nothing made here is left behind)
+        shutil.rmtree(top, ignore_errors=True)
+        raise
     root = write_tree(top / "vault", {"people/ana.md": "# Ana\n\nHello.\n"})
     admin = psycopg.connect(pg_server, autocommit=True)
     w = Watch(root, pg_url, prefix=pre)
