@@ -256,6 +256,7 @@ def test_a_ctrl_c_during_a_postgres_commit_lets_it_commit(pg_url, monkeypatch):
     (``db.commit`` holds the interrupts): the transaction is committed and counted, not cancelled
     by psycopg (or cut before it was sent) while another process may already see its rows."""
     import signal
+    import threading
 
     from gbrain.storage import pg
 
@@ -263,7 +264,9 @@ def test_a_ctrl_c_during_a_postgres_commit_lets_it_commit(pg_url, monkeypatch):
 
     def execute(self, sql, *a, **k):
         if sql == "COMMIT":
-            os.kill(os.getpid(), signal.SIGINT)  # (Python's handler: a KeyboardInterrupt in this thread)
+            # (to this thread, which holds the signal: a process-directed kill may go to a thread that does not
+            # hold it — xdist's — and Python's handler then ran before the COMMIT was sent: a stop-58 CI failure)
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         return real(self, sql, *a, **k)
 
     with Brain.open(pg_url) as b:
