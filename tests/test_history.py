@@ -773,6 +773,41 @@ def test_a_version_no_name_of_a_moved_page_has_is_not_sent_to_an_old_name(tmp_pa
     assert "`gbrain get a --version 2`" in err, err
 
 
+def test_revert_new_name_to_an_old_names_number_names_the_revert_that_works(tmp_path, db_path):
+    """Trial s59: a note renamed twice in the folder under watch (agent-loop → agent-loop-core →
+    ideas/agent-loop-core); `revert ideas/agent-loop-core --to 23`, a number `history` lists under
+    the first name, was refused naming `gbrain get concepts/agent-loop --version 23` and `gbrain
+    diff …`, never the command that does what was asked: `revert concepts/agent-loop --to 23`
+    brings that version back onto the renamed page. The hint names it; never while another page
+    lives at the old name (a revert there would write that page)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    for n in ("a", "c"):
+        (root / f"{n}.md").write_text(f"# {n.upper()}\n\nx\n")
+    db = str(db_path)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    for n in ("a", "c"):
+        assert cli("--db", db, "tag", n, "t1").returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    for n, m in (("a", "b"), ("c", "d")):
+        (root / f"{n}.md").rename(root / "sub" / f"{n}.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    for n, m in (("a", "b"), ("c", "d")):
+        (root / "sub" / f"{n}.md").rename(root / "sub" / f"{m}.md")
+    (root / "c.md").write_text("# Another C\n")  # a new page at c's old name: a revert there would write it
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    r = cli("--db", db, "revert", "sub/b", "--to", "2")  # sub/b's own versions: 1 only; a has 1 to 2
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "`gbrain get a --version 2`" in err and "`gbrain revert a --to 2`" in err, err
+    ok = cli("--db", db, "revert", "a", "--to", "1")  # the hint's command: a's version 1 (untagged) back onto sub/b
+    assert ok.returncode == 0 and "sub/b" in ok.stdout.decode(), (ok.stdout, ok.stderr)
+    assert "t1" not in cli("--db", db, "get", "sub/b").stdout.decode()
+    r = cli("--db", db, "revert", "sub/d", "--to", "2")
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "`gbrain get c --version 2`" in err and "gbrain revert" not in err, err
+
+
 def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_copy(tmp_path, db_path):
     """A trial renamed a note twice under watch, then `revert OLD --to 1`: it made a second copy
     at the old path (and the alias became ambiguous). The old name's version now goes back onto

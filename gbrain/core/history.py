@@ -1140,8 +1140,14 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
                 nor = "nor has any name it had before: " + "; ".join(f"{nm}: {span(nm)}" for nm, _ in older)
             return f"{key} has no version {n} (its own versions: 1 to {hi}; {nor}); `gbrain history {cmd_arg(key)}` lists them all"
         hint = "; ".join(f"{nm} has {span(nm)}" for nm, _ in older)
+        # `revert OLD --to N` brings it back onto this page (revert follows a name moved away), unless
+        # another page or file lives at that name now: a revert there would write that one (trial s59)
+        table, col = ("pages", "slug") if kind == "page" else ("files", "path")
+        back = "" if c.execute(f"SELECT 1 FROM {table} WHERE {col} = ?", (where,)).fetchone() else \
+            f", `gbrain revert {cmd_arg(where)} --to {n}` (brings it back onto {key})"
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
-                f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`; `gbrain history {cmd_arg(key)}` lists them all")
+                f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`{back}; "
+                f"`gbrain history {cmd_arg(key)}` lists them all")
     if lo is not None and n < lo:
         return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were pruned and are gone: `gbrain history {cmd_arg(key)}` lists them)"
     return f"{key} has no version {n} (versions: 1 to {hi}; pruned ones are gone: `gbrain history {cmd_arg(key)}` lists them)"
