@@ -157,3 +157,31 @@ def test_tag_on_a_page_already_holding_an_invisible_tag_is_no_change(db_path):
         assert [r["slug"] for r in ops.run("list", {"tag": "a\u200bb"}, brain=b)] == ["notes/p"]
         ops.run("untag", {"slug": "notes/p", "tag": "a\u200bb"}, brain=b)
         assert "a\u200bb" not in b.get_text("notes/p")
+
+
+def test_a_missed_tag_or_folder_names_the_brain_s_own_as_written(db_path):
+    """Trial s59 (obsidian-help): `list --tag plugin` warned "the tags in this brain: … camelcase
+    (8), kebab-case (8), pascalcase (8)" and `list --prefix en/plugin` answered "did you mean:
+    en/plugins/; the folders in this brain: release notes/ (364) … sandbox/ (31)", while the
+    vault writes `PascalCase`, `camelCase`, `Release notes/`, `Sandbox/`, `en/Plugins/`: the lookup
+    keys (lowercased) were shown as if they were the names. The names are shown as written
+    (a tag's spelling most pages use, as `tags` lists it); matching stays case-insensitive."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path) as b:
+        b.put("Release Notes/Mobile/v1", "---\ntags: [PascalCase]\n---\n# v1\n\nriver\n")
+        b.put("Release Notes/v2", "---\ntags: [pascalcase, Caf\u0065\u0301]\n---\n# v2\n\nriver\n")
+        b.put("Release Notes/v3", "---\ntags: [PascalCase]\n---\n# v3\n\nriver\n")
+    ctx = lambda said=None: ops.Context(db=str(db_path), on_warning=(said.append if said is not None else None))  # noqa: E731
+    with pytest.raises(NotFound) as e:
+        ops.run("list", {"tag": "PascalCas"}, ctx())
+    assert e.value.suggestions == ["PascalCase"] and "PascalCase (3)" in str(e.value), (str(e.value), e.value.suggestions)
+    assert [r["slug"] for r in ops.run("list", {"tag": e.value.suggestions[0]}, ctx())] == ["Release Notes/Mobile/v1", "Release Notes/v2", "Release Notes/v3"]
+    with pytest.raises(NotFound) as e:
+        ops.run("list", {"prefix": "release note"}, ctx())
+    assert e.value.suggestions == ["Release Notes/"], (str(e.value), e.value.suggestions)
+    assert "Release Notes/ (3)" in str(e.value) and "Release Notes/Mobile/ (1)" in str(e.value), str(e.value)
+    said: list[str] = []
+    assert ops.run("search", {"query": "river", "tag": "zzz", "prefix": "qqq"}, ctx(said)) == []
+    assert len(said) == 2 and "PascalCase (3)" in said[0] and "Caf\u0065\u0301 (1)" in said[0], said
+    assert "Release Notes/ (3)" in said[1], said

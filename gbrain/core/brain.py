@@ -2729,38 +2729,53 @@ class Brain:
         if tag and none_has(PageFilter(tag=tag)):
             counts = [(r[0], r[1]) for r in self.conn.execute(
                 "SELECT tag_key, COUNT(DISTINCT page_id) FROM tags GROUP BY tag_key ORDER BY COUNT(DISTINCT page_id) DESC, tag_key")]
-            self._no_match("tag", tag, tag_filter_key(tag), counts, warn)
+            # each shown as written: the spelling most pages use (ties: the smallest), as `tags` lists it (trial s59)
+            spelled: dict[str, tuple[int, str]] = {}
+            for key, written, n in self.conn.execute("SELECT tag_key, tag, COUNT(DISTINCT page_id) FROM tags GROUP BY tag_key, tag"):
+                if key not in spelled or (-n, written) < (-spelled[key][0], spelled[key][1]):
+                    spelled[key] = (n, written)
+            self._no_match("tag", tag, tag_filter_key(tag), counts, warn, shown={k: w for k, (_, w) in spelled.items()})
         if prefix and none_has(PageFilter(prefix=prefix)):
             folders: dict[str, int] = {}
-            for (key,) in self.conn.execute("SELECT slug_key FROM pages WHERE slug_key LIKE '%/%'"):
-                parts = key.split("/")[:-1]
+            written: dict[str, dict[str, int]] = {}  # a folder's key: its spellings, with their page counts
+            for (slug,) in self.conn.execute("SELECT slug FROM pages WHERE slug_key LIKE '%/%'"):
+                parts = slug.split("/")[:-1]
                 for i in range(1, len(parts) + 1):  # every folder of the page, parents too
                     f = "/".join(parts[:i]) + "/"
-                    folders[f] = folders.get(f, 0) + 1
+                    k = slug_key(f)
+                    folders[k] = folders.get(k, 0) + 1
+                    written.setdefault(k, {})[f] = written.get(k, {}).get(f, 0) + 1
             counts = sorted(folders.items(), key=lambda kv: (-kv[1], kv[0]))
-            self._no_match("folder", prefix, folder_key(prefix), counts, warn)
+            shown = {k: min(sp.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, sp in written.items()}
+            self._no_match("folder", prefix, folder_key(prefix), counts, warn, shown=shown)
 
     @staticmethod
-    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn, *, also: list[str] = ()) -> None:
+    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn, *, also: list[str] = (),
+                  shown: dict[str, str] | None = None) -> None:
         """:meth:`check_type`'s and :meth:`check_filters`' answer for a ``what`` (type, tag,
         folder) ``asked`` (compared as ``key``) that no page has, given the brain's ``counts``
         (``[(name, pages)]``, most first): the names ``key`` is a slip for (:func:`_slip_for`),
         and those of ``also`` the brain has, are near misses: NotFound naming them. Another word
         that merely looks alike (``company`` beside ``comparison``, ``active`` beside ``action``:
         difflib's ratio took them for slips until trial 38, so the skills' standard calls failed
-        on a vault without companies) is a name no page has yet: ``warn`` and an empty answer."""
+        on a vault without companies) is a name no page has yet: ``warn`` and an empty answer.
+        ``shown`` maps a name of ``counts`` (a lookup key: a tag's or folder's, lowercased) to
+        the name as the brain writes it, which the message and the suggestions give (trial s59)."""
         if not counts:
             return
         names = [n for n, _ in counts]
         near = [n for n in also if n in names]
         slips = sorted((d, i, n) for i, n in enumerate(names) if n not in near and (d := _slip_for(key, n)) is not None)
         near += [n for _, _, n in slips][:max(0, 3 - len(near))]
-        shown = ", ".join(f"{n} ({c:,})" for n, c in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
+        if shown:
+            near = [shown.get(n, n) for n in near]
+            counts = [(shown.get(n, n), c) for n, c in counts]
+        listed = ", ".join(f"{n} ({c:,})" for n, c in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
         has = f"no page is under the folder '{asked}'" if what == "folder" else f"no page has {what} '{asked}'"
         if near:
-            raise NotFound(f"{has}; did you mean: {', '.join(near)}; the {what}s in this brain: {shown}", near)
+            raise NotFound(f"{has}; did you mean: {', '.join(near)}; the {what}s in this brain: {listed}", near)
         if warn is not None:
-            warn(f"{has} yet, so nothing matches; the {what}s in this brain: {shown}")
+            warn(f"{has} yet, so nothing matches; the {what}s in this brain: {listed}")
 
     def stats(self) -> dict:
         """Counts of the brain's rows (pages by type, links, tags, raw rows, timeline entries,
