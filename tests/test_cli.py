@@ -372,6 +372,21 @@ def test_call_and_raw(imported):
     assert gbrain("call", "brain_get", '{"slug": "x", "extra": 1}').returncode == 2
 
 
+def test_a_raw_write_says_what_it_wrote_in_words_as_every_write(imported):
+    """Trial s59: `gbrain raw SLUG --source S --data JSON` (and `raw-put`) printed its result as a
+    JSON object without `--json` ({"slug": …, "changed": true}), where every other write says
+    `updated SLUG`. Now a line in words; `--json` keeps the object; a read still prints the JSON
+    data, which is the content asked for."""
+    for cmd in ("raw", "raw-put"):
+        r = gbrain(cmd, "bruno-okafor", "--source", "exa", "--data", '{"hits": 3}')
+        assert r.returncode == 0 and r.stdout.decode() in (
+            "updated people/bruno-okafor: raw data exa in people/.raw/bruno-okafor.json\n",
+            "unchanged people/bruno-okafor: raw data exa in people/.raw/bruno-okafor.json\n"), (cmd, r.stdout, r.stderr)
+    assert gbrain("raw", "bruno-okafor", "--source", "exa", "--data", '{"hits": 3}').stdout.decode().startswith("unchanged ")
+    assert js(gbrain("raw", "bruno-okafor", "--source", "exa", "--data", '{"hits": 4}', "--json"))["changed"] is True
+    assert json.loads(gbrain("raw", "bruno-okafor").stdout) == {"exa": {"hits": 4}}
+
+
 def test_stdout_is_utf8_under_c_locale(imported):
     gbrain("put", "people/zoë", input="# Zoë 🧠\n")
     r = gbrain_process("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})  # the locale a process starts in

@@ -2291,6 +2291,16 @@ def _entry_words(a: dict, ctx) -> list[str]:
     return out
 
 
+def _raw_saved(r: dict, a: dict) -> str:
+    """The line a raw write says without ``--json`` (``updated people/ana: raw data crm in
+    people/.raw/ana.json``), as :func:`_saved` says a page's write; a read (no ``data``) prints
+    the JSON it read, the content asked for."""
+    if a.get("data") is None:
+        return json.dumps(r, ensure_ascii=False, indent=2, default=str)
+    return (f"{'updated' if r.get('changed') else 'unchanged'} {r['slug']}: raw data {r['source']} in {r['path']}"
+            + (f"; {r['note']}" if r.get("note") else ""))
+
+
 @op(
     "raw",
     "Read a page's raw enrichment JSON (.raw sidecar) as {source: data}: every source, or one (`source`). Over `max_chars` it comes in "
@@ -2306,6 +2316,7 @@ def _entry_words(a: dict, ctx) -> list[str]:
     output={"type": "object", "description": "source name → the JSON stored for it; or, for raw data longer than max_chars, a part of its JSON text "
             "(content, truncated, offset, next_offset, total_chars, sources)"},
     tool_defaults={"max_chars": PART_CHARS},
+    text=_raw_saved,
 )
 def _raw(b, a, ctx):
     if a.get("data") is not None:
@@ -2337,6 +2348,7 @@ def _raw(b, a, ctx):
     destructive=True,
     idempotent=True,
     output=obj("slug", "changed", slug="string", source="string", path="string", changed="boolean", note="string"),
+    text=_raw_saved,
 )
 def _raw_put(b, a, ctx):
     if not a.get("source"):
