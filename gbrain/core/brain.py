@@ -2736,15 +2736,20 @@ class Brain:
                     spelled[key] = (n, written)
             self._no_match("tag", tag, tag_filter_key(tag), counts, warn, shown={k: w for k, (_, w) in spelled.items()})
         if prefix and none_has(PageFilter(prefix=prefix)):
+            pages_in: dict[str, int] = {}  # each folder as written: the pages right in it
+            for (slug,) in self.conn.execute("SELECT slug FROM pages WHERE slug_key LIKE '%/%'"):
+                d = slug.rpartition("/")[0]
+                pages_in[d] = pages_in.get(d, 0) + 1
             folders: dict[str, int] = {}
             written: dict[str, dict[str, int]] = {}  # a folder's key: its spellings, with their page counts
-            for (slug,) in self.conn.execute("SELECT slug FROM pages WHERE slug_key LIKE '%/%'"):
-                parts = slug.split("/")[:-1]
+            for d, n in pages_in.items():
+                parts = d.split("/")
                 for i in range(1, len(parts) + 1):  # every folder of the page, parents too
                     f = "/".join(parts[:i]) + "/"
                     k = slug_key(f)
-                    folders[k] = folders.get(k, 0) + 1
-                    written.setdefault(k, {})[f] = written.get(k, {}).get(f, 0) + 1
+                    folders[k] = folders.get(k, 0) + n
+                    sp = written.setdefault(k, {})
+                    sp[f] = sp.get(f, 0) + n
             counts = sorted(folders.items(), key=lambda kv: (-kv[1], kv[0]))
             shown = {k: min(sp.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, sp in written.items()}
             self._no_match("folder", prefix, folder_key(prefix), counts, warn, shown=shown)
