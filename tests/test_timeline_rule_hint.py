@@ -48,3 +48,23 @@ def test_put_timeline_append_names_the_rule_as_timeline_add_does(db_path):
         b.set_config("timeline_split", "heading")
         r = ops.run("put", {"slug": "notes/plan", "timeline_append": "- **2026-12-04** | again"}, brain=b)
         assert r["changed"] and not r.get("note"), r
+
+
+def test_config_set_timeline_split_says_which_entries_it_stops_reading(db_path):
+    """Trial s59 (llm-wiki): `timeline-add` on a checklist note before `config set timeline_split
+    heading` (the note's `---` is a plain rule; the add said so) wrote its entry at the end; the
+    setting then made `timeline` answer "(no timeline entries)" for that note, and the next add
+    began a `## Timeline` section below the old entry, with no word from `config set`. The text
+    is kept, as it must be; the setting now says how many entries in which pages it no longer
+    reads as timeline entries, and says nothing when it changes none."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/plan", RULED)
+        assert ops.run("timeline-add", {"slug": "notes/plan", "date": "2026-12-03", "summary": "tried it"}, brain=b)["changed"]
+        b.put("people/ana", "# Ana\n\nIntro.\n\n---\n\n## Timeline\n\n- **2024-01-01** | met\n")  # read either way
+        said: list[str] = []
+        assert ops.run("config-set", {"key": "timeline_split", "value": "heading"}, ops.Context(on_warning=said.append), brain=b)
+        assert len(said) == 1 and "1 timeline entry" in said[0] and "notes/plan" in said[0] and "people/ana" not in said[0], said
+        assert b.timeline("notes/plan") == [] and len(b.timeline("people/ana")) == 1  # the text kept, read as the setting says
+        said.clear()
+        ops.run("config-set", {"key": "timeline_split", "value": "rule"}, ops.Context(on_warning=said.append), brain=b)
+        assert said == [] and len(b.timeline("notes/plan")) == 1  # back: nothing lost, nothing said

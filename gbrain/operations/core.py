@@ -2544,7 +2544,12 @@ def config_keys_said() -> str:
 @op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, title="Set a config value", text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True,
     details=config_keys_said())
 def _config_set(b, a, ctx):
+    entries = _entries_per_page(b) if a["key"] == "timeline_split" and ctx.on_warning else None
     b.set_config(a["key"], a["value"])
+    if entries is not None:
+        w = _entries_unread_note(b, entries, a["value"])
+        if w:
+            ctx.on_warning(w)
     if a["key"] == "embedding_model" and ctx.on_warning:
         w = _unknown_model_warning(a["value"], b.config())
         if w:
@@ -2566,6 +2571,31 @@ def _config_set(b, a, ctx):
         if w:
             ctx.on_warning(w)
     return {"key": a["key"], "value": a["value"]}
+
+
+def _entries_per_page(b) -> dict[int, int]:
+    """``{page id: its timeline entries}``: what ``config set timeline_split`` compares before and after."""
+    return {pid: n for pid, n in b.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id")}
+
+
+def _entries_unread_note(b, before: dict[int, int], value: str) -> str | None:
+    """The warning of a ``timeline_split`` change that left pages fewer timeline entries than
+    ``before`` (:func:`_entries_per_page`): their dated lines stay in the text, but ``timeline``
+    no longer lists them (an entry written under ``rule`` below a plain ``---`` has no ``## Timeline``
+    heading above it under ``heading``; trial s59). None when no page lost one."""
+    after = _entries_per_page(b)
+    lost = {pid: n - after.get(pid, 0) for pid, n in before.items() if after.get(pid, 0) < n}
+    if not lost:
+        return None
+    ids = sorted(lost, key=lambda pid: (-lost[pid], pid))
+    names = [r[0] for pid in ids[:5] for r in b.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,))]
+    k = sum(lost.values())
+    more = f", … {len(ids) - 5} more" if len(ids) > 5 else ""
+    how = ("a `---` right above a `## Timeline` or `## History` heading is the separator now"
+           if value == "heading" else "the first `---` is the separator now")
+    return (f"{k:,} timeline entr{'y' if k == 1 else 'ies'} in {len(ids):,} page(s) no longer read as timeline entries ({how}): "
+            f"{', '.join(names)}{more}; their lines stay in the text; `gbrain config set timeline_split "
+            f"{'rule' if value == 'heading' else 'heading'}` reads them again")
 
 
 @op("config-unset", "Remove a config value so its default applies again (e.g. embedding_base_url).", [Param("key", required=True, positional=True)], mcp=False, title="Unset a config value",
