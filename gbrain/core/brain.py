@@ -2446,9 +2446,10 @@ class Brain:
             old, (tag, n) = tag, spelled
             why = "tags match in any case, as in Obsidian" if tag_identity(tag) == tag_identity(old) else \
                 f"lint's tag_duplicates takes '{old}' for the same tag"
-            note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} ({why})"
+            note = f"'{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} ({why})"
             if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:  # (the page has it, in the brain's form)
-                return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"], note=note)
+                return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"], note="it has " + note)
+            note = "wrote " + note
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
             res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
