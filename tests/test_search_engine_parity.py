@@ -408,6 +408,8 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
     ("Inboxer", ["inbox"], False),  # the query's word is only the start of the name's
     ("Inbox", ["inboxer"], True),  # the query's word says all of the name's, and more (names_word's stem rule)
     ("Edit", ["edited", "notes"], True),
+    ("Sherlocking", ["sherlocked", "plugins"], True),  # two forms of one stem, neither the other's start
+    ("CodeGen2", ["codegen"], False),
     ("Themes", ["theme"], True),  # a plural s/es more or less, as names are named
 ])
 def test_name_held_whole_needs_the_name_words_whole(name, words, whole):

@@ -3362,16 +3362,17 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
 
 def _holds_name_word(word: str, name_word: str) -> bool:
     """Whether the query ``word`` holds the name's word ``name_word`` (:func:`name_words`'s form)
-    whole, for :func:`_name_held_whole`: it names it (:func:`names_word`) and says all of it, or
-    it but for a plural ``s``/``es`` (``theme`` holds ``Themes``, ``edited`` holds ``Edit``), not
-    only its start: ``inbox`` names ``Inboxer`` by their shared start (:data:`STEM_LENGTH_RATIO`)
-    but does not hold it, so the one-word query "inbox" is no query holding the name *Inboxer*
-    (whose contained-name bonus, the exact-name bonus's equal, put it before *Inbox* on
-    obsidian-hub, 2026-12-07). Both engines."""
+    whole, for :func:`_name_held_whole`: it names it (:func:`names_word`) and the name's word is not
+    the query word with more letters after it, but for a plural ``s``/``es`` (``theme`` holds
+    ``Themes``, ``edited`` holds ``Edit``, ``sherlocked`` holds ``Sherlocking``: two forms of one
+    stem): ``inbox`` names ``Inboxer`` by their shared start (:data:`STEM_LENGTH_RATIO`) but does
+    not hold it, so the one-word query "inbox" is no query holding the name *Inboxer* (whose
+    contained-name bonus, the exact-name bonus's equal, put it before *Inbox* on obsidian-hub,
+    2026-12-07), nor ``codegen`` *CodeGen2*. Both engines."""
     if not names_word(word, {name_word}):
         return False
     w = _fold(word)
-    return len(w) >= len(name_word) or name_word in (w + "s", w + "es")
+    return not (len(name_word) > len(w) and name_word.startswith(w)) or name_word in (w + "s", w + "es")
 
 
 def _name_word_list(name: str) -> list[str]:
