@@ -414,3 +414,21 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
 ])
 def test_name_held_whole_needs_the_name_words_whole(name, words, whole):
     assert keyword._name_held_whole(name, "", words, set()) is whole
+
+
+def test_a_page_named_as_typed_comes_before_every_page_it_does_not_name(tmp_path, db_path):
+    """obsidian-hub's "MOC" (2026-12-07): *Maps of Content (MOC)*, whose alias is ``MOC``, came
+    second, below the template *T - MOCs*: the query held that name whole (``T`` is a stop word,
+    ``MOCs`` the plural), so it took the contained-name bonus, the exact-name bonus's equal, and
+    its body and the links labelled "MOC" did the rest. A page named by the query as typed (title,
+    alias, H1, file name) comes before every page it does not name (``keyword.EXACT_NAMES_FIRST``);
+    among those named, the order is the ranking's. Both engines."""
+    notes = {
+        "Concepts/Maps of Content (MOC).md": "---\naliases:\n- MOC\n- MOCs\n---\n# Maps of Content (MOC)\n\n#placeholder/description\n",
+        "Templates/T - MOCs.md": "# T - MOCs\n\nA template for a MOC: the MOC's links, the MOC's sections. Use this MOC template for every MOC.\n",
+    }
+    notes.update({f"Notes/n{i}.md": f"# Note {i}\n\nSee the [[T - MOCs|MOC]] template, number {i}.\n" for i in range(6)})
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert [h["slug"] for h in _hits(b, "MOC")][:2] == ["Concepts/Maps of Content (MOC)", "Templates/T - MOCs"]
