@@ -369,3 +369,66 @@ def test_a_prefix_holds_no_name(tmp_path, db_path):
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "vault", notes))
         assert [h["slug"] for h in _hits(b, "zet* method")][0] == "Guides/Zettelkasten"
+
+
+@pytest.fixture
+def inbox_brain(tmp_path, db_path):
+    """obsidian-hub's plugin pages *Inbox* and *Inboxer* (a user's miss, 2026-12-07: "inbox" put
+    *Inboxer* first), their words as the hub writes them, beside *Inbox Organiser*, *Telegram
+    Inbox* and the folder note *06 - Inbox*."""
+    def plugin(name: str, says: str) -> str:
+        pid = name.lower().replace(" ", "-")
+        return (f"---\nplugin-id: {pid}\naliases:\n- {name}\ntags: \n- \npublish: true\n---\n\n# {name}\n\n"
+                f"Plugin ID: `{pid}`\nDeveloped by: [[someone]]\n\n{says}\n")
+    notes = {
+        "Plugins/inbox.md": plugin("Inbox", 'Show in app notification if there is data to process in the "inbox" note.'),
+        "Plugins/inboxer.md": plugin("Inboxer", "Adds commands to quickly add entries to INBOX and TIMELINE sections"),
+        "Plugins/inbox-organiser.md": plugin("Inbox Organiser", "Organise the notes of your inbox folder."),
+        "Plugins/telegram-inbox.md": plugin("Telegram Inbox", "Send notes to your inbox from Telegram."),
+        "06 - Inbox/06 - Inbox.md": "# 06 - Inbox\n\nNotes waiting to be sorted into the hub.\n",
+    }
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        yield b
+
+
+def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brain):
+    """"inbox" put *Inboxer* (its stem, porter's and Snowball's ``inbox``) first: the query word
+    names ``Inboxer`` by their shared start (``STEM_LENGTH_RATIO``), so the one-word query held
+    its name "whole" and it took the contained-name bonus, the exact-name bonus's equal, and its
+    body's ``INBOX`` did the rest. A query word shorter than the name's word does not hold it.
+    Both engines."""
+    assert [h["slug"] for h in _hits(inbox_brain, "inbox")][0] == "Plugins/inbox"
+    assert [h["slug"] for h in _hits(inbox_brain, "Inboxer")][0] == "Plugins/inboxer"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name, words, whole", [
+    ("Inboxer", ["inbox"], False),  # the query's word is only the start of the name's
+    ("Inbox", ["inboxer"], True),  # the query's word says all of the name's, and more (names_word's stem rule)
+    ("Edit", ["edited", "notes"], True),
+    ("Sherlocking", ["sherlocked", "plugins"], True),  # two forms of one stem, neither the other's start
+    ("CodeGen2", ["codegen"], False),
+    ("Themes", ["theme"], True),  # a plural s/es more or less, as names are named
+])
+def test_name_held_whole_needs_the_name_words_whole(name, words, whole):
+    assert keyword._name_held_whole(name, "", words, set()) is whole
+
+
+def test_a_page_named_as_typed_comes_before_every_page_it_does_not_name(tmp_path, db_path):
+    """obsidian-hub's "MOC" (2026-12-07): *Maps of Content (MOC)*, whose alias is ``MOC``, came
+    second, below the template *T - MOCs*: the query held that name whole (``T`` is a stop word,
+    ``MOCs`` the plural), so it took the contained-name bonus, the exact-name bonus's equal, and
+    its body and the links labelled "MOC" did the rest. A page named by the query as typed (title,
+    alias, H1, file name) comes before every page it does not name (``keyword.EXACT_NAMES_FIRST``);
+    among those named, the order is the ranking's. Both engines."""
+    notes = {
+        "Concepts/Maps of Content (MOC).md": "---\naliases:\n- MOC\n- MOCs\n---\n# Maps of Content (MOC)\n\n#placeholder/description\n",
+        "Templates/T - MOCs.md": "# T - MOCs\n\nA template for a MOC: the MOC's links, the MOC's sections. Use this MOC template for every MOC.\n",
+    }
+    notes.update({f"Notes/n{i}.md": f"# Note {i}\n\nSee the [[T - MOCs|MOC]] template, number {i}.\n" for i in range(6)})
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        assert [h["slug"] for h in _hits(b, "MOC")][:2] == ["Concepts/Maps of Content (MOC)", "Templates/T - MOCs"]

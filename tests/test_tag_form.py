@@ -95,3 +95,70 @@ def test_untag_of_the_last_tag_of_a_key_that_held_it_from_the_start_removes_the_
         b.put("notes/a", "---\ntags: [x]\ntitle: A\n---\nBody.\n")
         ops.run("untag", {"slug": "notes/a", "tag": "x"}, ops.Context(), brain=b)
         assert b.get_text("notes/a") == "---\ntitle: A\n---\nBody.\n"
+
+
+def _tag_row(b, tag: str) -> dict:
+    return next(t for t in ops.run("tags", {}, ops.Context(), brain=b) if t["tag"].lower() == tag.lower() or tag in t.get("spellings", {}))
+
+
+def _dupes(b) -> list[dict]:
+    return [x for x in ops.run("lint", {"check": "tag_duplicates"}, ops.Context(), brain=b)["findings"] if x["check"] == "tag_duplicates"]
+
+
+def test_one_spelling_of_a_tag_for_tags_tag_and_lint_on_a_tie(tmp_path, db_path):
+    """Two spellings of one tag on one page each (``cfo-candidate`` in a page's tags, ``#CFO-Candidate``
+    in another's text): ``tags`` showed the smallest by code point (``CFO-Candidate``), ``tag`` wrote
+    the first by the engine's ``ORDER BY tag`` (SQLite's binary order: ``CFO-Candidate``; a Postgres
+    database's collation may put the lower case first) and lint's ``--fix-safe`` renamed to the
+    lower-case one, the normalised form: three answers. Now one rule (``slugs.tag_spelling_rank``):
+    the most pages, on a tie the normalised form, then the smallest. Both engines."""
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [cfo-candidate, finance]\n---\n# Ana\n",
+                                "c.md": "# Carla\n\nCarla is a candidate too. #CFO-Candidate\n",
+                                "d.md": "# Dan\n\nDan, candidate.\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        assert _tag_row(b, "cfo-candidate")["tag"] == "cfo-candidate"
+        r = ops.run("tag", {"slug": "d", "tag": "CFO-candidate"}, ops.Context(), brain=b)
+        assert r["changed"] and b.tags("d") == ["cfo-candidate"], (r, b.tags("d"))
+        assert "'cfo-candidate'" in r["note"], r
+        f = [x for x in _dupes(b) if "cfo-candidate" in x["variants"]]
+        assert f[0]["canonical"] == "cfo-candidate", f
+
+
+def test_tag_writes_the_brains_spelling_over_a_rarer_one_typed(tmp_path, db_path):
+    """A user's ``tag X CFO-candidate`` where three pages write ``cfo-candidate`` and one
+    ``CFO-candidate`` was written as typed ("a spelling some page already uses"), a spelling
+    lint's ``--fix-safe`` renames at once. ``tag`` writes the one ``tags`` shows. Both engines."""
+    notes = {f"p{i}.md": "---\ntags: [cfo-candidate]\n---\nx\n" for i in range(3)}
+    notes.update({"q.md": "---\ntags: [CFO-candidate]\n---\ny\n", "z.md": "# Zed\n"})
+    write_tree(tmp_path / "v", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("tag", {"slug": "z", "tag": "CFO-candidate"}, ops.Context(), brain=b)
+        assert b.tags("z") == ["cfo-candidate"] and "'cfo-candidate'" in r["note"] and "3 pages" in r["note"], r
+        assert _tag_row(b, "cfo-candidate")["spellings"] == {"cfo-candidate": 4, "CFO-candidate": 1}
+
+
+def test_tag_writes_the_form_the_brain_uses_for_a_tag_lint_takes_for_it(tmp_path, db_path):
+    """``CFO-candidate`` beside pages tagged ``cfo_candidate`` (another form: ``_`` for ``-``) was
+    written as typed: a second tag to Obsidian, which lint's ``tag_duplicates`` then reported as
+    one tag spelled two ways and ``--fix-safe`` merged. ``tag`` writes the brain's spelling and
+    says so; ``list --tag`` and search's tag filter, which match a tag in any case, find the page
+    by it; never across tags that only look alike (``ß``/``ss``). Both engines."""
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [cfo_candidate]\n---\n# Ana\n\nA candidate.\n",
+                                "b.md": "# Bruno\n\nAnother candidate. #cfo_candidate\n",
+                                "s.md": "---\ntags: [straße-fm]\n---\nz\n",
+                                "d.md": "# Dan\n\nDan, candidate.\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("tag", {"slug": "d", "tag": "CFO-candidate"}, ops.Context(), brain=b)
+        assert b.tags("d") == ["cfo_candidate"] and "'cfo_candidate'" in r["note"], r
+        assert not _dupes(b)
+        r = ops.run("tag", {"slug": "d", "tag": "cfo-candidate"}, ops.Context(), brain=b)
+        assert not r["changed"] and "cfo_candidate" in r["note"], r  # (it has the tag, in the brain's spelling)
+        for t in ("cfo_candidate", "CFO_Candidate"):
+            listed = {p["slug"] for p in ops.run("list", {"tag": t}, ops.Context(), brain=b)}
+            found = {h["slug"] for h in ops.run("search", {"query": "candidate", "tag": t}, ops.Context(), brain=b)}
+            assert listed == found == {"a", "b", "d"}, (t, listed, found)
+        r = ops.run("tag", {"slug": "d", "tag": "strasse-fm"}, ops.Context(), brain=b)
+        assert "strasse-fm" in b.tags("d") and "note" not in r, r  # (a letter apart: another tag, as Obsidian's)

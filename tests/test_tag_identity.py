@@ -83,7 +83,8 @@ def test_tags_obsidian_tells_apart_are_listed_apart(tmp_path, db_path):
     with Brain.open(db_path) as b:
         import_tree(b, tmp_path / "v")
         assert _tags(b) == {
-            "ΣΑΣ": (2, {"ΣΑΣ": 1, "σας": 1}), NFD: (2, {NFD: 1, "économie": 1}), "Tag": (2, {"Tag": 1, "tag": 1}),
+            # (a tie goes to the spelling in its normalised form, lint's canonical one: slugs.tag_spelling_rank)
+            "σας": (2, {"σας": 1, "ΣΑΣ": 1}), "économie": (2, {"économie": 1, NFD: 1}), "tag": (2, {"tag": 1, "Tag": 1}),
             "SS-tag": (1, {"SS-tag": 1}), "ß-tag": (1, {"ß-tag": 1}), "σασ": (1, {"σασ": 1})}
         # stats counts tags as the listing does: one per identity, not per spelling
         assert ops.run("stats", {}, ops.Context(), brain=b)["unique_tags"] == len(_tags(b)) == 6

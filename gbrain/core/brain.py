@@ -86,6 +86,8 @@ from ..page.slugs import (
     slug_for_path,
     slug_key,
     tag_identity,
+    tag_merge_form,
+    tag_spelling_rank,
     title_key,
     shown,
     NAME_MAX,
@@ -2350,7 +2352,8 @@ class Brain:
 
     def all_tags(self) -> list[dict]:
         """Every tag once per identity (``tag_identity``: NFC + lowercase, as Obsidian): ``[{"tag", "pages", "spellings"}]``.
-        ``tag`` is the spelling most pages use (ties: the smallest), ``spellings`` maps each
+        ``tag`` is the spelling most pages use (ties: :func:`~gbrain.page.slugs.tag_spelling_rank`, the
+        spelling :meth:`tag` writes and lint's canonical one), ``spellings`` maps each
         spelling written to its page count. Ordered by pages, then tag."""
         groups: dict[str, dict[str, int]] = {}
         for key, tag, n in self.conn.execute("SELECT tag_key, tag, COUNT(*) FROM tags GROUP BY tag_key, tag"):
@@ -2358,7 +2361,7 @@ class Brain:
         out = []
         for key, sp in groups.items():
             pages = self.conn.execute("SELECT COUNT(DISTINCT page_id) FROM tags WHERE tag_key = ?", (key,)).fetchone()[0] if len(sp) > 1 else next(iter(sp.values()))
-            order = sorted(sp.items(), key=lambda kv: (-kv[1], kv[0]))
+            order = sorted(sp.items(), key=lambda kv: tag_spelling_rank(*kv))
             out.append({"tag": order[0][0], "pages": pages, "spellings": dict(order)})
         out.sort(key=lambda r: (-r["pages"], r["tag"]))
         return out
@@ -2413,8 +2416,12 @@ class Brain:
         Notion export's page with properties and no frontmatter, to its ``Tags:`` line instead
         (:func:`gbrain.page.markdown.notion_tag_added`: frontmatter would end its Notion reading). No
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
-        its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
-        ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
+        its frontmatter or inline. A tag the brain's pages spell otherwise (``Energy`` where they have
+        ``energy``; ``CFO-candidate`` where they have ``cfo_candidate``, one normalised form,
+        :func:`~gbrain.page.slugs.tag_merge_form`) is written in their spelling (:meth:`_tag_spelling`:
+        the one ``gbrain tags`` shows and lint's ``--fix-safe`` renames to), with a ``note`` saying so;
+        a page having the tag in that spelling is left as it is (the ``note`` too). A tag no page has
+        is written as given (Obsidian shows a tag's first spelling).
         Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
         matches (``yc-alum``, with its page count)."""
@@ -2430,14 +2437,19 @@ class Brain:
             raise BadInput(f"invalid tag '{shown(tag)}': it contains an invisible or control character (U+{ord(bad.group()):04X})")
         if any(ch.isspace() for ch in tag):
             raise BadInput(self._spaced_tag(tag))
-        spellings = self.conn.execute("SELECT tag, COUNT(DISTINCT page_id) AS n FROM tags WHERE tag_key = ? GROUP BY tag ORDER BY n DESC, tag",
-                                      (tag_identity(tag),)).fetchall()
         note = None
-        if spellings and tag not in {r[0] for r in spellings}:
-            # the brain spells it otherwise (case, Unicode form): Obsidian matches tags in any case and lists
-            # one; write the spelling most pages use, and say so (trial 48: `Energy` beside `energy`)
-            tag, n = spellings[0][0], spellings[0][1]
-            note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
+        spelled = self._tag_spelling(tag)
+        if spelled is not None and spelled[0] != tag:
+            # the brain spells it otherwise (case, Unicode form; `_` or blanks for `-`): Obsidian matches tags in
+            # any case and lists one; write the spelling `gbrain tags` shows, and say so (trial 48: `Energy`
+            # beside `energy`; 2026-12-07: `CFO-candidate` beside `cfo-candidate` / `cfo_candidate`)
+            old, (tag, n) = tag, spelled
+            why = "tags match in any case, as in Obsidian" if tag_identity(tag) == tag_identity(old) else \
+                f"lint's tag_duplicates takes '{old}' for the same tag"
+            note = f"'{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} ({why})"
+            if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:  # (the page has it, in the brain's form)
+                return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"], note="it has " + note)
+            note = "wrote " + note
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
             res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
@@ -2445,6 +2457,20 @@ class Brain:
             res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
         return res
+
+    def _tag_spelling(self, tag: str) -> tuple[str, int] | None:
+        """The spelling of ``tag`` the brain's pages use, and how many pages write it: among the
+        tags of its normalised form (:func:`~gbrain.page.slugs.tag_merge_form`: case, Unicode form, and
+        ``_``/blanks for ``-``, the spellings lint's ``--fix-safe`` merges), the best by
+        :func:`~gbrain.page.slugs.tag_spelling_rank` (the one ``gbrain tags`` shows); None when no page has
+        one. Reads the tags' distinct keys (the ``tag_key`` index), then the spellings of those that match."""
+        form = tag_merge_form(tag)
+        keys = [k for (k,) in self.conn.execute("SELECT DISTINCT tag_key FROM tags") if tag_merge_form(k) == form]
+        if not keys:
+            return None
+        rows = self.conn.execute(f"SELECT tag, COUNT(DISTINCT page_id) FROM tags WHERE tag_key IN ({', '.join('?' * len(keys))}) GROUP BY tag", keys).fetchall()
+        best = min(rows, key=lambda r: tag_spelling_rank(r[0], r[1]))
+        return best[0], best[1]
 
     def tag_line(self, row: sqlite3.Row, page: Page, key: str) -> tuple[str, str] | tuple[None, None]:
         """Where the page's text writes the tag of identity ``key`` (:func:`tag_identity`) when not as

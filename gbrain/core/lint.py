@@ -88,7 +88,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, split_lines, stem, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_for_path, slug_key, slug_problem, tag_identity, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_for_path, slug_key, slug_problem, tag_identity, tag_merge_form, tag_spelling_rank, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -934,7 +934,7 @@ def merge_key(tag: str) -> str:
     joined into one ``-`` (``YC Alum`` / ``yc_alum`` → ``yc-alum``), never casefolded: ``ß-fm`` and
     ``ss-fm`` (two tags, a casefold letter apart) only look alike, and which one a page means is a
     person's choice (trial 53)."""
-    return re.sub(r"[\s_\-]+", "-", tag_identity(tag.strip().lstrip("#"))).strip("-")
+    return tag_merge_form(tag)
 
 
 def tag_groups(conn) -> list[dict]:
@@ -966,7 +966,7 @@ def tag_groups(conn) -> list[dict]:
             # the spelling most pages already use (fewest files rewritten; what `gbrain tags` shows);
             # on a tie the normalised form when it is written, else the smallest; never one with a blank
             fit = [v for v in vs if v not in blank]
-            canon = min(fit, key=lambda v: (-variants[v], v != mk, v)) if fit else mk
+            canon = min(fit, key=lambda v: tag_spelling_rank(v, variants[v])) if fit else mk
             canons[mk] = canon
             renames.update({v: canon for v in vs if v != canon})
         lookalike = len(subs) > 1

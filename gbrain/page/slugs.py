@@ -92,6 +92,24 @@ def tag_identity(tag: str) -> str:
     return nfc(tag).lower()
 
 
+def tag_merge_form(tag: str) -> str:
+    """A tag's normalised form (without its ``#``): its identity (:func:`tag_identity`) with runs
+    of white space, ``_`` and ``-`` joined into one ``-`` (``YC Alum`` / ``yc_alum`` →
+    ``yc-alum``); never casefolded (``ß-fm`` and ``ss-fm`` stay two). The spellings of one form are
+    the ones lint's ``--fix-safe`` merges (``lint.merge_key``) and ``Brain.tag`` writes as one."""
+    return re.sub(r"[\s_\-]+", "-", tag_identity(tag.strip().lstrip("#"))).strip("-")
+
+
+def tag_spelling_rank(spelling: str, pages: int) -> tuple:
+    """The sort key of one spelling of a tag among its others (``pages``: how many pages write it),
+    best first: the spelling most pages use, on a tie the one written in its normalised form
+    (:func:`tag_merge_form`: ``cfo-candidate`` before ``CFO-Candidate``, the brain's lower-case
+    convention), then the smallest by code point (never a database's collation: the engines
+    agree). The one rule of ``gbrain tags``' spelling, the spelling ``gbrain tag`` writes and lint's
+    canonical spelling (``tag_duplicates``, ``--fix-safe``)."""
+    return (-pages, spelling != tag_merge_form(spelling), spelling)
+
+
 def is_markdown(path: str) -> bool:
     return path.lower().endswith(".md")
 

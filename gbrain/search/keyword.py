@@ -2726,6 +2726,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         ids += anchor_evidence(conn, out, word_idf, only)
     _typed_words_first(out, {pid: frozenset(ws) for pid, ws in titled.items()}, {pid: t[:2] for pid, t in texts.items()}, typed_words, exact_w, near)
     _typed_names_first(out, exact, near)
+    if coordinate:
+        _exact_names_above(out, exact, near)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
 
@@ -3357,7 +3359,22 @@ def _name_held_whole(title: str, aliases: str, words: list[str], prefixes: set[s
     # (each word of it named by a word the query types whole: a prefix ``zet*`` names any word it
     # begins, ``ZetabS``; and as often as the name says it)
     need = collections.Counter(v for v in _name_word_list(name) if v not in STOP_WORDS)
-    return bool(need) and all(sum(1 for w in words if names_word(w, {v})) >= k for v, k in need.items())
+    return bool(need) and all(sum(1 for w in words if _holds_name_word(w, v)) >= k for v, k in need.items())
+
+
+def _holds_name_word(word: str, name_word: str) -> bool:
+    """Whether the query ``word`` holds the name's word ``name_word`` (:func:`name_words`'s form)
+    whole, for :func:`_name_held_whole`: it names it (:func:`names_word`) and the name's word is not
+    the query word with more letters after it, but for a plural ``s``/``es`` (``theme`` holds
+    ``Themes``, ``edited`` holds ``Edit``, ``sherlocked`` holds ``Sherlocking``: two forms of one
+    stem): ``inbox`` names ``Inboxer`` by their shared start (:data:`STEM_LENGTH_RATIO`) but does
+    not hold it, so the one-word query "inbox" is no query holding the name *Inboxer* (whose
+    contained-name bonus, the exact-name bonus's equal, put it before *Inbox* on obsidian-hub,
+    2026-12-07), nor ``codegen`` *CodeGen2*. Both engines."""
+    if not names_word(word, {name_word}):
+        return False
+    w = _fold(word)
+    return not (len(name_word) > len(w) and name_word.startswith(w)) or name_word in (w + "s", w + "es")
 
 
 def _name_word_list(name: str) -> list[str]:
@@ -4462,6 +4479,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
     _typed_words_first(out, named_by, fields, typed_words or set(), exact_w, near)
     _typed_names_first(out, exact, near)
+    if coordinate:
+        _exact_names_above(out, exact, near)
     _best_first(conn, out, ids, copies)
     out = out[: int(limit)]
     _pg_name_signals(conn, out, recheck, (tsq, targs), per, words, prefixes)
@@ -4731,6 +4750,39 @@ def _typed_names_first(out: list[dict], exact: dict[int, str], near: set[int]) -
     above = sorted((h for h in out if h["id"] in near and h["score"] > floor), key=lambda h: -h["score"])
     for i, h in enumerate(above):
         h["score"] = floor - COPY_GAP * i / len(above)
+
+
+#: a page the query names as typed comes before every page it does not name (:func:`_exact_names_above`);
+#: False: the ranking before 2026-12-07, where a contained name (its bonus the exact one's equal),
+#: BM25 and link text could put another page first
+EXACT_NAMES_FIRST = True
+
+
+def _exact_names_above(out: list[dict], exact: dict[int, str], near: set[int]) -> None:
+    """Raise the hits of ``out`` the query names as typed (``exact`` less ``near``:
+    :func:`_exact_names`) by one amount, so the lowest of them is :data:`COPY_GAP` above the best
+    hit it names in no way (not in ``exact``): their order among themselves, and every other
+    hit's, stays the ranking's. ``search`` only (hybrid ``query``'s keyword side keeps its plain
+    scores). Both engines.
+
+    The exact-name bonus (:data:`EXACT_WEIGHT`) is only equalled by other evidence: a contained
+    name at full coverage (:func:`_contained_name`), or name, link-text and BM25 evidence together.
+    On obsidian-hub "MOC" put the template *T - MOCs* (held whole: ``T`` is a stop word, ``MOCs``
+    the plural; its body says MOC often, links labelled "MOC" point to it) before *Maps of Content
+    (MOC)*, whose alias is the query, and "inbox" *Inboxer* before *Inbox*. A known item typed by
+    its name is that page, as Obsidian's quick switcher and Omnisearch put a note whose name is
+    the query first; a page named only but for a plural or a fold (``near``) keeps its place
+    (:func:`_typed_names_first` keeps it below those named as typed)."""
+    if not EXACT_NAMES_FIRST:
+        return
+    typed = [h for h in out if h["id"] in exact and h["id"] not in near]
+    others = [h["score"] for h in out if h["id"] not in exact]
+    if not typed or not others:
+        return
+    lift = max(others) + COPY_GAP - min(h["score"] for h in typed)
+    if lift > 0:
+        for h in typed:
+            h["score"] += lift
 
 
 def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None) -> tuple[str, list]:
