@@ -473,3 +473,55 @@ def test_ctrl_c_while_a_worker_sends_its_chunk_ends_the_pool(tmp_path):
             pass
     assert out.strip() == "interrupted" and p.returncode == 130, (out, err[-3000:])
     assert "Traceback" not in err, err[-3000:]
+
+
+INT_AT_WORKER_START = r'''
+import os, signal, sys, time
+
+if __name__ != "__main__":  # a parse worker (it imports this script as __mp_main__ before it runs its initializer)
+    from gbrain.sync import parallel
+
+    real = parallel._worker_start
+
+    def _worker_start():  # a Ctrl-C to the process group landing between the worker's fork and its initializer
+        try:
+            os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return real()
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        return real()
+
+    parallel._worker_start = _worker_start
+
+if __name__ == "__main__":
+    from gbrain.sync import parallel
+
+    jobs = [(f"p{i}.md", "# P\n\nword\n", "rule") for i in range(400)]
+    with parallel.PageParser(workers=2) as pp:
+        print(len(list(pp.parse(jobs))), flush=True)
+'''
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGINT") or "forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="the forkserver's workers")
+def test_a_ctrl_c_before_a_worker_ran_its_initializer_is_ignored_by_it(tmp_path):
+    """A Ctrl-C to the process group (the Ctrl-C test above sends it as the second worker appears)
+    that reaches a worker before its initializer ignored SIGINT: the forkserver gave each worker
+    Python's own handler back, so it printed a KeyboardInterrupt traceback and the pool started
+    another. The forkserver now ignores SIGINT from its first preload on, and its workers from
+    their fork: no traceback, every page parsed."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gbrain
+
+    script = tmp_path / "int_at_start.py"
+    script.write_text(INT_AT_WORKER_START)
+    checkout = Path(gbrain.__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, str(script), str(tmp_path / "sent")], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=str(checkout)), timeout=120)
+    assert (tmp_path / "sent").exists()  # (a worker did send itself the SIGINT)
+    assert r.returncode == 0 and r.stdout.strip() == "400", (r.stdout, r.stderr[-3000:])
+    assert "Traceback" not in r.stderr and "KeyboardInterrupt" not in r.stderr, r.stderr[-3000:]

@@ -235,10 +235,11 @@ def _preload() -> list[str]:
     and, when ``__main__`` is a script (the ``gbrain`` console script), ``gbrain.entry``, which
     that script imports: each worker runs the main script again (``spawn.prepare``; CPython's
     own ``__main__`` preload never takes effect, its ``main_path`` key is not what
-    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver."""
+    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver. First
+    :mod:`gbrain.sync.forkserver_init`: SIGINT ignored in the workers from their fork."""
     main = sys.modules.get("__main__")
     script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None)
-    return ["gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
+    return ["gbrain.sync.forkserver_init", "gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
 
 
 def chunk_size(jobs: int, workers: int) -> int:
