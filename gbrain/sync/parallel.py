@@ -213,6 +213,7 @@ class _Pool(multiprocessing.pool.Pool):
         task_handler._state = TERMINATE
         result_handler._state = TERMINATE
         change_notifier.put(None)
+        taskqueue.put(None)  # (the task thread's end, even when this runs in the worker thread, whose own comes after)
         if threading.current_thread() is not worker_handler:
             worker_handler.join()
         for p in pool:
