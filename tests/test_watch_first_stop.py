@@ -37,11 +37,8 @@ def _pages(db) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-def test_a_stop_during_watchs_first_sync_ends_it_after_the_chunk_in_flight_keeping_what_committed(db_path, tmp_path, sig, engine, request):
+def test_a_stop_during_watchs_first_sync_ends_it_after_the_chunk_in_flight_keeping_what_committed(db_path, tmp_path, sig):
     from test_watch import Watch
-
-    if sig == "SIGINT" and engine == "postgres":  # (stop 58: its causes removed by reasoning, the stop-57 failure never reproduced; 2 of 12 runs under load 18 timed out starting the next watch)
-        request.applymarker(pytest.mark.xfail(strict=False, reason="SIGINT on Postgres: not yet proven (stop-58 note)"))
 
     root = tmp_path / "vault"
     (root / "notes").mkdir(parents=True)

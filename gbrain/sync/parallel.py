@@ -188,16 +188,59 @@ class _Pool(multiprocessing.pool.Pool):
     def _get_sentinels(self):
         return [self._change_notifier._reader]
 
+    @classmethod
+    def _terminate_pool(cls, taskqueue, inqueue, outqueue, pool, change_notifier,
+                        worker_handler, task_handler, result_handler, cache):
+        """``terminate()`` (and the pool's finalizer) that never waits on a worker: the workers
+        are killed first, and no thread is left waiting on what a killed worker held.
+
+        ``multiprocessing.pool.Pool``'s own (CPython 3.11) stops its result thread, puts a stop
+        message into the result pipe, then ends the workers with SIGTERM and joins the threads. A
+        worker sends a chunk of parsed pages (hundreds of KB, over a 64 KB pipe) holding the pipe's
+        write lock: killed in the middle, it left its message cut, and the result thread, reading
+        it, waited for the rest for good (a Ctrl-C of `gbrain import` that never ended: every
+        thread's stack, tests/test_parse_pool.py); or the lock held for good, and the stop message
+        waited on it. Here: no stop message (the task thread's is dropped too); the worker thread
+        joined (no worker started behind this); every worker killed (SIGKILL) and reaped; the tasks
+        the task thread still writes read away until it ends; then this process's own write end of
+        the result pipe closed, the last one, so the result thread's read ends at end of file,
+        wherever it was in a message. Called once (``util.Finalize``); after a ``close`` +
+        ``join`` every step finds its part ended."""
+        from multiprocessing.pool import TERMINATE
+
+        outqueue.put = lambda obj: None  # (this queue object only: the workers hold their own)
+        worker_handler._state = TERMINATE
+        task_handler._state = TERMINATE
+        result_handler._state = TERMINATE
+        change_notifier.put(None)
+        taskqueue.put(None)  # (the task thread's end, even when this runs in the worker thread, whose own comes after)
+        if threading.current_thread() is not worker_handler:
+            worker_handler.join()
+        for p in pool:
+            if p.exitcode is None:
+                p.kill()
+        for p in pool:
+            p.join()
+        while task_handler.is_alive() and threading.current_thread() is not task_handler:
+            # the chunk it is writing into a full pipe, then its stop messages: bytes read away,
+            # not messages (a worker killed while it read one left the rest of it there)
+            if inqueue._reader.poll(0.05):
+                os.read(inqueue._reader.fileno(), 1 << 16)
+        outqueue._writer.close()
+        if threading.current_thread() is not result_handler:
+            result_handler.join()
+
 
 def _preload() -> list[str]:
     """Modules the forkserver imports once, for every worker it forks to inherit: the parser;
     and, when ``__main__`` is a script (the ``gbrain`` console script), ``gbrain.entry``, which
     that script imports: each worker runs the main script again (``spawn.prepare``; CPython's
     own ``__main__`` preload never takes effect, its ``main_path`` key is not what
-    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver."""
+    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver. First
+    :mod:`gbrain.sync.forkserver_init`: SIGINT ignored in the workers from their fork."""
     main = sys.modules.get("__main__")
     script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None)
-    return ["gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
+    return ["gbrain.sync.forkserver_init", "gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
 
 
 def chunk_size(jobs: int, workers: int) -> int:
