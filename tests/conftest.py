@@ -605,7 +605,8 @@ _DROP_AFTER_TEST: list[tuple[str, str]] = []
 
 
 def _pg_base() -> str:
-    """Where the test server keeps its data: /dev/shm when it has 2 GiB free, else the system temp."""
+    """Where the test server keeps its data, and the tests their folders (:func:`pytest_configure`):
+    /dev/shm when it has 2 GiB free, else the system temp."""
     try:
         st = os.statvfs("/dev/shm")
         if st.f_bavail * st.f_frsize >= 2 << 30 and os.access("/dev/shm", os.W_OK):
