@@ -481,6 +481,17 @@ def pytest_configure(config):
     from assert_cache import rewrite_ahead
 
     rewrite_ahead(config)
+    # the tests' folders (tmp_path and its siblings: each test's brain file, trees, lock files,
+    # TMPDIR) in memory where there is room, as the Postgres server's data (_pg_base): SQLite's
+    # fsyncs (each new brain's, each checkpoint at a close, each CLI process's) then cost nothing:
+    # ~8–12 a test, 1–9 ms each on this project's 2-core machine's disk (strace, 2026-12-07), time
+    # a core sat idle; no test is about a file reaching the disk. pytest's numbered folders under
+    # it (pytest-of-USER/pytest-N), kept as on disk; a passed test's tmp_path is removed at its end
+    # (pyproject: tmp_path_retention_policy = "failed"), so a run holds little memory
+    if config.option.basetemp is None and "PYTEST_DEBUG_TEMPROOT" not in os.environ and not hasattr(config, "workerinput"):
+        base = _pg_base()
+        if base != SYSTEM_TMP:
+            os.environ["PYTEST_DEBUG_TEMPROOT"] = base
 
 
 #: the test running in this process (set by pytest_runtest_protocol), for config.getoption's check
@@ -594,7 +605,8 @@ _DROP_AFTER_TEST: list[tuple[str, str]] = []
 
 
 def _pg_base() -> str:
-    """Where the test server keeps its data: /dev/shm when it has 2 GiB free, else the system temp."""
+    """Where the test server keeps its data, and the tests their folders (:func:`pytest_configure`):
+    /dev/shm when it has 2 GiB free, else the system temp."""
     try:
         st = os.statvfs("/dev/shm")
         if st.f_bavail * st.f_frsize >= 2 << 30 and os.access("/dev/shm", os.W_OK):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbrain.search import keyword
+
+pytestmark = pytest.mark.engine_free  # regexes over strings: the Postgres run repeated 1,000 examples for nothing
 
 PLAIN = re.compile(f"{keyword._WORD_OR_MARK.pattern}(?:{keyword._GLUE}+{keyword._WORD_OR_MARK.pattern})+")
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.engine_free  # what git tracks: no brain
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Every name git may track at the repository's root.
