@@ -403,6 +403,14 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
     assert [h["slug"] for h in _hits(inbox_brain, "Inboxer")][0] == "Plugins/inboxer"
 
 
+def test_a_plural_query_word_holds_no_longer_name_of_its_singular(inbox_brain):
+    """"inboxes" (obsidian-hub, 2026-12-07, after the rule above) still put *Inboxer* first, above
+    *Inbox*, the page named but for the plural: ``inboxer`` is not ``inboxes`` with letters after
+    it, so the query held *Inboxer* whole and its contained-name bonus beat *Inbox*'s plural
+    share. The query word's singular is the query word too. Both engines."""
+    assert [h["slug"] for h in _hits(inbox_brain, "inboxes")][0] == "Plugins/inbox"
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("name, words, whole", [
     ("Inboxer", ["inbox"], False),  # the query's word is only the start of the name's
@@ -411,6 +419,13 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
     ("Sherlocking", ["sherlocked", "plugins"], True),  # two forms of one stem, neither the other's start
     ("CodeGen2", ["codegen"], False),
     ("Themes", ["theme"], True),  # a plural s/es more or less, as names are named
+    ("Inboxer", ["inboxes"], False),  # a plural query word: its singular is only the start of the name's
+    ("Statue", ["status"], False),  # (``status`` is no plural, but its ``statu`` starts ``statue`` all the same)
+    ("User", ["uses"], False),
+    ("Inbox", ["inboxes"], True),
+    ("Classes", ["class"], True),  # (a word ending in ``ss`` is no plural: ``class`` holds ``Classes``)
+    ("Class", ["classes"], True),
+    ("Boxes", ["boxes"], True),
 ])
 def test_name_held_whole_needs_the_name_words_whole(name, words, whole):
     assert keyword._name_held_whole(name, "", words, set()) is whole

@@ -3370,11 +3370,21 @@ def _holds_name_word(word: str, name_word: str) -> bool:
     stem): ``inbox`` names ``Inboxer`` by their shared start (:data:`STEM_LENGTH_RATIO`) but does
     not hold it, so the one-word query "inbox" is no query holding the name *Inboxer* (whose
     contained-name bonus, the exact-name bonus's equal, put it before *Inbox* on obsidian-hub,
-    2026-12-07), nor ``codegen`` *CodeGen2*. Both engines."""
+    2026-12-07), nor ``codegen`` *CodeGen2*. A query word ending in ``s``/``es`` is read as its
+    singular too (as :func:`names_word` reads it; not one ending in ``ss``: ``class``):
+    ``inboxes`` does not hold ``Inboxer`` (``inbox`` + ``er``; it put *Inboxer* before *Inbox*,
+    the page named but for the plural), nor ``uses`` ``User``, nor ``status`` ``Statue``. Both engines."""
     if not names_word(word, {name_word}):
         return False
     w = _fold(word)
-    return not (len(name_word) > len(w) and name_word.startswith(w)) or name_word in (w + "s", w + "es")
+    if name_word in (w + "s", w + "es"):
+        return True
+    bases = [w]
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        bases.append(w[:-1])
+        if w.endswith("es"):
+            bases.append(w[:-2])
+    return not any(len(name_word) > len(b) and name_word.startswith(b) and name_word not in (b + "s", b + "es") for b in bases)
 
 
 def _name_word_list(name: str) -> list[str]:
