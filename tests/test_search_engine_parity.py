@@ -447,3 +447,19 @@ def test_a_page_named_as_typed_comes_before_every_page_it_does_not_name(tmp_path
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "vault", notes))
         assert [h["slug"] for h in _hits(b, "MOC")][:2] == ["Concepts/Maps of Content (MOC)", "Templates/T - MOCs"]
+
+
+def test_every_page_named_as_typed_comes_first_past_twenty(tmp_path, db_path):
+    """25 notes named *Meeting* (one a folder: a vault of weekly notes), beside *Meetings* and
+    *Meeting notes*: the exact-name look-up took the first 20 pages of a title (``LIMIT 20``), so
+    five notes named as typed got no exact-name bonus and came after *Meetings*, the page named
+    only but for the plural, which :data:`keyword.EXACT_NAMES_FIRST` and ``_typed_names_first``
+    keep below them. Both engines."""
+    notes = {f"m{i}/Meeting.md": f"# Meeting\n\nweekly sync {i}\n" for i in range(25)}
+    notes["Meeting notes.md"] = "# Meeting notes\n\nmeeting meeting meeting meeting meeting\n"
+    notes["Meetings.md"] = "# Meetings\n\nmeeting list meeting meeting\n"
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller {i} meeting\n" for i in range(8)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        got = [h["slug"] for h in keyword.search(b.conn, "meeting", limit=30)]
+        assert sorted(got[:25]) == sorted(f"m{i}/Meeting" for i in range(25)) and got[25] == "Meetings", got

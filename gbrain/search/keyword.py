@@ -4604,6 +4604,13 @@ _FOLD_SIGNAL = {"title": "title", "path": "path", "h1": "alias", "alias": "alias
 _FOLD_MATCH = "((f.kind IN ('title', 'h1') AND f.key IN ({t})) OR (f.kind IN ('path', 'alias') AND f.key IN ({k})))"
 
 
+#: the most pages one query's exact names (titles, file names, H1 names) are looked up for
+#: (:func:`_exact_names`, :func:`_exact_names_pg`), as aliases and folded names are: 20 until
+#: 2026-12-07, so the 21st note of a vault's 25 named *Meeting* had no exact-name bonus and came
+#: after *Meetings*, named only but for the plural (:data:`EXACT_NAMES_FIRST`)
+EXACT_NAME_PAGES = 200
+
+
 def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, typed: int | None = None) -> tuple[dict[int, str], set[int]]:
     """``({page_id: signal}, near)``: the pages whose title (``title``), file name (``path``),
     an alias or H1 name (``alias``) is one of ``names`` (the query's spellings: as typed, NFC,
@@ -4624,7 +4631,7 @@ def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, t
     as_typed: set[int] = set()
     # (an H1 name, ``h1_key``: keyed whole as a title; signal ``alias``, the field search weighs it in)
     for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key, p.h1_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks}) "
-                          f"OR p.h1_key IN ({tmarks})){t} LIMIT 20", (*nk.tkeys, *nk.keys, *nk.tkeys, *targs)):
+                          f"OR p.h1_key IN ({tmarks})){t} LIMIT {EXACT_NAME_PAGES}", (*nk.tkeys, *nk.keys, *nk.tkeys, *targs)):
         out[int(r[0])] = "title" if r[1] in nk.tkeys else "path" if r[2] in nk.keys else "alias"
         if r[1] in nk.typed_t or r[2] in nk.typed_k or r[3] in nk.typed_t:
             as_typed.add(int(r[0]))
@@ -4812,7 +4819,7 @@ def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None
     fold = _FOLD_MATCH.replace("IN ({t})", "= ANY(?)").replace("IN ({k})", "= ANY(?)")
     sql = (f", ARRAY(SELECT ARRAY[p.id, CASE WHEN p.title_key = ANY(?) THEN 1 WHEN p.loose_key = ANY(?) THEN 0 ELSE 2 END, "
            f"CASE WHEN p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?) THEN 1 ELSE 0 END] FROM pages p "
-           f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT 20)"
+           f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT {EXACT_NAME_PAGES})"
            f", ARRAY(SELECT ARRAY[a.page_id, CASE WHEN a.loose_key = ANY(?) THEN 1 ELSE 0 END] FROM aliases a{a} LIMIT 200)"
            f", ARRAY(SELECT ARRAY[f.page_id, CASE f.kind WHEN 'title' THEN 1 WHEN 'path' THEN 0 ELSE 2 END] FROM name_folds f{f} "
            f"WHERE f.key = ANY(?) AND {fold}{t} LIMIT 200)")
