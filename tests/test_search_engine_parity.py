@@ -403,6 +403,14 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
     assert [h["slug"] for h in _hits(inbox_brain, "Inboxer")][0] == "Plugins/inboxer"
 
 
+def test_a_plural_query_word_holds_no_longer_name_of_its_singular(inbox_brain):
+    """"inboxes" (obsidian-hub, 2026-12-07, after the rule above) still put *Inboxer* first, above
+    *Inbox*, the page named but for the plural: ``inboxer`` is not ``inboxes`` with letters after
+    it, so the query held *Inboxer* whole and its contained-name bonus beat *Inbox*'s plural
+    share. The query word's singular is the query word too. Both engines."""
+    assert [h["slug"] for h in _hits(inbox_brain, "inboxes")][0] == "Plugins/inbox"
+
+
 @pytest.mark.engine_free
 @pytest.mark.parametrize("name, words, whole", [
     ("Inboxer", ["inbox"], False),  # the query's word is only the start of the name's
@@ -411,6 +419,13 @@ def test_a_page_named_as_typed_comes_before_a_longer_name_of_its_stem(inbox_brai
     ("Sherlocking", ["sherlocked", "plugins"], True),  # two forms of one stem, neither the other's start
     ("CodeGen2", ["codegen"], False),
     ("Themes", ["theme"], True),  # a plural s/es more or less, as names are named
+    ("Inboxer", ["inboxes"], False),  # a plural query word: its singular is only the start of the name's
+    ("Statue", ["status"], False),  # (``status`` is no plural, but its ``statu`` starts ``statue`` all the same)
+    ("User", ["uses"], False),
+    ("Inbox", ["inboxes"], True),
+    ("Classes", ["class"], True),  # (a word ending in ``ss`` is no plural: ``class`` holds ``Classes``)
+    ("Class", ["classes"], True),
+    ("Boxes", ["boxes"], True),
 ])
 def test_name_held_whole_needs_the_name_words_whole(name, words, whole):
     assert keyword._name_held_whole(name, "", words, set()) is whole
@@ -432,3 +447,19 @@ def test_a_page_named_as_typed_comes_before_every_page_it_does_not_name(tmp_path
     with Brain.open(db_path) as b:
         import_tree(b, write_tree(tmp_path / "vault", notes))
         assert [h["slug"] for h in _hits(b, "MOC")][:2] == ["Concepts/Maps of Content (MOC)", "Templates/T - MOCs"]
+
+
+def test_every_page_named_as_typed_comes_first_past_twenty(tmp_path, db_path):
+    """25 notes named *Meeting* (one a folder: a vault of weekly notes), beside *Meetings* and
+    *Meeting notes*: the exact-name look-up took the first 20 pages of a title (``LIMIT 20``), so
+    five notes named as typed got no exact-name bonus and came after *Meetings*, the page named
+    only but for the plural, which :data:`keyword.EXACT_NAMES_FIRST` and ``_typed_names_first``
+    keep below them. Both engines."""
+    notes = {f"m{i}/Meeting.md": f"# Meeting\n\nweekly sync {i}\n" for i in range(25)}
+    notes["Meeting notes.md"] = "# Meeting notes\n\nmeeting meeting meeting meeting meeting\n"
+    notes["Meetings.md"] = "# Meetings\n\nmeeting list meeting meeting\n"
+    notes.update({f"f{i}.md": f"# Filler {i}\n\nfiller {i} meeting\n" for i in range(8)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        got = [h["slug"] for h in keyword.search(b.conn, "meeting", limit=30)]
+        assert sorted(got[:25]) == sorted(f"m{i}/Meeting" for i in range(25)) and got[25] == "Meetings", got

@@ -11,6 +11,7 @@ import pytest
 from conftest import write_tree
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
+from gbrain.errors import NotFound
 from gbrain.sync.importer import import_tree
 
 
@@ -162,3 +163,19 @@ def test_tag_writes_the_form_the_brain_uses_for_a_tag_lint_takes_for_it(tmp_path
             assert listed == found == {"a", "b", "d"}, (t, listed, found)
         r = ops.run("tag", {"slug": "d", "tag": "strasse-fm"}, ops.Context(), brain=b)
         assert "strasse-fm" in b.tags("d") and "note" not in r, r  # (a letter apart: another tag, as Obsidian's)
+
+
+def test_a_missed_tag_filter_names_the_tags_as_tags_spells_them(tmp_path, db_path):
+    """A tag filter no page has (``list --tag``, search's ``tag``) named the brain's tags and its
+    slips in the spelling most pages use, ties to the smallest by code point (``Finance-Team``),
+    where ``tags``, ``tag`` and lint take the normalised form on a tie (``finance-team``,
+    ``slugs.tag_spelling_rank``): the suggestion was a spelling ``tag`` would not write. Both engines."""
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [Finance-Team]\n---\n# A\nalpha\n",
+                                "b.md": "---\ntags: [finance-team]\n---\n# B\nalpha\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        assert _tag_row(b, "finance-team")["tag"] == "finance-team"
+        for op in ("list", "search"):
+            with pytest.raises(NotFound) as e:
+                ops.run(op, {"tag": "finance-tem", **({"query": "alpha"} if op == "search" else {})}, ops.Context(), brain=b)
+            assert e.value.args[0].endswith("did you mean: finance-team; the tags in this brain: finance-team (2)"), e.value

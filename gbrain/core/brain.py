@@ -2755,12 +2755,13 @@ class Brain:
         if tag and none_has(PageFilter(tag=tag)):
             counts = [(r[0], r[1]) for r in self.conn.execute(
                 "SELECT tag_key, COUNT(DISTINCT page_id) FROM tags GROUP BY tag_key ORDER BY COUNT(DISTINCT page_id) DESC, tag_key")]
-            # each shown as written: the spelling most pages use (ties: the smallest), as `tags` lists it (trial s59)
-            spelled: dict[str, tuple[int, str]] = {}
+            # each shown as written: as `tags` lists it, the spelling most pages use, ties by tag_spelling_rank (trial s59)
+            spelled: dict[str, tuple] = {}
             for key, written, n in self.conn.execute("SELECT tag_key, tag, COUNT(DISTINCT page_id) FROM tags GROUP BY tag_key, tag"):
-                if key not in spelled or (-n, written) < (-spelled[key][0], spelled[key][1]):
-                    spelled[key] = (n, written)
-            self._no_match("tag", tag, tag_filter_key(tag), counts, warn, shown={k: w for k, (_, w) in spelled.items()})
+                rank = tag_spelling_rank(written, n)
+                if key not in spelled or rank < spelled[key]:
+                    spelled[key] = rank
+            self._no_match("tag", tag, tag_filter_key(tag), counts, warn, shown={k: r[2] for k, r in spelled.items()})
         if prefix and none_has(PageFilter(prefix=prefix)):
             pages_in: dict[str, int] = {}  # each folder as written: the pages right in it
             for (slug,) in self.conn.execute("SELECT slug FROM pages WHERE slug_key LIKE '%/%'"):

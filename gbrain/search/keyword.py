@@ -3370,11 +3370,21 @@ def _holds_name_word(word: str, name_word: str) -> bool:
     stem): ``inbox`` names ``Inboxer`` by their shared start (:data:`STEM_LENGTH_RATIO`) but does
     not hold it, so the one-word query "inbox" is no query holding the name *Inboxer* (whose
     contained-name bonus, the exact-name bonus's equal, put it before *Inbox* on obsidian-hub,
-    2026-12-07), nor ``codegen`` *CodeGen2*. Both engines."""
+    2026-12-07), nor ``codegen`` *CodeGen2*. A query word ending in ``s``/``es`` is read as its
+    singular too (as :func:`names_word` reads it; not one ending in ``ss``: ``class``):
+    ``inboxes`` does not hold ``Inboxer`` (``inbox`` + ``er``; it put *Inboxer* before *Inbox*,
+    the page named but for the plural), nor ``uses`` ``User``, nor ``status`` ``Statue``. Both engines."""
     if not names_word(word, {name_word}):
         return False
     w = _fold(word)
-    return not (len(name_word) > len(w) and name_word.startswith(w)) or name_word in (w + "s", w + "es")
+    if name_word in (w + "s", w + "es"):
+        return True
+    bases = [w]
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        bases.append(w[:-1])
+        if w.endswith("es"):
+            bases.append(w[:-2])
+    return not any(len(name_word) > len(b) and name_word.startswith(b) and name_word not in (b + "s", b + "es") for b in bases)
 
 
 def _name_word_list(name: str) -> list[str]:
@@ -4594,6 +4604,13 @@ _FOLD_SIGNAL = {"title": "title", "path": "path", "h1": "alias", "alias": "alias
 _FOLD_MATCH = "((f.kind IN ('title', 'h1') AND f.key IN ({t})) OR (f.kind IN ('path', 'alias') AND f.key IN ({k})))"
 
 
+#: the most pages one query's exact names (titles, file names, H1 names) are looked up for
+#: (:func:`_exact_names`, :func:`_exact_names_pg`), as aliases and folded names are: 20 until
+#: 2026-12-07, so the 21st note of a vault's 25 named *Meeting* had no exact-name bonus and came
+#: after *Meetings*, named only but for the plural (:data:`EXACT_NAMES_FIRST`)
+EXACT_NAME_PAGES = 200
+
+
 def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, typed: int | None = None) -> tuple[dict[int, str], set[int]]:
     """``({page_id: signal}, near)``: the pages whose title (``title``), file name (``path``),
     an alias or H1 name (``alias``) is one of ``names`` (the query's spellings: as typed, NFC,
@@ -4614,7 +4631,7 @@ def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, t
     as_typed: set[int] = set()
     # (an H1 name, ``h1_key``: keyed whole as a title; signal ``alias``, the field search weighs it in)
     for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key, p.h1_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks}) "
-                          f"OR p.h1_key IN ({tmarks})){t} LIMIT 20", (*nk.tkeys, *nk.keys, *nk.tkeys, *targs)):
+                          f"OR p.h1_key IN ({tmarks})){t} LIMIT {EXACT_NAME_PAGES}", (*nk.tkeys, *nk.keys, *nk.tkeys, *targs)):
         out[int(r[0])] = "title" if r[1] in nk.tkeys else "path" if r[2] in nk.keys else "alias"
         if r[1] in nk.typed_t or r[2] in nk.typed_k or r[3] in nk.typed_t:
             as_typed.add(int(r[0]))
@@ -4802,7 +4819,7 @@ def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None
     fold = _FOLD_MATCH.replace("IN ({t})", "= ANY(?)").replace("IN ({k})", "= ANY(?)")
     sql = (f", ARRAY(SELECT ARRAY[p.id, CASE WHEN p.title_key = ANY(?) THEN 1 WHEN p.loose_key = ANY(?) THEN 0 ELSE 2 END, "
            f"CASE WHEN p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?) THEN 1 ELSE 0 END] FROM pages p "
-           f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT 20)"
+           f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT {EXACT_NAME_PAGES})"
            f", ARRAY(SELECT ARRAY[a.page_id, CASE WHEN a.loose_key = ANY(?) THEN 1 ELSE 0 END] FROM aliases a{a} LIMIT 200)"
            f", ARRAY(SELECT ARRAY[f.page_id, CASE f.kind WHEN 'title' THEN 1 WHEN 'path' THEN 0 ELSE 2 END] FROM name_folds f{f} "
            f"WHERE f.key = ANY(?) AND {fold}{t} LIMIT 200)")
