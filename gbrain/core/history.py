@@ -2192,7 +2192,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
     name of the page that moved away from it, live or deleted there (:func:`_moved_on`), else None
     (``key`` itself). Raises BadInput when that name holds another page now: never onto it, nor a
     second copy at ``key``."""
-    on = _moved_on(c, key, kind)
+    on = _moved_on(c, key, kind, after=n)
     if on is None:
         return None
     name, state = on
@@ -2202,7 +2202,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
     return name
 
 
-def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
+def _moved_on(c, slug: str, kind: str = "page", after: int | None = None) -> tuple[str, str] | None:
     """Where the page (or file) that moved away from ``slug`` went: ``(its last name, state)``,
     state ``live`` (it is there), ``deleted`` (it was deleted there, and the name holds nothing
     since: the trash) or ``taken`` (it was deleted there and another page written there since);
@@ -2212,8 +2212,23 @@ def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
     brought back (a create labelled ``to vN`` right after it: ``restore``, ``revert``) passed over.
     Before 2026-12-06 the chain followed each name's newest row and took the page found at its end
     for the one that moved there: `revert OLD` wrote onto another page, and a page deleted after
-    its move came back as a new page at OLD."""
-    row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
+    its move came back as a new page at OLD. ``after`` (a version number of ``slug``): the page
+    whose version that is, followed from its own move away (its first after it, a deletion brought
+    back passed over), not from the newest row: another page may have moved onto ``slug`` and on
+    since (`revert OLD --to N` wrote the first page's text onto that one's; trial s59's hint named it)."""
+    if after is None:
+        row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
+    else:
+        v = after
+        while True:
+            row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version > ? AND body_id IS NULL ORDER BY version LIMIT 1",
+                            (kind, slug, v)).fetchone()
+            if row is None or row["op"] != "delete":
+                break
+            nxt = c.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, slug, row["version"] + 1)).fetchone()
+            if nxt is None or nxt["op"] != "create" or not _BROUGHT_BACK.fullmatch(nxt["detail"] or ""):
+                return None  # deleted at ``slug`` (and never brought back): it comes back there
+            v = row["version"] + 1
     if row is None or row["op"] != "move" or row["body_id"] is not None or not (row["detail"] or "").startswith("to "):
         return None
     prev = slug
