@@ -1142,9 +1142,11 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
         hint = "; ".join(f"{nm} has {span(nm)}" for nm, _ in older)
         # `revert OLD --to N` brings it back onto this page (revert follows a name moved away), unless
         # another page or file lives at that name now: a revert there would write that one (trial s59)
+        # nor when another page moved onto that name and on since: the revert follows the name's last move away
+        # (`_moved_away_to`), which is that page's (a → b, then c → a → d: `revert a` wrote onto d)
         table, col = ("pages", "slug") if kind == "page" else ("files", "path")
-        back = "" if c.execute(f"SELECT 1 FROM {table} WHERE {col} = ?", (where,)).fetchone() else \
-            f", `gbrain revert {cmd_arg(where)} --to {n}` (brings it back onto {key})"
+        on = None if c.execute(f"SELECT 1 FROM {table} WHERE {col} = ?", (where,)).fetchone() else _moved_on(c, where, kind)
+        back = f", `gbrain revert {cmd_arg(where)} --to {n}` (brings it back onto {key})" if on is not None and on[0] == key else ""
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
                 f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`{back}; "
                 f"`gbrain history {cmd_arg(key)}` lists them all")
@@ -2192,7 +2194,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
     name of the page that moved away from it, live or deleted there (:func:`_moved_on`), else None
     (``key`` itself). Raises BadInput when that name holds another page now: never onto it, nor a
     second copy at ``key``."""
-    on = _moved_on(c, key, kind, after=n)
+    on = _moved_on(c, key, kind)
     if on is None:
         return None
     name, state = on
@@ -2202,7 +2204,7 @@ def _moved_away_to(c, kind: str, key: str, n: int) -> str | None:
     return name
 
 
-def _moved_on(c, slug: str, kind: str = "page", after: int | None = None) -> tuple[str, str] | None:
+def _moved_on(c, slug: str, kind: str = "page") -> tuple[str, str] | None:
     """Where the page (or file) that moved away from ``slug`` went: ``(its last name, state)``,
     state ``live`` (it is there), ``deleted`` (it was deleted there, and the name holds nothing
     since: the trash) or ``taken`` (it was deleted there and another page written there since);
@@ -2212,23 +2214,8 @@ def _moved_on(c, slug: str, kind: str = "page", after: int | None = None) -> tup
     brought back (a create labelled ``to vN`` right after it: ``restore``, ``revert``) passed over.
     Before 2026-12-06 the chain followed each name's newest row and took the page found at its end
     for the one that moved there: `revert OLD` wrote onto another page, and a page deleted after
-    its move came back as a new page at OLD. ``after`` (a version number of ``slug``): the page
-    whose version that is, followed from its own move away (its first after it, a deletion brought
-    back passed over), not from the newest row: another page may have moved onto ``slug`` and on
-    since (`revert OLD --to N` wrote the first page's text onto that one's; trial s59's hint named it)."""
-    if after is None:
-        row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
-    else:
-        v = after
-        while True:
-            row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version > ? AND body_id IS NULL ORDER BY version LIMIT 1",
-                            (kind, slug, v)).fetchone()
-            if row is None or row["op"] != "delete":
-                break
-            nxt = c.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, slug, row["version"] + 1)).fetchone()
-            if nxt is None or nxt["op"] != "create" or not _BROUGHT_BACK.fullmatch(nxt["detail"] or ""):
-                return None  # deleted at ``slug`` (and never brought back): it comes back there
-            v = row["version"] + 1
+    its move came back as a new page at OLD."""
+    row = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
     if row is None or row["op"] != "move" or row["body_id"] is not None or not (row["detail"] or "").startswith("to "):
         return None
     prev = slug
