@@ -387,6 +387,17 @@ def test_a_raw_write_says_what_it_wrote_in_words_as_every_write(imported):
     assert json.loads(gbrain("raw", "bruno-okafor").stdout) == {"exa": {"hits": 4}}
 
 
+def test_a_raw_read_prints_the_json_as_stored_private_use_characters_too(imported):
+    """Since raw's write got a line in words (83997a0f), a read went through the text renderer's
+    hit marks (U+E000/U+E001, made bold or dropped): an icon font's code point in a provider's
+    JSON (Material Icons start at U+E000) vanished from `gbrain raw SLUG`, which a script parses.
+    The read prints the data it read: those characters as JSON escapes, loading to the same."""
+    data = {"glyph": "\ue000x\ue001", "name": "Zoë"}
+    assert gbrain("raw", "bruno-okafor", "--source", "icons", "--data", json.dumps(data)).returncode == 0
+    assert json.loads(gbrain("raw", "bruno-okafor", "--source", "icons").stdout) == {"icons": data}
+    assert json.loads(gbrain("raw", "bruno-okafor").stdout)["icons"] == data
+
+
 def test_stdout_is_utf8_under_c_locale(imported):
     gbrain("put", "people/zoë", input="# Zoë 🧠\n")
     r = gbrain_process("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})  # the locale a process starts in

@@ -808,6 +808,24 @@ def test_revert_new_name_to_an_old_names_number_names_the_revert_that_works(tmp_
     assert r.returncode == 1 and "`gbrain get c --version 2`" in err and "gbrain revert" not in err, err
 
 
+def test_the_revert_hint_is_not_given_when_another_page_left_the_old_name_since(db_path):
+    """The hint of trial s59 (`revert OLD --to N` brings it back onto NEW) was wrong when another
+    page moved onto OLD after the page left it, and moved on: a → b, then c → a → d. `revert a
+    --to 2` follows a's last move away, the other page's, and writes b's old text onto d. The
+    hint names it only when the revert would go onto the page asked about."""
+    db = str(db_path)
+    for args, text in ((("put", "a"), "# P\n\nv1\n"), (("put", "a"), "# P\n\nv2\n"), (("move", "a", "b"), None),
+                       (("put", "c"), "# Q\n\nq1\n"), (("move", "c", "a"), None)):
+        assert cli("--db", db, *args, input=text).returncode == 0
+    r = cli("--db", db, "revert", "b", "--to", "2")  # b's own version is 1, its move in: 2 is a's (a lives: no revert hint)
+    assert r.returncode == 1 and "`gbrain get a --version 2`" in r.stderr.decode() and "gbrain revert" not in r.stderr.decode(), r.stderr
+    assert cli("--db", db, "move", "a", "d").returncode == 0
+    r = cli("--db", db, "revert", "b", "--to", "2")
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "`gbrain get a --version 2`" in err and "gbrain revert" not in err, err
+    assert cli("--db", db, "get", "d").stdout.decode() == "# Q\n\nq1\n"
+
+
 def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_copy(tmp_path, db_path):
     """A trial renamed a note twice under watch, then `revert OLD --to 1`: it made a second copy
     at the old path (and the alias became ambiguous). The old name's version now goes back onto

@@ -253,6 +253,25 @@ def test_most_of_a_folder_deleted_with_markdown_left_is_refused_until_confirmed(
         eng.close()
 
 
+def test_most_of_a_nested_folder_deleted_is_named_once(tmp_path, db_path):
+    """Run while checking the README's rule (s59): half of `a/x/`'s 40 notes deleted, nothing else
+    in the folder. The root and `a/` each lost the same 20 of 40, each narrowed to `a/x/`, so the
+    refusal said "20 of the 40 synced notes of …/a/x are gone at once" twice (and listed the folder
+    twice in ``folders``, `--json`'s)."""
+    root = tmp_path / "v"
+    x = notes(root, "a/x", MASS_TRASH * 2)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        for p in x[:MASS_TRASH]:
+            (root / p).unlink()
+        with pytest.raises(MassDeleteRefused) as e:
+            eng.sync()
+        assert e.value.folders == [("a/x/", MASS_TRASH)] and str(e.value).count("synced notes of") == 1, (str(e.value), e.value.folders)
+        eng.close()
+
+
 def test_many_deleted_but_not_most_of_the_folder_is_an_ordinary_delete(tmp_path, db_path):
     root = tmp_path / "v"
     many = notes(root, "", MASS_TRASH * 3)

@@ -185,3 +185,18 @@ def test_a_missed_tag_or_folder_names_the_brain_s_own_as_written(db_path):
     assert ops.run("search", {"query": "river", "tag": "zzz", "prefix": "qqq"}, ctx(said)) == []
     assert len(said) == 2 and "PascalCase (3)" in said[0] and "Caf\u0065\u0301 (1)" in said[0], said
     assert "Release Notes/ (3)" in said[1], said
+
+
+def test_a_missed_folder_s_subfolders_are_shown_under_the_parent_s_spelling(db_path):
+    """90ae923f chose each folder's most used spelling on its own, so a parent and its subfolder
+    could disagree on the parent's case: `en/ (3), En/Plugins/ (3)` (two pages in `en/…`, one in
+    `En/Plugins/`, the subfolder's three spellings tied and the smallest, `En/Plugins/`, taken).
+    A subfolder is shown under its parent's spelling, its own name the one most used."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path) as b:
+        for slug in ("En/Plugins/z", "en/plugins/w", "en/Plugins/v", "en/x"):
+            b.put(slug, "# T\n\nriver\n")
+    with pytest.raises(NotFound) as e:
+        ops.run("list", {"prefix": "en/plugin"}, ops.Context(db=str(db_path)))
+    assert e.value.suggestions == ["en/Plugins/"] and "en/ (4), en/Plugins/ (3)" in str(e.value), (str(e.value), e.value.suggestions)

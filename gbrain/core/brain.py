@@ -2778,7 +2778,17 @@ class Brain:
                     sp = written.setdefault(k, {})
                     sp[f] = sp.get(f, 0) + n
             counts = sorted(folders.items(), key=lambda kv: (-kv[1], kv[0]))
-            shown = {k: min(sp.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, sp in written.items()}
+            # a folder under its parent's spelling, its own name the one most used (ties: the smallest): a
+            # parent and its subfolder never disagree on the parent's case (`en/`, `En/Plugins/`)
+            shown: dict[str, str] = {}
+            for k in sorted(written, key=lambda x: x.count("/")):
+                names: dict[str, int] = {}
+                for f, n in written[k].items():
+                    seg = f[:-1].rpartition("/")[2]
+                    names[seg] = names.get(seg, 0) + n
+                parent = k[:-1].rpartition("/")[0]
+                seg = min(names.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+                shown[k] = (shown[parent + "/"] if parent else "") + seg + "/"
             self._no_match("folder", prefix, folder_key(prefix), counts, warn, shown=shown)
 
     @staticmethod

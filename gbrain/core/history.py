@@ -1142,9 +1142,11 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
         hint = "; ".join(f"{nm} has {span(nm)}" for nm, _ in older)
         # `revert OLD --to N` brings it back onto this page (revert follows a name moved away), unless
         # another page or file lives at that name now: a revert there would write that one (trial s59)
+        # nor when another page moved onto that name and on since: the revert follows the name's last move away
+        # (`_moved_away_to`), which is that page's (a → b, then c → a → d: `revert a` wrote onto d)
         table, col = ("pages", "slug") if kind == "page" else ("files", "path")
-        back = "" if c.execute(f"SELECT 1 FROM {table} WHERE {col} = ?", (where,)).fetchone() else \
-            f", `gbrain revert {cmd_arg(where)} --to {n}` (brings it back onto {key})"
+        on = None if c.execute(f"SELECT 1 FROM {table} WHERE {col} = ?", (where,)).fetchone() else _moved_on(c, where, kind)
+        back = f", `gbrain revert {cmd_arg(where)} --to {n}` (brings it back onto {key})" if on is not None and on[0] == key else ""
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
                 f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`{back}; "
                 f"`gbrain history {cmd_arg(key)}` lists them all")

@@ -2295,8 +2295,8 @@ def _raw_saved(r: dict, a: dict) -> str:
     """The line a raw write says without ``--json`` (``updated people/ana: raw data crm in
     people/.raw/ana.json``), as :func:`_saved` says a page's write; a read (no ``data``) prints
     the JSON it read, the content asked for."""
-    if a.get("data") is None:
-        return json.dumps(r, ensure_ascii=False, indent=2, default=str)
+    if a.get("data") is None:  # the hit marks a text renderer's output may hold (HIT_STYLE) as JSON escapes: the CLI styles or drops them
+        return json.dumps(r, ensure_ascii=False, indent=2, default=str).replace(HIT_STYLE[0], "\\ue000").replace(HIT_STYLE[1], "\\ue001")
     return (f"{'updated' if r.get('changed') else 'unchanged'} {r['slug']}: raw data {r['source']} in {r['path']}"
             + (f"; {r['note']}" if r.get("note") else ""))
 

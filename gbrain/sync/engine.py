@@ -3136,6 +3136,8 @@ class SyncEngine:
                 narrow = pre
             else:
                 alive = synced[narrow] - held.get(narrow, 0)
+            if any(o == narrow for o, *_ in out):  # an outer folder's same notes, narrowed here already (root and a/ → a/x/)
+                continue
             out.append((narrow, gone, alive, True))
         return out
 
