@@ -545,3 +545,21 @@ def test_a_process_of_the_host_program_on_the_forkserver_still_takes_ctrl_c():
     p.start()
     p.join(120)
     assert p.exitcode == 1, p.exitcode  # (its traceback goes to the stderr the forkserver had when it started)
+
+
+def test_the_pool_teardown_is_ours_only_where_cpython_calls_it_with_the_arguments_it_takes():
+    """``_Pool._terminate_pool`` replaces CPython's (3.8-3.13: the same nine arguments): on this
+    Python it is in effect; a CPython whose ``Pool.__init__`` passed other arguments keeps its own."""
+    import multiprocessing.pool
+
+    assert parallel._terminate_fits(multiprocessing.pool.Pool._terminate_pool)
+    assert "_terminate_pool" in vars(parallel._Pool)
+
+    class Later(multiprocessing.pool.Pool):
+        @classmethod
+        def _terminate_pool(cls, taskqueue, inqueue, outqueue, pool, change_notifier, worker_handler, task_handler,
+                            result_handler, cache, timeout):
+            pass
+
+    assert not parallel._terminate_fits(Later._terminate_pool)
+    assert not parallel._terminate_fits(None)
