@@ -525,3 +525,41 @@ def test_a_ctrl_c_before_a_worker_ran_its_initializer_is_ignored_by_it(tmp_path)
     assert (tmp_path / "sent").exists()  # (a worker did send itself the SIGINT)
     assert r.returncode == 0 and r.stdout.strip() == "400", (r.stdout, r.stderr[-3000:])
     assert "Traceback" not in r.stderr and "KeyboardInterrupt" not in r.stderr, r.stderr[-3000:]
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGINT") or "forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="the forkserver's workers")
+def test_a_process_of_the_host_program_on_the_forkserver_still_takes_ctrl_c():
+    """gbrain used as a library: the forkserver is the process's own, shared with the host
+    program's processes (``multiprocessing.get_context("forkserver")``). Its preload ignored SIGINT
+    for every process it forks, so a host's process never saw a Ctrl-C (no ``KeyboardInterrupt``,
+    exit code 0). Only the parse workers ignore it from their fork: the host's raises it as Python
+    does (exit code 1)."""
+    import multiprocessing as mp
+    import signal
+
+    with parallel.PageParser(workers=2) as pp:  # (a process's first pool starts the forkserver, with gbrain's preload)
+        assert len(list(pp.parse([(f"p{i}.md", "# P\n", "rule") for i in range(parallel.PARALLEL_MIN)]))) == parallel.PARALLEL_MIN
+        assert pp.pool is not None
+    p = mp.get_context("forkserver").Process(target=signal.raise_signal, args=(signal.SIGINT,))
+    p.start()
+    p.join(120)
+    assert p.exitcode == 1, p.exitcode  # (its traceback goes to the stderr the forkserver had when it started)
+
+
+def test_the_pool_teardown_is_ours_only_where_cpython_calls_it_with_the_arguments_it_takes():
+    """``_Pool._terminate_pool`` replaces CPython's (3.8-3.13: the same nine arguments): on this
+    Python it is in effect; a CPython whose ``Pool.__init__`` passed other arguments keeps its own."""
+    import multiprocessing.pool
+
+    assert parallel._terminate_fits(multiprocessing.pool.Pool._terminate_pool)
+    assert "_terminate_pool" in vars(parallel._Pool)
+
+    class Later(multiprocessing.pool.Pool):
+        @classmethod
+        def _terminate_pool(cls, taskqueue, inqueue, outqueue, pool, change_notifier, worker_handler, task_handler,
+                            result_handler, cache, timeout):
+            pass
+
+    assert not parallel._terminate_fits(Later._terminate_pool)
+    assert not parallel._terminate_fits(None)

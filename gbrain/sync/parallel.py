@@ -231,6 +231,24 @@ class _Pool(multiprocessing.pool.Pool):
             result_handler.join()
 
 
+_TERMINATE_ARGS = ("cls", "taskqueue", "inqueue", "outqueue", "pool", "change_notifier", "worker_handler", "task_handler",
+                   "result_handler", "cache")  #: ``Pool._terminate_pool``'s parameters, CPython 3.8-3.13, as :class:`_Pool` takes them
+
+
+def _terminate_fits(method) -> bool:
+    """Whether ``method`` (``multiprocessing.pool.Pool._terminate_pool``, a classmethod) takes the
+    parameters :meth:`_Pool._terminate_pool` takes (:data:`_TERMINATE_ARGS`): the finalizer calls
+    it with ``Pool.__init__``'s arguments, so a CPython that changed them keeps its own teardown
+    (it may hang on a killed worker's cut chunk, but it runs) rather than a ``TypeError`` at
+    ``terminate`` and a pool never ended."""
+    code = getattr(getattr(method, "__func__", method), "__code__", None)
+    return code is not None and code.co_varnames[:code.co_argcount] == _TERMINATE_ARGS
+
+
+if not _terminate_fits(multiprocessing.pool.Pool._terminate_pool):
+    del _Pool._terminate_pool
+
+
 def _preload() -> list[str]:
     """Modules the forkserver imports once, for every worker it forks to inherit: the parser;
     and, when ``__main__`` is a script (the ``gbrain`` console script), ``gbrain.entry``, which
