@@ -2244,33 +2244,20 @@ def search_text(text: str, unread: list | None = None, extra: list | tuple = ())
 #: badge, whose name obsidian-help's credits are searched by)
 _GLUE = "\x00"
 _BARE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*>")
-_GLUED = re.compile(f"(?<![^\\W_])(?<!{_ARABIC_MARK.pattern}){_WORD_ATOM}++(?:{_GLUE}+{_WORD_ATOM}++)+")
-# (each word tried once, from its first character, and never given back: the lookbehinds skip a
-# word's later characters and ``++`` keeps a word that no glue follows from backtracking through
-# itself. The same matches as ``W(?:glue+W)+`` with greedy ``W``, at 45% of its CPU on obsidian-hub,
-# where every page's ``<br>`` or ``<b>`` makes a glued text: 6,548 texts, 14.3 M characters,
-# 2.51 → 1.13 CPU-s; identical output on those and on 300,000 generated texts.)
-
-
-def _glued_word(m: "re.Match[str]") -> str:
-    w = m.group()
-    b = w.replace(_GLUE, "")
-    return b + " " * (len(w) - len(b))
-
-
 _GLUE_RUN = re.compile(_GLUE + "+")
 _ATOM_ONE = re.compile(_WORD_ATOM)
 
 
 def _glued_found(text: str) -> list[tuple[int, int]]:
-    """The ``[start, end)`` spans :data:`_GLUED` finds in ``text`` (``[m.span() for m in
-    _GLUED.finditer(text)]``), found from the glue runs instead of a scan of every character: a
+    """The ``[start, end)`` spans of the glued words in ``text``: the matches of ``W(?:glue+W)+``
+    (``W`` a run of :data:`_WORD_OR_MARK`, greedy, left to right), found from the glue runs
+    instead of a regex tried at every character (``_GLUED``, until 2026-12-07): a
     match is a maximal chain of word runs (:data:`_WORD_OR_MARK`, each whole) joined by runs of
     glue. A glue run is a joint when a word character (or Arabic mark) is on both sides of it; a
     chain starts where the word run before its first joint starts and goes on while the word
     run after a joint ends where the next joint begins. obsidian-hub's 6,548 glued texts (14.3 M
     characters, 46,192 glue characters): the regex's character walk took ~1.3 CPU-s.
-    ``tests/test_glued_words.py`` holds it to :data:`_GLUED`."""
+    ``tests/test_glued_words.py`` holds it to that plain definition."""
     runs = [m.span() for m in _GLUE_RUN.finditer(text)]
     out: list[tuple[int, int]] = []
     n, k, size = len(runs), 0, len(text)
@@ -2303,7 +2290,7 @@ def _word_start(text: str, at: int) -> int:
 
 
 def _unglued(read: str) -> str:
-    """``_GLUED.sub(_glued_word, read).replace(_GLUE, " ")`` (:func:`search_text`): each glued word
+    """What :func:`search_text` reads for a text with glue: each glued word
     (:func:`_glued_found`) with its glue taken out and as many spaces after it, every other glue
     character a space."""
     out: list[str] = []
@@ -2377,7 +2364,7 @@ def as_written(marked: str, original: str) -> str:
 def _glued_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` spans of the words of ``text`` :func:`search_text` reads whole across
     an inline tag without attributes inside them (``مك<b>تبة``, ``<b>bold</b>text``'s
-    ``bold</b>text``: :data:`_GLUED`), sorted; the tags alone are looked at (an address span
+    ``bold</b>text``: :func:`_glued_found`), sorted; the tags alone are looked at (an address span
     inside such a word, which the index blanks, is not). ``[]`` when there is none."""
     tags = tag_spans(text, raw_blocks=True)
     if not tags or _GLUE in text:
