@@ -33,7 +33,6 @@ import collections
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from import_export import SHARED, import_floor  # noqa: E402
+from import_export import import_floor  # noqa: E402
 
 import gbrain.sync.parallel as parallel  # noqa: E402
 import gbrain.core.brain as brain_module  # noqa: E402
@@ -288,16 +287,8 @@ def main() -> None:
           "CPU = process_time of this process (parse pool off: all work in-process)")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        mb = SHARED / "tools" / "make_brain.py"
-        if mb.exists() and a.pages:
-            subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(a.pages)], check=True, capture_output=True)
-            bench(f"make_brain-{a.pages}", tmp / "made", tmp, a.rounds)
-        if not a.skip_corpora:
-            for c in ("obsidian-hub", "obsidian-help"):
-                if (SHARED / "corpora" / c).exists():
-                    bench(c, SHARED / "corpora" / c, tmp, a.rounds)
-        for t in a.tree:
-            bench(Path(t).name, Path(t), tmp, a.rounds)
+        for name, tree in ab_trees(tmp, a.pages, corpora=not a.skip_corpora) + [(Path(t).name, Path(t)) for t in a.tree]:
+            bench(name, tree, tmp, a.rounds)
 
 
 if __name__ == "__main__":

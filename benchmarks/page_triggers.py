@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,8 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from import_export import SHARED  # noqa: E402
-from import_halves import page_texts  # noqa: E402
+from import_halves import ab_trees, page_texts  # noqa: E402
 
 from gbrain.core.brain import Brain, now_iso, sha256  # noqa: E402
 from gbrain.page import markdown  # noqa: E402
@@ -93,16 +91,8 @@ def main() -> None:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        mb = SHARED / "tools" / "make_brain.py"
-        if mb.exists() and a.pages:
-            subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(a.pages)], check=True, capture_output=True)
-            bench(f"make_brain-{a.pages}", tmp / "made", tmp, a.rounds)
-        if not a.skip_corpora:
-            for c in ("obsidian-hub", "obsidian-help"):
-                if (SHARED / "corpora" / c).exists():
-                    bench(c, SHARED / "corpora" / c, tmp, a.rounds)
-        for t in a.tree:
-            bench(Path(t).name, Path(t), tmp, a.rounds)
+        for name, tree in ab_trees(tmp, a.pages, corpora=not a.skip_corpora) + [(Path(t).name, Path(t)) for t in a.tree]:
+            bench(name, tree, tmp, a.rounds)
 
 
 if __name__ == "__main__":
