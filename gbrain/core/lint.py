@@ -33,8 +33,8 @@ The checks (names are stable; they are the ``check`` field of every finding):
     ticked done (``- [x]``) that should move to the timeline. Undated items cannot age.
 ``tag_duplicates``
     Tags that differ only in case, Unicode form, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
-    ``YC Alum``: one tag spelled several ways, :func:`merge_key`). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
-    fewest files); on a tie, the :func:`merge_key` form (lowercase, words joined by ``-``) when a
+    ``YC Alum``: one tag spelled several ways, :func:`~gbrain.page.slugs.tag_merge_form`). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
+    fewest files); on a tie, the :func:`~gbrain.page.slugs.tag_merge_form` form (lowercase, words joined by ``-``) when a
     page writes it, else the smallest spelling. Tags a casefold letter apart (``ß-fm`` / ``ss-fm``,
     ``ﬁle`` / ``file``: two tags to Obsidian, one :func:`tag_key`) are "tags that look alike",
     ``needs_choice`` and ``canonical`` None: ``--fix-safe`` merges only the spellings of one tag among
@@ -928,22 +928,13 @@ def blank_tag_items(conn) -> dict[str, list[str]]:
     return out
 
 
-def merge_key(tag: str) -> str:
-    """The key of the spellings ``--fix-safe`` may merge: the tag's identity
-    (:func:`~gbrain.page.slugs.tag_identity`: case and Unicode form) with runs of spaces, ``_`` and ``-``
-    joined into one ``-`` (``YC Alum`` / ``yc_alum`` → ``yc-alum``), never casefolded: ``ß-fm`` and
-    ``ss-fm`` (two tags, a casefold letter apart) only look alike, and which one a page means is a
-    person's choice (trial 53)."""
-    return tag_merge_form(tag)
-
-
 def tag_groups(conn) -> list[dict]:
     """Groups of tag spellings with the same :func:`tag_key` and more than one spelling, or one
     written with a blank (a tags item that is no tag, :func:`blank_tag_items`; its canonical
     spelling is then one without, else the key: ``nested-folder``):
     ``[{"canonical", "variants": {spelling: pages}, "pages": [slug of pages using a non-canonical spelling],
     "renames": {spelling: spelling}, "lookalike": bool, "inline": {spelling: [slug]}}]``. ``renames`` is what
-    ``--fix-safe`` may do: within one :func:`merge_key` only; a group of several merge keys is
+    ``--fix-safe`` may do: within one :func:`~gbrain.page.slugs.tag_merge_form` only; a group of several merge keys is
     ``lookalike`` (``canonical`` None, ``pages`` every page of the group). ``inline``: the pages
     writing a renamed spelling in their text only (the fix edits the tags property: a hand edit)."""
     groups: dict[str, dict[str, int]] = {}
@@ -959,7 +950,7 @@ def tag_groups(conn) -> list[dict]:
             continue
         subs: dict[str, list[str]] = {}
         for v in variants:
-            subs.setdefault(merge_key(v), []).append(v)
+            subs.setdefault(tag_merge_form(v), []).append(v)
         renames: dict[str, str] = {}
         canons: dict[str, str] = {}
         for mk, vs in subs.items():
@@ -1355,7 +1346,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
     rename: dict[str, str] = {}
     pages: set[str] = set()
     for g in tag_groups(brain.conn):
-        rename.update(g["renames"])  # within one tag (merge_key) only: never a lookalike's (trial 53)
+        rename.update(g["renames"])  # within one tag (tag_merge_form) only: never a lookalike's (trial 53)
         pages.update(g["pages"])
     if only is not None:
         pages &= only

@@ -95,8 +95,9 @@ def tag_identity(tag: str) -> str:
 def tag_merge_form(tag: str) -> str:
     """A tag's normalised form (without its ``#``): its identity (:func:`tag_identity`) with runs
     of white space, ``_`` and ``-`` joined into one ``-`` (``YC Alum`` / ``yc_alum`` →
-    ``yc-alum``); never casefolded (``ß-fm`` and ``ss-fm`` stay two). The spellings of one form are
-    the ones lint's ``--fix-safe`` merges (``lint.merge_key``) and ``Brain.tag`` writes as one."""
+    ``yc-alum``); never casefolded: ``ß-fm`` and ``ss-fm`` (two tags, a casefold letter apart) only
+    look alike, and which one a page means is a person's choice (trial 53). The spellings of one
+    form are the ones lint's ``--fix-safe`` merges (``lint.tag_groups``) and ``Brain.tag`` writes as one."""
     return re.sub(r"[\s_\-]+", "-", tag_identity(tag.strip().lstrip("#"))).strip("-")
 
 
