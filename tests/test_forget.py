@@ -1343,3 +1343,20 @@ def test_a_text_purge_of_a_round_trip_keeps_the_move_away_when_another_page_live
         assert rows == [("create", ""), ("move", "renamed to a purged name"), ("create", ""), ("delete", ""),
                         ("move", "renamed from a purged name")], rows
         assert b.get_text("notes/a") == "# a\n\nkeep\nedited\n"
+
+
+def test_asking_for_a_purged_version_says_it_was_purged_or_pruned(db_path):
+    """`get --version 1` after `purge --text` took version 1 said "older ones were pruned", though
+    the user purged it: the answer names both ways a version goes (prune, purge), and the log the
+    purge left (config purge_log), so the user is not sent looking for a prune nobody ran."""
+    from gbrain.errors import NotFound
+
+    with Brain.open(db_path) as b:
+        b.put("ops/deploy", page(True))
+        b.put("ops/deploy", page(False))
+        b.put("ops/deploy", page(False) + "A line added later.\n")
+        b.put("ops/deploy", page(False))
+        assert run("purge", {"text": SECRET, "apply": True}, brain=b)["applied"]
+        with pytest.raises(NotFound) as e:
+            run("get", {"slug": "ops/deploy", "version": 1}, brain=b)
+        assert "purged" in str(e.value) and "pruned" in str(e.value) and "purge_log" in str(e.value), str(e.value)

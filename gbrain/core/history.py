@@ -1122,7 +1122,7 @@ def _version_row(brain, kind: str, key: str, n: int | None):
 def _no_version(c, kind: str, key: str, n: int) -> str:
     """Why ``key`` has no version ``n``: numbers past the newest; versions written before the page
     moved, numbered under the name it moved from (:func:`lineage`: named, with the command that
-    reaches them); or pruned ones."""
+    reaches them); or pruned or purged ones."""
     lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
     spans: dict[str, list] = {}  # (another page's versions of a name: not this one's)
     for nm, after, upto in _own_spans(key, lineage_spans(c, kind, key, every=True))[1:]:  # a name it had twice: each stretch
@@ -1150,9 +1150,13 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
                 f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`{back}; "
                 f"`gbrain history {cmd_arg(key)}` lists them all")
+    # a version goes by history-prune or by purge; once a purge ran, say both (its log keeps no names,
+    # only counts and hashes): "pruned" alone sent a user who purged looking for a prune nobody ran
+    gone = ("pruned or purged (config purge_log records each purge)"
+            if c.execute("SELECT 1 FROM config WHERE key = 'purge_log'").fetchone() else "pruned")
     if lo is not None and n < lo:
-        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were pruned and are gone: `gbrain history {cmd_arg(key)}` lists them)"
-    return f"{key} has no version {n} (versions: 1 to {hi}; pruned ones are gone: `gbrain history {cmd_arg(key)}` lists them)"
+        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were {gone} and are gone: `gbrain history {cmd_arg(key)}` lists them)"
+    return f"{key} has no version {n} (versions: 1 to {hi}; {gone} ones are gone: `gbrain history {cmd_arg(key)}` lists them)"
 
 
 def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:
