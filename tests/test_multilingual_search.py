@@ -132,3 +132,23 @@ def test_query_searches_a_compound_part_inside_words_too(brain):
     assert r["notes"][0] == 'no page holds "Bahnhof" as a word: searched inside the words holding it (Bahnhofstrasse, Hauptbahnhof)'
     r = ops.run("query", {"question": "Hauptbahnhf", "mode": "keyword"}, ops.Context(), brain=brain)  # a typo: corrected, as before
     assert [h["slug"] for h in r["items"]] == ["Orte/Köln"] and "did you mean" in r["notes"][0]
+
+
+@pytest.mark.parametrize("query", ["коты", "котов", "кота", "Кот"])
+def test_a_russian_word_in_another_form_names_the_page_of_that_name(tmp_path, db_path, query):
+    """``коты`` (cats) ranked *Котёнок* (kitten) above *Кот* (cat), on body text alone: the name
+    pass looked a query word up only as typed, so no form but the title's own named a page (an
+    English plural did: ``cats`` names *Cat*). A Russian word's stem prefix finds the title; it
+    names the page only when the title word is that word in another form (:func:`keyword.names_word`):
+    *Котёнок* begins with the stem but is another word, so it gets no name credit (its match there
+    is BM25 evidence of weight 0, as ``Atom`` for ``atomically``)."""
+    tree = write_tree(tmp_path / "vault", {
+        "Кот.md": "# Кот\n\nДомашнее животное. Любит молоко.\n",
+        "Котёнок.md": "# Котёнок\n\nМаленький кот. Котёнок играет с котом, коты спят.\n",
+        "Собака.md": "# Собака\n\nСобака и коты дружат.\n",
+    })
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        r = ops.run_tool("search", {"query": query, "limit": 5}, ops.Context(surface="mcp"), brain=b)
+    assert [h["slug"] for h in r["items"]][:2] == ["Кот", "Котёнок"], r["items"]
+    assert "title" in r["items"][0]["signals"], r["items"]

@@ -1701,6 +1701,15 @@ def _term(word: str, prefixes: "set[str] | frozenset[str]" = frozenset()) -> str
     return _quote(word) + ("*" if word in prefixes else "")
 
 
+def _stem_terms(words: list[str], prefixes: "set[str]") -> "Callable[[str], str]":
+    """The FTS5 term of each query word as :func:`fts_parts` searched it: :func:`_term`, but a
+    Russian word searched by its stem's prefix (``коты`` → ``"кот"*``: the stem is among the
+    ``prefixes`` the parts hold, and the word is not itself written as a prefix) by that prefix.
+    ``words``: :func:`query_words`' casefolded words."""
+    stems = {w: s for w in words if w not in prefixes and (s := russian.prefix(w)) and s in prefixes}
+    return lambda word: _term(stems[word], prefixes) if word in stems else _term(word, prefixes)
+
+
 def fts_query(text: str, typed: "str | Sequence[str] | None" = None) -> str:
     """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words.
 
@@ -2605,13 +2614,17 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     word_idf: dict[str, float] = {}
     # (a word the query writes as a prefix, ``invadop*``, counts and names the pages of its words)
     prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
+    # (a Russian word the query searched by its stem's prefix, ``коты`` → ``"кот"*``, :func:`_terms`:
+    # counted, coordinated and looked up in the names by that term, as BM25 matched it; a name holding
+    # only another word the stem begins, *Котёнок*, is no naming: :func:`names_word`)
+    term = _stem_terms(words, prefixes)
     for word in words:
-        df = _match_count(conn, _term(word, prefixes), counts)
+        df = _match_count(conn, term(word), counts)
         if df:
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
     cover: dict[int, float] = {}
-    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [_term(x, prefixes) for x in word_idf], cover=cover if coordinate else None)
+    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [term(x) for x in word_idf], cover=cover if coordinate else None)
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
@@ -2669,10 +2682,10 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         named: set[int] = set()
         matched[word] = named
         if index is not None:
-            hits = index.execute(f"SELECT rowid, {_NAMES_COLS} FROM names WHERE names MATCH ?", [_term(word, prefixes)])
+            hits = index.execute(f"SELECT rowid, {_NAMES_COLS} FROM names WHERE names MATCH ?", [term(word)])
         else:
             sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-            hits = conn.execute(sql, [_NAME_FILTER + " : " + _term(word, prefixes), ids_json])
+            hits = conn.execute(sql, [_NAME_FILTER + " : " + term(word), ids_json])
         for r in hits:
             pid = int(r[0])
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
@@ -4296,7 +4309,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         andq, aargs = "plainto_tsquery('english', gb_fold(?))", [" ".join(words)]
         check, cargs = "", []
     per_term = [_pg_parts_tsquery([t]) for t in terms]
-    per = [_pg_tsquery([w]) for w in words]  # name evidence: per query word
+    # name evidence: per query word; a Russian word by the stem prefix it was searched by (``коты``
+    # → ``'кот':*``, as SQLite's _stem_terms): the names then tell a form of it from another word
+    pre = {t for k, t in parts if k == "prefix"}
+    stems = {w: x for w in words if w not in pre and (x := russian.prefix(w)) and x in pre}
+    per = [_pg_parts_tsquery([("prefix", stems[w])]) if w in stems else _pg_tsquery([w]) for w in words]
     wargs = [x for _, wa in per for x in wa]
     depth = max(int(limit), RERANK)
     osql, oargs = only.sql()
