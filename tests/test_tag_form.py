@@ -165,6 +165,23 @@ def test_tag_writes_the_form_the_brain_uses_for_a_tag_lint_takes_for_it(tmp_path
         assert "strasse-fm" in b.tags("d") and "note" not in r, r  # (a letter apart: another tag, as Obsidian's)
 
 
+def test_tag_adds_no_second_spelling_to_a_page_that_has_the_tag_in_a_rarer_one(tmp_path, db_path):
+    """A page tagged ``cfo_candidate`` where most pages write ``cfo-candidate``: ``tag ann
+    cfo-candidate`` wrote ``tags: [cfo_candidate, cfo-candidate]``, one tag twice on one page
+    (lint's tag_duplicates counted it once per spelling). The page has the tag already: nothing is
+    written, the note names its spelling and lint's ``--fix-safe``, which merges the spellings. Both engines."""
+    notes = {f"p{i}.md": "---\ntags: [cfo-candidate]\n---\nx\n" for i in range(2)}
+    notes["ann.md"] = "---\ntitle: Ann\ntags: [cfo_candidate]\n---\nAnn.\n"
+    write_tree(tmp_path / "v", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("tag", {"slug": "ann", "tag": "cfo-candidate"}, ops.Context(), brain=b)
+        assert not r["changed"] and "'cfo_candidate'" in r["note"] and "--fix-safe" in r["note"], r
+        r = ops.run("tag", {"slug": "ann", "tag": "CFO_Candidate"}, ops.Context(), brain=b)  # (the same spelling but for case)
+        assert not r["changed"] and "'cfo_candidate'" in r["note"], r
+        assert b.get_text("ann") == notes["ann.md"]
+
+
 def test_a_missed_tag_filter_names_the_tags_as_tags_spells_them(tmp_path, db_path):
     """A tag filter no page has (``list --tag``, search's ``tag``) named the brain's tags and its
     slips in the spelling most pages use, ties to the smallest by code point (``Finance-Team``),

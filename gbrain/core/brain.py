@@ -2420,7 +2420,8 @@ class Brain:
         ``energy``; ``CFO-candidate`` where they have ``cfo_candidate``, one normalised form,
         :func:`~gbrain.page.slugs.tag_merge_form`) is written in their spelling (:meth:`_tag_spelling`:
         the one ``gbrain tags`` shows and lint's ``--fix-safe`` renames to), with a ``note`` saying so;
-        a page having the tag in that spelling is left as it is (the ``note`` too). A tag no page has
+        a page having the tag in that spelling, or in another of that form (``cfo_candidate``), is left
+        as it is (the ``note`` says which; lint's ``--fix-safe`` merges spellings). A tag no page has
         is written as given (Obsidian shows a tag's first spelling).
         Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
@@ -2431,8 +2432,10 @@ class Brain:
             raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)
         page = self.parsed(row)
-        if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:  # (one the page has, even one written so in Obsidian)
-            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
+        has = next((t for t in page.all_tags if tag_identity(t) == tag_identity(tag)), None)
+        if has is not None:  # (one the page has, even one written so in Obsidian; the note names another spelling)
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"],
+                              note=f"it has '{has}' (tags match in any case, as in Obsidian)" if has != tag else None)
         if bad:  # as a slug, a new tag must look like what it is (a NUL, a right-to-left override; trial 66); untag still takes one
             raise BadInput(f"invalid tag '{shown(tag)}': it contains an invisible or control character (U+{ord(bad.group()):04X})")
         if any(ch.isspace() for ch in tag):
@@ -2450,6 +2453,11 @@ class Brain:
             if tag_identity(tag) in {tag_identity(t) for t in page.all_tags}:  # (the page has it, in the brain's form)
                 return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"], note="it has " + note)
             note = "wrote " + note
+        form = tag_merge_form(tag)
+        has = next((t for t in page.all_tags if tag_merge_form(t) == form), None)
+        if has is not None:  # (the page has it in a rarer spelling lint merges: a second one would be one tag twice)
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"],
+                              note=f"it has '{has}', the same tag to lint's tag_duplicates (`gbrain lint --fix-safe` writes one spelling everywhere)")
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
             res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
