@@ -25,7 +25,7 @@ pytestmark = pytest.mark.engine_free
 #: every filesystem path the registry's operations take: (operation, parameter)
 PATH_PARAMS = {
     ("init", "path"), ("get", "output"), ("import", "dir"), ("export", "dir"), ("verify", "dir"),
-    ("copy", "from"), ("copy", "to"), ("ingest", "file"), ("sync", "dir"), ("watch", "dir"),
+    ("copy", "from"), ("copy", "to"), ("copy", "folder"), ("ingest", "file"), ("sync", "dir"), ("watch", "dir"),
     ("sync-forget", "target"), ("skills-install", "project"),
 }
 

@@ -321,3 +321,19 @@ def test_a_lost_listen_connection_is_said_on_one_line(pg_url, admin):
         assert "\n" not in err and "\t" not in err and "  " not in err, repr(err)
     finally:
         lis.close()
+
+
+def test_a_postgres_database_that_does_not_exist_says_how_to_make_it(pg_server, pg_url, tmp_path):
+    """A new team's first step, `gbrain copy --from brain.db --to postgresql://…/team` (or an
+    import) into a database nobody created: the server's one line only said it does not exist
+    (exit 1); gbrain makes the tables, not the database, so the message says to create it first."""
+    from conftest import gbrain_in_process
+
+    nosuch = pg_url.replace(f"/{_dbname(pg_url)}?", "/gb_team_new?", 1)
+    src = tmp_path / "brain.db"
+    assert gbrain_in_process("--db", str(src), "put", "a", "--content", "# A\n").returncode == 0
+    for args in (("copy", "--from", str(src), "--to", nosuch), ("--db", nosuch, "stats"), ("--db", nosuch, "import", str(tmp_path))):
+        r = gbrain_in_process(*args)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and 'database "gb_team_new" does not exist' in err, (args, err)
+        assert "CREATE DATABASE" in err and "createdb" in err and len(err.strip().splitlines()) == 1, (args, err)

@@ -685,6 +685,39 @@ def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_fir
         assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
 
 
+def test_copy_to_sqlite_keeps_the_folder_asked_for(pg_url, brain_tree, tmp_path):
+    """A teammate leaving the team brain copies it to SQLite for their own folder: `copy --folder
+    DIR` keeps that folder's sync base (the default, this machine's first folder, was another
+    person's: their folder's edit made since its last sync came back as a conflict after
+    `sync --rebind`, the base gone). The copy says which folder it kept; a folder that is no
+    client of the brain is bad input, nothing written."""
+    import shutil
+
+    from gbrain.sync.engine import SyncEngine
+
+    other = tmp_path / "other"
+    shutil.copytree(brain_tree, other)
+    with Brain.open(pg_url) as b:
+        for root in (brain_tree, other):
+            e = SyncEngine(b, root)
+            e.bind()
+            assert e.sync()["ok"]
+            e.close()
+    (other / "people" / "ana-lima.md").write_bytes((other / "people" / "ana-lima.md").read_bytes() + b"edited in other\n")
+    bad = gbrain_in_process("copy", "--from", pg_url, "--to", str(tmp_path / "x.db"), "--folder", str(tmp_path / "nope"))
+    assert bad.returncode == 2 and str(other) in bad.stderr.decode() and not (tmp_path / "x.db").exists(), bad.stderr
+    c = tmp_path / "c.db"
+    r = gbrain_in_process("copy", "--from", pg_url, "--to", str(c), "--folder", str(other))
+    assert r.returncode == 0 and f"kept the sync base of {other}" in r.stdout.decode(), r
+    with Brain.open(c) as b:
+        assert [tuple(r) for r in b.conn.execute("SELECT id, client, root FROM sync_root")] == [(1, "", str(other))]
+        e = SyncEngine(b, other)
+        e.bind()
+        rep = e.sync()
+        e.close()
+    assert rep["ok"] and rep["counts"]["imported"] == 1 and rep["counts"]["conflicts"] == 0, rep["counts"]
+
+
 def test_trash_restore_and_prune_on_postgres(pg_url, brain_tree):
     """The trash is a view of the history on Postgres too (schema v2: history.trashed; v5: no
     sync_trash): a deleted page is listed, restore brings its exact bytes back as a new version,

@@ -2766,7 +2766,8 @@ def _reindex(b, a, ctx):
 def _copy_text(r: dict, a: dict) -> str:
     rows = sum(r["tables"].values())
     return (f"copied {r['pages']:,} page(s), {r['files']:,} file(s), {r['history']:,} version(s) ({rows:,} rows) "
-            f"from {r['from']} to {r['to']}; {'the same brain' if r['equal'] else 'DIFFERENCES: ' + ', '.join(r['differences'])}")
+            f"from {r['from']} to {r['to']}; {'the same brain' if r['equal'] else 'DIFFERENCES: ' + ', '.join(r['differences'])}"
+            + (f"; kept the sync base of {r['folder']} (the one folder it syncs with; --folder picks another)" if r.get("folder") else ""))
 
 
 @op(
@@ -2776,6 +2777,8 @@ def _copy_text(r: dict, a: dict) -> str:
     [
         Param("from", required=True, path=True, description="the brain to copy: a SQLite file or a postgresql:// URL"),
         Param("to", required=True, path=True, description="where to copy it: a new SQLite file or an empty postgresql:// database"),
+        Param("folder", path=True, description="a Postgres brain to SQLite: the synced folder whose sync base the copy keeps "
+              "(`gbrain sync-clients` lists them; default: this machine's first)"),
     ],
     mcp=False, title="Copy a brain to another database",
     db="none",
@@ -2783,26 +2786,41 @@ def _copy_text(r: dict, a: dict) -> str:
     text=_copy_text,
 )
 def _copy(_b, a, ctx):
-    from ..storage.copy import copy_tables, is_empty, read_snapshot
+    from ..storage.copy import sqlite_client
     from ..storage.db import resolve_db_path
-    from ..sync.verify import derived_snapshot, engine_snapshot, fts_state
 
     src_p, dst_p = resolve_db_path(a["from"]), resolve_db_path(a["to"])
     if str(src_p) == str(dst_p) and getattr(src_p, "url", None) == getattr(dst_p, "url", None):
         raise BadInput("--from and --to name the same brain")
-    with Brain.open(src_p, create=False) as src, Brain.open(dst_p, create=True) as dst:
-        if not is_empty(dst.conn):
-            raise BadInput(f"{dst_p} already holds a brain; copy needs a new or empty target (nothing was written)")
-        if ctx.progress_label:
-            ctx.progress_label("Copying")
-        with read_snapshot(src.conn):  # the copy and its check read the source at one moment
-            counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress)
-            a_snap = derived_snapshot(src, fts=False)
-            same = getattr(src.conn, "dialect", "sqlite") == getattr(dst.conn, "dialect", "sqlite")
-            if same:  # what one engine alone derives (Postgres: its search vectors, BM25 totals)
-                a_snap |= engine_snapshot(src)
-        a_snap["fts"] = fts_state(src.conn)  # (a write statement on SQLite: after the snapshot)
-        b_snap = derived_snapshot(dst) | (engine_snapshot(dst) if same else {})
-        diff = sorted(k for k in a_snap if a_snap[k] != b_snap.get(k))
+    with Brain.open(src_p, create=False) as src:
+        keep = None
+        if getattr(src.conn, "dialect", "sqlite") == "postgres" and getattr(dst_p, "url", None) is None:
+            keep = sqlite_client(src.conn, a.get("folder"))  # before the target exists: a wrong folder writes nothing
+        elif a.get("folder"):
+            raise BadInput("--folder is for a copy of a Postgres brain to SQLite (the one folder a SQLite brain syncs with)")
+        with Brain.open(dst_p, create=True) as dst:
+            return _copy_into(src, dst, src_p, dst_p, keep, ctx)
+
+
+def _copy_into(src, dst, src_p, dst_p, keep, ctx) -> dict:
+    """The copy of the open brain ``src`` into ``dst`` and its check (:func:`_copy`); ``keep`` is
+    the Postgres sync client a SQLite target keeps (None: every client, engines alike)."""
+    from ..storage.copy import copy_tables, is_empty, read_snapshot
+    from ..sync.verify import derived_snapshot, engine_snapshot, fts_state
+
+    if not is_empty(dst.conn):
+        raise BadInput(f"{dst_p} already holds a brain; copy needs a new or empty target (nothing was written)")
+    if ctx.progress_label:
+        ctx.progress_label("Copying")
+    with read_snapshot(src.conn):  # the copy and its check read the source at one moment
+        counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress, keep=keep)
+        a_snap = derived_snapshot(src, fts=False)
+        same = getattr(src.conn, "dialect", "sqlite") == getattr(dst.conn, "dialect", "sqlite")
+        if same:  # what one engine alone derives (Postgres: its search vectors, BM25 totals)
+            a_snap |= engine_snapshot(src)
+    a_snap["fts"] = fts_state(src.conn)  # (a write statement on SQLite: after the snapshot)
+    b_snap = derived_snapshot(dst) | (engine_snapshot(dst) if same else {})
+    diff = sorted(k for k in a_snap if a_snap[k] != b_snap.get(k))
+    kept = dst.conn.execute("SELECT root FROM sync_root").fetchone() if keep else None
     return {"from": str(src_p), "to": str(dst_p), "tables": counts, "pages": counts["pages"], "files": counts["files"],
-            "history": counts["history"], "equal": not diff, "differences": diff}
+            "history": counts["history"], "equal": not diff, "differences": diff, "folder": kept[0] if kept else None}

@@ -16,6 +16,7 @@ writes meanwhile is copied as it was at one moment, so a copy of a live brain is
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Callable, Iterator
 
 from .db import begin_write, commit, keyset_batches, vacuum_after_bulk
@@ -70,26 +71,28 @@ def read_snapshot(conn) -> Iterator[None]:
         conn.rollback() if _is_pg(conn) else _sqlite_rollback(conn)
 
 
-def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None, keep: str | None = None) -> dict[str, int]:
     """Copy every table of :data:`TABLES` from connection ``src`` to the empty brain on ``dst``
     in one transaction, reading ``src`` as of one moment (:func:`read_snapshot`); returns
-    ``{table: rows copied}``. Raises ``ValueError`` when ``dst`` is not empty (nothing is written)."""
+    ``{table: rows copied}``. ``keep``: a Postgres source's sync client a SQLite target keeps
+    (:func:`sqlite_client`, its default when None). Raises ``ValueError`` when ``dst`` is not
+    empty (nothing is written)."""
     from .pg import ensure_hnsw_index, pg_vector_text
 
     if not is_empty(dst):
         raise ValueError("the target brain is not empty")
     with read_snapshot(src):
-        return _copy_tables(src, dst, on_progress)
+        return _copy_tables(src, dst, on_progress, keep)
 
 
-def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None) -> dict[str, int]:
+def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None, keep: str | None = None) -> dict[str, int]:
     from .pg import ensure_hnsw_index, pg_vector_text
 
     counts: dict[str, int] = {}
     tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]
     total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
     done = 0
-    keep = _sqlite_client(src) if _is_pg(src) and not _is_pg(dst) else None
+    keep = (keep or sqlite_client(src)) if _is_pg(src) and not _is_pg(dst) else None
     begin_write(dst)
     try:
         for t in tables:
@@ -151,12 +154,22 @@ def _fetched(cur, n: int) -> Iterator[list]:
         yield rows
 
 
-def _sqlite_client(src) -> str:
-    """The Postgres sync client a copy to SQLite keeps: the first one of this machine, else the
-    first one (``''`` when none)."""
+def sqlite_client(src, folder: str | None = None) -> str:
+    """The Postgres sync client a copy to SQLite keeps (a SQLite brain syncs with one folder):
+    the one of ``folder`` on this machine (``host:/absolute/folder``, :func:`db.sync_client`) when
+    given, else the first one of this machine, else the first one (``''`` when none). Raises
+    :class:`~gbrain.errors.BadInput` naming the brain's folders when ``folder`` is none of them."""
     import socket
 
     rows = [r[0] for r in src.execute("SELECT client FROM sync_root ORDER BY id").fetchall()] if _columns(src, "sync_root") else []
+    if folder:
+        from ..errors import BadInput
+
+        want = f"{socket.gethostname()}:{os.path.abspath(os.path.expanduser(str(folder)))}"
+        if want not in rows:
+            raise BadInput(f"{folder} is not a folder this brain syncs with on this machine; its folders: "
+                           + (", ".join(rows) or "none") + " (nothing was written)")
+        return want
     mine = [c for c in rows if c.startswith(socket.gethostname() + ":")]
     return (mine or rows or [""])[0]
 

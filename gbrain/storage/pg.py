@@ -343,6 +343,22 @@ def _why(e: object, url: str) -> str:
     return " ".join(redact(str(e), url).split()) or type(e).__name__
 
 
+def _cannot_connect(e: object, url: str) -> GBrainError:
+    """The error for a failed connect to ``url``: ``cannot connect to the brain database URL: WHY``
+    on one line, password redacted. A database that does not exist is :class:`BadInput` (exit 2,
+    as a SQLite brain's missing folder), saying to create it: gbrain makes its tables, never the
+    database (a team's first ``copy --to postgresql://…/team`` into a name nobody created only
+    printed the server's ``database "team" does not exist``, exit 1)."""
+    from ..errors import BadInput
+
+    msg = f"cannot connect to the brain database {redact(url)}: {_why(e, url)}"
+    m = re.search(r'database "([^"]*)" does not exist', msg)
+    if m is None:
+        return GBrainError(msg)
+    return BadInput(f"{msg}; gbrain makes its tables, not the database: create it first (`createdb {m.group(1)}`, "
+                    f"or `CREATE DATABASE \"{m.group(1)}\"` in psql), or give an existing one with --db")
+
+
 def _broken(c) -> bool:
     """Whether psycopg connection ``c`` is unusable (closed, or lost its server)."""
     return bool(c.closed or getattr(c, "broken", False))
@@ -416,7 +432,7 @@ def _pool(url: str):
             try:
                 psycopg.connect(url, **conn_kwargs(url)).close()
             except psycopg.Error as e:
-                raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
+                raise _cannot_connect(e, url) from None
             _quiet_pool_log()
             with interrupts_held():  # (the pool's threads inherit the mask: they never take a Ctrl-C)
                 p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
@@ -453,20 +469,12 @@ def probe(url: str) -> None:
     process's pool. Raises :class:`~gbrain.errors.BadInput` (exit 2, as a missing SQLite file)
     when the database does not exist, :class:`GBrainError` (exit 1) when the server cannot be
     reached or refuses; one line, password redacted."""
-    from ..errors import BadInput
-
     try:
         import psycopg  # noqa: F401
         import psycopg_pool  # noqa: F401
     except ImportError:
         raise GBrainError("a postgresql:// brain needs psycopg 3 and psycopg-pool: pip install 'psycopg[binary]' psycopg-pool") from None
-    try:
-        _pool(url)
-    except GBrainError as e:
-        msg = " ".join(str(e).split())
-        if re.search(r'database "[^"]*" does not exist', msg):
-            raise BadInput(f"{msg}; give an existing database with --db (gbrain makes its tables, not the database: CREATE DATABASE first)") from None
-        raise GBrainError(msg) from None
+    _pool(url)  # a database that does not exist: BadInput (_cannot_connect)
 
 
 def close_pools() -> None:
@@ -1510,7 +1518,7 @@ def database_schema_version(url: str) -> int:
                 return 0
             return int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
     except psycopg.Error as e:
-        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
+        raise _cannot_connect(e, url) from None
 
 
 def brain_exists(url: str) -> bool:
@@ -1522,7 +1530,7 @@ def brain_exists(url: str) -> bool:
         with psycopg.connect(url, **conn_kwargs(url)) as c:
             return bool(c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0])
     except psycopg.Error as e:
-        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
+        raise _cannot_connect(e, url) from None
 
 
 def connect(url: str) -> PgConnection:
