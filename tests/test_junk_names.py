@@ -73,7 +73,8 @@ def test_notes_named_like_sync_tools_files_are_notes(name):
 def test_sync_tools_folders_hold_no_pages(brain_tree, db_path, run):
     """Syncthing keeps old versions of notes in `.stversions/` (and marks the folder with
     `.stfolder/`), Dropbox its downloads in `.dropbox.cache/`: copies of notes that would become
-    pages with the notes' titles. Ignored by default (listed as such), a negation brings one back."""
+    pages with the notes' titles. Ignored by default (listed as such), a negation brings one back
+    (its notes as files: a hidden folder holds no pages)."""
     note = (brain_tree / "people" / "ana-lima.md").read_bytes()
     for d in (".stversions/people", ".dropbox.cache/2025-01-01", ".stfolder"):
         (brain_tree / d).mkdir(parents=True)
@@ -91,8 +92,9 @@ def test_sync_tools_folders_hold_no_pages(brain_tree, db_path, run):
     (brain_tree / ".gbrainignore").write_text("!.stversions/\n", encoding="utf-8")
     r = run("sync", str(brain_tree), "--db", str(db_path))
     assert r.returncode == 0, r.stderr
-    with Brain.open(db_path) as b:
-        assert b.page_row(".stversions/people/ana-lima~20250101-120000") is not None
+    with Brain.open(db_path) as b:  # stored, byte for byte, as the hidden note it is: a file, no page (slugs.HIDDEN_WHY)
+        assert b.page_row(".stversions/people/ana-lima~20250101-120000") is None
+        assert b.conn.execute("SELECT kind FROM files WHERE path = ?", (".stversions/people/ana-lima~20250101-120000.md",)).fetchone()[0] == "blob"
 
 
 @pytest.mark.engine_free

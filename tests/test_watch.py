@@ -715,9 +715,11 @@ def test_a_gbrainignore_edit_takes_effect_for_files_already_there(watch, brain, 
     (brain_tree / ".trash" / "old idea.md").write_text("# Old idea\n\nfrom the trash\n", encoding="utf-8")
     w = watch()  # the default rescan (every 300 s) is far beyond the wait below
     wait_for(lambda: w.saw("watching"), "watch to start")
-    assert brain.page_row(".trash/old idea") is None
+    stored = "SELECT 1 FROM files WHERE path = '.trash/old idea.md'"  # a hidden note: a file, no page (slugs.HIDDEN_WHY)
+    assert brain.conn.execute(stored).fetchone() is None
     (brain_tree / ".gbrainignore").write_text("!.trash/\n", encoding="utf-8")
-    wait_for(lambda: brain.page_row(".trash/old idea") is not None, "the un-ignored note to reach the brain", timeout=60)
+    wait_for(lambda: brain.conn.execute(stored).fetchone() is not None, "the un-ignored note to reach the brain", timeout=60)
+    assert brain.page_row(".trash/old idea") is None
     settle(brain, brain_tree)
     stop_ok(w)
 

@@ -1533,13 +1533,14 @@ def mark_replaced(brain, path: str, reason: str) -> int | None:
 
 def key_for_path(conn: sqlite3.Connection, path: str) -> tuple[str, str]:
     """``(kind, name)`` of the history that last wrote ``path``: the page whose file it was, or
-    the file itself; without such a history, a page by :func:`slug_for_path` for markdown."""
+    the file itself; without such a history, a page by :func:`slug_for_path` for markdown (not a
+    hidden note, ``.hermes/x.md``: a file, ``slugs.HIDDEN_WHY``)."""
     r = conn.execute("SELECT kind, name FROM history WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
     if r:
         return r[0], r[1]
-    from ..page.slugs import is_markdown, slug_for_path
+    from ..page.slugs import is_hidden_path, is_markdown, slug_for_path
 
-    return ("page", slug_for_path(path)) if is_markdown(path) else ("file", path)
+    return ("page", slug_for_path(path)) if is_markdown(path) and not is_hidden_path(path) else ("file", path)
 
 
 def version_writer(conn: sqlite3.Connection, kind: str, name: str, hx: str | None) -> str:

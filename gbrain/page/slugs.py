@@ -447,7 +447,7 @@ def slug_problem(slug: str) -> str | None:
     bidi or invisible character (:data:`INVISIBLE`: a right-to-left override or a zero-width
     space makes a name look like another), no absolute path or drive (``C:/`` — ``1: Weekly plan`` is a name), no ``.``,
     ``..`` or empty segment, no segment over :data:`NAME_MAX` bytes as a file, no backslash, nothing inside ``.git/``/``.raw/`` or with gbrain's
-    temporary-file prefix. Spaces, colons, ``#`` and every other character are allowed.
+    temporary-file prefix, no segment starting with a dot (a hidden note, :data:`HIDDEN_WHY`). Spaces, colons, ``#`` and every other character are allowed.
     """
     if not isinstance(slug, str) or not slug.strip():
         return "the name is empty"
@@ -476,7 +476,21 @@ def slug_problem(slug: str) -> str | None:
             return f"it points into {part}/, which gbrain keeps out of the brain"
         if part.startswith(".gbrain-tmp-"):
             return "it uses gbrain's temporary-file prefix"
+        if part.startswith("."):
+            return HIDDEN_WHY.format(part=part)
     return None
+
+
+#: :func:`slug_problem`'s reason for a name with a segment starting with a dot (``.github/x``,
+#: ``.hermes/notes``, ``.draft``). Obsidian (and every file manager) hides such files and folders,
+#: so a vault's user never sees the notes there: they are kept as files, byte for byte, exported
+#: and synced like an attachment, but are no pages (no search, list, links, lint). A fixed rule of
+#: the name, not of a folder's ``.gbrainignore``: a page's name means the same to every command,
+#: MCP client and synced folder of the brain (a team's Postgres brain has several), and a tree
+#: imported into a new brain gives the same pages. Rename the folder without its dot to make its
+#: notes pages (Obsidian shows them then too). ``.raw/`` keeps its own reason (:func:`_raw_problem`).
+HIDDEN_WHY = "its name or a folder of it starts with a dot ({part}), hidden in Obsidian: kept as a file, not a page"
+_HIDDEN_TAIL = HIDDEN_WHY.rsplit(")", 1)[1]
 
 
 #: device names Windows reserves in every folder, with any extension (``con.md`` too): the
@@ -582,7 +596,8 @@ def check_slug(slug: str, *, keep_spaces: bool = False) -> str:
 
     Raises :class:`BadInput` when :func:`slug_problem` finds the slug unsafe: it would write
     outside the brain or to an ambiguous file. Lookups try the slug exactly as given first
-    (:func:`exact_slug`), so a page named ``Draft plan `` or ``x.md`` is still reachable.
+    (:func:`exact_slug`), so a page named ``Draft plan `` or ``x.md`` is still reachable, and so is a page
+    a brain held under a hidden name (``.github/x``) before import/sync made such notes files.
     """
     if not isinstance(slug, str) or not slug.strip():
         raise BadInput("slug is empty")
@@ -621,7 +636,20 @@ def exact_slug(slug: str) -> str | None:
     if not isinstance(slug, str):
         return None
     s = nfc(slug)
-    return s if slug_problem(s) is None else None
+    why = slug_problem(s)
+    return s if why is None or is_hidden_why(why) else None  # a page a brain held before the hidden rule: still found
+
+
+def is_hidden_path(path: str) -> bool:
+    """Whether the relative path (or slug) ``path`` has a segment starting with a dot
+    (``.github/x.md``, ``notes/.draft.md``): a markdown file there is kept as a file, no page
+    (:data:`HIDDEN_WHY`). A ``.raw/`` sidecar's path is one too (its own rule keeps it no page)."""
+    return "/." in "/" + path
+
+
+def is_hidden_why(why: str | None) -> bool:
+    """Whether :func:`slug_problem`'s answer ``why`` is the hidden-note rule (:data:`HIDDEN_WHY`)."""
+    return bool(why) and why.endswith(_HIDDEN_TAIL)
 
 
 def segments_key(slug: str) -> str:

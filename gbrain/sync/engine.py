@@ -133,7 +133,7 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_markdown, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_hidden_path, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -2086,6 +2086,7 @@ class SyncEngine:
         for c in cleaned:
             self._log(f"- cleaned {c}")
         clean, db, state_paths, seq_now = self._unchanged(stats)
+        self._hidden_pages_to_files({t[0] for t in stats})
         disk = {p: DiskFile(p, size, mt) for p, size, mt in stats if p not in clean} if len(clean) != len(stats) else {}  # (stats' paths are unique)
         cand = set(disk) | state_paths | set(db)
         unknown = dict(scan.skipped)
@@ -2116,6 +2117,36 @@ class SyncEngine:
         """:func:`~gbrain.storage.db.tuple_rows` on this engine's connection (what the set
         operations of :meth:`_unchanged` need; ``sqlite3.Row`` is not hashable)."""
         return tuple_rows(self.conn, sql, params)
+
+    def _hidden_pages_to_files(self, listed: set[str]) -> None:
+        """Make each page this brain holds under a hidden name (``.github/x.md``, stored before
+        the hidden-note rule, ``slugs.HIDDEN_WHY``) the file it now is, when its note is in the
+        scan (``listed``: the paths walked, none ignored) and holds the page's very bytes: the
+        same bytes kept as a file (``blob``), the page row removed (its versions stay in its
+        history and trash, its links re-resolved: ``Brain.remove_page_row``), in one
+        transaction, each said once. A hidden page whose note differs is left to the round (an
+        edited note comes in as the file, ``importer.classify``; a brain edit is written out
+        first and made a file at the next sync): nothing is lost either way. One query of the
+        pages' paths; none found, nothing else is read."""
+        rows = self.conn.execute("SELECT path, content_hash FROM pages WHERE path LIKE '.%' OR path LIKE '%/.%'").fetchall()
+        todo = [(r[0], r[1]) for r in rows if is_hidden_path(r[0]) and r[0] in listed]
+        if not todo:
+            return
+        done = []
+        with origin(client=self.client or None), self.brain.transaction():
+            for p, h in todo:
+                try:
+                    with blobs.open_nofollow(self.root / p) as f:
+                        data = f.read()
+                except OSError:
+                    continue  # (unreadable is never treated as changed: left as it is)
+                if sha256(data) != h or not self.conn.execute("SELECT 1 FROM pages WHERE path = ? AND content_hash = ?", (p, h)).fetchone():
+                    continue  # changed meanwhile: the next sync
+                self.brain.remove_page_row(p)
+                self.brain.save_file(p, data, "blob")
+                done.append(p)
+        for p in done:
+            self._warn(f"{shown(p)}: {slug_problem(slug_for_path(p))}; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`")
 
     def _unchanged(self, stats: list[tuple[str, int, int]]) -> tuple[dict[str, str], dict[str, tuple[str, str]], set[str], int]:
         """The paths a full round need not plan, found by set operations in one read snapshot.

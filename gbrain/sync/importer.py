@@ -33,7 +33,7 @@ from ..storage.derive import PendingLinks
 from ..page.journals import CONFIG, split_dirs
 from ..page.links import graph_roots, is_graph_config
 from ..page.markdown import page_property_syntax, reads_graphs
-from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
+from ..page.slugs import cmd_arg, is_hidden_path, is_hidden_why, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from ..page.slugs import nfc as slugs_nfc
 from ..page.slugs import WINDOWS_PATH_MAX
 from . import verify
@@ -66,6 +66,8 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
         except UnicodeDecodeError as e:
             return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
         why = slug_problem(slug_for_path(path))
+        if is_hidden_why(why):  # a hidden note (.github/x.md): Obsidian shows none
+            return "blob", None, f"{shown(path)}: {why}"
         if why:  # the one slug rule: a page no command could name is kept as a file, and said so
             return "blob", None, f"{shown(path)}: no command could name this page ({why}); kept as a file, not indexed"
         return "page", text, None
@@ -550,6 +552,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     hashed_at = time.time_ns()  # before any file is stat-ed or read (_record_baseline's racy rule)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
+    # pages a brain stored under a hidden name before the hidden rule (slugs.HIDDEN_WHY): read
+    # again, whatever their stat, so the note becomes the file it now is (the page trashed, said)
+    hidden_pages = {p for p, (_, k) in stored.items() if k == "page" and is_hidden_path(p)}
     pages_before = len(stored)
     client, bound = _binding(brain, rootp)
     recorded = _Recorded(brain, client, bound, rootp)
@@ -716,7 +721,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 path = f.path
                 old = stored.get(path)
                 page_path = False
-                trusted = known_hash[path] if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known else None
+                trusted = known_hash[path] if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known and path not in hidden_pages else None
                 if trusted is not None and (old[0] == trusted or trusted == base.get(path)):
                     # the file's stat is as recorded when it was last hashed: its hash is the
                     # recorded one, taken without a read where the file needs no writing
@@ -756,7 +761,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     warn(skip_warning(path, again))
                     continue
                 hashes[path] = h
-                if old and old[0] == h:
+                if old and old[0] == h and path not in hidden_pages:
                     unchanged += 1
                     continue
                 if old is not None and path in left:
@@ -785,6 +790,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     clash = slugs.first(i)
                     if clash:
                         kind, text, w = "blob", None, twin_warning(path, clash)
+                if w and path in hidden_pages and kind != "page":
+                    w += f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
                 if w:
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))

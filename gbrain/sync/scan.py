@@ -5,6 +5,11 @@ folders), editor temp and swap files, symlinks (never followed), non-regular fil
 database itself when it sits inside the tree, and anything matched by ``.gbrainignore``
 (gitignore syntax, via ``pathspec``), and by default Obsidian's ``.obsidian/`` and ``.trash/``
 (:data:`DEFAULT_IGNORE`; ``!.obsidian/`` in ``.gbrainignore`` brings one back).
+
+Every other hidden folder or file (a name starting with a dot: ``.github/``, ``.hermes/``) is
+walked and stored, byte for byte, so import → export and sync keep it; a markdown note there is
+kept as a file, never a page (``page.slugs.HIDDEN_WHY``: Obsidian never shows it), which is no
+ignore rule: ignoring it would drop it from export and leave it unsynced.
 """
 from __future__ import annotations
 

@@ -1,0 +1,201 @@
+"""Notes under a hidden name (a file or folder starting with a dot: ``.github/``, ``.hermes/``,
+``notes/.draft.md``), which Obsidian never shows: kept as files byte for byte (import, export,
+sync, watch), never pages (search, list, links); a page a brain stored there before is made the
+file it now is, its versions kept, and said (``slugs.HIDDEN_WHY``). ``.raw/`` sidecars unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list
+from gbrain.errors import BadInput
+from gbrain.page.slugs import check_slug, exact_slug, is_hidden_path, slug_problem
+from gbrain.sync.exporter import export_tree
+from gbrain.sync.importer import import_tree
+
+from conftest import gbrain_in_process
+from test_watch import brain, settle, stop_ok, wait_for, watch  # noqa: F401 (fixtures)
+
+TREE = {
+    "people/ana.md": "# Ana\n\nWorks on [[river]] with Bo.\n",
+    "people/.raw/ana.json": json.dumps({"sources": {"crustdata": {"headcount": 23}}}) + "\n",
+    "river.md": "# River\n\nA project.\n",
+    ".github/ISSUE_TEMPLATE.md": "---\nname: Bug\n---\nDescribe zanzibarquux; see [[river]] and [[ana]].\n",
+    ".hermes/plans/p.md": "plan zanzibarquux [[river]]\n",
+    "notes/.draft.md": "# Draft\n\nzanzibarquux [[ana]]\n",
+    ".hermes/state.json": "{}\n",
+}
+
+
+def write_tree(root: Path, tree: dict[str, str]) -> Path:
+    for rel, text in tree.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode())
+    return root
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def pages(b: Brain) -> set[str]:
+    return {r[0] for r in b.conn.execute("SELECT slug FROM pages")}
+
+
+def files(b: Brain) -> dict[str, str]:
+    return {r[0]: r[1] for r in b.conn.execute("SELECT path, kind FROM files")}
+
+
+def backlinks(b: Brain, slug: str) -> set[str]:
+    return {r[0] for r in b.conn.execute(
+        "SELECT p.slug FROM links l JOIN pages p ON p.id = l.from_page_id JOIN pages t ON t.id = l.to_page_id WHERE t.slug = ?", (slug,))}
+
+
+HIDDEN = (".github/ISSUE_TEMPLATE.md", ".hermes/plans/p.md", "notes/.draft.md")
+
+
+@pytest.mark.engine_free
+def test_a_name_with_a_segment_starting_with_a_dot_is_no_page_name_but_an_old_page_is_still_found():
+    for slug in (".github/ISSUE_TEMPLATE", ".hermes/plans/p", "notes/.draft", ".draft"):
+        why = slug_problem(slug)
+        assert why and "hidden in Obsidian" in why, slug
+        assert is_hidden_path(slug + ".md")
+        with pytest.raises(BadInput, match="hidden in Obsidian"):
+            check_slug(slug)
+        assert exact_slug(slug) == slug  # a page a brain holds there from before is still found
+    assert "raw-data sidecar" in slug_problem("people/.raw/ana")  # .raw keeps its own reason
+    assert slug_problem("people/ana.v2") is None and slug_problem("people/ana.") is None  # a dot inside a name is no hidden name
+    assert not is_hidden_path("people/ana.v2.md")
+
+
+def test_import_keeps_hidden_notes_as_files_out_of_search_list_and_links_and_export_gives_them_back(db_path, tmp_path):
+    src = write_tree(tmp_path / "v", TREE)
+    (src / ".obsidian").mkdir()
+    (src / ".obsidian" / "app.json").write_text("{}")  # ignored by default, as before
+    warned: list[str] = []
+    with Brain.open(db_path) as b:
+        rep = import_tree(b, src, on_warning=warned.append)
+        assert rep["ok"], rep
+        assert pages(b) == {"people/ana", "river"}
+        fs = files(b)
+        for p in HIDDEN:
+            assert fs.get(p) == "blob", (p, fs)
+        assert "people/.raw/ana.json" in fs and ".hermes/state.json" in fs
+        assert b.raw_get("people/ana")["crustdata"] == {"headcount": 23}  # sidecars as before
+        assert backlinks(b, "river") == {"people/ana"} and backlinks(b, "people/ana") == set()
+        assert not b.conn.execute("SELECT 1 FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.path LIKE '%.%/%' AND p.path NOT LIKE 'people/%'").fetchall()
+        assert sorted(w.split(":")[0] for w in warned) == sorted(HIDDEN), warned
+        with pytest.raises(BadInput, match="hidden in Obsidian"):
+            b.put(".hermes/new", "x\n")
+        out = tmp_path / "out"
+        export_tree(b, out)
+    want = files_of(src)
+    del want[".obsidian/app.json"]
+    assert files_of(out) == want  # byte-exact, dot-folders and sidecars included
+
+
+def test_search_and_list_find_no_hidden_note(db_path, tmp_path):
+    src = write_tree(tmp_path / "v", TREE)
+    assert gbrain_in_process("import", str(src)).returncode == 0
+    r = gbrain_in_process("search", "zanzibarquux")
+    assert b"ISSUE" not in r.stdout and b"draft" not in r.stdout and b"plans" not in r.stdout, r.stdout
+    lst = gbrain_in_process("list").stdout.decode()
+    assert sorted(line.split()[0] for line in lst.splitlines()) == ["people/ana", "river"]
+
+
+def _old_hidden_page(b: Brain, path: str, text: str) -> None:
+    """A page stored under a hidden name, as gbrain before the hidden-note rule did."""
+    b.save_page(path, text)
+    assert path[:-3] in pages(b)
+
+
+def test_a_page_an_older_import_stored_under_a_hidden_name_becomes_the_file_with_its_versions_kept(db_path, tmp_path):
+    src = write_tree(tmp_path / "v", TREE)
+    with Brain.open(db_path) as b:
+        assert import_tree(b, src)["ok"]
+        for p in HIDDEN:  # as the older gbrain left them: pages, the files no longer stored
+            b.conn.execute("DELETE FROM files WHERE path = ?", (p,))
+            _old_hidden_page(b, p, TREE[p])
+        b.conn.commit()
+        warned: list[str] = []
+        rep = import_tree(b, src, on_warning=warned.append)  # the tree as it was: the stat unchanged
+        assert rep["ok"], rep
+        assert pages(b) == {"people/ana", "river"}
+        assert {p: files(b).get(p) for p in HIDDEN} == {p: "blob" for p in HIDDEN}
+        for p in HIDDEN:
+            assert any(w.startswith(p) and "it was a page" in w for w in warned), (p, warned)
+            versions = b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = ?", (p[:-3],)).fetchone()[0]
+            assert versions >= 2  # its creation and its deletion: `gbrain history` lists them
+        assert {t["path"] for t in trash_list(b, limit=0)} >= set(HIDDEN)
+        warned.clear()
+        assert import_tree(b, src, on_warning=warned.append)["ok"] and not warned  # said once
+        out = tmp_path / "out"
+        export_tree(b, out)
+    assert files_of(out) == files_of(src)
+
+
+def test_sync_keeps_hidden_notes_as_files_and_makes_an_old_hidden_page_the_file(synced, tmp_path):
+    brain, eng, tree = synced
+    write_tree(tree, {k: v for k, v in TREE.items() if k in HIDDEN})
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert not pages(brain) & {p[:-3] for p in HIDDEN}
+    assert {p: files(brain).get(p) for p in HIDDEN} == {p: "blob" for p in HIDDEN}
+    # a page an older gbrain stored at a hidden note, file and brain alike: the next sync makes it the file
+    old = ".github/CONTRIBUTING.md"
+    (tree / old).write_text("Contribute [[river]].\n")
+    with brain.transaction():
+        _old_hidden_page(brain, old, "Contribute [[river]].\n")
+    said: list[str] = []
+    eng._warn = said.append
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert old[:-3] not in pages(brain) and files(brain).get(old) == "blob"
+    assert (tree / old).read_text() == "Contribute [[river]].\n"
+    assert [w for w in said if "it was a page" in w] == [f"{old}: " + slug_problem(old[:-3]) + f"; it was a page: its versions stay in `gbrain history {old[:-3]}`"]
+    # the note edited in the folder: the file takes the edit; deleted there: trashed as a file
+    (tree / ".hermes/plans/p.md").write_text("plan v2\n")
+    assert eng.sync()["ok"]
+    assert files(brain).get(".hermes/plans/p.md") == "blob" and not pages(brain) & {".hermes/plans/p"}
+    assert (tree / ".hermes/plans/p.md").read_text() == "plan v2\n"
+    out = tmp_path / "out"
+    export_tree(brain, out)
+    assert files_of(out) == files_of(tree)
+
+
+def test_watch_makes_an_old_hidden_page_a_file_and_never_writes_a_hidden_note(watch, brain, brain_tree):
+    old = ".github/ISSUE_TEMPLATE.md"
+    write_tree(brain_tree, {old: TREE[old]})
+    with brain.transaction():
+        _old_hidden_page(brain, old, TREE[old])
+    w = watch()
+    wait_for(lambda: files(brain).get(old) == "blob" and old[:-3] not in pages(brain), "the old hidden page to become its file")
+    assert w.saw("it was a page")
+    new = brain_tree / ".hermes" / "notes.md"
+    new.parent.mkdir()
+    new.write_text("# Notes\n\nzanzibarquux [[ana-lima]]\n")
+    wait_for(lambda: files(brain).get(".hermes/notes.md") == "blob", "the hidden note to come in as a file")
+    new.write_text("# Notes\n\nedited\n")
+    wait_for(lambda: brain.conn.execute("SELECT 1 FROM files WHERE path = '.hermes/notes.md' AND content_hash = ?",
+                                        (hashlib.sha256(b"# Notes\n\nedited\n").hexdigest(),)).fetchone(), "the edit")
+    settle(brain, brain_tree)
+    assert ".hermes/notes" not in pages(brain)
+    assert new.read_text() == "# Notes\n\nedited\n" and (brain_tree / old).read_text() == TREE[old]
+    stop_ok(w)
+
+
+
+def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
+    """``history.key_for_path`` of a hidden note the history has not seen is the file's key, as
+    its rows will be (sync asks it for a new note's earlier versions), not a page's."""
+    from gbrain.core.history import key_for_path
+
+    with Brain.open(db_path) as b:
+        assert key_for_path(b.conn, ".hermes/x.md") == ("file", ".hermes/x.md")
+        assert key_for_path(b.conn, "notes/x.md") == ("page", "notes/x")
