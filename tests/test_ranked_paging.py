@@ -140,3 +140,21 @@ def test_the_last_page_of_a_ranking_cut_at_its_depth_says_so(ranked_brain):
     assert "note" not in deep[0] and f"best {RANK_DEPTH} hits" in deep[-1]["note"] and "`limit`" in deep[-1]["note"] and "--" not in deep[-1]["note"]
     assert 0 < sum(len(p["items"]) for p in short) < RANK_DEPTH and not any("note" in p for p in short)
     assert sum(len(p["items"]) for p in every) > RANK_DEPTH and not any("note" in p for p in every)
+
+
+def test_pages_of_a_substring_search_and_of_a_corrected_query(tmp_path, db_path):
+    """A query of no indexable word (emoji) is matched as a substring; a page past the first gave
+    the first page's hits again (its offset was dropped). A typo no page holds is searched as its
+    correction on every page, and a page past a typed query's last hit is no reason to search one."""
+    from conftest import write_tree
+
+    notes = {f"note{i:02}.md": f"# Note {i}\n\nmood 🙂 {'word ' * i}\n" for i in range(12)}
+    notes.update({f"lamp{i:02}.md": f"# Lamp {i}\n\nlantern {'x ' * i}\n" for i in range(7)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for q in ("🙂", "lanterm", "lantern"):
+            seen = _pages("search", "query", q, 5, b)
+            assert seen and len(seen) == len(set(seen)) and seen == _ranking("search", "query", q, 100, b), q
+        # a page past the typed query's last hit (its words found pages: no correction searched)
+        past = ops.run("search", {"query": "lantern moood", "limit": 5}, ops.Context(surface="mcp", on_warning=lambda _m: None, skip=7), brain=b)
+        assert past == [] and len(_ranking("search", "query", "lantern moood", 100, b)) == 7
