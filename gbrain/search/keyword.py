@@ -5331,8 +5331,12 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
         if h is None or c["score"] > h["score"]:
             best[c["path"]] = c
     scale = top or max((c["score"] for c in best.values()), default=0.0) or 1.0
+    named = _canvas_names(conn, query, under)
+    for path, (_bonus, card) in named.items():
+        if path not in best and card is not None:  # (named, no card holding the words: its first card shown)
+            best[path] = {"id": card[0], "node": card[1], "text": card[2], "path": path, "score": 0.0}
     for c in best.values():  # (at most CANVAS_MAX: a card whose words are far rarer than the best page's still ranks below a page the query names)
-        c["score"] = min(c["score"] / scale, CANVAS_MAX)
+        c["score"] = min(c["score"] / scale, CANVAS_MAX) + named.get(c["path"], (0.0,))[0]
     out = sorted(best.values(), key=lambda c: (-c["score"], c["path"]))[:limit]
     if out and not pg:  # the hits' cards marked by FTS5 (the words it matched, stems too)
         marked = dict(conn.execute(f"SELECT rowid, highlight(canvas_fts, 0, ?, ?) FROM canvas_fts WHERE canvas_fts MATCH ? "
@@ -5344,8 +5348,43 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
         snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], _meaning_words(query) if pg else query)
         name = c["path"].rsplit("/", 1)[-1]
         hits.append({"slug": c["path"], "title": name[: -len(".canvas")] if name.lower().endswith(".canvas") else name, "type": "canvas",
-                     "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas"]})
+                     "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas", "title"] if c["path"] in named else ["canvas"]})
     return hits
+
+
+def _canvas_names(conn, query: str, under: str | None) -> dict[str, tuple[float, tuple | None]]:
+    """The canvases whose name (the file name but ``.canvas``, as a page's title) holds every
+    word of ``query`` (:func:`query_words`, each as :func:`names_word` reads a name), under the
+    folder key ``under`` when given: ``{path: (bonus, (card id, node, text) of its first card or
+    None)}``. ``bonus``: :data:`NAME_WEIGHT` times the name's precision (:func:`_precision`: the
+    query's words over the name's), plus :data:`EXACT_WEIGHT` when the name is the query (folded:
+    :func:`search_form`, case): a canvas was found by its cards' words only, so ``Roadmap.canvas``
+    was no hit for "roadmap" (its cards never say it) and ranked below the page *Q3 roadmap*.
+    One statement over the stored files' paths ending ``.canvas``."""
+    from ..page.slugs import slug_key
+
+    words = query_words(search_form(query))
+    if not words:
+        return {}
+    want = " ".join(search_form(query).split()).casefold()
+    bonus: dict[str, float] = {}
+    for (path,) in conn.execute("SELECT path FROM files WHERE lower(path) LIKE '%.canvas'"):
+        if under is not None and not slug_key(path).startswith(under):
+            continue
+        name = path.rsplit("/", 1)[-1][: -len(".canvas")]
+        held = name_words(name)
+        if not held or not all(names_word(w, held) for w in words):
+            continue
+        exact = " ".join(search_form(name).split()).casefold() == want
+        bonus[path] = NAME_WEIGHT * _precision(len(words), len(held)) + (EXACT_WEIGHT if exact else 0.0)
+    if not bonus:
+        return {}
+    first: dict[str, tuple] = {}
+    marks = ",".join("?" * len(bonus))
+    for r in conn.execute(f"SELECT f.path, c.id, c.node, c.text FROM canvas_cards c JOIN files f ON f.id = c.file_id "
+                          f"WHERE f.path IN ({marks}) ORDER BY c.id", list(bonus)):
+        first.setdefault(r[0], (r[1], r[2], r[3]))
+    return {path: (b, first.get(path)) for path, b in bonus.items()}
 
 
 def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
