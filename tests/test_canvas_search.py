@@ -411,3 +411,22 @@ def test_postgres_a_card_of_many_distinct_words_saves_and_migrates(pg_url, monke
         assert b.conn.execute("SELECT count(*) FROM canvas_cards").fetchone()[0] == 4
         # (its stop words too, at weight A: the long text's taken piece by piece, gb_stop_long)
         assert b.conn.execute("SELECT count(*) FROM canvas_cards WHERE tsv @@ 'before:A & now:A'::tsquery").fetchone()[0] == 2
+
+
+def test_a_canvas_the_query_names_ranks_as_a_page_so_named(db_path):
+    """A canvas is found by its cards' words only: `Roadmap.canvas`, whose cards never say
+    "roadmap", was no hit for "roadmap" (and `Plans/Roadmap 2027.canvas` scored 0.0 for "Roadmap
+    canvas"), below the page *Q3 roadmap*. Its file name is its name, as a page's title: named
+    exactly it earns the exact-name bonus, its name's words the name evidence."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("Q3 roadmap", "# Q3 roadmap\n\nThe plan for the quarter.\n")
+        b.put("notes/other", "# Other\n\nA roadmap mentioned once among words.\n")
+        b.save_file("Roadmap.canvas", _canvas(("text", "text", "Ship the sync engine"), ("text", "text", "Hire two people")))
+        b.save_file("Plans/Roadmap 2027.canvas", _canvas(("text", "text", "pricing items"),))
+        b.put("Roadmap", "# Roadmap\n\nThe roadmap page, about the roadmap.\n")
+    slugs = [h["slug"] for h in _search(db_path, "roadmap")]
+    assert slugs[:3] == ["Roadmap", "Roadmap.canvas", "Q3 roadmap"], slugs
+    assert "Plans/Roadmap 2027.canvas" in slugs
+    hit = next(h for h in _search(db_path, "Roadmap 2027") if h["slug"] == "Plans/Roadmap 2027.canvas")
+    assert hit["score"] > 1 and "title" in hit["signals"] and hit["node"] == "n0"
+    assert [h["slug"] for h in _search(db_path, "roadmap", "--prefix", "Plans")] == ["Plans/Roadmap 2027.canvas"]

@@ -1,9 +1,13 @@
 """Paging through a ranked list (search, query) gives every hit once, in one ranking.
 
-Keyword search re-scores its best BM25 candidates; a deeper ask (a larger limit) re-scores
-more of them and may reorder the top. Paging used to ask for ``offset + limit + 1`` hits on
-each page, so every page came from another ranking: an agent following ``next_cursor`` saw
-some pages twice and never saw others (551 hits, 510 distinct on a 600-page brain).
+Keyword search re-scores its best BM25 candidates. A deeper ask (a larger limit) used to
+re-score more of them and could reorder the top, and paging asked for ``offset + limit + 1``
+hits on each page, so every page came from another ranking: an agent following ``next_cursor``
+saw some pages twice and never saw others (551 hits, 510 distinct on a 600-page brain). Pages
+were then cut from one ranking 100 deep, ending there; a larger limit still ranked the top
+otherwise. Now search re-scores RERANK candidates whatever the limit (the rest follow in BM25
+order): every ranking starts the deeper ones, and its pages go on to the last match. Hybrid
+query ranks CANDIDATES per side up to that limit: its pages end at RANK_DEPTH (300), said.
 """
 from __future__ import annotations
 
@@ -48,8 +52,8 @@ def _pages(op: str, key: str, q: str, limit: int, brain) -> list[str]:
     raise AssertionError("next_cursor never ended")
 
 
-def _ranking(op: str, key: str, q: str, limit: int, brain) -> list[str]:
-    r = ops.run(op, {key: q, "limit": limit}, ops.Context(surface="call", on_warning=lambda _m: None), brain=brain)
+def _ranking(op: str, key: str, q: str, limit: int, brain, filters: dict | None = None) -> list[str]:
+    r = ops.run(op, {key: q, "limit": limit, **(filters or {})}, ops.Context(surface="call", on_warning=lambda _m: None), brain=brain)
     return [h["slug"] for h in (r["hits"] if isinstance(r, dict) else r)]
 
 
@@ -57,12 +61,12 @@ def _ranking(op: str, key: str, q: str, limit: int, brain) -> list[str]:
 def test_paging_a_ranked_list_gives_each_hit_once_from_one_ranking(ranked_brain, op, key):
     with Brain.open(ranked_brain) as b:
         for q in QUERIES:
+            depth = RANK_DEPTH if op == "query" else 1000  # (search: every match; the brain holds 400 pages)
             seen = _pages(op, key, q, 7, b)
             assert len(seen) == len(set(seen)), (q, [s for s in seen if seen.count(s) > 1][:5])
-            assert seen == _ranking(op, key, q, RANK_DEPTH, b), q
-            # a limit beyond the depth: every page is cut from the ranking at that limit
+            assert seen == _ranking(op, key, q, depth, b), q
             seen = _pages(op, key, q, 150, b)
-            assert seen == _ranking(op, key, q, 150, b), q
+            assert seen == _ranking(op, key, q, depth, b), q
 
 
 @pytest.mark.parametrize("op,key", [("search", "query"), ("query", "question")])
@@ -71,17 +75,45 @@ def test_within_the_rank_depth_a_longer_ranking_starts_with_a_shorter_one(ranked
     with Brain.open(ranked_brain) as b:
         for q in QUERIES:
             deep = _ranking(op, key, q, RANK_DEPTH, b)
-            assert len(deep) == RANK_DEPTH, q  # the queries are broad enough to reach the depth
-            for n in (1, 7, 50, RANK_DEPTH - 1):
+            assert len(deep) > 150, q  # the queries are broad enough to pass search's re-scored depth
+            for n in (1, 7, 50, 100, 101, len(deep) - 1):
                 assert _ranking(op, key, q, n, b) == deep[:n], (q, n)
+
+
+@pytest.mark.parametrize("op,key", [("search", "query"), ("query", "question")])
+@pytest.mark.parametrize("filters", [{}, {"prefix": "meetings"}, {"type": "person"}], ids=["all", "prefix", "type"])
+def test_past_the_rerank_depth_a_longer_ranking_still_starts_with_a_shorter_one(ranked_brain, op, key, filters):
+    """Keyword search re-scores its best RERANK candidates; a deeper ask re-scored more of them, so
+    a page past the depth with a name bonus rose into the top: `--limit 150` reordered the first 100
+    (obsidian-hub's "theme" from its 31st hit on), and reading 150 hits as three pages of 50 (each
+    page `limit` = offset + 50) gave 13-14 hits twice and never showed as many. The re-scored depth
+    no longer follows the limit: every ranking is the start of every deeper one, filtered too."""
+    with Brain.open(ranked_brain) as b:
+        for q in QUERIES:
+            deep = _ranking(op, key, q, 250, b, filters)
+            for n in (99, 100, 101, 150, 249):
+                assert _ranking(op, key, q, n, b, filters) == deep[:n], (q, n)
+            pages = [s for off in (0, 50, 100, 150, 200) for s in _ranking(op, key, q, off + 50, b, filters)[off:]]
+            assert pages == deep, q
+
+
+def test_search_pages_past_the_rerank_depth_to_the_last_match(ranked_brain):
+    """Following next_cursor through a keyword search reads every match once, in the order of one
+    request asking for all of them (the pages used to stop at 100 with a note to ask a larger limit,
+    which ranked the first 100 otherwise)."""
+    with Brain.open(ranked_brain) as b:
+        for q in QUERIES:
+            seen = _pages("search", "query", q, 50, b)
+            assert len(seen) > 150 and len(seen) == len(set(seen)), q
+            assert seen == _ranking("search", "query", q, 1000, b), q
 
 
 def test_the_rank_depth_is_within_what_search_and_query_rank_alike():
     from gbrain.search.hybrid import CANDIDATES
-    from gbrain.search.keyword import RERANK
+    from gbrain.operations.registry import ANY_DEPTH
 
-    assert RANK_DEPTH <= RERANK and RANK_DEPTH <= CANDIDATES
-    assert ops.find("search").rank_depth == ops.find("query").rank_depth == RANK_DEPTH
+    assert RANK_DEPTH <= CANDIDATES
+    assert ops.find("query").rank_depth == RANK_DEPTH and ops.find("search").rank_depth == ANY_DEPTH
 
 
 def test_the_last_page_of_a_ranking_cut_at_its_depth_says_so(ranked_brain):
@@ -92,15 +124,37 @@ def test_the_last_page_of_a_ranking_cut_at_its_depth_says_so(ranked_brain):
     before the depth, have none."""
     ctx = ops.Context(surface="mcp", on_warning=lambda _m: None)
 
-    def pages(args: dict) -> list[dict]:
-        out = [ops.run_tool("search", args, ctx, brain=b)]
+    def pages(op: str, args: dict) -> list[dict]:
+        out = [ops.run_tool(op, args, ctx, brain=b)]
         while out[-1]["next_cursor"]:
-            out.append(ops.run_tool("search", {**args, "cursor": out[-1]["next_cursor"]}, ctx, brain=b))
+            out.append(ops.run_tool(op, {**args, "cursor": out[-1]["next_cursor"]}, ctx, brain=b))
+        for p in out:
+            p["items"] = p.get("items", p.get("hits"))
         return out
 
     with Brain.open(ranked_brain) as b:
-        deep = pages({"query": "meeting", "limit": 60})
-        short = pages({"query": "meeting", "limit": 5, "type": "person"})
-    assert sum(len(p["items"]) for p in deep) == RANK_DEPTH and len(deep) == 2
+        deep = pages("query", {"question": "robotics sync", "limit": 60})
+        short = pages("query", {"question": "meeting", "limit": 5, "type": "person"})
+        every = pages("search", {"query": "robotics sync", "limit": 60})  # (search's ranking has no depth: to the last match)
+    assert sum(len(p["items"]) for p in deep) == RANK_DEPTH and len(deep) == 5
     assert "note" not in deep[0] and f"best {RANK_DEPTH} hits" in deep[-1]["note"] and "`limit`" in deep[-1]["note"] and "--" not in deep[-1]["note"]
     assert 0 < sum(len(p["items"]) for p in short) < RANK_DEPTH and not any("note" in p for p in short)
+    assert sum(len(p["items"]) for p in every) > RANK_DEPTH and not any("note" in p for p in every)
+
+
+def test_pages_of_a_substring_search_and_of_a_corrected_query(tmp_path, db_path):
+    """A query of no indexable word (emoji) is matched as a substring; a page past the first gave
+    the first page's hits again (its offset was dropped). A typo no page holds is searched as its
+    correction on every page, and a page past a typed query's last hit is no reason to search one."""
+    from conftest import write_tree
+
+    notes = {f"note{i:02}.md": f"# Note {i}\n\nmood 🙂 {'word ' * i}\n" for i in range(12)}
+    notes.update({f"lamp{i:02}.md": f"# Lamp {i}\n\nlantern {'x ' * i}\n" for i in range(7)})
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        for q in ("🙂", "lanterm", "lantern"):
+            seen = _pages("search", "query", q, 5, b)
+            assert seen and len(seen) == len(set(seen)) and seen == _ranking("search", "query", q, 100, b), q
+        # a page past the typed query's last hit (its words found pages: no correction searched)
+        past = ops.run("search", {"query": "lantern moood", "limit": 5}, ops.Context(surface="mcp", on_warning=lambda _m: None, skip=7), brain=b)
+        assert past == [] and len(_ranking("search", "query", "lantern moood", 100, b)) == 7

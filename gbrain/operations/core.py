@@ -21,7 +21,7 @@ from ..page.slugs import cmd_arg, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, month_or_year, obj, op, read_slug,
+    ANY_DEPTH, LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, month_or_year, obj, op, read_slug,
 )
 
 
@@ -1966,7 +1966,8 @@ def obsidian_operator_note(query: str, ctx) -> str | None:
     "plain words and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error).",
     item=obj("slug", **PAGE_REF, score="number", snippet="string", highlights={"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}),
     page="limit",
-    rank_depth=RANK_DEPTH,
+    rank_depth=ANY_DEPTH,
+    rank_skip=True,
 )
 def _search(b, a, ctx):
     if empty_query(a["query"]):
@@ -1986,13 +1987,15 @@ def _search(b, a, ctx):
         if ctx.on_warning:
             ctx.on_warning(ins.note())
     since = _since(a.get("since"), ctx.flag("since"))
-    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning, since=since)
-    searched = bool(fix) and not hits  # the query as typed found nothing: the corrected one's hits
+    skip = ctx.skip  # (an agent's page past the first: run_tool, rank_skip)
+    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], offset=skip, warn=ctx.on_warning, since=since)
+    # the query as typed found nothing (a page past its first asks whether the first held any): the corrected one's hits
+    searched = bool(fix) and not hits and not (skip and fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=1, since=since))
     if searched:
-        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning, since=since)
+        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], offset=skip, warn=ctx.on_warning, since=since)
     if fix and ctx.on_warning:
         ctx.on_warning(fix.note(searched=searched and bool(hits)))
-    if not hits:
+    if not hits and not skip:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return hits
 

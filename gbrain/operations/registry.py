@@ -147,6 +147,9 @@ class Context:
     #: a keyset handler whose items do not carry their own positions (backlinks: which part of
     #: the list an item is in) appends each returned item's here, in order; else ``page_seek``'s
     seeks: list | None = None
+    #: a ranked page's position (:attr:`Operation.rank_skip`): the hits before it, which the
+    #: handler leaves out (their snippets not made); its ``limit`` counts from there
+    skip: int = 0
 
     def check_cancel(self, commit: bool = False) -> None:
         """Raise :class:`Cancelled` when the caller has cancelled. ``commit``: asked just before a
@@ -233,11 +236,15 @@ class Operation:
     #: part (None: the last); run_tool adds ``next_cursor`` and, when cut, a ``note``
     cut: Callable[[dict, int, int], tuple[dict, int | None]] | None = None
     #: a ranked list (``page="limit"``): the depth within which a ranking asked for more items
-    #: begins with the ranking asked for fewer (search re-scores :data:`gbrain.search.keyword.RERANK`
-    #: candidates, so a deeper ask can reorder its top). Every page of one paged call is cut from
-    #: one ranking of at most ``max(rank_depth, limit)`` items, so an agent following
-    #: ``next_cursor`` sees each hit once and none skipped; the pages end there. 0: not ranked.
+    #: begins with the ranking asked for fewer (query ranks ``hybrid.CANDIDATES`` per side up to
+    #: it; search's every ranking starts every deeper one: :data:`ANY_DEPTH`). Every page of one
+    #: paged call is cut from one ranking of at most ``max(rank_depth, limit)`` items, so an agent
+    #: following ``next_cursor`` sees each hit once and none skipped; the pages end there (the
+    #: last one's ``note`` says so). 0: not ranked.
     rank_depth: int = 0
+    #: the handler of a ranked list honours :attr:`Context.skip` (search: a page past the 1,000th
+    #: hit made every snippet before it), so each page ranks the hits before it but makes only its own
+    rank_skip: bool = False
     #: a log listed newest first (``page="limit"``: changes): the identity of one of its items. A
     #: cursor carries the last item's, and the next page starts after that item wherever it stands
     #: now (rows written between two pages come before it), so each item is seen once. A
@@ -989,10 +996,14 @@ def _guarded_run(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         raise
 
 
-#: the rank_depth of search and query: keyword search re-scores its best RERANK BM25 candidates
-#: (gbrain.search.keyword.RERANK) and hybrid query ranks CANDIDATES (300) per side, so within
-#: 100 a longer ranking starts with a shorter one (tests/test_ranked_paging.py checks both)
-RANK_DEPTH = 100
+#: the rank_depth of query: hybrid query ranks CANDIDATES (300, gbrain.search.hybrid) per side
+#: for any limit up to it, so within 300 a longer ranking starts with a shorter one (its vector
+#: side and the fusion's scale follow a deeper ask). Keyword search re-scores its best RERANK
+#: BM25 candidates whatever the limit and ranks the rest by BM25 after them, so every ranking is
+#: the start of every deeper one: its depth is :data:`ANY_DEPTH` (tests/test_ranked_paging.py)
+RANK_DEPTH = 300
+#: a rank_depth no ranking reaches: pages go on to the last hit
+ANY_DEPTH = 1 << 62
 
 
 #: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts
@@ -1128,6 +1139,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
     ranked = 0  # the depth of the ranking the pages are cut from (search, query)
+    base = 0  # the items the handler left out (rank_skip): ``result`` starts at that one
     if o.page == "cut":
         whole = run(name, a, ctx, brain)
         fp = answer_print(whole)
@@ -1145,7 +1157,11 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         # beyond it ranks at that limit on every page
         want = a.get("limit") or o.page_size
         depth = max(o.rank_depth, want)
-        result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
+        if o.rank_skip and depth == o.rank_depth:
+            result = run(name, dict(a, limit=min(depth - offset, want + 1)), dataclasses.replace(ctx, skip=offset), brain)
+            base, offset = offset, 0
+        else:
+            result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
         ranked = depth
     elif o.page == "limit" and o.page_seek:
         # keyset: the items after the last one shown, wherever items written since went
@@ -1213,10 +1229,10 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if o.page_seek and page:  # the last item's sort key (base64 JSON: no ':' in a cursor's part)
         seek = seeks[len(page) - 1] if seeks else o.page_seek(a, page[-1])
         mark = base64.urlsafe_b64encode(dumps(seek).encode()).decode().rstrip("=")
-    nxt = encode_cursor(o, key_args, offset + len(page), mark) if more else None
+    nxt = encode_cursor(o, key_args, base + offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
-                             "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
+                             "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and base + len(items) >= ranked else {}
     if sized and not cut:
         cut = {"note": sized}
     if restarted and not cut:

@@ -2563,19 +2563,26 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     ``facts``: a dict given ``"canvas"``, whether any canvas card is stored, when the ranking read
     it with its statistics (no statement of its own: :func:`canvas_hits`'s ``present``).
     """
-    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix, since), limit=limit, weights=weights, coordinate=coordinate, facts=facts)
+    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix, since), limit=limit, weights=weights, coordinate=coordinate, facts=facts,
+                      rerank=max(int(limit), RERANK))
     if body is not None:
         _with_body_signal(conn, out, body)
     return out
 
 
 def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int, weights: tuple[float, ...] | None,
-          coordinate: bool, facts: dict | None = None) -> tuple[list[dict], tuple[str, int, int] | None]:
+          coordinate: bool, facts: dict | None = None, rerank: int = RERANK) -> tuple[list[dict], tuple[str, int, int] | None]:
     """:func:`rank`'s hits and, on SQLite, ``(body_q, scan, terms)`` for their body signal, not
     yet in their ``signals`` (sets): the FTS5 query of the body fields (:func:`_body_only`), the
     pages its terms match, summed (a pass over its matches reads about that many entries), and
     its terms (:func:`_body_rows`); ``None`` on Postgres, whose hits are complete (signals
-    sorted lists)."""
+    sorted lists).
+
+    ``rerank``: the BM25 candidates re-scored (known-item evidence), whatever ``limit``; the hits
+    past them follow in BM25 order (:func:`_past_rescored`), so every ranking is the start of
+    every deeper one and pages cut from rankings of different limits never repeat or skip a hit
+    (tests/test_ranked_paging.py). A re-scored depth that followed the limit let ``limit 150``
+    lift a page named by the query from the 130th candidate into the top 30."""
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
     # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``). Its
     # NFKC form is a spelling as typed; the letters search_form spells in ASCII (``Łukasz`` →
@@ -2603,7 +2610,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     q = fts_query(query or "", nfkc)
     if is_postgres(conn):
         return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts,
-                        typed_words=typed_words, spelled=nfkc), None
+                        typed_words=typed_words, spelled=nfkc, rerank=rerank), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "", nfkc)
@@ -2629,9 +2636,14 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
     exact, near = _exact_names(conn, names, only, typed)
+    # the re-scored candidates: the best ``rerank`` by BM25, then the pages named exactly, as a
+    # ranking ``rerank`` deep reads them (an exact name past the depth: BM25 0); the others follow
+    rescored = [pid for pid, _ in ranked[: max(int(rerank), 0)]]
+    first = set(rescored)
     for pid in exact:
-        bm.setdefault(pid, 0.0)
-        cbm.setdefault(pid, 0.0)
+        if pid not in first:
+            rescored.append(pid)
+            bm[pid] = cbm[pid] = 0.0
     if not bm:
         return [], None
     exact_w = _exact_weights(exact, near)
@@ -2766,7 +2778,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     for pid, n in hits_in_name.items():
         if n and pid in texts:  # (a page no word names has no name evidence to weigh)
             name_len[pid] = _name_len(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
-    top = max(cbm.values()) or 1.0
+    top = max(cbm[pid] for pid in rescored) or 1.0
     n_typed = typed_word_count(query)  # (the query's words, stop words too: _contained_name)
     out = []
     for pid in ids:
@@ -2781,6 +2793,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         whole = precision >= 1.0 and n_typed <= CONTAINED_MAX_WORDS and pid in texts and _name_held_whole(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
         score += _contained_name(whole, name[pid], total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
+    out, rest = _rescored_split(out, rescored)
+    ids = list(rescored)
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf, typed=names[typed - 1])
         ids += anchor_evidence(conn, out, word_idf, only)
@@ -2789,7 +2803,35 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if coordinate:
         _exact_names_above(out, exact, near)
     _best_first(conn, out, ids)
-    return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+    return _past_rescored(out, rest, int(limit)), (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+def _rescored_split(out: list[dict], rescored: list[int]) -> tuple[list[dict], list[dict]]:
+    """``out`` (scored hits in candidate order, BM25 best first) as ``(the re-scored ones in
+    the order of rescored, the others in candidate order)``: :func:`_rank`'s and
+    :func:`_rank_pg`'s head and tail."""
+    by = {h["id"]: h for h in out}
+    first = set(rescored)
+    return [by[pid] for pid in rescored if pid in by], [h for h in out if h["id"] not in first]
+
+
+def _past_rescored(out: list[dict], rest: list[dict], limit: int) -> list[dict]:
+    """The ranking ``limit`` long: the re-scored hits ``out`` (best first), then the candidates
+    past the re-scored depth ``rest`` in BM25 order (those the head holds already, an anchor's
+    page, left out), each scored at most as the hit before it: the list stays best first by
+    score (the canvases merge into it by score) and a deeper list only adds hits at its end."""
+    out = out[:limit]
+    if len(out) < limit and rest:
+        shown = {h["id"] for h in out}
+        floor = out[-1]["score"] if out else math.inf
+        for h in rest:
+            if len(out) >= limit:
+                break
+            if h["id"] in shown:
+                continue
+            h["score"] = floor = min(h["score"], floor)
+            out.append(h)
+    return out
 
 
 #: phrase evidence (module docstring, "Phrases"; docs/search.md, step 4): the weight of the share of the query's word
@@ -4253,7 +4295,7 @@ def _pg_len_sql() -> tuple[str, str, str]:
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
              coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None,
-             spelled: "str | Sequence[str] | None" = None) -> list[dict]:
+             spelled: "str | Sequence[str] | None" = None, rerank: int = RERANK) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -4487,6 +4529,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if r[4] or any(a_on):
             flags[pid] = (a_on, r[4], b_words)
             texts.append((pid, *r[-5:]))
+    # the re-scored candidates (as on SQLite, _rank): the best ``rerank`` by BM25, then the pages
+    # named exactly, as a ranking ``rerank`` deep reads them (past it: BM25 0, after them by id)
+    rescored = [pid for pid in cbm if pid not in exact or cbm[pid]][: max(int(rerank), 0)]
+    first = set(rescored)
+    for pid in sorted(exact):
+        if pid in cbm and pid not in first:
+            rescored.append(pid)
+            cbm[pid] = bm[pid] = 0.0
     # as on SQLite (_rank): a query word names the page only when its title, an alias or its
     # path holds it as written (names_word), not a word sharing its 'english' stem, and not a
     # word its path holds only in a folder of many pages (_folder_names); the name evidence is
@@ -4536,7 +4586,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     if not bm:
         return []
     ids = list(bm)
-    top = max(cbm.values()) or 1.0
+    top = max(cbm[pid] for pid in rescored) or 1.0
     n_typed = typed_word_count(query)  # (the query's words, stop words too: _contained_name)
     exact_w = _exact_weights(exact, near)
     out = []
@@ -4548,6 +4598,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head.get(pid, 0.0) / total if total else 0.0) + exact_w.get(pid, 0.0)
         score += _contained_name(pid in contained, contained.get(pid, 0.0), total, ex, n_typed)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
+    out, rest = _rescored_split(out, rescored)
+    ids = list(rescored)
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x}, typed=names[typed - 1] if names and typed else None)
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
@@ -4556,7 +4608,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     if coordinate:
         _exact_names_above(out, exact, near)
     _best_first(conn, out, ids, copies)
-    out = out[: int(limit)]
+    out = _past_rescored(out, rest, int(limit))
     _pg_name_signals(conn, out, recheck, (tsq, targs), per, words, prefixes)
     return out
 
@@ -4930,6 +4982,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     :func:`rank`'s (higher is better, comparable within one query), ``snippet`` readable text around
     the hits (:func:`snippet_of`: no link syntax, comments or emphasis marks), ``highlights`` the
     hits in it as ``[start, end)`` code-point offsets, ``signals`` the fields that matched. Raises :class:`BadInput` for a non-positive limit.
+    ``offset``: the hits from that one on (0: the first), the same as ``[offset:]`` of the ranking
+    ``limit + offset`` long (every ranking is the start of every deeper one: :func:`_rank`), with
+    snippets made for those only.
     A hit of the search index whose page row does not exist is left out, and ``warn`` (a
     callable taking one line) is told once (:func:`stale_index_warning`). ``type``, ``tag``,
     ``prefix``, ``since`` (an ISO time: pages updated since): only the pages that filter selects
@@ -4954,7 +5009,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
         # a checked task box `[x]` too: its letter is no word to look for
-        return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
+        return [] if empty_query(query) else _substring_search(conn, query, only, int(limit) + offset)[offset:]
     ranked, body = _rank(conn, facts.get((DJ_RANKED, query), query), only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
     loose = cjk_loosened(folded) if not ranked else None
     if loose:  # a CJK run no page holds as written: its words apart (cjk_loosened)
@@ -4975,9 +5030,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         done = {h["slug"]: h for h in (_with_snippets(conn, folded, q, pages, warn, body, spelled) if pages else [])}
         slugs = _slugs_of(conn, [h["id"] for h in pages])
         return [done[slugs[x[3]["id"]]] if x[1] == 0 else x[3] for x in both if x[1] == 1 or slugs.get(x[3]["id"]) in done]
+    if not ranked and _UNSPACED.search(folded):
+        return _substring_search(conn, query, only, int(limit) + offset)[offset:]
     ranked = ranked[offset:]
-    if not ranked and offset == 0 and _UNSPACED.search(folded):
-        return _substring_search(conn, query, only, int(limit))
     if not ranked:
         return []
     try:
@@ -5293,8 +5348,12 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
         if h is None or c["score"] > h["score"]:
             best[c["path"]] = c
     scale = top or max((c["score"] for c in best.values()), default=0.0) or 1.0
+    named = _canvas_names(conn, query, under)
+    for path, (_bonus, card) in named.items():
+        if path not in best and card is not None:  # (named, no card holding the words: its first card shown)
+            best[path] = {"id": card[0], "node": card[1], "text": card[2], "path": path, "score": 0.0}
     for c in best.values():  # (at most CANVAS_MAX: a card whose words are far rarer than the best page's still ranks below a page the query names)
-        c["score"] = min(c["score"] / scale, CANVAS_MAX)
+        c["score"] = min(c["score"] / scale, CANVAS_MAX) + named.get(c["path"], (0.0,))[0]
     out = sorted(best.values(), key=lambda c: (-c["score"], c["path"]))[:limit]
     if out and not pg:  # the hits' cards marked by FTS5 (the words it matched, stems too)
         marked = dict(conn.execute(f"SELECT rowid, highlight(canvas_fts, 0, ?, ?) FROM canvas_fts WHERE canvas_fts MATCH ? "
@@ -5306,8 +5365,43 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
         snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], _meaning_words(query) if pg else query)
         name = c["path"].rsplit("/", 1)[-1]
         hits.append({"slug": c["path"], "title": name[: -len(".canvas")] if name.lower().endswith(".canvas") else name, "type": "canvas",
-                     "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas"]})
+                     "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas", "title"] if c["path"] in named else ["canvas"]})
     return hits
+
+
+def _canvas_names(conn, query: str, under: str | None) -> dict[str, tuple[float, tuple | None]]:
+    """The canvases whose name (the file name but ``.canvas``, as a page's title) holds every
+    word of ``query`` (:func:`query_words`, each as :func:`names_word` reads a name), under the
+    folder key ``under`` when given: ``{path: (bonus, (card id, node, text) of its first card or
+    None)}``. ``bonus``: :data:`NAME_WEIGHT` times the name's precision (:func:`_precision`: the
+    query's words over the name's), plus :data:`EXACT_WEIGHT` when the name is the query (folded:
+    :func:`search_form`, case): a canvas was found by its cards' words only, so ``Roadmap.canvas``
+    was no hit for "roadmap" (its cards never say it) and ranked below the page *Q3 roadmap*.
+    One statement over the stored files' paths ending ``.canvas``."""
+    from ..page.slugs import slug_key
+
+    words = query_words(search_form(query))
+    if not words:
+        return {}
+    want = " ".join(search_form(query).split()).casefold()
+    bonus: dict[str, float] = {}
+    for (path,) in conn.execute("SELECT path FROM files WHERE lower(path) LIKE '%.canvas'"):
+        if under is not None and not slug_key(path).startswith(under):
+            continue
+        name = path.rsplit("/", 1)[-1][: -len(".canvas")]
+        held = name_words(name)
+        if not held or not all(names_word(w, held) for w in words):
+            continue
+        exact = " ".join(search_form(name).split()).casefold() == want
+        bonus[path] = NAME_WEIGHT * _precision(len(words), len(held)) + (EXACT_WEIGHT if exact else 0.0)
+    if not bonus:
+        return {}
+    first: dict[str, tuple] = {}
+    marks = ",".join("?" * len(bonus))
+    for r in conn.execute(f"SELECT f.path, c.id, c.node, c.text FROM canvas_cards c JOIN files f ON f.id = c.file_id "
+                          f"WHERE f.path IN ({marks}) ORDER BY c.id", list(bonus)):
+        first.setdefault(r[0], (r[1], r[2], r[3]))
+    return {path: (b, first.get(path)) for path, b in bonus.items()}
 
 
 def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
