@@ -240,8 +240,9 @@ def test_open_after_an_unclean_shutdown_checks_the_file(tmp_path, brain300):
 @pytest.fixture(scope="module")
 def clean_closed(tmp_path_factory):
     """A 200-page brain imported and closed cleanly (no WAL left), and the answers of every read
-    command on it: what a damaged copy must either give exactly or refuse."""
-    from conftest import make_brain
+    command on it: what a damaged copy must either give exactly or refuse (the commands run in
+    this process, as the damaged copies' do: :func:`conftest.gbrain_in_process`)."""
+    from conftest import gbrain_in_process, make_brain
     from gbrain.sync.importer import import_tree
 
     d = tmp_path_factory.mktemp("clean")
@@ -253,7 +254,7 @@ def clean_closed(tmp_path_factory):
     assert not os.path.exists(str(db) + "-wal") or os.path.getsize(str(db) + "-wal") == 0
     reads = [["get", slugs[0]], ["get", slugs[len(slugs) // 2]], ["get", slugs[-1]], ["search", "robotics"], ["list"], ["stats"],
              ["backlinks", slugs[1]], ["tags"]]
-    want = {tuple(c): gbrain(*c, "--db", str(db)) for c in reads}
+    want = {tuple(c): gbrain_in_process(*c, "--db", str(db)) for c in reads}
     assert all(r.returncode == 0 for r in want.values())
     return tree, db, want
 
@@ -281,8 +282,13 @@ def test_random_bytes_in_a_cleanly_closed_brain_never_give_a_wrong_answer_or_a_t
     """Issue 11 item 3: random bytes written into the middle of a brain.db closed cleanly. Each
     read command either answers exactly as on the sound file, or exits 1 with one line saying the
     brain is damaged and how to recover; export saves only rows whose text matches its stored hash
-    and names the rest; a write is refused when SQLite finds the file malformed."""
+    and names the rest; a write is refused when SQLite finds the file malformed. The commands
+    run in this process (:func:`conftest.gbrain_in_process`: the same exit codes and bytes, ~0.2
+    CPU-s less each than a process's start-up, ~10 a test): what they answer is the test, not the
+    process; a crash of SQLite's C code on the damaged file would take the test run down, loudly."""
     import random
+
+    from conftest import gbrain_in_process as gbrain
 
     tree, clean, want = clean_closed
     db = tmp_path / "d.db"
