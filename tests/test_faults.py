@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbrain, unmount
+from conftest import gbrain, gbrain_in_process, unmount
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.core.history import trash_list
@@ -115,6 +115,10 @@ def test_deleting_the_last_notes_of_a_small_vault_one_by_one_never_gets_stuck(tm
 
 
 # ---- 3. a damaged brain.db ---------------------------------------------------------------------
+# The tests of what commands answer on a damaged brain run them in this process
+# (``gbrain_in_process``: the same exit codes and bytes, without a process's start-up, ~0.2 CPU-s a
+# command): they waited on nothing (strace), their time was ~10 start-ups each. A crash of SQLite's
+# C code on a damaged file would take the test run down, loudly.
 
 
 def damage(db: Path, at: float = 0.5, n: int = 4096 * 3) -> None:
@@ -176,17 +180,17 @@ def brain300(tmp_path):
 def test_damaged_db_refuses_writes_says_how_to_recover_and_export_saves_what_is_readable(tmp_path, brain300):
     tree, db = brain300
     damage(db, page_rows_at(db))  # in the page rows: export must meet it
-    r = gbrain("put", "people/new-one", "--db", str(db), input="# New\n")
+    r = gbrain_in_process("put", "people/new-one", "--db", str(db), input="# New\n")
     line = one_line_error(r)
     assert r.returncode == 1 and "is damaged" in line and "gbrain export" in line and "gbrain import" in line
-    r = gbrain("tag", "people/" + sorted(p for p in os.listdir(tree / "people") if p.endswith(".md"))[0][:-3], "x", "--db", str(db))
+    r = gbrain_in_process("tag", "people/" + sorted(p for p in os.listdir(tree / "people") if p.endswith(".md"))[0][:-3], "x", "--db", str(db))
     assert r.returncode == 1 and "is damaged" in one_line_error(r)
-    r = gbrain("check", "--db", str(db))
+    r = gbrain_in_process("check", "--db", str(db))
     assert r.returncode == 1 and "DAMAGED" in r.stdout.decode()
-    r = gbrain("verify", str(tree), "--db", str(db))
+    r = gbrain_in_process("verify", str(tree), "--db", str(db))
     assert r.returncode == 1 and "is damaged" in one_line_error(r)
     out = tmp_path / "saved"
-    r = gbrain("export", "--dir", str(out), "--db", str(db))
+    r = gbrain_in_process("export", "--dir", str(out), "--db", str(db))
     line = one_line_error(r)
     assert r.returncode == 1 and "readable file(s)" in line
     saved = [p for p in out.rglob("*") if p.is_file()]
@@ -240,7 +244,8 @@ def test_open_after_an_unclean_shutdown_checks_the_file(tmp_path, brain300):
 @pytest.fixture(scope="module")
 def clean_closed(tmp_path_factory):
     """A 200-page brain imported and closed cleanly (no WAL left), and the answers of every read
-    command on it: what a damaged copy must either give exactly or refuse."""
+    command on it: what a damaged copy must either give exactly or refuse (the commands run in
+    this process, as the damaged copies' do: :func:`conftest.gbrain_in_process`)."""
     from conftest import make_brain
     from gbrain.sync.importer import import_tree
 
@@ -253,7 +258,7 @@ def clean_closed(tmp_path_factory):
     assert not os.path.exists(str(db) + "-wal") or os.path.getsize(str(db) + "-wal") == 0
     reads = [["get", slugs[0]], ["get", slugs[len(slugs) // 2]], ["get", slugs[-1]], ["search", "robotics"], ["list"], ["stats"],
              ["backlinks", slugs[1]], ["tags"]]
-    want = {tuple(c): gbrain(*c, "--db", str(db)) for c in reads}
+    want = {tuple(c): gbrain_in_process(*c, "--db", str(db)) for c in reads}
     assert all(r.returncode == 0 for r in want.values())
     return tree, db, want
 
@@ -293,14 +298,14 @@ def test_random_bytes_in_a_cleanly_closed_brain_never_give_a_wrong_answer_or_a_t
         f.seek(int(size * at) // 4096 * 4096 + rng.randrange(0, 4096 - 64))
         f.write(rng.randbytes(n))
     for argv, good in want.items():
-        r = gbrain(*argv, "--db", str(db))
+        r = gbrain_in_process(*argv, "--db", str(db))
         if r.returncode == 0:
             assert r.stdout == good.stdout, (argv, "a wrong answer from a damaged brain")
         else:
             line = one_line_error(r)
             assert r.returncode == 1 and "is damaged" in line and "gbrain export" in line, (argv, line)
     out = tmp_path / "saved"
-    r = gbrain("export", "--dir", str(out), "--db", str(db))
+    r = gbrain_in_process("export", "--dir", str(out), "--db", str(db))
     if r.returncode != 0:
         line = one_line_error(r)
         assert r.returncode == 1 and "is damaged" in line, line
@@ -310,7 +315,7 @@ def test_random_bytes_in_a_cleanly_closed_brain_never_give_a_wrong_answer_or_a_t
         assert sorted(x.relative_to(out) for x in out.rglob("*") if x.is_file()) == sorted(x.relative_to(tree) for x in tree.rglob("*") if x.is_file())
     with Brain.open(db, create=False) as b:
         malformed = __import__("gbrain.storage.db", fromlist=["quick_check"]).quick_check(b.conn)
-    r = gbrain("put", "notes/new-one", "--db", str(db), input="# New\n")
+    r = gbrain_in_process("put", "notes/new-one", "--db", str(db), input="# New\n")
     if malformed:
         assert r.returncode == 1 and "is damaged" in one_line_error(r)
 
@@ -354,7 +359,7 @@ def _damage_ana(tmp_path, brain_tree) -> str:
     import sqlite3
 
     db = str(tmp_path / "hb.db")
-    assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
+    assert gbrain_in_process("import", str(brain_tree), "--db", db).returncode == 0
     c = sqlite3.connect(db)
     c.execute("UPDATE pages SET compiled_truth = replace(compiled_truth, 'Co-founder', 'Co-fXunder') WHERE slug = 'people/ana-lima'")
     c.commit()
@@ -370,18 +375,18 @@ def _damage_ana(tmp_path, brain_tree) -> str:
 ])
 def test_a_partial_write_to_a_page_whose_text_fails_its_hash_is_refused(tmp_path, brain_tree, args):
     db = _damage_ana(tmp_path, brain_tree)
-    versions = gbrain("history", "ana-lima", "--db", db, "--json").stdout
-    r = gbrain(*args, "--db", db)
+    versions = gbrain_in_process("history", "ana-lima", "--db", db, "--json").stdout
+    r = gbrain_in_process(*args, "--db", db)
     line = one_line_error(r)
     assert r.returncode == 1 and "is damaged" in line and "'people/ana-lima'" in line and "nothing was written" in line, line
-    assert gbrain("history", "ana-lima", "--db", db, "--json").stdout == versions
-    assert gbrain("get", "ana-lima", "--db", db).returncode == 1  # still refused, not made good
+    assert gbrain_in_process("history", "ana-lima", "--db", db, "--json").stdout == versions
+    assert gbrain_in_process("get", "ana-lima", "--db", db).returncode == 1  # still refused, not made good
 
 
 @pytest.mark.engine_free
 def test_check_names_pages_whose_text_fails_its_hash(tmp_path, brain_tree):
     db = _damage_ana(tmp_path, brain_tree)
-    r = gbrain("check", "--db", db)
+    r = gbrain_in_process("check", "--db", db)
     assert r.returncode == 1 and b"people/ana-lima" in r.stdout + r.stderr, r
     assert b"1 page(s)" in r.stdout + r.stderr
 
@@ -390,14 +395,14 @@ def test_check_names_pages_whose_text_fails_its_hash(tmp_path, brain_tree):
 def test_a_full_put_repairs_a_damaged_page_and_keeps_the_damaged_text_in_the_history(tmp_path, brain_tree):
     db = _damage_ana(tmp_path, brain_tree)
     good = (brain_tree / "people" / "ana-lima.md").read_bytes()
-    r = gbrain("put", "ana-lima", "--db", db, input=good)  # the same bytes as the stored hash
+    r = gbrain_in_process("put", "ana-lima", "--db", db, input=good)  # the same bytes as the stored hash
     assert r.returncode == 0, r.stderr
-    assert gbrain("get", "ana-lima", "--db", db).stdout == good
-    assert gbrain("check", "--db", db).returncode == 0
-    trash = json.loads(gbrain("trash", "--json", "--db", db).stdout)
+    assert gbrain_in_process("get", "ana-lima", "--db", db).stdout == good
+    assert gbrain_in_process("check", "--db", db).returncode == 0
+    trash = json.loads(gbrain_in_process("trash", "--json", "--db", db).stdout)
     kept = [t for t in trash if t["slug"] == "people/ana-lima"]
     assert kept and "damaged" in kept[0]["reason"]
-    old = gbrain("get", "ana-lima", "--version", str(kept[0]["version"]), "--db", db).stdout
+    old = gbrain_in_process("get", "ana-lima", "--version", str(kept[0]["version"]), "--db", db).stdout
     assert b"Co-fXunder" in old
 
 

@@ -1,7 +1,9 @@
 """`gbrain serve` driven by the official MCP SDK's stdio client, as Claude Code would drive it.
 
-Every test starts the real server (`python -m gbrain serve --db X`) in a subprocess under
-LC_ALL=C and talks JSON-RPC to it over stdin/stdout.
+Every test talks JSON-RPC over stdin/stdout to the real server (`python -m gbrain serve --db X`)
+in a subprocess under LC_ALL=C: its own, or, for the tests that only read the fixture brain, one
+they share (`shared_reads`: each `serve` loads the SDK, ~2 CPU-s; the brain is checked unwritten
+after them).
 """
 from __future__ import annotations
 
@@ -50,6 +52,92 @@ async def connect(db: Path, errlog=None, extra: list[str] | None = None, env: di
         yield client
 
 
+class SharedSession:
+    """One client session with a real `gbrain serve` (:func:`connect`) for several tests, held by
+    an event loop in a thread of its own: ``run(fn)`` awaits ``fn(client)`` there and returns
+    its result (its exception raised here). Each `serve` process costs ~2 CPU-s (loading the SDK):
+    the tests that only read the fixture brain share one (:func:`shared_reads`)."""
+
+    def __init__(self, db) -> None:
+        import asyncio
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self.client = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self.loop.run_until_complete, args=(self._hold(db),), daemon=True)
+        self._thread.start()
+        self._started.wait(300)
+        if self.error is not None or self.client is None:
+            raise RuntimeError("the shared serve session did not start") from self.error
+
+    async def _hold(self, db) -> None:
+        import asyncio
+
+        self._stop = asyncio.Event()
+        try:
+            async with connect(db) as c:
+                self.client = c
+                self._started.set()
+                await self._stop.wait()
+        except BaseException as e:  # noqa: BLE001 - said by __init__ or close
+            self.error = e
+        finally:
+            self._started.set()
+
+    def run(self, fn):
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(fn(self.client), self.loop).result(300)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(60)
+        self.loop.close()
+        if self.error is not None:
+            raise self.error
+
+
+def _written(db) -> tuple:
+    """What a write to the brain at ``db`` changes: its history's rows and every page's hash."""
+    with Brain.open(db) as b:
+        return (b.conn.execute("SELECT COUNT(*), MAX(id) FROM history").fetchone(),
+                b.conn.execute("SELECT slug, content_hash FROM pages ORDER BY slug").fetchall())
+
+
+@pytest.fixture(scope="module")
+def shared_reads(request, tmp_path_factory):
+    """``(session, db)``: a :class:`SharedSession` with `gbrain serve` on a fixture brain of the
+    module's own (fixtures/brain imported; ``--engine postgres``: a database), shared by the tests
+    that only read it. They must write nothing: the brain is compared after the last of them
+    with what it held before the first (a test that writes takes :func:`fixture_db` and a session
+    of its own)."""
+    import shutil
+
+    from conftest import new_pg_brain
+    from gbrain.sync.importer import import_tree
+
+    d = tmp_path_factory.mktemp("reads")
+    tree = d / "tree"
+    shutil.copytree(FIXTURE_BRAIN, tree)
+    with contextlib.ExitStack() as stack:
+        if request.config.getoption("--engine") == "postgres":
+            db = stack.enter_context(new_pg_brain(request.getfixturevalue("pg_server"), request.getfixturevalue("pg_brain_template")))
+        else:
+            db = d / "brain.db"
+        with Brain.open(db) as b:
+            import_tree(b, tree)
+        before = _written(db)
+        session = SharedSession(db)
+        try:
+            yield session, db
+        finally:
+            session.close()
+        assert _written(db) == before, "a test sharing the read-only session wrote to the brain"
+
+
 def text_of(result) -> str:
     assert len(result.content) == 1 and result.content[0].type == "text"
     return result.content[0].text
@@ -68,12 +156,13 @@ def items(result) -> list:
     return ok(result)["items"]
 
 
-def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
-    async def main():
-        async with connect(fixture_db) as c:
-            return await c.list_tools(), await c.list_resources(), await c.list_resource_templates(), await c.list_prompts()
+def test_lists_tools_resources_prompts_from_the_registry(shared_reads):
+    session, fixture_db = shared_reads
 
-    tools, resources, templates, prompts = anyio.run(main)
+    async def main(c):
+        return await c.list_tools(), await c.list_resources(), await c.list_resource_templates(), await c.list_prompts()
+
+    tools, resources, templates, prompts = session.run(main)
     served = {t.name: t for t in tools.tools}
     registry = {o.tool_name: o for o in ops.REGISTRY.values() if o.mcp}
     assert set(served) == set(registry)
@@ -173,28 +262,29 @@ def test_call_every_tool(fixture_db):
         assert b.get_text(ingest["slug"]).endswith("# Call with Zoë\n\nShe wants an intro.\n")
 
 
-def test_resources_and_prompts(fixture_db):
-    async def main():
-        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
-        async with connect(fixture_db) as c:
-            page = await c.read_resource("brain://pages/people/ana-lima")
-            index = await c.read_resource("brain://index")
-            errors = []
-            for uri in ("brain://pages/people/nobody", "brain://pages/../etc/passwd", "brain://nothing"):
-                try:
-                    await c.read_resource(uri)
-                except MCPError as e:
-                    errors.append(str(e))
-            brief = await c.get_prompt("brain_briefing", {"since": "3650d", "focus": "River AI"})
-            ingest = await c.get_prompt("brain_ingest_meeting", {"transcript": "Ana: hello", "source_ref": "meet/7"})
-            bad = None
-            try:
-                await c.get_prompt("brain_briefing", {"since": "yesterday-ish"})
-            except MCPError as e:
-                bad = str(e)
-            return page, index, errors, brief, ingest, bad
+def test_resources_and_prompts(shared_reads):
+    session, fixture_db = shared_reads
 
-    page, index, errors, brief, ingest, bad = anyio.run(main)
+    async def main(c):
+        from mcp.shared.exceptions import MCPError  # here, not at module level: collection skips the SDK (~2 CPU-s)
+        page = await c.read_resource("brain://pages/people/ana-lima")
+        index = await c.read_resource("brain://index")
+        errors = []
+        for uri in ("brain://pages/people/nobody", "brain://pages/../etc/passwd", "brain://nothing"):
+            try:
+                await c.read_resource(uri)
+            except MCPError as e:
+                errors.append(str(e))
+        brief = await c.get_prompt("brain_briefing", {"since": "3650d", "focus": "River AI"})
+        ingest = await c.get_prompt("brain_ingest_meeting", {"transcript": "Ana: hello", "source_ref": "meet/7"})
+        bad = None
+        try:
+            await c.get_prompt("brain_briefing", {"since": "yesterday-ish"})
+        except MCPError as e:
+            bad = str(e)
+        return page, index, errors, brief, ingest, bad
+
+    page, index, errors, brief, ingest, bad = session.run(main)
     assert page.contents[0].text == (FIXTURE_BRAIN / "people" / "ana-lima.md").read_text(encoding="utf-8")
     assert page.contents[0].mime_type == "text/markdown"
     idx = json.loads(index.contents[0].text)
@@ -209,7 +299,7 @@ def test_resources_and_prompts(fixture_db):
     assert bad and "since must be" in bad
 
 
-def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
+def test_errors_are_tool_errors_and_the_server_survives(shared_reads):
     calls = [
         ("brain_nope", {}, "Unknown tool: brain_nope"),
         ("brain_get", {}, "missing required parameter 'slug'"),
@@ -230,19 +320,20 @@ def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
         ("brain_list", {"cursor": "bm9wZQ"}, "brain_list: parameter 'cursor'"),
     ]
 
-    async def main():
-        async with connect(fixture_db) as c:
-            res = [await c.call_tool(name, args) for name, args, _ in calls]
-            return res, await c.call_tool("brain_stats", {})
+    session, fixture_db = shared_reads
 
-    res, stats = anyio.run(main)
+    async def main(c):
+        res = [await c.call_tool(name, args) for name, args, _ in calls]
+        return res, await c.call_tool("brain_stats", {})
+
+    res, stats = session.run(main)
     for (name, args, msg), r in zip(calls, res):
         assert r.is_error, (name, args)
         assert msg in text_of(r), (name, text_of(r))
     assert ok(stats)["pages"] == 6  # the fixture brain; nothing was written
 
 
-def test_tool_errors_carry_the_error_object_call_prints(fixture_db):
+def test_tool_errors_carry_the_error_object_call_prints(shared_reads):
     """Trial users' agents got tool errors as text only, while `call` and `pipe` give an error
     object (message, exit code, kind, suggestions): a tool error now carries that same object
     (``gbrain.errors.error_fields``) as ``structuredContent``, keeps the text, and the object
@@ -259,12 +350,13 @@ def test_tool_errors_carry_the_error_object_call_prints(fixture_db):
         ("brain_serch", {"query": "x"}, "bad_input"),
     ]
 
-    async def main():
-        async with connect(fixture_db) as c:
-            tools = {t.name: t for t in (await c.list_tools()).tools}
-            return tools, [await c.call_tool(name, args) for name, args, _ in calls]
+    session, fixture_db = shared_reads
 
-    tools, res = anyio.run(main)
+    async def main(c):
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        return tools, [await c.call_tool(name, args) for name, args, _ in calls]
+
+    tools, res = session.run(main)
     for (name, args, kind), r in zip(calls, res):
         got = r.structured_content
         assert r.is_error and got["kind"] == kind and text_of(r) == "error: " + got["error"], (name, r)
@@ -484,7 +576,7 @@ def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
     assert b.is_error
 
 
-def test_tool_results_equal_in_process_results(fixture_db):
+def test_tool_results_equal_in_process_results(shared_reads):
     """An MCP tool's text is the JSON of its structured result: the operation's own result
     (lists as {"items", "next_cursor"})."""
     reads = [
@@ -497,11 +589,12 @@ def test_tool_results_equal_in_process_results(fixture_db):
         ("timeline", {"slug": "ana-lima"}),
     ]
 
-    async def main():
-        async with connect(fixture_db) as c:
-            return [await c.call_tool(ops.find(name).tool_name, args) for name, args in reads]
+    session, fixture_db = shared_reads
 
-    served = anyio.run(main)
+    async def main(c):
+        return [await c.call_tool(ops.find(name).tool_name, args) for name, args in reads]
+
+    served = session.run(main)
     with Brain.open(fixture_db) as b:
         for (name, args), r in zip(reads, served):
             assert text_of(r) == ops.dumps(ops.run_tool(name, args, brain=b)), name
@@ -1087,19 +1180,20 @@ def test_brain_raw_gives_a_big_sidecar_in_parts(fixture_db):
     assert r.returncode == 0 and json.loads(r.stdout) == whole
 
 
-def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
+def test_query_lists_its_hits_under_items_as_the_other_list_tools(shared_reads):
     """brain_query answered {"hits": [...]} where brain_search, brain_list and the other list
     tools answer {"items": [...]}: it answers `items` now. An MCP agent gets `items` alone (the
     alias doubled every result against the 40,000-character page: agent trial 3); `call`, `pipe`
     and `--json` keep `hits` (the same list, the same page) for one release, for scripts."""
-    async def main():
-        async with connect(fixture_db) as c:
-            tools = {t.name: t for t in (await c.list_tools()).tools}
-            first = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword"}))
-            second = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword", "cursor": first["next_cursor"]}))
-            return tools["brain_query"], first, second
+    session, fixture_db = shared_reads
 
-    tool, first, second = anyio.run(main)
+    async def main(c):
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        first = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword"}))
+        second = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword", "cursor": first["next_cursor"]}))
+        return tools["brain_query"], first, second
+
+    tool, first, second = session.run(main)
     assert first["items"] and second["items"] and second["items"] != first["items"]
     assert "hits" not in first and "hits" not in second, first
     success = tool.output_schema["anyOf"][0]
@@ -1113,20 +1207,21 @@ def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
     assert gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword").stdout.decode().startswith(out["items"][0]["slug"])
 
 
-def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db, monkeypatch):
+def test_lint_lists_its_findings_under_items_as_the_other_list_tools(shared_reads, monkeypatch):
     """brain_lint (and brain_lint_fix) answered {"findings": [...]} where every other list tool
     answers {"items": [...]}: `items` now. An MCP agent gets `items` alone: with the alias
     `findings` beside it every finding came twice, and a default `brain_lint {}` showed 48
     findings in its 40,000 characters instead of ~96 (agent trial 3). `call`, `pipe` and
     `--json` keep `findings` (the same list, the same page) for one release, for scripts."""
-    async def main():
-        async with connect(fixture_db) as c:
-            tools = {t.name: t for t in (await c.list_tools()).tools}
-            r = ok(await c.call_tool("brain_lint", {}))
-            fix = ok(await c.call_tool("brain_lint_fix", {"dry_run": True}))
-            return tools, r, fix
+    session, fixture_db = shared_reads
 
-    tools, r, fix = anyio.run(main)
+    async def main(c):
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        r = ok(await c.call_tool("brain_lint", {}))
+        fix = ok(await c.call_tool("brain_lint_fix", {"dry_run": True}))
+        return tools, r, fix
+
+    tools, r, fix = session.run(main)
     assert r["items"] and fix["items"] and "findings" not in r and "findings" not in fix, r
     for name in ("brain_lint", "brain_lint_fix"):
         success = tools[name].output_schema["anyOf"][0]

@@ -423,10 +423,10 @@ def test_a_first_sync_failed_after_its_chunks_counts_what_they_committed_once(st
     assert fresh_import_differences(b) == {}
 
 
-CHUNK_PAUSE_HOOK = """
+CHUNK_HOLD_HOOK = """
 import importlib.machinery, os, sys, time
-if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):
-    _pause = float(os.environ["GBRAIN_TEST_CHUNK_PAUSE"])
+if os.environ.get("GBRAIN_TEST_CHUNK_GATE"):
+    _gate = os.environ["GBRAIN_TEST_CHUNK_GATE"]
 
     class _Hook:
         def find_spec(self, name, path=None, target=None):
@@ -442,7 +442,9 @@ if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):
 
                 def reconcile(self, *a, **kw):
                     out = inner(self, *a, **kw)
-                    time.sleep(_pause)
+                    end = time.monotonic() + 120
+                    while os.path.exists(_gate) and time.monotonic() < end:
+                        time.sleep(0.01)
                     return out
 
                 module.SyncEngine.reconcile = reconcile
@@ -454,30 +456,48 @@ if os.environ.get("GBRAIN_TEST_CHUNK_PAUSE"):
 """
 
 
-def _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch):
-    """A ``gbrain watch`` whose every chunk's commit is followed by a pause (a sitecustomize hook),
-    so a stop or kill sent once the test sees the first chunk lands between chunks however loaded
-    the machine (under load 18 all 60 chunks were seen to commit before the test's poll saw the
-    first). A watch started after it does not pause."""
+class _Gate:
+    """The gate of a ``gbrain watch`` started by :func:`_watch_held_after_chunks`: while it is
+    shut (``shut()``: a file exists) the watch holds after each chunk it commits, so a stop or kill
+    the test sends once it sees the first chunk lands between chunks however loaded the machine
+    (under load 18 all 60 chunks were seen to commit before the test's poll saw the first); the
+    test opens it (``open()``) after sending the signal. Shut only once the watch's first sync is
+    done: a fixed pause after every chunk, the first sync's too, made each test wait 15-24 s."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def shut(self) -> None:
+        self.path.write_bytes(b"")
+
+    def open(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _watch_held_after_chunks(brain_tree, db_path, monkeypatch):
+    """A ``gbrain watch`` whose every chunk's commit is followed by a hold while its gate
+    (:class:`_Gate`, returned beside it) is shut (a sitecustomize hook). A watch started after it
+    does not hold."""
     from test_watch import Watch
 
-    hook = brain_tree.parent / "chunk_pause_hook"
+    hook = brain_tree.parent / "chunk_hold_hook"
     hook.mkdir()
-    (hook / "sitecustomize.py").write_text(CHUNK_PAUSE_HOOK)
+    (hook / "sitecustomize.py").write_text(CHUNK_HOLD_HOOK)
+    gate = _Gate(brain_tree.parent / "chunk_gate")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(x for x in (str(hook), os.environ.get("PYTHONPATH")) if x))
-    monkeypatch.setenv("GBRAIN_TEST_CHUNK_PAUSE", "0.3")
+    monkeypatch.setenv("GBRAIN_TEST_CHUNK_GATE", str(gate.path))
     try:
-        return Watch(brain_tree, db_path)
+        return Watch(brain_tree, db_path), gate
     finally:
-        monkeypatch.delenv("GBRAIN_TEST_CHUNK_PAUSE")
+        monkeypatch.delenv("GBRAIN_TEST_CHUNK_GATE")
 
 
 def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_takes_them(brain_tree, db_path, monkeypatch):
     """A real ``gbrain watch`` stopped (SIGINT) while a big round's chunks run: it says on stderr
     how many notes it left for the next start, and the next start's first sync takes each of
     them: nothing lost, a fresh import equal. The stop is sent once the first chunk committed
-    (a note of it is in the brain); chunks of 1 over 60 notes leave time for it to land between
-    chunks."""
+    (a note of it is in the brain); chunks of 1 over 60 notes, the watch held after each while
+    its gate is shut, make it land between chunks."""
     import re
     import signal
 
@@ -488,11 +508,12 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
     d.mkdir()
     for i in range(60):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
-    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
+    w, gate = _watch_held_after_chunks(brain_tree, db_path, monkeypatch)
     try:
         with Brain.open(db_path) as b:
             wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 60, "60 pages")
             settle(b, brain_tree)
+            gate.shut()
             for i in range(60):
                 in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
 
@@ -501,6 +522,7 @@ def test_a_stop_between_chunks_says_how_many_notes_are_left_and_the_next_start_t
 
             wait_for(lambda: edited() > 0, "the first chunk")
             w.p.send_signal(signal.SIGINT)
+            gate.open()  # (the signal is pending: the watch stops before its next chunk)
             w.p.wait(timeout=60)
             w._t.join(timeout=5)
             text = "\n".join(w.lines)
@@ -540,7 +562,7 @@ def test_the_files_left_at_a_sigterm_are_the_files_the_next_start_takes_an_evict
     for i in range(60):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody\n")
     (d / "away.md").write_text("# Away\n\nkept in the cloud\n")
-    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
+    w, gate = _watch_held_after_chunks(brain_tree, db_path, monkeypatch)
     try:
         with Brain.open(db_path) as b:
             wait_for(lambda: b.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'storm/%'").fetchone()[0] == 61, "61 pages")
@@ -548,6 +570,7 @@ def test_the_files_left_at_a_sigterm_are_the_files_the_next_start_takes_an_evict
             (brain_tree / icloud_placeholder("storm/away.md")).write_bytes(b"bplist00")  # iCloud evicts it
             (d / "away.md").unlink()
             wait_for(lambda: w.saw("storm/away.md: evicted by iCloud Drive"), "the eviction said")
+            gate.shut()
             for i in range(60):
                 in_place(d / f"s{i:02d}.md", f"# S{i}\n\nbody\nZZEDITZZ\n".encode())
 
@@ -556,6 +579,7 @@ def test_the_files_left_at_a_sigterm_are_the_files_the_next_start_takes_an_evict
 
             wait_for(lambda: edited() > 0, "the first chunk")
             w.p.send_signal(signal.SIGTERM)
+            gate.open()  # (the signal is pending: the watch stops before its next chunk)
             w.p.wait(timeout=60)
             w._t.join(timeout=5)
             text = "\n".join(w.lines)
@@ -801,8 +825,8 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
     of a folder renamed committed: the next start's first sync takes every rename left as a
     move (page ids kept, nothing trashed, no page left at an old name), the files equal the
     brain and a fresh import equals it. Chunks of one pair over 80 notes, each followed by a
-    pause in the killed watch (``_watch_pausing_after_chunks``), leave time for the kill to land
-    between chunks."""
+    hold in the killed watch while its gate is shut (``_watch_held_after_chunks``), make the kill
+    land between chunks."""
     import signal
 
     from test_watch import Watch, trash
@@ -812,7 +836,7 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
     d.mkdir()
     for i in range(80):
         (d / f"s{i:02d}.md").write_text(f"# S{i}\n\nbody, see [[s{(i + 1) % 80:02d}]]\n")
-    w = _watch_pausing_after_chunks(brain_tree, db_path, monkeypatch)
+    w, gate = _watch_held_after_chunks(brain_tree, db_path, monkeypatch)
     try:
         with Brain.open(db_path) as b:
             def count(prefix: str) -> int:
@@ -821,10 +845,12 @@ def test_a_watch_killed_between_rename_chunks_leaves_the_rest_to_the_next_start(
             wait_for(lambda: count("storm") == 80, "80 pages")
             settle(b, brain_tree)
             ids = dict(b.conn.execute("SELECT path, id FROM pages WHERE path LIKE 'storm/%'").fetchall())
+            gate.shut()
             os.rename(d, brain_tree / "moved")
             wait_for(lambda: count("moved") > 0, "the first rename chunk")
             w.p.send_signal(signal.SIGKILL)
             w.p.wait(timeout=60)
+            gate.open()
             assert count("moved") < 80 and count("storm") + count("moved") == 80  # (killed between chunks: each move whole)
         w2 = Watch(brain_tree, db_path)
         try:
