@@ -36,7 +36,9 @@ print(json.dumps({"cpu": cpu, "steps": steps}))
 
 def child(checkout: Path, texts_pkl: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(checkout)], env=env,
+    # (cwd: a ``-c`` child has its working folder first on sys.path: run from another checkout's root,
+    # both sides imported that checkout's gbrain)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(checkout)], env=env, cwd=str(checkout),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

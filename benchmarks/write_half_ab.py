@@ -60,7 +60,9 @@ def child(checkout: Path, texts_pkl: Path, tree: Path, work: Path, setup: tuple[
     for f in work.glob("*.db*"):
         f.unlink()
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(tree), str(checkout), str(work), json.dumps(list(setup))], env=env,
+    # (cwd: a ``-c`` child has its working folder first on sys.path: run from another checkout's root,
+    # both sides imported that checkout's gbrain)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(tree), str(checkout), str(work), json.dumps(list(setup))], env=env, cwd=str(checkout),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

@@ -6,7 +6,9 @@ Each round runs a child process per checkout (``PYTHONPATH`` set to it; order al
 round to round) that parses every page of each tree first (unmeasured) and then times, best of 3
 in the child:
 
-* ``search_fields`` of every page, ``derived_rows`` of every page (each tree);
+* ``search_fields`` of every page, ``derived_rows`` of every page (each tree), and the part of
+  ``search_fields`` that is the address scan, ``linkedit.address_spans`` of every page's compiled
+  truth and timeline (with the parse's unread blocks, as ``search_text`` asks);
 * ``MemoryIndex`` of the make_brain brain imported without its sidecars;
 * ``save_file_from`` of every ``.raw/*.json`` sidecar of the make_brain brain into a copy of that
   brain (one transaction, as the import stores them after the pages).
@@ -36,6 +38,7 @@ sys.path.insert(0, sys.argv[1] + "/benchmarks")
 from import_halves import page_texts
 from gbrain.core.brain import Brain
 from gbrain.page import markdown
+from gbrain.page.linkedit import address_spans
 from gbrain.page.links import MemoryIndex
 from gbrain.search.keyword import search_fields
 from gbrain.storage.derive import derived_rows
@@ -54,6 +57,8 @@ for name, tree in trees:
     pages = [markdown.parse_page(t, p) for p, t in page_texts(Path(tree)).items()]
     out[f"{name}: search_fields of every page"] = best(lambda: [search_fields(p) for p in pages])
     out[f"{name}: derived_rows of every page"] = best(lambda: [derived_rows(p) for p in pages])
+    parts = [(getattr(p, k), p.part_unread(k)) for p in pages for k in ("compiled_truth", "timeline")]
+    out[f"{name}: address_spans of every page"] = best(lambda: [address_spans(t, u) for t, u in parts])
 if made:
     with Brain.open(tmpl) as b:
         out["make_brain: MemoryIndex"] = best(lambda: MemoryIndex(b.conn))
@@ -112,7 +117,9 @@ def main() -> None:
             order = [("base", a.base), ("this", str(ROOT))]
             for label, co in (order if r % 2 == 0 else order[::-1]):
                 got = subprocess.run([sys.executable, "-c", CHILD, co, json.dumps([(n, str(t)) for n, t in trees]), made, str(tmpl), str(work)],
-                                     env=dict(os.environ, PYTHONPATH=co), check=True, capture_output=True, text=True).stdout
+                                     # (cwd: a ``-c`` child has its working folder first on sys.path: run from another checkout's root,
+                                     # both sides imported that checkout's gbrain)
+                                     env=dict(os.environ, PYTHONPATH=co), cwd=co, check=True, capture_output=True, text=True).stdout
                 runs[label].append(json.loads(got.strip().splitlines()[-1]))
         load1 = os.getloadavg()
         print(f"load average {' '.join(f'{x:.2f}' for x in load0)} → {' '.join(f'{x:.2f}' for x in load1)}")

@@ -241,9 +241,11 @@ def test_link_matches_corners(text):
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markdown(), st.data())
 def test_address_matches_are_the_regex_pass(text, data):
-    """``_scan``'s run between marks tries the address regex only at a ``[``, the character
-    before one, a line start up to 3 spaces before one, and 3-5 characters before a ``://``:
-    the same matches as ``finditer`` over the run (from a line's start to a line's start)."""
+    """``_scan``'s run between marks tries the address regex only at a ``[``, a ``!`` before one,
+    a line start up to 3 spaces before one (a space there), and an ``h``/``H`` 4-5 or an
+    ``f``/``F`` 3 characters before a ``://``: the same matches as ``finditer`` over the run (from
+    a line's start to a line's start). Each of those filters dropped, or a window one character
+    short, fails this test or its corners below."""
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"] + [len(text)]
     a = data.draw(st.sampled_from(starts))
     z = data.draw(st.sampled_from([s for s in starts if s >= a]))
@@ -254,6 +256,8 @@ def test_address_matches_are_the_regex_pass(text, data):
                                   "xhttps://a", "[a](https://b) https://c", " ![[a]] [r]:", "[[a]]://b",
                                   # (a scheme's one start; the engine's case-insensitive match takes ``ſ`` for ``s``)
                                   "httpſ://a", "HTTPſ://a x", "hTtP://a Ftp://b", "ſ://", "tps://a", "p://a", "://",
-                                  "éhttps://a", "a![b](c) x[y](z)", " [y]: z", "\t[y](z)", "![[a]]https://b"])
+                                  "éhttps://a", "a![b](c) x[y](z)", " [y]: z", "\t[y](z)", "![[a]]https://b",
+                                  # (a definition's indent on a line after the run's first: its start a candidate)
+                                  "x\n   [r]: https://d.io/x", "x\n  [r]: u\n [s]: v", "x\n    [r]: u", "x\n ![a](b) [r]: c"])
 def test_address_matches_corners(text):
     assert _spans(linkedit._addr_matches(text, 0, len(text))) == _spans(_ADDR_RE_M.finditer(text))

@@ -311,8 +311,10 @@ def _scan(text: str, pattern: "re.Pattern", make, unread: list | None = None, wh
                 a = -1
         ls = n if a < 0 else (text.rfind("\n", pos, a) + 1 or pos)
         if ls > pos and state is _NEUTRAL and (text.find("[", pos, ls) >= 0 or text.find("://", pos, ls) >= 0):
+            # (no unread block begins in the run nor runs into it: no match of it is asked about)
+            check = unread and ((k := bisect_right(starts, pos)) != bisect_right(starts, ls) or (k > 0 and unread[k - 1][1] > pos))
             for m in (_addr_matches(text, pos, ls) if whole is _ADDR_RE_M else whole.finditer(text, pos, ls)):  # the lines before the mark's
-                if not (unread and _unread_at(unread, starts, m.start())):
+                if not (check and _unread_at(unread, starts, m.start())):
                     sp = make(m, 0)
                     if sp is not None:
                         out.append(sp)
@@ -653,28 +655,39 @@ _ADDR_RE_M = re.compile(r"(?=[!\[ hHfF])(?:" + _ADDR_RE.pattern + ")", re.M)
 _LINKS_RE_M = re.compile(r"(?=[!\[])(?:(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]++)\]\])|" + _MD_ADDR + ")")  # (the look-ahead lets the engine skip to a candidate: 3× faster)
 def _addr_matches(text: str, pos: int, end: int) -> list[re.Match]:
     """``list(_ADDR_RE_M.finditer(text, pos, end))`` (``pos`` a line's start), found faster: a
-    match begins at a ``[``, at the character before one (``!``), at the start of a line whose
-    ``[`` is at most 3 spaces in (a definition), or 3-5 characters before a ``://`` (a scheme),
-    so only there is the regex tried, in order (the engine stepped through every character)."""
+    match begins at a ``[``, at a ``!`` before one, at the start of a line whose ``[`` is at most 3
+    spaces in (a definition: the line's first character a space), or at an ``h``/``H`` 4-5
+    characters or an ``f``/``F`` 3 characters before a ``://`` (a scheme), so only there is the
+    regex tried, in order (the engine stepped through every character; a candidate that cannot
+    pass the regex's first character is not tried: 145,799 tries → 75,399 on obsidian-hub, 75,242 of them matches)."""
     find = text.find
     at: list[int] = []
     i = find("[", pos, end)
     while i >= 0:
         if i > pos:
-            ls = text.rfind("\n", pos, i) + 1 or pos
-            if i - ls <= 3 and (not at or at[-1] < ls):
-                at.append(ls)
-            if not at or at[-1] < i - 1:
+            c = text[i - 1]
+            if c == "!":
                 at.append(i - 1)
+            elif c == " ":  # (a definition's indent: the line's start is a candidate)
+                nl = text.rfind("\n", i - 4 if i - 4 > pos else pos, i)
+                ls = nl + 1 if nl >= 0 else (pos if i - pos <= 3 else i)
+                if ls < i and text[ls] == " " and (not at or at[-1] < ls):
+                    at.append(ls)
         at.append(i)
         i = find("[", i + 1, end)
     j = find("://", pos, end)
     if j >= 0:
-        more = set()
+        more: list[int] = []
         while j >= 0:
-            more.update(k for k in (j - 5, j - 4, j - 3) if k >= pos)
+            if j - 5 >= pos and text[j - 5] in "hH":
+                more.append(j - 5)
+            if j - 4 >= pos and text[j - 4] in "hH":
+                more.append(j - 4)
+            if j - 3 >= pos and text[j - 3] in "fF":
+                more.append(j - 3)
             j = find("://", j + 3, end)
-        at = sorted(more.union(at))
+        if more:
+            at = sorted(at + more) if at else more
     out: list[re.Match] = []
     last, match = pos, _ADDR_RE_M.match
     for c in at:
@@ -764,7 +777,7 @@ def _address(m: re.Match, pos: int) -> list[tuple[int, int]]:
         out.append(m.span("defurl"))
     else:
         out.append(m.span("scheme"))
-    return [(pos + a, pos + z) for a, z in out]
+    return [(pos + a, pos + z) for a, z in out] if pos else out
 
 
 def _label_addresses(s: str, start: int, end: int, pos: int) -> list[tuple[int, int]]:
