@@ -1,3 +1,3 @@
-from .entry import main
+from .launch import main
 
 main()

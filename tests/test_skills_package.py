@@ -43,7 +43,7 @@ def test_wheel_carries_the_skills_and_installs_them_into_a_project(installed_gbr
         shipped = {n.split("/")[2]: z.read(n) for n in z.namelist() if n.startswith("gbrain/skills/") and n.endswith("/SKILL.md")}
         entry_points = next(z.read(n).decode() for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))
     assert shipped == SOURCE  # byte for byte, every skill, nothing else
-    assert "gbrain = gbrain.entry:main" in entry_points  # the fast start-up path (tests/test_startup.py)
+    assert "gbrain = gbrain.launch:main" in entry_points  # launch.py, then the fast start-up path (tests/test_startup.py)
     assert not (ROOT / "gbrain" / "skills").exists()  # no second copy in the tree
 
     project = tmp_path / "proj"

@@ -250,15 +250,12 @@ if not _terminate_fits(multiprocessing.pool.Pool._terminate_pool):
 
 
 def _preload() -> list[str]:
-    """Modules the forkserver imports once, for every worker it forks to inherit: the parser;
-    and, when ``__main__`` is a script (the ``gbrain`` console script), ``gbrain.entry``, which
-    that script imports: each worker runs the main script again (``spawn.prepare``; CPython's
-    own ``__main__`` preload never takes effect, its ``main_path`` key is not what
-    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver. First
-    :mod:`gbrain.sync.forkserver_init`: SIGINT ignored in the workers from their fork."""
-    main = sys.modules.get("__main__")
-    script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None)
-    return ["gbrain.sync.forkserver_init", "gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
+    """Modules the forkserver imports once, for every worker it forks to inherit: the parser,
+    after :mod:`gbrain.sync.forkserver_init` (SIGINT ignored in the workers from their fork). A
+    worker also runs the main script again (``spawn.prepare``); the ``gbrain`` console script
+    imports only :mod:`gbrain.launch` at its top (nothing to preload: it imported ``gbrain.entry``,
+    i.e. every operation, 0.15-0.18 CPU-s a worker, until launch took its place)."""
+    return ["gbrain.sync.forkserver_init", "gbrain.sync.parallel"]
 
 
 def chunk_size(jobs: int, workers: int) -> int:
