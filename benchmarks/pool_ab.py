@@ -69,7 +69,7 @@ def child(mode: str, tree: Path, db: Path, what: str = "import", texts: Path | N
     """One import (or parse) in a new process of ``checkout``'s gbrain, pool ``mode`` on/off."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
     out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), mode, str(tree), str(db), what, str(texts or "")],
-                         env=env, check=True, capture_output=True, text=True).stdout
+                         env=env, check=True, capture_output=True, text=True, cwd=checkout).stdout  # (-c puts its working folder first on sys.path)
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -80,7 +80,7 @@ def cli_import(tree: Path, db: Path, checkout: Path) -> dict:
 
     script = Path(sys.executable).with_name("gbrain")
     env = dict(os.environ, PYTHONPATH=str(checkout), GBRAIN_DB=str(db))
-    cpu, wall, r = treecpu.measure(lambda: subprocess.run([str(script), "import", str(tree)], env=env, capture_output=True))
+    cpu, wall, r = treecpu.measure(lambda: subprocess.run([str(script), "import", str(tree)], env=env, capture_output=True, cwd=checkout))
     assert r.returncode == 0, r.stderr[-2000:]
     return {"cpu": cpu, "main": float("nan"), "wall": wall}
 
