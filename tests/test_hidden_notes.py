@@ -74,6 +74,23 @@ def test_a_name_with_a_segment_starting_with_a_dot_is_no_page_name_but_an_old_pa
     assert not is_hidden_path("people/ana.v2.md")
 
 
+@pytest.mark.engine_free
+def test_a_hidden_folder_never_masks_a_worse_problem_of_a_later_segment():
+    """The hidden rule is the mildest: a name it would let a lookup find as written
+    (:func:`exact_slug`, for a page an older gbrain stored there) must pass every other rule of
+    every segment. ``.x/../river`` was a valid slug (the loop returned at ``.x``), so were
+    ``.x/.git/config``, ``.x//y`` and ``.x/.raw/y``, each said to be merely hidden."""
+    for slug, said in ((".x/../river", "'..' segment"), (".x//y", "empty"), (".x/.git/config", "keeps out of the brain"),
+                       (".x/.gbrain-tmp-y", "temporary-file prefix"), (".x/.raw/y", "raw-data sidecar"),
+                       (".x/" + "b" * 300, "longer than")):
+        why = slug_problem(slug)
+        assert why and said in why and "hidden in Obsidian" not in why, (slug, why)
+        assert exact_slug(slug) is None, slug
+        with pytest.raises(BadInput, match=said.replace(".", r"\.")):
+            check_slug(slug)
+    assert exact_slug(".x/y/.z") == ".x/y/.z"  # hidden only: still found
+
+
 def test_import_keeps_hidden_notes_as_files_out_of_search_list_and_links_and_export_gives_them_back(db_path, tmp_path):
     src = write_tree(tmp_path / "v", TREE)
     (src / ".obsidian").mkdir()
