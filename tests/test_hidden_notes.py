@@ -216,3 +216,32 @@ def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
     with Brain.open(db_path) as b:
         assert key_for_path(b.conn, ".hermes/x.md") == ("file", ".hermes/x.md")
         assert key_for_path(b.conn, "notes/x.md") == ("page", "notes/x")
+
+
+def test_restore_or_revert_of_a_deleted_old_hidden_page_brings_it_back_as_its_file(db_path):
+    """A page an older gbrain stored under a hidden name, deleted since: `restore` (and `revert`
+    of the deleted page) gave it back as a page at the hidden name, which the hidden rule says
+    no page has (no folder's sync may ever turn it back, an MCP-only brain kept it a page); it
+    comes back as the file it now is, its exact bytes, with its `.raw` sidecar."""
+    text = "---\nname: Bug\n---\nold [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/y.md", text)
+            _old_hidden_page(b, ".github/z.md", "z v1\n")
+            b.save_page(".github/z.md", "z v2\n")
+            b.save_file(".github/.raw/y.json", b'{"sources": {}}\n', "raw")
+    for name in (".github/y", ".github/z"):
+        assert gbrain_in_process("delete", name).returncode == 0
+    r = gbrain_in_process("restore", ".github/y")
+    assert r.returncode == 0, r.stderr
+    assert b"as a file" in r.stdout, r.stdout
+    r = gbrain_in_process("revert", ".github/z", "--to", "1")
+    assert r.returncode == 0, r.stderr
+    assert b"as a file" in r.stdout, r.stdout
+    with Brain.open(db_path) as b:
+        assert not pages(b) & {".github/y", ".github/z"}
+        fs = files(b)
+        assert fs.get(".github/y.md") == "blob" and fs.get(".github/z.md") == "blob" and fs.get(".github/.raw/y.json") == "raw", fs
+        from gbrain.storage.blobs import file_bytes
+
+        assert file_bytes(b.conn, ".github/y.md") == text.encode() and file_bytes(b.conn, ".github/z.md") == b"z v1\n"
