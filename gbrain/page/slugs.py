@@ -650,6 +650,12 @@ def is_hidden_path(path: str) -> bool:
     return "/." in "/" + path
 
 
+def hidden_page_note(path: str) -> str:
+    """What import and sync add to a hidden note's warning when a page an older gbrain stored
+    there became its file (``; it was a page: its versions stay in `gbrain history SLUG```)."""
+    return f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
+
+
 def is_hidden_why(why: str | None) -> bool:
     """Whether :func:`slug_problem`'s answer ``why`` is the hidden-note rule (:data:`HIDDEN_WHY`)."""
     return bool(why) and why.endswith(_HIDDEN_TAIL)
