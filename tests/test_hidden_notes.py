@@ -124,6 +124,8 @@ def test_search_and_list_find_no_hidden_note(db_path, tmp_path):
     assert b"ISSUE" not in r.stdout and b"draft" not in r.stdout and b"plans" not in r.stdout, r.stdout
     lst = gbrain_in_process("list").stdout.decode()
     assert sorted(line.split()[0] for line in lst.splitlines()) == ["people/ana", "river"]
+    got = gbrain_in_process("get", ".hermes/plans/p")  # says why it is a file: its hidden name, not "not UTF-8 or unusable"
+    assert got.returncode == 1 and b"is a hidden note" in got.stderr and b"--output FILE" in got.stderr, got.stderr
 
 
 def _old_hidden_page(b: Brain, path: str, text: str) -> None:
