@@ -74,6 +74,23 @@ def test_a_name_with_a_segment_starting_with_a_dot_is_no_page_name_but_an_old_pa
     assert not is_hidden_path("people/ana.v2.md")
 
 
+@pytest.mark.engine_free
+def test_a_hidden_folder_never_masks_a_worse_problem_of_a_later_segment():
+    """The hidden rule is the mildest: a name it would let a lookup find as written
+    (:func:`exact_slug`, for a page an older gbrain stored there) must pass every other rule of
+    every segment. ``.x/../river`` was a valid slug (the loop returned at ``.x``), so were
+    ``.x/.git/config``, ``.x//y`` and ``.x/.raw/y``, each said to be merely hidden."""
+    for slug, said in ((".x/../river", "'..' segment"), (".x//y", "empty"), (".x/.git/config", "keeps out of the brain"),
+                       (".x/.gbrain-tmp-y", "temporary-file prefix"), (".x/.raw/y", "raw-data sidecar"),
+                       (".x/" + "b" * 300, "longer than")):
+        why = slug_problem(slug)
+        assert why and said in why and "hidden in Obsidian" not in why, (slug, why)
+        assert exact_slug(slug) is None, slug
+        with pytest.raises(BadInput, match=said.replace(".", r"\.")):
+            check_slug(slug)
+    assert exact_slug(".x/y/.z") == ".x/y/.z"  # hidden only: still found
+
+
 def test_import_keeps_hidden_notes_as_files_out_of_search_list_and_links_and_export_gives_them_back(db_path, tmp_path):
     src = write_tree(tmp_path / "v", TREE)
     (src / ".obsidian").mkdir()
@@ -107,6 +124,8 @@ def test_search_and_list_find_no_hidden_note(db_path, tmp_path):
     assert b"ISSUE" not in r.stdout and b"draft" not in r.stdout and b"plans" not in r.stdout, r.stdout
     lst = gbrain_in_process("list").stdout.decode()
     assert sorted(line.split()[0] for line in lst.splitlines()) == ["people/ana", "river"]
+    got = gbrain_in_process("get", ".hermes/plans/p")  # says why it is a file: its hidden name, not "not UTF-8 or unusable"
+    assert got.returncode == 1 and b"is a hidden note" in got.stderr and b"--output FILE" in got.stderr, got.stderr
 
 
 def _old_hidden_page(b: Brain, path: str, text: str) -> None:
@@ -199,3 +218,32 @@ def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
     with Brain.open(db_path) as b:
         assert key_for_path(b.conn, ".hermes/x.md") == ("file", ".hermes/x.md")
         assert key_for_path(b.conn, "notes/x.md") == ("page", "notes/x")
+
+
+def test_restore_or_revert_of_a_deleted_old_hidden_page_brings_it_back_as_its_file(db_path):
+    """A page an older gbrain stored under a hidden name, deleted since: `restore` (and `revert`
+    of the deleted page) gave it back as a page at the hidden name, which the hidden rule says
+    no page has (no folder's sync may ever turn it back, an MCP-only brain kept it a page); it
+    comes back as the file it now is, its exact bytes, with its `.raw` sidecar."""
+    text = "---\nname: Bug\n---\nold [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/y.md", text)
+            _old_hidden_page(b, ".github/z.md", "z v1\n")
+            b.save_page(".github/z.md", "z v2\n")
+            b.save_file(".github/.raw/y.json", b'{"sources": {}}\n', "raw")
+    for name in (".github/y", ".github/z"):
+        assert gbrain_in_process("delete", name).returncode == 0
+    r = gbrain_in_process("restore", ".github/y")
+    assert r.returncode == 0, r.stderr
+    assert b"as a file" in r.stdout, r.stdout
+    r = gbrain_in_process("revert", ".github/z", "--to", "1")
+    assert r.returncode == 0, r.stderr
+    assert b"as a file" in r.stdout, r.stdout
+    with Brain.open(db_path) as b:
+        assert not pages(b) & {".github/y", ".github/z"}
+        fs = files(b)
+        assert fs.get(".github/y.md") == "blob" and fs.get(".github/z.md") == "blob" and fs.get(".github/.raw/y.json") == "raw", fs
+        from gbrain.storage.blobs import file_bytes
+
+        assert file_bytes(b.conn, ".github/y.md") == text.encode() and file_bytes(b.conn, ".github/z.md") == b"z v1\n"

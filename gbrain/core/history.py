@@ -48,7 +48,7 @@ import zlib
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import BadInput, NotFound
-from ..page.slugs import cmd_arg, is_markdown, slug_for_path, swap_temp_of
+from ..page.slugs import cmd_arg, is_hidden_path, is_markdown, slug_for_path, swap_temp_of
 from ..storage.db import in_parts
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
@@ -1538,8 +1538,6 @@ def key_for_path(conn: sqlite3.Connection, path: str) -> tuple[str, str]:
     r = conn.execute("SELECT kind, name FROM history WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
     if r:
         return r[0], r[1]
-    from ..page.slugs import is_hidden_path, is_markdown, slug_for_path
-
     return ("page", slug_for_path(path)) if is_markdown(path) and not is_hidden_path(path) else ("file", path)
 
 
@@ -1798,7 +1796,8 @@ def restore(brain, name: str) -> dict:
     version at its path, with every ``.raw`` sidecar deleted with it (:func:`sidecars_deleted_with`:
     ``ana.JSON`` and an NFD twin too; not one deleted on its own before). Under sync/watch
     the files follow (the change log sees the writes). Returns ``{slug, path, restored: [paths: the page's, then each sidecar's],
-    deleted_at, reason, version, content_hash}`` (the page's new hash; None for a file). Raises NotFound (nothing deleted under that name),
+    deleted_at, reason, version, content_hash}`` (the page's new hash; None for a file; ``as_file``: a page an
+    older gbrain stored under a hidden name, back as its file, ``slugs.HIDDEN_WHY``). Raises NotFound (nothing deleted under that name),
     Conflict (the page lives; ``revert`` brings back an older version) or BadInput (its path
     is taken by another kind)."""
     from ..errors import Conflict
@@ -1838,7 +1837,7 @@ def restore(brain, name: str) -> dict:
         r = _revert_key(brain, kind, key, last["version"])  # (with the sidecars deleted with the page)
         restored = r.get("restored") or [r["path"]]
     return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"],
-            "content_hash": r.get("content_hash")}  # the page's new one (None: a file), a put's if_hash as every page write answers
+            "content_hash": r.get("content_hash"), **({"as_file": True} if r.get("as_file") else {})}  # the page's new one (None: a file), a put's if_hash as every page write answers
 
 
 def trash_migration(conn: sqlite3.Connection) -> int:
@@ -1873,7 +1872,8 @@ def revert(brain, name: str, n: int) -> dict:
     the page's path, then each sidecar's, only when there is one); a page or file moved away
     since gets it where it is now (``moved_from``: the old name). Under ``sync``/``watch``
     the file follows (the change log sees the write). Returns ``{kind, name, path, version,
-    reverted_to, changed}``; raises NotFound, BadInput (no such text, the path is taken)."""
+    reverted_to, changed}`` (``as_file``, kind ``file``: a deleted page under a hidden name, ``slugs.HIDDEN_WHY``,
+    came back as its file); raises NotFound, BadInput (no such text, the path is taken)."""
     from .brain import Brain
 
     assert isinstance(brain, Brain)
@@ -1907,6 +1907,15 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                 gone = c.execute("SELECT * FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
                 if gone is not None and gone["op"] == "delete":
                     sidecars = sidecars_deleted_with(c, gone, _version_row(brain, "page", key, None)["path"])
+            if not live and is_hidden_path(path):
+                # a deleted page an older gbrain stored under a hidden name comes back as the file
+                # it now is (slugs.HIDDEN_WHY: no page has such a name), its exact bytes
+                changed = brain.save_file(path, data, "blob") is not None
+                for sp in sidecars:
+                    brain.save_file(sp, body(c, _version_row(brain, "file", sp, None)["body_id"]), "raw")
+                v = c.execute("SELECT MAX(version) FROM history WHERE kind = 'file' AND name = ?", (path,)).fetchone()[0]
+                return {"kind": "file", "slug": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed,
+                        "as_file": True, "restored": [path, *sidecars], "content_hash": None}
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as e:

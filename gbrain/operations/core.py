@@ -17,7 +17,7 @@ from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
 from ..search.spell import inside, suggest
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
-from ..page.slugs import cmd_arg, page_slug_for_sidecar
+from ..page.slugs import cmd_arg, is_hidden_path, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
@@ -150,6 +150,8 @@ def _get(b, a, ctx):
                     else:
                         raws = f"`gbrain raw {cmd_arg(page)}` reads its data, " if page else ""
                     what = ("a raw-data sidecar" if other["kind"] == "raw"
+                            else "a hidden note (its name or a folder of it starts with a dot, hidden in Obsidian: kept as a file)"
+                            if other["path"].lower().endswith(".md") and is_hidden_path(other["path"])
                             else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
                             else "a file (an attachment)")
                     raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: "

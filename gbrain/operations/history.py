@@ -216,7 +216,8 @@ def _revert_text(r: dict) -> str:
     if not r["changed"]:
         return f"{r.get('slug') or r.get('path')}: already equal to {which}; nothing written"
     with_ = f", with its raw data deleted with it ({', '.join(r['restored'][1:])})" if len(r.get("restored") or []) > 1 else ""
-    return f"{r.get('slug') or r.get('path')}: {which} brought back as version {r['version']}{with_}"
+    as_file = " as a file (a hidden name: no page)" if r.get("as_file") else ""
+    return f"{r.get('slug') or r.get('path')}: {which} brought back{as_file} as version {r['version']}{with_}"
 
 
 @op(

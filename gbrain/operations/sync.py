@@ -401,6 +401,7 @@ def _restore_text(r, a: dict) -> str:
         return (f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
                 + (f"; {r['replaced']:,} replaced version(s) of live pages stay in it (`gbrain revert SLUG --to VERSION` brings one back)" if r.get("replaced") else ""))
     return (f"restored {shown(r['slug'] or r['path'])} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
+            + (" as a file (a hidden name: no page)" if r.get("as_file") else "")
             + (f" ({shown(r['moved_from'])} was renamed to it)" if r.get("moved_from") else ""))
 
 

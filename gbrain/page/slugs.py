@@ -460,6 +460,7 @@ def slug_problem(slug: str) -> str | None:
     if slug.startswith("/") or (len(slug) > 1 and slug[0].isascii() and slug[0].isalpha() and slug[1] == ":" and (len(slug) == 2 or slug[2] == "/")):
         return "it is an absolute path; slugs are relative to the brain, e.g. people/ana-lima"
     parts = slug.split("/")
+    hidden = None  # the first segment starting with a dot: said only when no segment has a worse problem
     for i, part in enumerate(parts):
         if len(part.encode("utf-8", "surrogatepass")) > NAME_MAX - (3 if i == len(parts) - 1 else 0):
             # no file system holds such a name (its file is NAME.md); said before any look-up reads it
@@ -476,9 +477,11 @@ def slug_problem(slug: str) -> str | None:
             return f"it points into {part}/, which gbrain keeps out of the brain"
         if part.startswith(".gbrain-tmp-"):
             return "it uses gbrain's temporary-file prefix"
-        if part.startswith("."):
-            return HIDDEN_WHY.format(part=part)
-    return None
+        if part.startswith(".") and hidden is None:
+            hidden = part
+    # the mildest rule last: exact_slug finds a hidden name as written (an older gbrain's page),
+    # so it must pass every other rule of every segment (`.x/../river`, `.x/.git/config`)
+    return HIDDEN_WHY.format(part=hidden) if hidden is not None else None
 
 
 #: :func:`slug_problem`'s reason for a name with a segment starting with a dot (``.github/x``,
@@ -645,6 +648,12 @@ def is_hidden_path(path: str) -> bool:
     (``.github/x.md``, ``notes/.draft.md``): a markdown file there is kept as a file, no page
     (:data:`HIDDEN_WHY`). A ``.raw/`` sidecar's path is one too (its own rule keeps it no page)."""
     return "/." in "/" + path
+
+
+def hidden_page_note(path: str) -> str:
+    """What import and sync add to a hidden note's warning when a page an older gbrain stored
+    there became its file (``; it was a page: its versions stay in `gbrain history SLUG```)."""
+    return f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
 
 
 def is_hidden_why(why: str | None) -> bool:

@@ -133,7 +133,7 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, is_hidden_path, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, hidden_page_note, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -2129,7 +2129,7 @@ class SyncEngine:
         first and made a file at the next sync): nothing is lost either way. One query of the
         pages' paths; none found, nothing else is read."""
         rows = self.conn.execute("SELECT path, content_hash FROM pages WHERE path LIKE '.%' OR path LIKE '%/.%'").fetchall()
-        todo = [(r[0], r[1]) for r in rows if is_hidden_path(r[0]) and r[0] in listed]
+        todo = [(r[0], r[1]) for r in rows if r[0] in listed]  # (the LIKEs are slugs.is_hidden_path)
         if not todo:
             return
         done = []
@@ -2146,7 +2146,7 @@ class SyncEngine:
                 self.brain.save_file(p, data, "blob")
                 done.append(p)
         for p in done:
-            self._warn(f"{shown(p)}: {slug_problem(slug_for_path(p))}; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`")
+            self._warn(f"{shown(p)}: {slug_problem(slug_for_path(p))}{hidden_page_note(p)}")
 
     def _unchanged(self, stats: list[tuple[str, int, int]]) -> tuple[dict[str, str], dict[str, tuple[str, str]], set[str], int]:
         """The paths a full round need not plan, found by set operations in one read snapshot.

@@ -33,7 +33,7 @@ from ..storage.derive import PendingLinks
 from ..page.journals import CONFIG, split_dirs
 from ..page.links import graph_roots, is_graph_config
 from ..page.markdown import page_property_syntax, reads_graphs
-from ..page.slugs import cmd_arg, is_hidden_path, is_hidden_why, is_markdown, shown, slug_for_path, slug_problem, twin_warning
+from ..page.slugs import cmd_arg, hidden_page_note, is_hidden_path, is_hidden_why, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from ..page.slugs import nfc as slugs_nfc
 from ..page.slugs import WINDOWS_PATH_MAX
 from . import verify
@@ -554,7 +554,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
     # pages a brain stored under a hidden name before the hidden rule (slugs.HIDDEN_WHY): read
     # again, whatever their stat, so the note becomes the file it now is (the page trashed, said)
-    hidden_pages = {p for p, (_, k) in stored.items() if k == "page" and is_hidden_path(p)}
+    hidden_pages = {p for p in stored if is_hidden_path(p)}  # (stored: the pages only, so far)
     pages_before = len(stored)
     client, bound = _binding(brain, rootp)
     recorded = _Recorded(brain, client, bound, rootp)
@@ -790,8 +790,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     clash = slugs.first(i)
                     if clash:
                         kind, text, w = "blob", None, twin_warning(path, clash)
-                if w and path in hidden_pages and kind != "page":
-                    w += f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
+                if w and path in hidden_pages:  # (a hidden note is never classified a page)
+                    w += hidden_page_note(path)
                 if w:
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
