@@ -2456,8 +2456,10 @@ class Brain:
         form = tag_merge_form(tag)
         has = next((t for t in page.all_tags if tag_merge_form(t) == form), None)
         if has is not None:  # (the page has it in a rarer spelling lint merges: a second one would be one tag twice)
+            fix = ("`gbrain lint --fix-safe` writes one spelling everywhere" if has in page.tags else  # (lint-fix edits the tags property only)
+                   f"its text writes '#{has}': rename it there by hand, as lint's tag_duplicates says")
             return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"],
-                              note=f"it has '{has}', the same tag to lint's tag_duplicates (`gbrain lint --fix-safe` writes one spelling everywhere)")
+                              note=f"it has '{has}', a spelling of the same tag ({fix})")
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
             res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")
