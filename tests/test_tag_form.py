@@ -198,6 +198,24 @@ def test_a_rarer_spelling_written_only_in_the_text_is_named_as_a_hand_edit(tmp_p
         assert b.get_text("bob") == notes["bob.md"]
 
 
+def test_a_rarer_spelling_in_a_notion_tags_line_is_named_with_that_line(tmp_path, db_path):
+    """A Notion export's page whose ``Tags:`` line writes ``cfo_candidate``: ``tag PAGE
+    cfo-candidate`` leaves it as it is; the note names the Notion Tags: line (no ``#cfo_candidate``
+    is in its text, and lint-fix edits the tags property only), as lint's tag_duplicates does. Both engines."""
+    nid = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+    notes = {f"p{i}.md": "---\ntags: [cfo-candidate]\n---\nx\n" for i in range(2)}
+    notes[f"Companies {nid}/Acme {nid}.md"] = "# Acme\n"
+    notes[f"Wiki {nid}/Plan {nid}.md"] = (f"# Plan\n\nStatus: Done\nTags: infra, cfo_candidate\n"
+                                          f"Company: Acme (../Companies%20{nid}/Acme%20{nid}.md)\n\nBody\n")
+    write_tree(tmp_path / "v", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        slug = f"Wiki {nid}/Plan {nid}"
+        r = ops.run("tag", {"slug": slug, "tag": "cfo-candidate"}, ops.Context(), brain=b)
+        assert not r["changed"] and "Notion Tags: line" in r["note"] and "#cfo_candidate" not in r["note"], r
+        assert b.get_text(slug) == notes[f"Wiki {nid}/Plan {nid}.md"]
+
+
 def test_a_missed_tag_filter_names_the_tags_as_tags_spells_them(tmp_path, db_path):
     """A tag filter no page has (``list --tag``, search's ``tag``) named the brain's tags and its
     slips in the spelling most pages use, ties to the smallest by code point (``Finance-Team``),

@@ -2456,8 +2456,11 @@ class Brain:
         form = tag_merge_form(tag)
         has = next((t for t in page.all_tags if tag_merge_form(t) == form), None)
         if has is not None:  # (the page has it in a rarer spelling lint merges: a second one would be one tag twice)
+            line = None if has in page.tags else self.tag_line(row, page, tag_identity(has))[0]  # (a Logseq tags:: or Notion Tags: line)
             fix = ("`gbrain lint --fix-safe` writes one spelling everywhere" if has in page.tags else  # (lint-fix edits the tags property only)
-                   f"its text writes '#{has}': rename it there by hand, as lint's tag_duplicates says")
+                   f"its {line} writes '{has}'" if line else f"its text writes '#{has}'")
+            if has not in page.tags:
+                fix += ": rename it there by hand, as lint's tag_duplicates says"
             return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"],
                               note=f"it has '{has}', a spelling of the same tag ({fix})")
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
