@@ -2421,7 +2421,8 @@ class Brain:
         :func:`~gbrain.page.slugs.tag_merge_form`) is written in their spelling (:meth:`_tag_spelling`:
         the one ``gbrain tags`` shows and lint's ``--fix-safe`` renames to), with a ``note`` saying so;
         a page having the tag in that spelling, or in another of that form (``cfo_candidate``), is left
-        as it is (the ``note`` says which; lint's ``--fix-safe`` merges spellings). A tag no page has
+        as it is (the ``note`` says which, and how to merge: lint's ``--fix-safe`` for the tags property, by
+        hand for an inline ``#tag`` or a Notion ``Tags:``/Logseq ``tags::`` line, :meth:`tag_line`). A tag no page has
         is written as given (Obsidian shows a tag's first spelling).
         Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
