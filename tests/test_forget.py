@@ -1360,3 +1360,25 @@ def test_asking_for_a_purged_version_says_it_was_purged_or_pruned(db_path):
         with pytest.raises(NotFound) as e:
             run("get", {"slug": "ops/deploy", "version": 1}, brain=b)
         assert "purged" in str(e.value) and "pruned" in str(e.value) and "purge_log" in str(e.value), str(e.value)
+
+
+def test_asking_for_a_version_past_the_newest_after_a_purge_names_the_versions_left(db_path):
+    """After `purge --text` took version 1 of three, `get --version 7` said "versions: 1 to 3;
+    pruned or purged (config purge_log records each purge) ones are gone": version 1 is gone, and
+    7 was never written, no prune nor purge took it. The answer names the versions left (2 to 3)
+    and the newest; a version a purge took names `gbrain config get purge_log`, a command that runs."""
+    from gbrain.errors import NotFound
+
+    with Brain.open(db_path) as b:
+        b.put("ops/deploy", page(True))
+        b.put("ops/deploy", page(False))
+        b.put("ops/deploy", page(False) + "A line added later.\n")
+        assert run("purge", {"text": SECRET, "apply": True}, brain=b)["applied"]
+        with pytest.raises(NotFound) as e:
+            run("get", {"slug": "ops/deploy", "version": 7}, brain=b)
+        msg = str(e.value)
+        assert "versions: 2 to 3" in msg and "newest" in msg and "pruned" not in msg and "purged" not in msg, msg
+        with pytest.raises(NotFound) as e:
+            run("get", {"slug": "ops/deploy", "version": 1}, brain=b)
+        assert "`gbrain config get purge_log`" in str(e.value), str(e.value)
+        assert run("config-get", {"key": "purge_log"}, brain=b), "the command the answer names runs"

@@ -337,3 +337,5 @@ def test_a_postgres_database_that_does_not_exist_says_how_to_make_it(pg_server, 
         err = r.stderr.decode()
         assert r.returncode == 2 and 'database "gb_team_new" does not exist' in err, (args, err)
         assert "CREATE DATABASE" in err and "createdb" in err and len(err.strip().splitlines()) == 1, (args, err)
+        # (copy names its databases with --from and --to: "give an existing one with --db" sent it to an option it ignores)
+        assert "--db" not in err.replace(nosuch, ""), (args, err)

@@ -182,6 +182,40 @@ def test_tag_adds_no_second_spelling_to_a_page_that_has_the_tag_in_a_rarer_one(t
         assert b.get_text("ann") == notes["ann.md"]
 
 
+def test_a_rarer_spelling_written_only_in_the_text_is_named_as_a_hand_edit(tmp_path, db_path):
+    """A page whose rarer spelling is only an inline ``#cfo_candidate`` (most pages write
+    ``cfo-candidate``): ``tag bob cfo-candidate`` leaves it as it is, but its note said
+    `gbrain lint --fix-safe` writes one spelling everywhere, which edits the tags property only
+    (lint's own action: rename by hand). The note names the text's tag and the hand edit. Both engines."""
+    notes = {f"p{i}.md": "---\ntags: [cfo-candidate]\n---\nx\n" for i in range(2)}
+    notes["bob.md"] = "Bob #cfo_candidate inline.\n"
+    write_tree(tmp_path / "v", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("tag", {"slug": "bob", "tag": "cfo-candidate"}, ops.Context(), brain=b)
+        assert not r["changed"] and "'#cfo_candidate'" in r["note"] and "by hand" in r["note"], r
+        assert "--fix-safe" not in r["note"], r
+        assert b.get_text("bob") == notes["bob.md"]
+
+
+def test_a_rarer_spelling_in_a_notion_tags_line_is_named_with_that_line(tmp_path, db_path):
+    """A Notion export's page whose ``Tags:`` line writes ``cfo_candidate``: ``tag PAGE
+    cfo-candidate`` leaves it as it is; the note names the Notion Tags: line (no ``#cfo_candidate``
+    is in its text, and lint-fix edits the tags property only), as lint's tag_duplicates does. Both engines."""
+    nid = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+    notes = {f"p{i}.md": "---\ntags: [cfo-candidate]\n---\nx\n" for i in range(2)}
+    notes[f"Companies {nid}/Acme {nid}.md"] = "# Acme\n"
+    notes[f"Wiki {nid}/Plan {nid}.md"] = (f"# Plan\n\nStatus: Done\nTags: infra, cfo_candidate\n"
+                                          f"Company: Acme (../Companies%20{nid}/Acme%20{nid}.md)\n\nBody\n")
+    write_tree(tmp_path / "v", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        slug = f"Wiki {nid}/Plan {nid}"
+        r = ops.run("tag", {"slug": slug, "tag": "cfo-candidate"}, ops.Context(), brain=b)
+        assert not r["changed"] and "Notion Tags: line" in r["note"] and "#cfo_candidate" not in r["note"], r
+        assert b.get_text(slug) == notes[f"Wiki {nid}/Plan {nid}.md"]
+
+
 def test_a_missed_tag_filter_names_the_tags_as_tags_spells_them(tmp_path, db_path):
     """A tag filter no page has (``list --tag``, search's ``tag``) named the brain's tags and its
     slips in the spelling most pages use, ties to the smallest by code point (``Finance-Team``),

@@ -2421,7 +2421,8 @@ class Brain:
         :func:`~gbrain.page.slugs.tag_merge_form`) is written in their spelling (:meth:`_tag_spelling`:
         the one ``gbrain tags`` shows and lint's ``--fix-safe`` renames to), with a ``note`` saying so;
         a page having the tag in that spelling, or in another of that form (``cfo_candidate``), is left
-        as it is (the ``note`` says which; lint's ``--fix-safe`` merges spellings). A tag no page has
+        as it is (the ``note`` says which, and how to merge: lint's ``--fix-safe`` for the tags property, by
+        hand for an inline ``#tag`` or a Notion ``Tags:``/Logseq ``tags::`` line, :meth:`tag_line`). A tag no page has
         is written as given (Obsidian shows a tag's first spelling).
         Raises :class:`BadInput` for a tag holding a control or invisible character, or white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
@@ -2456,8 +2457,13 @@ class Brain:
         form = tag_merge_form(tag)
         has = next((t for t in page.all_tags if tag_merge_form(t) == form), None)
         if has is not None:  # (the page has it in a rarer spelling lint merges: a second one would be one tag twice)
+            line = None if has in page.tags else self.tag_line(row, page, tag_identity(has))[0]  # (a Logseq tags:: or Notion Tags: line)
+            fix = ("`gbrain lint --fix-safe` writes one spelling everywhere" if has in page.tags else  # (lint-fix edits the tags property only)
+                   f"its {line} writes '{has}'" if line else f"its text writes '#{has}'")
+            if has not in page.tags:
+                fix += ": rename it there by hand, as lint's tag_duplicates says"
             return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"],
-                              note=f"it has '{has}', the same tag to lint's tag_duplicates (`gbrain lint --fix-safe` writes one spelling everywhere)")
+                              note=f"it has '{has}', a spelling of the same tag ({fix})")
         body = None if page.frontmatter_raw else notion_tag_added(page.body, row["path"], tag)
         if body is not None:  # a Notion export's page: a frontmatter block would end its Tags: line's and relations' reading
             res = self._edit(row, (BOM if page.bom else "") + body, _notion_tags_check(page, tag_identity(tag), True), "tag")

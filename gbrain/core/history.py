@@ -1152,11 +1152,14 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
                 f"`gbrain history {cmd_arg(key)}` lists them all")
     # a version goes by history-prune or by purge; once a purge ran, say both (its log keeps no names,
     # only counts and hashes): "pruned" alone sent a user who purged looking for a prune nobody ran
-    gone = ("pruned or purged (config purge_log records each purge)"
-            if c.execute("SELECT 1 FROM config WHERE key = 'purge_log'").fetchone() else "pruned")
+    listed = f"`gbrain history {cmd_arg(key)}` lists them"
+    if hi is not None and n > hi:  # (never written: no prune nor purge takes a name's newest version)
+        return f"{key} has no version {n} (versions: {lo} to {hi}, the newest; {listed})"
+    purged = c.execute("SELECT 1 FROM config WHERE key = 'purge_log'").fetchone()
+    how = "pruned or purged (`gbrain config get purge_log` lists each purge)" if purged else "pruned"
     if lo is not None and n < lo:
-        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were {gone} and are gone: `gbrain history {cmd_arg(key)}` lists them)"
-    return f"{key} has no version {n} (versions: 1 to {hi}; {gone} ones are gone: `gbrain history {cmd_arg(key)}` lists them)"
+        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were {how} and are gone: {listed})"
+    return f"{key} has no version {n} (versions: {lo or 1} to {hi}; it was {how} and is gone: {listed})"
 
 
 def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:

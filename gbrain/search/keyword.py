@@ -1701,12 +1701,20 @@ def _term(word: str, prefixes: "set[str] | frozenset[str]" = frozenset()) -> str
     return _quote(word) + ("*" if word in prefixes else "")
 
 
+def _stem_prefixes(words: list[str], prefixes: "set[str]") -> dict[str, str]:
+    """``{word: stem prefix}`` of the query ``words`` the search matched by their Russian stem's
+    prefix (``коты`` → ``кот``: the stem is among the ``prefixes`` the search's parts hold, and the
+    word is not itself written as a prefix): :func:`_stem_terms` (SQLite) and :func:`_rank_pg`'s
+    per-word name tsqueries."""
+    return {w: s for w in words if w not in prefixes and (s := russian.prefix(w)) and s in prefixes}
+
+
 def _stem_terms(words: list[str], prefixes: "set[str]") -> "Callable[[str], str]":
     """The FTS5 term of each query word as :func:`fts_parts` searched it: :func:`_term`, but a
     Russian word searched by its stem's prefix (``коты`` → ``"кот"*``: the stem is among the
     ``prefixes`` the parts hold, and the word is not itself written as a prefix) by that prefix.
     ``words``: :func:`query_words`' casefolded words."""
-    stems = {w: s for w in words if w not in prefixes and (s := russian.prefix(w)) and s in prefixes}
+    stems = _stem_prefixes(words, prefixes)
     return lambda word: _term(stems[word], prefixes) if word in stems else _term(word, prefixes)
 
 
@@ -4354,7 +4362,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # name evidence: per query word; a Russian word by the stem prefix it was searched by (``коты``
     # → ``'кот':*``, as SQLite's _stem_terms): the names then tell a form of it from another word
     pre = {t for k, t in parts if k == "prefix"}
-    stems = {w: x for w in words if w not in pre and (x := russian.prefix(w)) and x in pre}
+    stems = _stem_prefixes(words, pre)
     per = [_pg_parts_tsquery([("prefix", stems[w])]) if w in stems else _pg_tsquery([w]) for w in words]
     wargs = [x for _, wa in per for x in wa]
     depth = max(int(limit), RERANK)

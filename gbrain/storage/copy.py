@@ -157,7 +157,8 @@ def _fetched(cur, n: int) -> Iterator[list]:
 def sqlite_client(src, folder: str | None = None) -> str:
     """The Postgres sync client a copy to SQLite keeps (a SQLite brain syncs with one folder):
     the one of ``folder`` on this machine (``host:/absolute/folder``, :func:`db.sync_client`) when
-    given, else the first one of this machine, else the first one (``''`` when none). Raises
+    given (or the client id ``folder`` names, as ``gbrain sync-clients`` lists it), else the first
+    one of this machine, else the first one (``''`` when none). Raises
     :class:`~gbrain.errors.BadInput` naming the brain's folders when ``folder`` is none of them."""
     import socket
 
@@ -165,6 +166,8 @@ def sqlite_client(src, folder: str | None = None) -> str:
     if folder:
         from ..errors import BadInput
 
+        if str(folder) in rows:  # (a client id as `gbrain sync-clients` lists it, host:/folder, as sync-forget takes it)
+            return str(folder)
         want = f"{socket.gethostname()}:{os.path.abspath(os.path.expanduser(str(folder)))}"
         if want not in rows:
             raise BadInput(f"{folder} is not a folder this brain syncs with on this machine; its folders: "

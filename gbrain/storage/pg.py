@@ -356,7 +356,7 @@ def _cannot_connect(e: object, url: str) -> GBrainError:
     if m is None:
         return GBrainError(msg)
     return BadInput(f"{msg}; gbrain makes its tables, not the database: create it first (`createdb {m.group(1)}`, "
-                    f"or `CREATE DATABASE \"{m.group(1)}\"` in psql), or give an existing one with --db")
+                    f"or `CREATE DATABASE \"{m.group(1)}\"` in psql), or name an existing one")
 
 
 def _broken(c) -> bool:
