@@ -179,3 +179,29 @@ def test_query_puts_a_sync_tools_copy_right_below_its_page(tool_brain):
     for mode in ("hybrid", "keyword"):
         hits = [h["slug"] for h in hybrid.query(tool_brain, "Yara Kowalski", model=model, limit=5, mode=mode)["hits"]]
         assert hits[0] == "people/yara-kowalski", (mode, hits)
+
+
+def test_search_text_says_which_hit_is_a_copy_and_of_what(brain):
+    """A copy whose page is no candidate keeps its rank (a team's trial: the rewritten *Home*'s old
+    words found three conflict copies first, told apart from the page by the ``.conflict-`` in their
+    names alone). The text answer says so after the title; a page's own line is as before."""
+    from gbrain import operations as ops
+
+    def text_of(query: str) -> str:
+        return ops.REGISTRY["search"].text(ops.run("search", {"query": query, "limit": 5}, ops.Context(), brain=brain), {})
+
+    text = text_of("Quillon Marsh")
+    assert text.splitlines()[0].endswith("Quillon Marsh  (conflict copy of people/solo)"), text
+    text = text_of("Yara Kowalski")
+    first, *_ = text.splitlines()
+    assert first.startswith("people/yara-kowalski  (") and "conflict copy" not in first, text
+    assert "(conflict copy of people/yara-kowalski)" in text, text
+
+
+def test_query_text_says_which_hit_is_a_copy_too(brain):
+    """``query``'s text answer (keywords alone here: no embeddings) marks a copy as ``search``'s does."""
+    from gbrain import operations as ops
+
+    r = ops.run("query", {"question": "Quillon Marsh", "limit": 5}, ops.Context(), brain=brain)
+    text = ops.REGISTRY["query"].text(r, {})
+    assert text.splitlines()[0].endswith("Quillon Marsh  (conflict copy of people/solo)"), text

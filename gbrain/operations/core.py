@@ -21,7 +21,7 @@ from ..page.slugs import cmd_arg, is_hidden_path, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
-    ANY_DEPTH, LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, month_or_year, obj, op, read_slug,
+    ANY_DEPTH, LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, copy_mark, limit_param, month_or_year, obj, op, read_slug,
 )
 
 
@@ -1845,11 +1845,13 @@ def _list(b, a, ctx):
 
 def _hits_text(hits: list[dict]) -> str:
     """Search hits as text, with the score (comparable within one search: the best keyword
-    match alone scores 1, a page named by the query more) and the fields that matched."""
+    match alone scores 1, a page named by the query more) and the fields that matched; a conflict
+    copy (sync's or a file-sync tool's: :func:`~gbrain.page.slugs.copy_original`) says whose copy
+    it is after its title (:func:`~gbrain.operations.registry.copy_mark`)."""
     if not hits:
         return Nothing("no matches")
     return "\n".join(
-        f"{h['slug']}  ({score_text(h['score'])}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {_marked(h)}"
+        f"{h['slug']}  ({score_text(h['score'])}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}{copy_mark(h['slug'])}\n    {_marked(h)}"
         for h in hits
     )
 

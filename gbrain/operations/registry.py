@@ -1257,6 +1257,17 @@ def tools_json() -> list[dict]:
 # ---------------------------------------------------------------------------
 
 
+def copy_mark(slug: str) -> str:
+    """What a text answer writes after a hit's title when the hit is a conflict copy (sync's
+    ``NAME.conflict-…`` or a file-sync tool's: :func:`~gbrain.page.slugs.copy_original`):
+    ``"  (conflict copy of people/solo)"``; ``""`` for any other page. A copy whose page is no
+    candidate keeps its rank (docs/search.md), told apart from a page by its name alone before."""
+    from ..page.slugs import copy_original
+
+    orig = copy_original(slug)
+    return f"  (conflict copy of {orig})" if orig else ""
+
+
 class Nothing(str):
     """What a text renderer answers for an empty answer (``(none)``, ``no matches``, ``the trash
     is empty``): the CLI says it on stderr and prints nothing on stdout, so a script counting lines

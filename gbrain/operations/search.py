@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import PREFIX, RANK_DEPTH, SINCE, TAG, TYPE, Cancelled, _since, Context, Nothing, Param, limit_param, obj, op, read_slug
+from .registry import PREFIX, RANK_DEPTH, SINCE, TAG, TYPE, Cancelled, _since, Context, Nothing, Param, copy_mark, limit_param, obj, op, read_slug
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -371,7 +371,7 @@ def _query_text(r: dict, a: dict) -> str:
     if not r["items"]:
         return Nothing("no matches")
     return "\n".join(f"{h['slug']}  ({h['score']:.3f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "")
-                     + f")  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["items"])
+                     + f")  {h['title']}{copy_mark(h['slug'])}\n    {_shorten(h['passage'], 240)}" for h in r["items"])
 
 
 def _shorten(text: str, width: int) -> str:
