@@ -158,3 +158,35 @@ def test_pages_of_a_substring_search_and_of_a_corrected_query(tmp_path, db_path)
         # a page past the typed query's last hit (its words found pages: no correction searched)
         past = ops.run("search", {"query": "lantern moood", "limit": 5}, ops.Context(surface="mcp", on_warning=lambda _m: None, skip=7), brain=b)
         assert past == [] and len(_ranking("search", "query", "lantern moood", 100, b)) == 7
+
+
+def test_search_pages_that_end_before_the_last_match_say_so(ranked_brain, monkeypatch):
+    """A word in more pages than the keyword ranking reads whole (SQLite RANK_BOUND, Postgres
+    PG_RANK_BOUND) is ranked over a window of its pages (RANK_WINDOW, PG_CANDIDATES): obsidian-hub's
+    "plugin", in 6,047 of 6,572 pages, paged to 1,987 hits on SQLite and 4,087 on Postgres, then
+    next_cursor null and nothing said, though search's pages claim to run to the last match. Bounds
+    shrunk here so the 400-page brain's common word passes them: the end says more pages match."""
+    from gbrain.search import keyword
+
+    with Brain.open(ranked_brain) as b:
+        every = _ranking("search", "query", "work", 1000, b)
+        assert len(every) > 200
+        monkeypatch.setattr(keyword, "RANK_BOUND", 50)
+        monkeypatch.setattr(keyword, "RANK_WINDOW", 60)
+        monkeypatch.setattr(keyword, "PG_RANK_BOUND", 50)
+        monkeypatch.setattr(keyword, "PG_CANDIDATES", 60)
+        told: list[str] = []
+        ctx = ops.Context(surface="mcp", on_warning=told.append)
+        seen, cursor = [], None
+        while True:
+            r = ops.run_tool("search", {"query": "work", "limit": 40, **({"cursor": cursor} if cursor else {})}, ctx, brain=b)
+            seen += [h["slug"] for h in r["items"]]
+            cursor = r["next_cursor"]
+            if not cursor:
+                break
+        assert len(seen) == len(set(seen))
+        assert len(seen) < len(every)  # (the window: what the bounds are for)
+        assert any("more pages match" in m for m in told), told
+        told.clear()
+        ops.run_tool("search", {"query": "work", "limit": 10}, ctx, brain=b)  # (a page that is not the last: nothing said)
+        assert not any("more pages match" in m for m in told), told
