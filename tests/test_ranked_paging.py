@@ -190,3 +190,23 @@ def test_search_pages_that_end_before_the_last_match_say_so(ranked_brain, monkey
         told.clear()
         ops.run_tool("search", {"query": "work", "limit": 10}, ctx, brain=b)  # (a page that is not the last: nothing said)
         assert not any("more pages match" in m for m in told), told
+
+
+def test_a_search_page_after_a_write_that_moved_the_ranking_says_so(db_path):
+    """Search's cursor is an offset into the ranking: a page written between two pages that ranks
+    above the cursor's place pushes the first page's last hit onto the next, shown twice with
+    nothing said (make_brain-like canvas brain: 'roadmap' page 1, a new page named Roadmap put, page
+    2 began with page 1's last hit). The cursor carries its page's last hit; the next page that
+    finds another hit there says the ranking changed."""
+    ctx = ops.Context(surface="mcp", on_warning=lambda _m: None)
+    with Brain.open(db_path, create=True) as b:
+        for i in range(30):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\n" + "lantern " * (1 + i % 7) + "filler words here " * (i % 5) + "\n")
+        one = ops.run_tool("search", {"query": "lantern", "limit": 10}, ctx, brain=b)
+        two = ops.run_tool("search", {"query": "lantern", "limit": 10, "cursor": one["next_cursor"]}, ctx, brain=b)
+        assert "note" not in two and not {h["slug"] for h in one["items"]} & {h["slug"] for h in two["items"]}
+        b.put("Lantern", "# Lantern\n\nlantern lantern lantern\n")
+        again = ops.run_tool("search", {"query": "lantern", "limit": 10, "cursor": one["next_cursor"]}, ctx, brain=b)
+    shown = [h["slug"] for h in one["items"]]
+    assert again["items"][0]["slug"] == shown[-1]  # (the hit shown already: the ranking moved by one)
+    assert "changed" in again.get("note", ""), again.get("note")
