@@ -430,3 +430,16 @@ def test_a_canvas_the_query_names_ranks_as_a_page_so_named(db_path):
     hit = next(h for h in _search(db_path, "Roadmap 2027") if h["slug"] == "Plans/Roadmap 2027.canvas")
     assert hit["score"] > 1 and "title" in hit["signals"] and hit["node"] == "n0"
     assert [h["slug"] for h in _search(db_path, "roadmap", "--prefix", "Plans")] == ["Plans/Roadmap 2027.canvas"]
+
+
+def test_a_word_naming_a_canvas_is_no_typo(db_path):
+    """A canvas's name is evidence as a page's title (keyword._canvas_names), so a word only a
+    canvas's file name holds is no typo: `Quarterplan` found `Quarterplan.canvas` and still
+    warned `did you mean: "quarterplat"? (no page holds "Quarterplan")`, a page's word one letter off."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "# Alpha\n\nthe quarterplat is here\n")
+        b.save_file("Quarterplan.canvas", _canvas(("text", "text", "ship it"), ("text", "text", "hire")))
+    r = gbrain_in_process("search", "Quarterplan", "--json", "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert [h["slug"] for h in json.loads(r.stdout)] == ["Quarterplan.canvas"]
+    assert b"did you mean" not in r.stderr, r.stderr

@@ -158,3 +158,55 @@ def test_pages_of_a_substring_search_and_of_a_corrected_query(tmp_path, db_path)
         # a page past the typed query's last hit (its words found pages: no correction searched)
         past = ops.run("search", {"query": "lantern moood", "limit": 5}, ops.Context(surface="mcp", on_warning=lambda _m: None, skip=7), brain=b)
         assert past == [] and len(_ranking("search", "query", "lantern moood", 100, b)) == 7
+
+
+def test_search_pages_that_end_before_the_last_match_say_so(ranked_brain, monkeypatch):
+    """A word in more pages than the keyword ranking reads whole (SQLite RANK_BOUND, Postgres
+    PG_RANK_BOUND) is ranked over a window of its pages (RANK_WINDOW, PG_CANDIDATES): obsidian-hub's
+    "plugin", in 6,047 of 6,572 pages, paged to 1,987 hits on SQLite and 4,087 on Postgres, then
+    next_cursor null and nothing said, though search's pages claim to run to the last match. Bounds
+    shrunk here so the 400-page brain's common word passes them: the end says more pages match."""
+    from gbrain.search import keyword
+
+    with Brain.open(ranked_brain) as b:
+        every = _ranking("search", "query", "work", 1000, b)
+        assert len(every) > 200
+        monkeypatch.setattr(keyword, "RANK_BOUND", 50)
+        monkeypatch.setattr(keyword, "RANK_WINDOW", 60)
+        monkeypatch.setattr(keyword, "PG_RANK_BOUND", 50)
+        monkeypatch.setattr(keyword, "PG_CANDIDATES", 60)
+        told: list[str] = []
+        ctx = ops.Context(surface="mcp", on_warning=told.append)
+        seen, cursor = [], None
+        while True:
+            r = ops.run_tool("search", {"query": "work", "limit": 40, **({"cursor": cursor} if cursor else {})}, ctx, brain=b)
+            seen += [h["slug"] for h in r["items"]]
+            cursor = r["next_cursor"]
+            if not cursor:
+                break
+        assert len(seen) == len(set(seen))
+        assert len(seen) < len(every)  # (the window: what the bounds are for)
+        assert any("more pages match" in m for m in told), told
+        told.clear()
+        ops.run_tool("search", {"query": "work", "limit": 10}, ctx, brain=b)  # (a page that is not the last: nothing said)
+        assert not any("more pages match" in m for m in told), told
+
+
+def test_a_search_page_after_a_write_that_moved_the_ranking_says_so(db_path):
+    """Search's cursor is an offset into the ranking: a page written between two pages that ranks
+    above the cursor's place pushes the first page's last hit onto the next, shown twice with
+    nothing said (make_brain-like canvas brain: 'roadmap' page 1, a new page named Roadmap put, page
+    2 began with page 1's last hit). The cursor carries its page's last hit; the next page that
+    finds another hit there says the ranking changed."""
+    ctx = ops.Context(surface="mcp", on_warning=lambda _m: None)
+    with Brain.open(db_path, create=True) as b:
+        for i in range(30):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\n" + "lantern " * (1 + i % 7) + "filler words here " * (i % 5) + "\n")
+        one = ops.run_tool("search", {"query": "lantern", "limit": 10}, ctx, brain=b)
+        two = ops.run_tool("search", {"query": "lantern", "limit": 10, "cursor": one["next_cursor"]}, ctx, brain=b)
+        assert "note" not in two and not {h["slug"] for h in one["items"]} & {h["slug"] for h in two["items"]}
+        b.put("Lantern", "# Lantern\n\nlantern lantern lantern\n")
+        again = ops.run_tool("search", {"query": "lantern", "limit": 10, "cursor": one["next_cursor"]}, ctx, brain=b)
+    shown = [h["slug"] for h in one["items"]]
+    assert again["items"][0]["slug"] == shown[-1]  # (the hit shown already: the ranking moved by one)
+    assert "changed" in again.get("note", ""), again.get("note")

@@ -1070,6 +1070,15 @@ def _resume(prints: list[str], shown: str) -> int | None:
     return None
 
 
+def _hit_print(hit: dict) -> str:
+    """A ranked hit's print in a cursor (:attr:`Operation.rank_skip`): 8 hex digits of its slug
+    (and a canvas hit's card), so the next page can tell whether the hit before it is still the
+    one the cursor's page ended with (a page written between two pages moves the ranking)."""
+    import hashlib
+
+    return hashlib.sha1(f"{hit.get('slug')}\0{hit.get('node') or ''}".encode()).hexdigest()[:8]
+
+
 def _cursor_answer(cursor: str) -> str | None:
     """The answer fingerprint a cursor carries (None: none; a cursor :func:`decode_cursor` took)."""
     import base64
@@ -1139,6 +1148,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
     ranked = 0  # the depth of the ranking the pages are cut from (search, query)
+    moved = False  # (rank_skip) the hit the cursor's page ended with is no longer where it stood
     base = 0  # the items the handler left out (rank_skip): ``result`` starts at that one
     if o.page == "cut":
         whole = run(name, a, ctx, brain)
@@ -1158,7 +1168,13 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         want = a.get("limit") or o.page_size
         depth = max(o.rank_depth, want)
         if o.rank_skip and depth == o.rank_depth:
-            result = run(name, dict(a, limit=min(depth - offset, want + 1)), dataclasses.replace(ctx, skip=offset), brain)
+            # (the cursor names its page's last hit: read from that one, which must still be there)
+            shown = _cursor_answer(cursor) if cursor and offset else None
+            back = 1 if shown else 0
+            result = run(name, dict(a, limit=min(depth - offset + back, want + 1 + back)), dataclasses.replace(ctx, skip=offset - back), brain)
+            if back:
+                moved = not result or _hit_print(result[0]) != shown
+                result = result[1:]
             base, offset = offset, 0
         else:
             result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
@@ -1229,6 +1245,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if o.page_seek and page:  # the last item's sort key (base64 JSON: no ':' in a cursor's part)
         seek = seeks[len(page) - 1] if seeks else o.page_seek(a, page[-1])
         mark = base64.urlsafe_b64encode(dumps(seek).encode()).decode().rstrip("=")
+    if o.rank_skip and page:  # the page's last hit (the next page checks it is still there)
+        mark = _hit_print(page[-1])
     nxt = encode_cursor(o, key_args, base + offset + len(page), mark) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
@@ -1238,6 +1256,9 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if restarted and not cut:
         cut = {"note": f"the last {restarted} items the page this cursor came from listed are all gone (fixed meanwhile): this page "
                        "starts again at the first one left; some may repeat"}
+    if moved and not cut:
+        cut = {"note": "the ranking changed since the page this cursor came from (a page written meanwhile): some hits may repeat "
+                       "or be missed; call again without cursor to read it from the start"}
     if nxt and not cut and "limit" in defaulted:  # an agent's default limit cut the list (brain_changes: 20)
         cut = {"note": f"the first {len(page):,} (`limit` {a['limit']} by default); pass next_cursor as cursor for more, or a larger `limit`"}
     if o.page_key:

@@ -2639,7 +2639,9 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
     cover: dict[int, float] = {}
-    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [term(x) for x in word_idf], cover=cover if coordinate else None)
+    ranked, bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [term(x) for x in word_idf], cover=cover if coordinate else None)
+    if bounded and facts is not None:  # (a window of the matches ranked, not every one: search says so at its end)
+        facts[BOUNDED] = True
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
@@ -2812,6 +2814,12 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         _exact_names_above(out, exact, near)
     _best_first(conn, out, ids)
     return _past_rescored(out, rest, int(limit)), (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+#: :func:`_rank`'s ``facts`` key: True when the ranking read a window of the matching pages, not
+#: every one (a word in more pages than :data:`RANK_BOUND` / :data:`PG_RANK_BOUND`), so a ranking
+#: shorter than asked is no sign of the last match (:func:`search` says so)
+BOUNDED = "bounded"
 
 
 def _rescored_split(out: list[dict], rescored: list[int]) -> tuple[list[dict], list[dict]]:
@@ -4420,6 +4428,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             break
         rare.append(i)
         tot += dfs[i]
+    if len(rare) < len(live) and facts is not None:  # (windows of the common terms' pages, not every match: search says so at its end)
+        facts[BOUNDED] = True
     rlists, rargs = [], []  # every page of the rare terms
     for i in rare:
         lsql, la = listed(*per_term[i], PG_RANK_BOUND)
@@ -5026,6 +5036,11 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
             if warn:
                 warn(f"no page holds {query.strip()!r} as written: pages holding its words apart (put it in quotes for that text only)")
             query, folded, spelled, q = loose, loose, loose, fts_query(loose)
+    if warn and facts.get(BOUNDED) and len(ranked) < int(limit) + offset:
+        # the ranking ended before the hits asked, but it read a window of a common word's pages
+        # (_bm25_top's case 3, _rank_pg's windows), not every match: its last page says so
+        warn(f"the hits end at {len(ranked):,} but more pages match: a word in most pages is ranked over a window of its "
+             "pages, not every one; narrow the search (type, tag, prefix, other words)")
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
     canvases = [] if only.type or only.tag or only.since else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
