@@ -920,11 +920,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     for w in (portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths)
               + plain_rule_hint(brain, new_paths)):
         warn(w)
-    # (an import that wrote nothing changed no raw row: its report counts the sidecars and rows
-    # stored without parsing every sidecar's JSON again, as a sync round that changed nothing)
-    wrote = bool(counts["pages_written"] or counts["files_written"] or parsed_counts or changed_names or resolve_all)
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)},
-                        left_alone={p: PURGED for p in purged_skipped} or None, raw_check=wrote)
+                        left_alone={p: PURGED for p in purged_skipped} or None)  # (raw rows checked even when nothing was written: import validates, test_reimport)
     rep["purged_skipped"] = purged_skipped[: verify.MAX_LISTED]
     rep["purged_skipped_count"] = len(purged_skipped)
     if kept_brain:
