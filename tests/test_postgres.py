@@ -657,10 +657,9 @@ def test_search_ranks_a_bounded_candidate_set_and_keeps_every_name_match(pg_url,
         assert [h["slug"] for h in keyword.search(b.conn, "pricing", limit=40)] == full
 
 
-def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_first(pg_url, brain_tree, tmp_path):
-    """A Postgres brain synced with two folders has two clients (host:folder), each with its own
-    base; `copy` to SQLite (one folder per file) keeps the first client of this machine as the
-    file's binding, so syncing that folder with the copy finds nothing to do."""
+def _synced_from_two_folders(pg_url, brain_tree, tmp_path):
+    """The brain at ``pg_url`` bound to and synced with two folders of this machine: ``brain_tree``
+    first, then a copy of it, ``tmp_path / "other"`` (returned)."""
     import shutil
 
     from gbrain.sync.engine import SyncEngine
@@ -673,6 +672,17 @@ def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_fir
             e.bind()
             assert e.sync()["ok"]
             e.close()
+    return other
+
+
+def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_first(pg_url, brain_tree, tmp_path):
+    """A Postgres brain synced with two folders has two clients (host:folder), each with its own
+    base; `copy` to SQLite (one folder per file) keeps the first client of this machine as the
+    file's binding, so syncing that folder with the copy finds nothing to do."""
+    from gbrain.sync.engine import SyncEngine
+
+    _synced_from_two_folders(pg_url, brain_tree, tmp_path)
+    with Brain.open(pg_url) as b:
         assert len(b.conn.execute("SELECT client FROM sync_root").fetchall()) == 2
     c = tmp_path / "c.db"
     out(gbrain("copy", "--from", pg_url, "--to", str(c)))
@@ -691,18 +701,9 @@ def test_copy_to_sqlite_keeps_the_folder_asked_for(pg_url, brain_tree, tmp_path)
     person's: their folder's edit made since its last sync came back as a conflict after
     `sync --rebind`, the base gone). The copy says which folder it kept; a folder that is no
     client of the brain is bad input, nothing written."""
-    import shutil
-
     from gbrain.sync.engine import SyncEngine
 
-    other = tmp_path / "other"
-    shutil.copytree(brain_tree, other)
-    with Brain.open(pg_url) as b:
-        for root in (brain_tree, other):
-            e = SyncEngine(b, root)
-            e.bind()
-            assert e.sync()["ok"]
-            e.close()
+    other = _synced_from_two_folders(pg_url, brain_tree, tmp_path)
     (other / "people" / "ana-lima.md").write_bytes((other / "people" / "ana-lima.md").read_bytes() + b"edited in other\n")
     bad = gbrain_in_process("copy", "--from", pg_url, "--to", str(tmp_path / "x.db"), "--folder", str(tmp_path / "nope"))
     assert bad.returncode == 2 and str(other) in bad.stderr.decode() and not (tmp_path / "x.db").exists(), bad.stderr
