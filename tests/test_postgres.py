@@ -723,19 +723,9 @@ def test_copy_to_sqlite_takes_the_folder_as_sync_clients_lists_it(pg_url, brain_
     """`copy --folder` points at `gbrain sync-clients` for the folders, which lists them as client
     ids (host:/folder, as `sync-forget` takes them): given one, the copy refused it as no folder of
     the brain, its message listing that very id. A client id is taken, as `sync-forget` takes it."""
-    import shutil
     import socket
 
-    from gbrain.sync.engine import SyncEngine
-
-    other = tmp_path / "other"
-    shutil.copytree(brain_tree, other)
-    with Brain.open(pg_url) as b:
-        for root in (brain_tree, other):
-            e = SyncEngine(b, root)
-            e.bind()
-            assert e.sync()["ok"]
-            e.close()
+    other = _synced_from_two_folders(pg_url, brain_tree, tmp_path)
     c = tmp_path / "c.db"
     r = gbrain_in_process("copy", "--from", pg_url, "--to", str(c), "--folder", f"{socket.gethostname()}:{other}")
     assert r.returncode == 0 and f"kept the sync base of {other}" in r.stdout.decode(), r
