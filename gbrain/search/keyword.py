@@ -87,7 +87,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..errors import BadInput
 from ..page.linkedit import address_spans
@@ -5392,6 +5392,19 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     return hits
 
 
+def canvases_named(conn, words: list[str]) -> Iterator[tuple[str, str, set[str]]]:
+    """The stored canvases whose name (the file name but ``.canvas``, as a page's title) holds
+    every one of ``words`` (:func:`query_words`' casefolded words, each as :func:`names_word`
+    reads a name): ``(path, name, the name's words)`` in table order, one statement over the
+    files' paths ending ``.canvas``. What :func:`_canvas_names` ranks by and
+    :func:`gbrain.search.spell.holds` counts as held (no typo)."""
+    for (path,) in conn.execute("SELECT path FROM files WHERE lower(path) LIKE '%.canvas'"):
+        name = path.rsplit("/", 1)[-1][: -len(".canvas")]
+        held = name_words(name)
+        if held and all(names_word(w, held) for w in words):
+            yield path, name, held
+
+
 def _canvas_names(conn, query: str, under: str | None) -> dict[str, tuple[float, tuple | None]]:
     """The canvases whose name (the file name but ``.canvas``, as a page's title) holds every
     word of ``query`` (:func:`query_words`, each as :func:`names_word` reads a name), under the
@@ -5400,7 +5413,7 @@ def _canvas_names(conn, query: str, under: str | None) -> dict[str, tuple[float,
     query's words over the name's), plus :data:`EXACT_WEIGHT` when the name is the query (folded:
     :func:`search_form`, case): a canvas was found by its cards' words only, so ``Roadmap.canvas``
     was no hit for "roadmap" (its cards never say it) and ranked below the page *Q3 roadmap*.
-    One statement over the stored files' paths ending ``.canvas``."""
+    The canvases from :func:`canvases_named`."""
     from ..page.slugs import slug_key
 
     words = query_words(search_form(query))
@@ -5408,12 +5421,8 @@ def _canvas_names(conn, query: str, under: str | None) -> dict[str, tuple[float,
         return {}
     want = " ".join(search_form(query).split()).casefold()
     bonus: dict[str, float] = {}
-    for (path,) in conn.execute("SELECT path FROM files WHERE lower(path) LIKE '%.canvas'"):
+    for path, name, held in canvases_named(conn, words):
         if under is not None and not slug_key(path).startswith(under):
-            continue
-        name = path.rsplit("/", 1)[-1][: -len(".canvas")]
-        held = name_words(name)
-        if not held or not all(names_word(w, held) for w in words):
             continue
         exact = " ".join(search_form(name).split()).casefold() == want
         bonus[path] = NAME_WEIGHT * _precision(len(words), len(held)) + (EXACT_WEIGHT if exact else 0.0)

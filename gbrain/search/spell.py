@@ -105,7 +105,7 @@ def holds(conn, word: str) -> bool:
     by a page writing ``елки``, ``Łukasz`` by one writing ``Lukasz``), tatweel (U+0640) dropped
     as search drops it (:func:`~gbrain.search.keyword.harakat_bare`: ``مكتبـة`` is held by a page
     writing ``مكتبة``; before 2026-12-06 typo tolerance warned that no page held it), or a stored
-    canvas's file name names it as search reads a canvas's name (:func:`~gbrain.search.keyword._canvas_names`)."""
+    canvas's file name names it as search reads a canvas's name (:func:`~gbrain.search.keyword.canvases_named`)."""
     word = search_form(word)
     if "\u0640" in word:
         word = word.replace("\u0640", "") or word
@@ -127,12 +127,10 @@ def holds(conn, word: str) -> bool:
     except Exception:  # noqa: BLE001 - a brain before canvases were indexed (a read-only file of an older schema)
         return False
     # a canvas's name is evidence as a page's title (keyword._canvas_names): a word it holds is no typo
-    from .keyword import name_words, names_word, query_words
+    from .keyword import canvases_named, query_words
 
     words = query_words(word)
-    return bool(words) and any(all(names_word(w, held) for w in words)
-                               for held in (name_words(p.rsplit("/", 1)[-1][: -len(".canvas")])
-                                            for (p,) in conn.execute("SELECT path FROM files WHERE lower(path) LIKE '%.canvas'")))
+    return bool(words) and next(canvases_named(conn, words), None) is not None
 
 
 def stems(conn, words: list[str]) -> dict[str, str]:
