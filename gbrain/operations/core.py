@@ -1992,11 +1992,14 @@ def _search(b, a, ctx):
             ctx.on_warning(ins.note())
     since = _since(a.get("since"), ctx.flag("since"))
     skip = ctx.skip  # (an agent's page past the first: run_tool, rank_skip)
-    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], offset=skip, warn=ctx.on_warning, since=since)
+
+    def found(q: str, **more) -> list[dict]:  # (the filters asked, on the query as typed or as corrected)
+        return fts_search(b.conn, q, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), since=since, **more)
+    hits = found(query, limit=a["limit"], offset=skip, warn=ctx.on_warning)
     # the query as typed found nothing (a page past its first asks whether the first held any): the corrected one's hits
-    searched = bool(fix) and not hits and not (skip and fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=1, since=since))
+    searched = bool(fix) and not hits and not (skip and found(query, limit=1))
     if searched:
-        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], offset=skip, warn=ctx.on_warning, since=since)
+        hits = found(fix.query, limit=a["limit"], offset=skip, warn=ctx.on_warning)
     if fix and ctx.on_warning:
         ctx.on_warning(fix.note(searched=searched and bool(hits)))
     if not hits and not skip:
