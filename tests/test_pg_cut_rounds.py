@@ -82,6 +82,27 @@ def test_a_sync_of_many_deletions_keeps_its_progress_while_the_backend_is_cut_in
 
 
 
+def test_a_sync_after_one_that_recorded_its_rows_racy_keeps_its_progress_while_cut(pg_server, pg_url, tmp_path, monkeypatch):
+    """The deletion round above on a fast machine (the stop-60 CI): the first try recorded its
+    rows within RACY_NS of the edits, so racy (``mtime_ns`` 0: re-hashed next time). Every later
+    try's full sync settled all those rows again beside the 20 changes left, one transaction
+    of 190 paths that the cut at every 30th killed: no try ever finished ([170, 170, …]). The
+    pre-pass now settles racy rows in chunks of their own, so each try commits progress."""
+    import gbrain.sync.engine as engine
+
+    root = _hub_vault(tmp_path, pg_url)
+    _delete_and_edit(root)
+    cutter = Cutter(pg_server, lambda c: c.calls % CUT_EVERY == 0, names=("_record", "_forget", "_settle"))  # (settling cut too)
+    monkeypatch.setattr(engine, "RACY_NS", 10**15)  # the first try: every row it records is racy
+    with cutter.patched():
+        first = sync(root, pg_url, CHUNK)
+    assert first.returncode == 1, first.stderr.decode()  # (cut in its last part, as on any machine)
+    monkeypatch.setattr(engine, "RACY_NS", 1)  # later tries: the machine's clock has moved on
+    stored = cut_syncs(cutter, pg_url, root, CHUNK, _deleted_and_edited, 6)
+    assert stored[-1] == DELETED + EDITED, stored
+    _fresh_equal(pg_url)
+
+
 def _edited_vault(tmp_path, pg_url):
     """:func:`_vault` of NOTES // 4 notes, synced, then its first 3 * CHUNK notes edited: three
     chunks of plain edits for a chunked sync."""

@@ -1110,3 +1110,45 @@ def test_the_sync_after_one_that_died_after_writing_a_conflict_copy_takes_that_c
     with Brain.open(db_path) as b:
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+def test_rows_a_sync_recorded_racy_settle_in_committed_chunks_and_a_same_size_edit_among_them_is_taken(db_path, tmp_path, monkeypatch):
+    """A sync records a file changed less than RACY_NS before as racy (``mtime_ns`` 0): the next
+    sync hashes it again. Those rows (every row of a first sync or an import made right after
+    the files were written) were settled in the full sync's one transaction beside the changes:
+    on Postgres a flaky connection cut it at every try and no sync ever finished (the stop-60
+    CI, ``test_pg_cut_rounds``). The pre-pass now settles them in committed chunks of CHUNK
+    (another connection sees each before the next), and a racy file edited at the same size is
+    no row to settle but an edit, imported."""
+    import gbrain.sync.engine as engine
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(NOTES):
+        (root / f"n{i:02d}.md").write_text(f"# N{i}\n\nbody {i}\n")
+    monkeypatch.setattr(engine, "RACY_NS", 10**15)  # every row this sync records is racy
+    with Brain.open(db_path) as b, Brain.open(db_path) as other:
+        assert _sync_once(b, root)["ok"]
+
+        def racy() -> int:
+            return other.conn.execute("SELECT COUNT(*) FROM sync_state WHERE mtime_ns = 0").fetchone()[0]
+
+        assert racy() == NOTES
+        monkeypatch.setattr(engine, "RACY_NS", 1)
+        f = root / "n03.md"
+        in_place(f, f.read_bytes().replace(b"body 3", b"BODY 3"))  # the same size: told only by its bytes
+        eng = _engine(b, root, CHUNK)
+        seen: list[int] = []
+        real = eng._write_state  # (settled and recorded rows alike)
+        monkeypatch.setattr(eng, "_write_state", lambda *a: (seen.append(racy()), real(*a))[1])
+        try:
+            rep = eng.sync()
+        finally:
+            eng.close()
+        assert rep["ok"] and rep["changed"]["imported"] == ["n03.md"], rep["changed"]
+        assert "BODY 3" in b.get_text("n03")
+        assert racy() == 0
+        # n00–n02, n04 | n05–n09 | … | n20–n23 settled, each chunk committed; n03 by the full sync
+        assert seen == [24] * 4 + [20] * 5 + [15] * 5 + [10] * 5 + [5] * 4 + [1], seen
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

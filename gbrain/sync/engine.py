@@ -1578,7 +1578,7 @@ class SyncEngine:
         """The pre-pass of a whole-tree sync (``gbrain sync``: :meth:`sync` with :attr:`chunk`;
         watch's first sync and rescans): the tree's exact renames (:meth:`move_chunks`) and plain
         in-place edits past the first chunk (:meth:`plain_chunks`), found by one walk of the tree
-        against ``sync_state``, each handed to ``run`` (one committed round over those paths;
+        against ``sync_state`` (rows recorded racy first settled in batches, :meth:`_settle_racy`), each handed to ``run`` (one committed round over those paths;
         False: stop here, the full sync does the rest), so other writers get the brain between
         them (a storm while no sync ran: 2,000 notes rewritten or a folder renamed held every
         other writer for the whole sync). ``stopping()`` True between chunks stops too. The full
@@ -1597,10 +1597,14 @@ class SyncEngine:
         if found is None:
             return 0
         sc, git_fp, state, paths = found
-        if len(paths) <= n:
-            self.hand_scan(sc, git_fp)  # nothing committed: the full sync need not walk the tree again
-            return 0
         hold = set(hold)
+        racy = sorted(p for p, size, stamp in (sc.stats or ()) if (row := state.get(p)) is not None and not row[1] and row[0] == size
+                      and row[2] is not None and p not in hold)
+        if racy and len(racy) + len(paths) > n:
+            paths |= self._settle_racy(racy, state, n, stopping)
+        if len(paths) <= n:
+            self.hand_scan(sc, git_fp)  # nothing in the folder changed (settling writes none): the full sync need not walk the tree again
+            return 0
         moves, rest, move_seen = self.move_chunks(paths, set(), n, hold)
         if whole_on_mass:
             paired = {old for old, _ in move_seen.values()}
@@ -1631,6 +1635,67 @@ class SyncEngine:
         if done and not wrote:
             self.hand_scan(sc, git_fp)  # the chunks changed nothing on disk: the scan still names the tree
         return done
+
+    def _settle_racy(self, racy: list[str], state: dict, n: int, stopping: Callable[[], bool]) -> set[str]:
+        """The pre-pass's settling of rows recorded racy (``mtime_ns`` 0: the file changed less
+        than :data:`RACY_NS` before the round that recorded it, so the next round hashes it
+        again): each file of ``racy`` (paths whose ``sync_state`` row, of ``state``, is racy at
+        the size on disk) hashed (:meth:`hash_stable`) and, still holding the recorded bytes,
+        recorded again (its stat now; racy again only while that fresh), ``n`` paths to a
+        committed batch, as the full sync would in its one transaction. A sync after a fresh
+        import or a first sync finds thousands of racy rows: settled beside a few changes in
+        the full sync, one transaction that a flaky connection cut at every try (the stop-60
+        CI: 170 rows and 20 deletions, no try ever finished). A batch cut (Postgres'
+        ``Disconnected``, the server reachable) is rolled back and run once more on a new
+        connection; cut again, the rest is left to the full sync (the batches before stay
+        committed: the next try goes on from them). ``stopping()`` True between batches stops.
+        Returns the paths whose bytes differ (edits at the same size, for the chunks); a file
+        that cannot be read is left to the full sync, which says why."""
+        from ..storage.db import raise_interrupt
+        from ..storage.pg import Disconnected
+
+        edited: set[str] = set()
+        for i in range(0, len(racy), n):
+            if stopping():
+                break
+            rows = []
+            with blobs.confined(self.root):
+                for p in racy[i:i + n]:
+                    size = state[p][0]
+                    try:
+                        st = os.lstat(self._abs(p))
+                    except OSError:
+                        continue  # (gone meanwhile: the full sync sees it)
+                    if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+                        continue
+                    f = DiskFile(p, st.st_size, change_stamp(st), fid=file_id(st))
+                    hx, _why = self.hash_stable(f)
+                    if hx is None:
+                        continue
+                    if hx != state[p][2]:
+                        edited.add(p)
+                        continue
+                    f.hash = hx
+                    rows.append((p, f, state[p][3]))
+            if not rows:
+                continue
+
+            def record() -> None:
+                with self.brain.transaction():
+                    for p, f, base in rows:
+                        self._settle(p, f, base)
+            for again in (False, True):
+                try:
+                    record()
+                    break
+                except Disconnected as e:
+                    raise_interrupt(e)
+                    if e.unreachable:
+                        raise
+                    self.conn.rollback()
+                    if again:
+                        return edited
+        return edited
 
     def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str, os.stat_result | None]] | None = None) -> list[str]:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
@@ -4517,6 +4582,15 @@ class SyncEngine:
         """Record ``p`` as in sync: the file's stat (``mtime_ns`` 0 when racy), its hash, the base
         and its identity (``file_id``: taken from ``f`` or, when unknown, an lstat of the path
         now; NULL when the file is gone)."""
+        self._write_state(p, f, base)
+
+    def _settle(self, p: str, f: DiskFile, base: str | None) -> None:
+        """Record again a path whose row was racy and whose file still holds the recorded bytes
+        (:meth:`_settle_racy`): its stat now, the same hashes."""
+        self._write_state(p, f, base)
+
+    def _write_state(self, p: str, f: DiskFile, base: str | None) -> None:
+        """The ``sync_state`` row of :meth:`_record` and :meth:`_settle`."""
         mt = f.mtime_ns if time.time_ns() - f.mtime_ns >= RACY_NS else 0
         fid = f.fid
         if fid is None:
