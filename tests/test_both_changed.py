@@ -115,6 +115,21 @@ def test_a_paragraph_typed_at_the_bottom_and_a_timeline_begun_by_an_agent_merge(
     assert merge_edits(page(), page() + ENTRY_B, page() + para) is None
 
 
+@pytest.mark.engine_free
+def test_a_paragraph_typed_at_the_bottom_and_a_timeline_begun_under_timeline_split_heading_merge():
+    """Trial s61: an Obsidian vault (`timeline_split heading`), watch stopped; the person typed a
+    line at the end of a note while an agent's `put --timeline-append` began its timeline there
+    (`---`, then `## Timeline`, then the entry): the next watch made a conflict copy, for the
+    `## Timeline` heading was taken for a line that is no timeline entry. Merged as in `rule`."""
+    base = b"# Meeting\n\nWith [[Alpha]] team. #meeting\n"
+    para = b"\n- Decided: ship the canvas board.\n"
+    agent = b"\n---\n\n## Timeline\n\n" + ENTRY_B
+    merged = merge_edits(base, base + agent, base + para, "m.md", "heading")
+    assert merged == base + para + agent
+    # an agent's paragraph under a timeline heading is no timeline: still a conflict
+    assert merge_edits(base, base + b"\n---\n\n## Timeline\n\nAgent paragraph.\n", base + para, "m.md", "heading") is None
+
+
 def fresh_parts(text: bytes) -> tuple[bytes, bytes, int]:
     """(first compiled-truth line after the title, its last line, timeline entries) of a page."""
     from gbrain.page.markdown import parse_page

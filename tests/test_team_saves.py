@@ -418,6 +418,37 @@ def test_a_targeted_edit_of_the_saved_text_itself_is_no_dropped_save(tmp_path):
         eng.close()
 
 
+@pytest.mark.parametrize("op", ["move", "unlink"])
+def test_a_targeted_edit_after_a_rename_of_a_saved_note_is_no_dropped_save(tmp_path, op):
+    """Trial s61: under watch, a note saved in the folder (`[[Project alpha]]` → `[[Project
+    alpha 2026]]`, Obsidian's link update), then its folder renamed, then `gbrain move` of the
+    page it links to rewrote that link: watch said "root@vm's write removed 1 line of your save
+    (…)". The targeted edit's version number (at the new name) was compared with the save's
+    (at the old name, before the rename): two counts that start again at a rename."""
+    from gbrain import operations as ops
+
+    old, new = "trial/cafe.md", "trial notes/cafe.md"
+    root = write_tree(tmp_path / "notes", {old: "Links back to [[Project alpha]].\n", "trial/Project alpha.md": "# Project alpha\n"})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        editor_save(root / old, b"Links back to [[Project alpha]] and [[Project alpha#Decisions]].\n")
+        assert eng.sync()["changed"]["imported"] == [old]
+        os.rename(root / "trial", root / "trial notes")
+        assert eng.sync()["counts"]["moved"] == 2
+        if op == "move":
+            ops.run("move", {"slug": "trial notes/Project alpha", "to": "projects/Alpha"}, ops.Context(surface="cli"), brain=brain)
+        else:
+            ops.run("unlink", {"from": new[:-3], "to": "trial notes/Project alpha"}, ops.Context(surface="cli"), brain=brain)
+        rep = eng.sync()
+        assert new in rep["changed"]["exported"] and rep["saves_dropped"] == [], rep["saves_dropped"]
+        assert not [ln for ln in lines if ln.startswith("! ")], lines
+        eng.close()
+
+
 LOOK_ALIKE = [b"- **2026-12-03** | note \xe2\x80\x94 MK-bob-0048 hand-written entry",
               b"- **2026-12-03** | note \xe2\x80\x94 MK-alice-0041 hand-written entry"]
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..page.jsonsplice import set_member
-from ..page.markdown import parse_page, parse_timeline_entries
+from ..page.markdown import _TIMELINE_HEADING_RE, parse_page, parse_timeline_entries
 from ..page.slugs import page_slug_for_sidecar
 from ..storage import rawspans
 
@@ -544,6 +544,16 @@ def _timeline_start(base: str, path: str, timeline_split: str) -> int | None:
     return len(_lines(head.encode("utf-8")))
 
 
+def _past_heading(lines: list[bytes]) -> list[bytes]:
+    """``lines`` (a timeline section's, from the line after its ``---``) past the blank lines and
+    the ``## Timeline`` / ``## History`` heading that open it under ``timeline_split heading``
+    (``markdown._TIMELINE_HEADING_RE``; what `timeline-add` writes there); unchanged without one."""
+    i = next((k for k, ln in enumerate(lines) if ln.strip()), len(lines))
+    if i < len(lines) and _TIMELINE_HEADING_RE.match(lines[i].decode("utf-8")):
+        return lines[i + 1:]
+    return lines
+
+
 def _whole_entries(lines: list[bytes]) -> bool:
     """Whether ``lines`` (one side's insertion) are whole timeline entries: every non-blank
     line an entry line (``- **YYYY-MM-DD** | …``) or an indented detail line under one, the
@@ -612,7 +622,7 @@ def _merge_texts(base: bytes, brain: bytes, disk: bytes, path: str, timeline_spl
             # timeline (timeline-add on a page without one) and the file's are text with no
             # separator (a paragraph typed at the bottom): the paragraph goes above the timeline
             opened = _timeline_start(b"".join(base_lines + mine).decode("utf-8"), path, timeline_split)
-            if opened is not None and opened > len(base_lines) and _whole_entries(b"".join(base_lines + mine).splitlines(keepends=True)[opened:]) \
+            if opened is not None and opened > len(base_lines) and _whole_entries(_past_heading(b"".join(base_lines + mine).splitlines(keepends=True)[opened:])) \
                     and _timeline_start(b"".join(base_lines + yours).decode("utf-8"), path, timeline_split) is None:
                 return THEIRS_FIRST
             return False
