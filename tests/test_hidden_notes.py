@@ -151,7 +151,7 @@ def test_a_page_an_older_import_stored_under_a_hidden_name_becomes_the_file_with
             assert any(w.startswith(p) and "it was a page" in w for w in warned), (p, warned)
             versions = b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = ?", (p[:-3],)).fetchone()[0]
             assert versions >= 2  # its creation and its deletion: `gbrain history` lists them
-        assert {t["path"] for t in trash_list(b, limit=0)} >= set(HIDDEN)
+        assert not {t["path"] for t in trash_list(b, limit=0)} & set(HIDDEN)  # no deleted page: each lives on as its file
         warned.clear()
         assert import_tree(b, src, on_warning=warned.append)["ok"] and not warned  # said once
         out = tmp_path / "out"
@@ -247,3 +247,67 @@ def test_restore_or_revert_of_a_deleted_old_hidden_page_brings_it_back_as_its_fi
         from gbrain.storage.blobs import file_bytes
 
         assert file_bytes(b.conn, ".github/y.md") == text.encode() and file_bytes(b.conn, ".github/z.md") == b"z v1\n"
+
+
+def test_trash_offers_no_old_hidden_page_that_lives_on_as_its_file(db_path, tmp_path):
+    """An old hidden page made its file by import (or a deleted one `restore` brought back as
+    its file) is no deleted page: the name holds its bytes as a file. `trash` listed it as
+    deleted while `restore` refused ("exists in the brain again"); now the trash leaves it out,
+    `restore` says where it lives, and once the file is deleted the trash lists that file once."""
+    src = write_tree(tmp_path / "v", {k: v for k, v in TREE.items() if k in HIDDEN[:1] or k == "river.md"})
+    p = HIDDEN[0]
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, p, TREE[p])
+        assert import_tree(b, src)["ok"]
+        assert files(b).get(p) == "blob" and not trash_list(b, limit=0)
+    assert p[:-3].encode() not in gbrain_in_process("trash").stdout
+    r = gbrain_in_process("restore", p[:-3])
+    assert r.returncode != 0 and b"lives on as the file " + p.encode() in r.stderr, r.stderr
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            b.delete_file(p)
+        assert [(t["kind"], t["path"]) for t in trash_list(b, limit=0)] == [("file", p)]
+    r = gbrain_in_process("restore", p[:-3])
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert files(b).get(p) == "blob" and not trash_list(b, limit=0)
+
+
+def test_restore_as_a_file_leaves_nothing_in_the_trash(db_path):
+    text = "old [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/y.md", text)
+    assert gbrain_in_process("delete", ".github/y").returncode == 0
+    with Brain.open(db_path) as b:
+        assert [t["slug"] for t in trash_list(b, limit=0)] == [".github/y"]
+    assert gbrain_in_process("restore", ".github/y").returncode == 0
+    with Brain.open(db_path) as b:
+        assert not trash_list(b, limit=0)
+
+
+def test_writes_refuse_an_old_hidden_page_and_move_takes_it_out(db_path):
+    """A page an older gbrain stored under a hidden name, not yet made its file (no import or
+    sync since, or a brain without a folder): `put`, `tag`, `link`, … edited it as a page, which
+    the hidden rule says it is not. They refuse as `put` of a new hidden name does, nothing
+    written (its text stays, the next import/sync makes it the file); `get` reads it, `delete`
+    trashes it and `move` gives it a shown name, a page again."""
+    text = "---\ntags: [foo]\n---\n# X\n\nhello [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# River\n")
+            b.save_page("sea.md", "# Sea\n")
+    s = ".github/x"
+    for args, stdin in ((("put", s), b"# X\n\nnew\n"), (("tag", s, "bar"), None), (("untag", s, "foo"), None),
+                        (("link", s, "sea"), None), (("unlink", s, "river"), None),
+                        (("timeline-add", s, "--date", "2026-01-01", "--summary", "hi"), None), (("revert", s, "--to", "1"), None)):
+        r = gbrain_in_process(*args, input=stdin) if stdin is not None else gbrain_in_process(*args)
+        assert r.returncode == 2 and b"hidden in Obsidian" in r.stderr and b"gbrain move" in r.stderr, (args, r.stdout, r.stderr)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = ?", (s,)).fetchone()[0] == 1
+    assert gbrain_in_process("get", s).stdout == text.encode()
+    r = gbrain_in_process("move", s, "notes/x")
+    assert r.returncode == 0, r.stderr
+    assert gbrain_in_process("tag", "notes/x", "foo").returncode == 0

@@ -1616,8 +1616,15 @@ def _deleted_reason(r) -> str:
 
 #: SQL over a history row aliased ``d``: ``d`` is a deletion still in force, the newest row of its
 #: ``(kind, name)`` (CLAUDE.md invariant 8: what puts a deleted page or file in the trash; read
-#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`)
-DELETED_NOW = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`). A page
+#: deletion at a hidden name (``.github/x.md``, ``slugs.HIDDEN_WHY``) is not in force once a file
+#: version was written at its path after it: that name's page and file are one name, and the file
+#: holds it now (an older gbrain's page made its file by import or sync, or brought back as its
+#: file by ``restore``): the trash offered a page ``restore`` refused. (The ``LIKE``\ s are
+#: ``slugs.is_hidden_path`` of a page's path; only a hidden page's deletion reads the file's rows.)
+DELETED_NOW = ("d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+               " AND NOT (d.kind = 'page' AND (d.path LIKE '.%' OR d.path LIKE '%/.%')"
+               " AND EXISTS (SELECT 1 FROM history f WHERE f.kind = 'file' AND f.name = d.path AND f.id > d.id))")
 
 
 def in_trash(conn, kind: str, name: str) -> bool:
@@ -1815,6 +1822,11 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
+            if kind == "page":  # an older gbrain's page at a hidden name made its file (DELETED_NOW): not deleted
+                last = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
+                if last is not None and is_hidden_path(last["path"]) and c.execute("SELECT 1 FROM files WHERE path = ?", (last["path"],)).fetchone():
+                    raise Conflict(f"{key} is not deleted: it lives on as the file {last['path']} (a hidden name, no page); "
+                                   f"`gbrain history {cmd_arg(key)}` lists its versions as a page, `gbrain history {cmd_arg(last['path'])}` the file's")
             # a page renamed since and deleted under its last name: restored there (as `revert OLD`
             # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
             on = _moved_on(c, key, kind)
@@ -1919,6 +1931,10 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                 v = c.execute("SELECT MAX(version) FROM history WHERE kind = 'file' AND name = ?", (path,)).fetchone()[0]
                 return {"kind": "file", "slug": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed,
                         "as_file": True, "restored": [path, *sidecars], "content_hash": None}
+            if is_hidden_path(path):  # a live page an older gbrain stored at a hidden name: no page is written there
+                from ..page.slugs import hidden_page_write
+
+                raise BadInput(hidden_page_write(key))
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as e:

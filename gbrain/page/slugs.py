@@ -656,6 +656,17 @@ def hidden_page_note(path: str) -> str:
     return f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
 
 
+def hidden_page_write(slug: str) -> str:
+    """The refusal of a write (``put``, ``tag``, ``link``, ``timeline-add``, ``revert``, …) of
+    ``slug``, a page an older gbrain stored under a hidden name (:data:`HIDDEN_WHY`) that no
+    import or sync has made its file yet: no page has such a name, so none is edited; its text
+    stays as it is (the next import or sync of its folder makes it the file, its versions kept)
+    and ``move`` gives it a name Obsidian shows, a page again."""
+    return (f"{slug}: {slug_problem(slug)}; a page an older gbrain stored there: nothing was written "
+            f"(the next import or sync of its folder makes it that file, its versions kept; "
+            f"`gbrain move {cmd_arg(slug)} NEW` makes it a page under a shown name)")
+
+
 def is_hidden_why(why: str | None) -> bool:
     """Whether :func:`slug_problem`'s answer ``why`` is the hidden-note rule (:data:`HIDDEN_WHY`)."""
     return bool(why) and why.endswith(_HIDDEN_TAIL)
