@@ -311,3 +311,34 @@ def test_writes_refuse_an_old_hidden_page_and_move_takes_it_out(db_path):
     r = gbrain_in_process("move", s, "notes/x")
     assert r.returncode == 0, r.stderr
     assert gbrain_in_process("tag", "notes/x", "foo").returncode == 0
+
+
+def test_sync_says_a_note_moved_into_a_hidden_folder_became_a_file_and_loses_nothing(synced):
+    """`plans/x.md` → `.plans/x.md`: the page ends (no page has a hidden name), the note is kept
+    as a file. Sync said "Trashed (deleted in the folder)" and the trash offered a page whose
+    bytes live on as the file: it says the move now, the trash leaves it out (`restore` says
+    where it lives), and the page's versions stay in its history; a page linking it keeps its text."""
+    from gbrain.operations.sync import _sync_text
+
+    brain, eng, tree = synced
+    write_tree(tree, {"plans/x.md": "# X\n\nplan zanzibarquux\n", "plans/w.md": "# W\n\nstays\n", "y.md": "# Y\n\nsee [[plans/x]]\n"})
+    assert eng.sync()["ok"]
+    brain.save_page("plans/x.md", "# X\n\nplan zanzibarquux v2\n")
+    assert eng.sync()["ok"]
+    (tree / ".plans").mkdir()
+    (tree / "plans/x.md").rename(tree / ".plans/x.md")
+    (tree / "plans/w.md").unlink()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": "plans/x.md", "to": ".plans/x.md"}]
+    assert rep["changed"]["trashed"] == ["plans/w.md"] and rep["counts"]["trashed"] == 1
+    text = _sync_text(rep, {})
+    assert "Trashed (deleted in the folder): plans/x.md" not in text and "Trashed (deleted in the folder): plans/w.md" in text
+    assert "Moved into a hidden folder: plans/x.md → .plans/x.md (now a file" in text and "gbrain history plans/x" in text, text
+    assert "plans/x" not in pages(brain) and files(brain).get(".plans/x.md") == "blob"
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["plans/w.md"]
+    ops = [r[0] for r in brain.conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = 'plans/x' ORDER BY version")]
+    assert ops == ["create", "update", "delete"]  # every version of the page kept
+    assert (tree / "y.md").read_text() == "# Y\n\nsee [[plans/x]]\n" and not (tree / "plans/x.md").exists()
+    r = gbrain_in_process("restore", "plans/x")
+    assert r.returncode != 0 and b"lives on as the file .plans/x.md" in r.stderr, r.stderr

@@ -1622,9 +1622,16 @@ def _deleted_reason(r) -> str:
 #: holds it now (an older gbrain's page made its file by import or sync, or brought back as its
 #: file by ``restore``): the trash offered a page ``restore`` refused. (The ``LIKE``\ s are
 #: ``slugs.is_hidden_path`` of a page's path; only a hidden page's deletion reads the file's rows.)
+#: Nor is a page's deletion labelled :data:`BECAME_FILE` (its note moved into a hidden folder:
+#: sync's ``SyncEngine._moved_hidden``): its bytes live on as that file.
 DELETED_NOW = ("d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
-               " AND NOT (d.kind = 'page' AND (d.path LIKE '.%' OR d.path LIKE '%/.%')"
-               " AND EXISTS (SELECT 1 FROM history f WHERE f.kind = 'file' AND f.name = d.path AND f.id > d.id))")
+               " AND NOT (d.kind = 'page' AND (d.detail LIKE 'became the file %' OR (d.path LIKE '.%' OR d.path LIKE '%/.%')"
+               " AND EXISTS (SELECT 1 FROM history f WHERE f.kind = 'file' AND f.name = d.path AND f.id > d.id)))")
+
+#: the ``detail`` of a page's deletion whose note moved into a hidden folder (``plans/x.md`` →
+#: ``.plans/x.md``, ``slugs.HIDDEN_WHY``), followed by the file's path: no deleted page, the
+#: trash leaves it out (:data:`DELETED_NOW`), ``restore`` names the file, ``history`` says it
+BECAME_FILE = "became the file "
 
 
 def in_trash(conn, kind: str, name: str) -> bool:
@@ -1822,11 +1829,13 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
-            if kind == "page":  # an older gbrain's page at a hidden name made its file (DELETED_NOW): not deleted
-                last = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
-                if last is not None and is_hidden_path(last["path"]) and c.execute("SELECT 1 FROM files WHERE path = ?", (last["path"],)).fetchone():
-                    raise Conflict(f"{key} is not deleted: it lives on as the file {last['path']} (a hidden name, no page); "
-                                   f"`gbrain history {cmd_arg(key)}` lists its versions as a page, `gbrain history {cmd_arg(last['path'])}` the file's")
+            if kind == "page":  # made its file (DELETED_NOW: an older gbrain's hidden page, a note moved into a hidden folder): not deleted
+                last = c.execute("SELECT path, op, detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
+                to = (last["detail"][len(BECAME_FILE):] if last["op"] == "delete" and last["detail"].startswith(BECAME_FILE)
+                      else last["path"] if is_hidden_path(last["path"]) else None) if last is not None else None
+                if to is not None and c.execute("SELECT 1 FROM files WHERE path = ?", (to,)).fetchone():
+                    raise Conflict(f"{key} is not deleted: it lives on as the file {to} (a hidden name, no page); "
+                                   f"`gbrain history {cmd_arg(key)}` lists its versions as a page, `gbrain history {cmd_arg(to)}` the file's")
             # a page renamed since and deleted under its last name: restored there (as `revert OLD`
             # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
             on = _moved_on(c, key, kind)

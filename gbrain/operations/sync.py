@@ -24,6 +24,9 @@ def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
         lines.append(f"Moved: {move_text(m['from'], m['to'])}")
+    for m in r.get("moved_hidden") or []:  # (no deletion: SyncEngine._moved_hidden)
+        lines.append(f"Moved into a hidden folder: {move_text(m['from'], m['to'])} (now a file: a hidden name is no page; "
+                     f"its page's versions stay in `gbrain history {cmd_arg(slug_for_path(m['from']))}`)")
     trashed = sorted((r.get("changed") or {}).get("trashed") or [])  # (the report lists the first verify.MAX_LISTED)
     for p in trashed[:TRASHED_SHOWN]:
         lines.append(f"Trashed (deleted in the folder): {p}")

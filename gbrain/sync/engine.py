@@ -133,12 +133,12 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, hidden_page_note, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, hidden_page_note, is_hidden_path, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
+from ..core.history import BECAME_FILE, body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
@@ -268,6 +268,9 @@ class Outcome:
     trashed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)
+    #: ``(old, new)``: a page's note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``),
+    #: now a file (``slugs.HIDDEN_WHY``): out of ``trashed``, :meth:`SyncEngine._moved_hidden`
+    hidden_moved: list[tuple[str, str]] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, why): left alone
     warnings: list[str] = field(default_factory=list)
@@ -337,7 +340,8 @@ class Outcome:
         return [m for m in self.moved if m not in self.followed] if self.followed else self.moved
 
     def changed(self) -> int:
-        return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
+        return (len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.hidden_moved)
+                + len(self.conflicts) + len(self.put_back))
 
     def counts(self) -> dict:
         return {
@@ -2107,6 +2111,7 @@ class SyncEngine:
             self._tool_copies_found(out, [t[0] for t in stats])
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
+        self._moved_hidden(out)
         rep = self.report(scan, out)
         if first:
             rep["counts"]["imported"] += first
@@ -2117,6 +2122,51 @@ class SyncEngine:
         """:func:`~gbrain.storage.db.tuple_rows` on this engine's connection (what the set
         operations of :meth:`_unchanged` need; ``sqlite3.Row`` is not hashable)."""
         return tuple_rows(self.conn, sql, params)
+
+    def _moved_hidden(self, out: Outcome) -> None:
+        """Tell a page whose note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``:
+        the page trashed, the note imported as a file, ``slugs.HIDDEN_WHY``) from a deletion: a
+        trashed page of ``out`` whose last version's bytes are those of a hidden note ``out``
+        imported (the history's bodies are content-addressed: one ``body_id``) moves from
+        ``out.trashed`` to ``out.hidden_moved``, its deletion labelled :data:`BECAME_FILE` and the
+        file's path (one transaction), so the trash leaves it out and ``restore`` names the file.
+        Its versions stay in its history; a page linking it keeps its text (the link dangles, as
+        one to any hidden note). A no-op, nothing read, unless the round trashed a page and
+        imported a hidden note."""
+        new = [q for q in out.imported if is_markdown(q) and is_hidden_path(q)]
+        gone = [p for p in out.trashed if is_markdown(p) and not is_hidden_path(p)]
+        if not new or not gone:
+            return
+        c = self.conn
+
+        def last_body(kind: str, name: str):
+            r = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (kind, name)).fetchone()
+            return r[0] if r else None
+
+        notes: dict[int, str] = {}
+        for q in new:
+            b = last_body("file", q)
+            if b is not None and b not in notes and c.execute("SELECT 1 FROM files WHERE path = ?", (q,)).fetchone():
+                notes[b] = q
+        pairs = []
+        for p in gone:
+            slug = slug_for_path(p)
+            d = c.execute("SELECT id, op, path, detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+            if d is None or d["op"] != "delete" or d["path"] != p or d["detail"]:
+                continue
+            q = notes.pop(last_body("page", slug), None)
+            if q is not None:
+                pairs.append((p, q, d["id"]))
+        if not pairs:
+            return
+        with self.brain.transaction():
+            for p, q, i in pairs:
+                c.execute("UPDATE history SET detail = ? WHERE id = ? AND detail = ''", (BECAME_FILE + q, i))
+        moved = {p for p, _, _ in pairs}
+        out.trashed[:] = [p for p in out.trashed if p not in moved]
+        out.hidden_moved += [(p, q) for p, q, _ in pairs]
+        for p, q, _ in pairs:
+            self._log(f"~ {p} moved into a hidden folder: {q} is a file now (its page's versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`)")
 
     def _hidden_pages_to_files(self, listed: set[str]) -> None:
         """Make each page this brain holds under a hidden name (``.github/x.md``, stored before
@@ -5018,6 +5068,7 @@ class SyncEngine:
         if out.collapsed:
             rep["collapsed"] = out.collapsed
         rep["moved"] = [{"from": a, "to": b, **({"follows_rename": True} if (a, b) in out.followed else {})} for a, b in out.moved]
+        rep["moved_hidden"] = [{"from": a, "to": b} for a, b in out.hidden_moved[: verify.MAX_LISTED]]
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]
