@@ -75,6 +75,19 @@ def test_a_name_with_a_segment_starting_with_a_dot_is_no_page_name_but_an_old_pa
 
 
 @pytest.mark.engine_free
+def test_slug_problem_says_the_hidden_rule_in_its_answer_not_only_in_its_words():
+    """Callers (import's classify, exact_slug) told the hidden rule by the end of the message's
+    text (a rewording would have made every hidden note a page no command could name): the answer
+    carries it, with the hidden segment; a text that only reads like it is not it."""
+    from gbrain.page.slugs import HIDDEN_WHY, is_hidden_why
+
+    why = slug_problem("notes/.drafts/x")
+    assert is_hidden_why(why) and why.hidden == ".drafts" and why == HIDDEN_WHY.format(part=".drafts")
+    assert not is_hidden_why(HIDDEN_WHY.format(part=".drafts"))  # words alone
+    assert not is_hidden_why(slug_problem(".x/../river")) and not is_hidden_why(None)
+
+
+@pytest.mark.engine_free
 def test_a_hidden_folder_never_masks_a_worse_problem_of_a_later_segment():
     """The hidden rule is the mildest: a name it would let a lookup find as written
     (:func:`exact_slug`, for a page an older gbrain stored there) must pass every other rule of
