@@ -355,3 +355,15 @@ def test_sync_says_a_note_moved_into_a_hidden_folder_became_a_file_and_loses_not
     assert (tree / "y.md").read_text() == "# Y\n\nsee [[plans/x]]\n" and not (tree / "plans/x.md").exists()
     r = gbrain_in_process("restore", "plans/x")
     assert r.returncode != 0 and b"lives on as the file .plans/x.md" in r.stderr, r.stderr
+    # moved back out: a page again (no "Trashed" either), its history one, the link found again
+    (tree / ".plans/x.md").rename(tree / "plans/x.md")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": ".plans/x.md", "to": "plans/x.md"}] and not rep["changed"]["trashed"], rep["changed"]
+    assert "Moved out of a hidden folder: .plans/x.md → plans/x.md (a page again" in _sync_text(rep, {})
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["plans/w.md"]
+    ops = [r[0] for r in brain.conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = 'plans/x' ORDER BY version")]
+    assert ops == ["create", "update", "delete", "create"]
+    assert backlinks(brain, "plans/x") == {"y"}
+    r = gbrain_in_process("restore", ".plans/x.md")
+    assert r.returncode != 0 and b"lives on as the page plans/x" in r.stderr, r.stderr

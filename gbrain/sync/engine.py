@@ -138,7 +138,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
-from ..core.history import BECAME_FILE, body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
+from ..core.history import BECAME_FILE, BECAME_PAGE, body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
@@ -269,7 +269,8 @@ class Outcome:
     removed: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)
     #: ``(old, new)``: a page's note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``),
-    #: now a file (``slugs.HIDDEN_WHY``): out of ``trashed``, :meth:`SyncEngine._moved_hidden`
+    #: now a file (``slugs.HIDDEN_WHY``), or a hidden note out of one, a page again: out of
+    #: ``trashed``, :meth:`SyncEngine._moved_hidden`
     hidden_moved: list[tuple[str, str]] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, why): left alone
@@ -2124,49 +2125,61 @@ class SyncEngine:
         return tuple_rows(self.conn, sql, params)
 
     def _moved_hidden(self, out: Outcome) -> None:
-        """Tell a page whose note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``:
-        the page trashed, the note imported as a file, ``slugs.HIDDEN_WHY``) from a deletion: a
-        trashed page of ``out`` whose last version's bytes are those of a hidden note ``out``
-        imported (the history's bodies are content-addressed: one ``body_id``) moves from
-        ``out.trashed`` to ``out.hidden_moved``, its deletion labelled :data:`BECAME_FILE` and the
-        file's path (one transaction), so the trash leaves it out and ``restore`` names the file.
-        Its versions stay in its history; a page linking it keeps its text (the link dangles, as
-        one to any hidden note). A no-op, nothing read, unless the round trashed a page and
-        imported a hidden note."""
-        new = [q for q in out.imported if is_markdown(q) and is_hidden_path(q)]
-        gone = [p for p in out.trashed if is_markdown(p) and not is_hidden_path(p)]
-        if not new or not gone:
-            return
+        """Tell a note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``: the page
+        trashed, the note imported as a file, ``slugs.HIDDEN_WHY``), or out of one (the file
+        trashed, a page imported), from a deletion: a trashed page (file) of ``out`` whose last
+        version's bytes are those of a hidden note (a page) ``out`` imported (the history's bodies
+        are content-addressed: one ``body_id``) moves from ``out.trashed`` to ``out.hidden_moved``,
+        its deletion labelled :data:`~gbrain.core.history.BECAME_FILE` and the file's path (or
+        ``BECAME_PAGE`` and the slug), one transaction, so the trash leaves it out and ``restore``
+        names where it lives. The page's versions stay in its history (moved back, the page's
+        history goes on at its name); a page linking it keeps its text (the link dangles while it
+        is hidden, as one to any hidden note). A no-op, nothing read, unless the round trashed a
+        note and imported another on the other side of the hidden rule."""
+        def notes(paths: list[str], hidden: bool) -> list[str]:
+            return [p for p in paths if is_markdown(p) and is_hidden_path(p) == hidden]
+
         c = self.conn
 
         def last_body(kind: str, name: str):
             r = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (kind, name)).fetchone()
             return r[0] if r else None
 
-        notes: dict[int, str] = {}
-        for q in new:
-            b = last_body("file", q)
-            if b is not None and b not in notes and c.execute("SELECT 1 FROM files WHERE path = ?", (q,)).fetchone():
-                notes[b] = q
+        def key(kind: str, path: str) -> str:
+            return slug_for_path(path) if kind == "page" else path
+
         pairs = []
-        for p in gone:
-            slug = slug_for_path(p)
-            d = c.execute("SELECT id, op, path, detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
-            if d is None or d["op"] != "delete" or d["path"] != p or d["detail"]:
+        for gone_kind, new_kind, hidden in (("page", "file", False), ("file", "page", True)):
+            gone, new = notes(out.trashed, hidden), notes(out.imported, not hidden)
+            if not gone or not new:
                 continue
-            q = notes.pop(last_body("page", slug), None)
-            if q is not None:
-                pairs.append((p, q, d["id"]))
+            came: dict[int, str] = {}
+            for q in new:
+                b = last_body(new_kind, key(new_kind, q))
+                live = f"SELECT 1 FROM {'pages' if new_kind == 'page' else 'files'} WHERE path = ?"
+                if b is not None and b not in came and c.execute(live, (q,)).fetchone():
+                    came[b] = q
+            for p in gone:
+                d = c.execute("SELECT id, op, path, detail FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1",
+                              (gone_kind, key(gone_kind, p))).fetchone()
+                if d is None or d["op"] != "delete" or d["path"] != p or d["detail"]:
+                    continue
+                q = came.pop(last_body(gone_kind, key(gone_kind, p)), None)
+                if q is not None:
+                    pairs.append((p, q, d["id"], (BECAME_FILE + q) if new_kind == "file" else (BECAME_PAGE + slug_for_path(q))))
         if not pairs:
             return
         with self.brain.transaction():
-            for p, q, i in pairs:
-                c.execute("UPDATE history SET detail = ? WHERE id = ? AND detail = ''", (BECAME_FILE + q, i))
-        moved = {p for p, _, _ in pairs}
+            for _p, _q, i, detail in pairs:
+                c.execute("UPDATE history SET detail = ? WHERE id = ? AND detail = ''", (detail, i))
+        moved = {p for p, *_ in pairs}
         out.trashed[:] = [p for p in out.trashed if p not in moved]
-        out.hidden_moved += [(p, q) for p, q, _ in pairs]
-        for p, q, _ in pairs:
-            self._log(f"~ {p} moved into a hidden folder: {q} is a file now (its page's versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`)")
+        out.hidden_moved += [(p, q) for p, q, *_ in pairs]
+        for p, q, *_ in pairs:
+            if is_hidden_path(q):
+                self._log(f"~ {p} moved into a hidden folder: {q} is a file now (its page's versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`)")
+            else:
+                self._log(f"~ {p} moved out of a hidden folder: {q} is a page again")
 
     def _hidden_pages_to_files(self, listed: set[str]) -> None:
         """Make each page this brain holds under a hidden name (``.github/x.md``, stored before
