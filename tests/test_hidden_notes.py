@@ -223,6 +223,18 @@ def test_watch_makes_an_old_hidden_page_a_file_and_never_writes_a_hidden_note(wa
 
 
 
+def test_watch_says_a_note_moved_into_a_hidden_folder_and_keeps_it_out_of_the_trash(watch, brain, brain_tree):
+    (brain_tree / "plans").mkdir()
+    (brain_tree / "plans" / "x.md").write_text("# X\n\nplan\n")
+    w = watch()
+    wait_for(lambda: "plans/x" in pages(brain), "the note to come in as a page")
+    (brain_tree / "plans").rename(brain_tree / ".plans")
+    wait_for(lambda: files(brain).get(".plans/x.md") == "blob" and "plans/x" not in pages(brain), "the note to become a file")
+    wait_for(lambda: w.saw("moved into a hidden folder"), "the move said")
+    assert not any(t["path"] == "plans/x.md" for t in trash_list(brain, limit=0))
+    stop_ok(w)
+
+
 def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
     """``history.key_for_path`` of a hidden note the history has not seen is the file's key, as
     its rows will be (sync asks it for a new note's earlier versions), not a page's."""

@@ -2134,7 +2134,8 @@ class SyncEngine:
         ``BECAME_PAGE`` and the slug), one transaction, so the trash leaves it out and ``restore``
         names where it lives. The page's versions stay in its history (moved back, the page's
         history goes on at its name); a page linking it keeps its text (the link dangles while it
-        is hidden, as one to any hidden note). A no-op, nothing read, unless the round trashed a
+        is hidden, as one to any hidden note). Run after each round (:meth:`reconcile`: watch, sync's
+        chunks) and on a full sync's whole outcome. A no-op, nothing read, unless the round trashed a
         note and imported another on the other side of the hidden rule."""
         def notes(paths: list[str], hidden: bool) -> list[str]:
             return [p for p in paths if is_markdown(p) and is_hidden_path(p) == hidden]
@@ -2351,6 +2352,7 @@ class SyncEngine:
         cand |= only_moves
         out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                         only_moves=only_moves, moves_only=moves_only)
+        self._moved_hidden(out)  # (watch's rounds, sync's chunks: a move into or out of a hidden folder is no deletion)
         self._portable(out)
         self._say_left_saves(out)
         return out if moves_only else self._then_both(out)
