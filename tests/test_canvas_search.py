@@ -443,3 +443,24 @@ def test_a_word_naming_a_canvas_is_no_typo(db_path):
     assert r.returncode == 0, r.stderr
     assert [h["slug"] for h in json.loads(r.stdout)] == ["Quarterplan.canvas"]
     assert b"did you mean" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("empty", [b'{"nodes": [], "edges": []}', b"{}", b""])
+def test_an_empty_canvas_the_query_names_is_found(db_path, empty):
+    """A canvas named by the query was found through its first card: `Roadmap.canvas` with no
+    card (just made in Obsidian, every card deleted) was no hit for "roadmap" though
+    `Plan.canvas`'s cards were found. Named, it is a hit of its own (no card: node None, no
+    snippet), ranked by its name as one with cards; so in a brain holding no card at all
+    (keyword.CANVAS_FACT_SQL: still no statement of its own)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/q3", "# Q3\n\nThe roadmap for the quarter.\n")
+        b.save_file("Roadmap.canvas", empty)
+    hits = _search(db_path, "roadmap")
+    assert [h["slug"] for h in hits] == ["Roadmap.canvas", "notes/q3"], hits
+    assert hits[0]["node"] is None and hits[0]["type"] == "canvas" and "title" in hits[0]["signals"]
+    with Brain.open(db_path) as b:
+        b.save_file("Boards/Plan.canvas", BOARD)
+    slugs = [h["slug"] for h in _search(db_path, "roadmap")]
+    assert slugs[0] == "Roadmap.canvas" and sorted(slugs[1:]) == ["Boards/Plan.canvas", "notes/q3"], slugs
+    r = gbrain_in_process("query", "roadmap", "--mode", "keyword", "--json", "--db", str(db_path))
+    assert r.returncode == 0 and "Roadmap.canvas" in {h["slug"] for h in json.loads(r.stdout)["items"]}, r.stdout

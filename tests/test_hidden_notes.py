@@ -75,6 +75,19 @@ def test_a_name_with_a_segment_starting_with_a_dot_is_no_page_name_but_an_old_pa
 
 
 @pytest.mark.engine_free
+def test_slug_problem_says_the_hidden_rule_in_its_answer_not_only_in_its_words():
+    """Callers (import's classify, exact_slug) told the hidden rule by the end of the message's
+    text (a rewording would have made every hidden note a page no command could name): the answer
+    carries it, with the hidden segment; a text that only reads like it is not it."""
+    from gbrain.page.slugs import HIDDEN_WHY, is_hidden_why
+
+    why = slug_problem("notes/.drafts/x")
+    assert is_hidden_why(why) and why.hidden == ".drafts" and why == HIDDEN_WHY.format(part=".drafts")
+    assert not is_hidden_why(HIDDEN_WHY.format(part=".drafts"))  # words alone
+    assert not is_hidden_why(slug_problem(".x/../river")) and not is_hidden_why(None)
+
+
+@pytest.mark.engine_free
 def test_a_hidden_folder_never_masks_a_worse_problem_of_a_later_segment():
     """The hidden rule is the mildest: a name it would let a lookup find as written
     (:func:`exact_slug`, for a page an older gbrain stored there) must pass every other rule of
@@ -151,7 +164,7 @@ def test_a_page_an_older_import_stored_under_a_hidden_name_becomes_the_file_with
             assert any(w.startswith(p) and "it was a page" in w for w in warned), (p, warned)
             versions = b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = ?", (p[:-3],)).fetchone()[0]
             assert versions >= 2  # its creation and its deletion: `gbrain history` lists them
-        assert {t["path"] for t in trash_list(b, limit=0)} >= set(HIDDEN)
+        assert not {t["path"] for t in trash_list(b, limit=0)} & set(HIDDEN)  # no deleted page: each lives on as its file
         warned.clear()
         assert import_tree(b, src, on_warning=warned.append)["ok"] and not warned  # said once
         out = tmp_path / "out"
@@ -210,6 +223,18 @@ def test_watch_makes_an_old_hidden_page_a_file_and_never_writes_a_hidden_note(wa
 
 
 
+def test_watch_says_a_note_moved_into_a_hidden_folder_and_keeps_it_out_of_the_trash(watch, brain, brain_tree):
+    (brain_tree / "plans").mkdir()
+    (brain_tree / "plans" / "x.md").write_text("# X\n\nplan\n")
+    w = watch()
+    wait_for(lambda: "plans/x" in pages(brain), "the note to come in as a page")
+    (brain_tree / "plans").rename(brain_tree / ".plans")
+    wait_for(lambda: files(brain).get(".plans/x.md") == "blob" and "plans/x" not in pages(brain), "the note to become a file")
+    wait_for(lambda: w.saw("moved into a hidden folder"), "the move said")
+    assert not any(t["path"] == "plans/x.md" for t in trash_list(brain, limit=0))
+    stop_ok(w)
+
+
 def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
     """``history.key_for_path`` of a hidden note the history has not seen is the file's key, as
     its rows will be (sync asks it for a new note's earlier versions), not a page's."""
@@ -247,3 +272,110 @@ def test_restore_or_revert_of_a_deleted_old_hidden_page_brings_it_back_as_its_fi
         from gbrain.storage.blobs import file_bytes
 
         assert file_bytes(b.conn, ".github/y.md") == text.encode() and file_bytes(b.conn, ".github/z.md") == b"z v1\n"
+
+
+def test_trash_offers_no_old_hidden_page_that_lives_on_as_its_file(db_path, tmp_path):
+    """An old hidden page made its file by import (or a deleted one `restore` brought back as
+    its file) is no deleted page: the name holds its bytes as a file. `trash` listed it as
+    deleted while `restore` refused ("exists in the brain again"); now the trash leaves it out,
+    `restore` says where it lives, and once the file is deleted the trash lists that file once."""
+    src = write_tree(tmp_path / "v", {k: v for k, v in TREE.items() if k in HIDDEN[:1] or k == "river.md"})
+    p = HIDDEN[0]
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, p, TREE[p])
+        assert import_tree(b, src)["ok"]
+        assert files(b).get(p) == "blob" and not trash_list(b, limit=0)
+    assert p[:-3].encode() not in gbrain_in_process("trash").stdout
+    r = gbrain_in_process("restore", p[:-3])
+    assert r.returncode != 0 and b"lives on as the file " + p.encode() in r.stderr, r.stderr
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            b.delete_file(p)
+        assert [(t["kind"], t["path"]) for t in trash_list(b, limit=0)] == [("file", p)]
+    r = gbrain_in_process("restore", p[:-3])
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert files(b).get(p) == "blob" and not trash_list(b, limit=0)
+
+
+def test_restore_as_a_file_leaves_nothing_in_the_trash(db_path):
+    text = "old [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/y.md", text)
+    assert gbrain_in_process("delete", ".github/y").returncode == 0
+    with Brain.open(db_path) as b:
+        assert [t["slug"] for t in trash_list(b, limit=0)] == [".github/y"]
+    assert gbrain_in_process("restore", ".github/y").returncode == 0
+    with Brain.open(db_path) as b:
+        assert not trash_list(b, limit=0)
+
+
+def test_writes_refuse_an_old_hidden_page_and_move_takes_it_out(db_path):
+    """A page an older gbrain stored under a hidden name, not yet made its file (no import or
+    sync since, or a brain without a folder): `put`, `tag`, `link`, … edited it as a page, which
+    the hidden rule says it is not. They refuse as `put` of a new hidden name does, nothing
+    written (its text stays, the next import/sync makes it the file); `get` reads it, `delete`
+    trashes it and `move` gives it a shown name, a page again."""
+    text = "---\ntags: [foo]\n---\n# X\n\nhello [[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# River\n")
+            b.save_page("sea.md", "# Sea\n")
+    s = ".github/x"
+    for args, stdin in ((("put", s), b"# X\n\nnew\n"), (("tag", s, "bar"), None), (("untag", s, "foo"), None),
+                        (("link", s, "sea"), None), (("unlink", s, "river"), None),
+                        (("timeline-add", s, "--date", "2026-01-01", "--summary", "hi"), None), (("revert", s, "--to", "1"), None)):
+        r = gbrain_in_process(*args, input=stdin) if stdin is not None else gbrain_in_process(*args)
+        assert r.returncode == 2 and b"hidden in Obsidian" in r.stderr and b"gbrain move" in r.stderr, (args, r.stdout, r.stderr)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = ?", (s,)).fetchone()[0] == 1
+    assert gbrain_in_process("get", s).stdout == text.encode()
+    r = gbrain_in_process("move", s, "notes/x")
+    assert r.returncode == 0, r.stderr
+    assert gbrain_in_process("tag", "notes/x", "foo").returncode == 0
+
+
+def test_sync_says_a_note_moved_into_a_hidden_folder_became_a_file_and_loses_nothing(synced):
+    """`plans/x.md` → `.plans/x.md`: the page ends (no page has a hidden name), the note is kept
+    as a file. Sync said "Trashed (deleted in the folder)" and the trash offered a page whose
+    bytes live on as the file: it says the move now, the trash leaves it out (`restore` says
+    where it lives), and the page's versions stay in its history; a page linking it keeps its text."""
+    from gbrain.operations.sync import _sync_text
+
+    brain, eng, tree = synced
+    write_tree(tree, {"plans/x.md": "# X\n\nplan zanzibarquux\n", "plans/w.md": "# W\n\nstays\n", "y.md": "# Y\n\nsee [[plans/x]]\n"})
+    assert eng.sync()["ok"]
+    brain.save_page("plans/x.md", "# X\n\nplan zanzibarquux v2\n")
+    assert eng.sync()["ok"]
+    (tree / ".plans").mkdir()
+    (tree / "plans/x.md").rename(tree / ".plans/x.md")
+    (tree / "plans/w.md").unlink()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": "plans/x.md", "to": ".plans/x.md"}]
+    assert rep["changed"]["trashed"] == ["plans/w.md"] and rep["counts"]["trashed"] == 1
+    text = _sync_text(rep, {})
+    assert "Trashed (deleted in the folder): plans/x.md" not in text and "Trashed (deleted in the folder): plans/w.md" in text
+    assert "Moved into a hidden folder: plans/x.md → .plans/x.md (now a file" in text and "gbrain history plans/x" in text, text
+    assert "plans/x" not in pages(brain) and files(brain).get(".plans/x.md") == "blob"
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["plans/w.md"]
+    ops = [r[0] for r in brain.conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = 'plans/x' ORDER BY version")]
+    assert ops == ["create", "update", "delete"]  # every version of the page kept
+    assert (tree / "y.md").read_text() == "# Y\n\nsee [[plans/x]]\n" and not (tree / "plans/x.md").exists()
+    r = gbrain_in_process("restore", "plans/x")
+    assert r.returncode != 0 and b"lives on as the file .plans/x.md" in r.stderr, r.stderr
+    # moved back out: a page again (no "Trashed" either), its history one, the link found again
+    (tree / ".plans/x.md").rename(tree / "plans/x.md")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": ".plans/x.md", "to": "plans/x.md"}] and not rep["changed"]["trashed"], rep["changed"]
+    assert "Moved out of a hidden folder: .plans/x.md → plans/x.md (a page again" in _sync_text(rep, {})
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["plans/w.md"]
+    ops = [r[0] for r in brain.conn.execute("SELECT op FROM history WHERE kind = 'page' AND name = 'plans/x' ORDER BY version")]
+    assert ops == ["create", "update", "delete", "create"]
+    assert backlinks(brain, "plans/x") == {"y"}
+    r = gbrain_in_process("restore", ".plans/x.md")
+    assert r.returncode != 0 and b"lives on as the page plans/x" in r.stderr, r.stderr

@@ -67,6 +67,8 @@ from ..page.markdown import (
 )
 from ..page.slugs import (
     cmd_arg,
+    hidden_page_write,
+    is_hidden_path,
     is_page_copy,
     MAX_NAME_BYTES,
     check_slug,
@@ -1438,6 +1440,8 @@ class Brain:
         # the same lookup as get (exact as written, a unique suffix, an alias); a miss creates,
         # an ambiguous short name or a name that differs only in case is refused
         row = self.resolve_for_write(slug)
+        if row and is_hidden_path(row["path"]):  # an older gbrain's page at a hidden name: as put of a new one
+            raise BadInput(hidden_page_write(row["slug"]))
         path = row["path"] if row else path_for_slug(check_slug(slug, keep_spaces=True))  # a new name as given
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
@@ -1707,8 +1711,11 @@ class Brain:
         unclosed code fence swallowing the new line, a bare ``---`` opener) raises
         :class:`Conflict` and nothing is written, rather than reporting a change that did not land.
         ``frontmatter_checked``: ``check`` itself judges a change of the frontmatter block.
-        An edit that adds a NUL character raises ``BadInput`` (:data:`NUL_TEXT`), as ``put`` does.
+        An edit that adds a NUL character raises ``BadInput`` (:data:`NUL_TEXT`), as ``put`` does;
+        so does an edit of a page an older gbrain stored under a hidden name (``slugs.hidden_page_write``).
         """
+        if is_hidden_path(row["path"]):
+            raise BadInput(hidden_page_write(row["slug"]))
         # the edit was made to this text: a text that fails its hash must not become a version
         self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)

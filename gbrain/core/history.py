@@ -1616,8 +1616,27 @@ def _deleted_reason(r) -> str:
 
 #: SQL over a history row aliased ``d``: ``d`` is a deletion still in force, the newest row of its
 #: ``(kind, name)`` (CLAUDE.md invariant 8: what puts a deleted page or file in the trash; read
-#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`)
-DELETED_NOW = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+#: by :func:`trash_sql`, :func:`in_trash`, :func:`_find_deleted` and :func:`_not_in_trash`). A page
+#: deletion at a hidden name (``.github/x.md``, ``slugs.HIDDEN_WHY``) is not in force once a file
+#: version was written at its path after it: that name's page and file are one name, and the file
+#: holds it now (an older gbrain's page made its file by import or sync, or brought back as its
+#: file by ``restore``): the trash offered a page ``restore`` refused. (The ``LIKE``\ s are
+#: ``slugs.is_hidden_path`` of a page's path; only a hidden page's deletion reads the file's rows.)
+#: Nor is a page's deletion labelled :data:`BECAME_FILE` (its note moved into a hidden folder:
+#: sync's ``SyncEngine._moved_hidden``), nor a hidden note's labelled :data:`BECAME_PAGE` (moved
+#: out of one): its bytes live on as that file (page).
+DELETED_NOW = ("d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+               " AND d.detail NOT LIKE 'became the % %'"
+               " AND NOT (d.kind = 'page' AND (d.path LIKE '.%' OR d.path LIKE '%/.%')"
+               " AND EXISTS (SELECT 1 FROM history f WHERE f.kind = 'file' AND f.name = d.path AND f.id > d.id))")
+
+#: the ``detail`` of a page's deletion whose note moved into a hidden folder (``plans/x.md`` →
+#: ``.plans/x.md``, ``slugs.HIDDEN_WHY``), followed by the file's path: no deleted page, the
+#: trash leaves it out (:data:`DELETED_NOW`), ``restore`` names the file, ``history`` says it
+BECAME_FILE = "became the file "
+#: the ``detail`` of a hidden note's (a file's) deletion whose note moved out of the hidden folder,
+#: a page again, followed by its slug (as :data:`BECAME_FILE`)
+BECAME_PAGE = "became the page "
 
 
 def in_trash(conn, kind: str, name: str) -> bool:
@@ -1815,6 +1834,19 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(_not_in_trash(c, name)) from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
+            last = c.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+            if kind == "file" and last is not None and last["op"] == "delete" and last["detail"].startswith(BECAME_PAGE):
+                to = last["detail"][len(BECAME_PAGE):]  # a hidden note moved out of its folder (DELETED_NOW): not deleted
+                if c.execute("SELECT 1 FROM pages WHERE slug = ?", (to,)).fetchone():
+                    raise Conflict(f"{key} is not deleted: it lives on as the page {to} (moved out of a hidden folder); "
+                                   f"`gbrain history {cmd_arg(key)}` lists its versions as a file, `gbrain history {cmd_arg(to)}` the page's")
+            if kind == "page":  # made its file (DELETED_NOW: an older gbrain's hidden page, a note moved into a hidden folder): not deleted
+                last = c.execute("SELECT path, op, detail FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (key,)).fetchone()
+                to = (last["detail"][len(BECAME_FILE):] if last["op"] == "delete" and last["detail"].startswith(BECAME_FILE)
+                      else last["path"] if is_hidden_path(last["path"]) else None) if last is not None else None
+                if to is not None and c.execute("SELECT 1 FROM files WHERE path = ?", (to,)).fetchone():
+                    raise Conflict(f"{key} is not deleted: it lives on as the file {to} (a hidden name, no page); "
+                                   f"`gbrain history {cmd_arg(key)}` lists its versions as a page, `gbrain history {cmd_arg(to)}` the file's")
             # a page renamed since and deleted under its last name: restored there (as `revert OLD`
             # brings it back, :func:`_moved_away_to`); before 2026-12-06 "nothing named OLD in the trash"
             on = _moved_on(c, key, kind)
@@ -1919,6 +1951,10 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                 v = c.execute("SELECT MAX(version) FROM history WHERE kind = 'file' AND name = ?", (path,)).fetchone()[0]
                 return {"kind": "file", "slug": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed,
                         "as_file": True, "restored": [path, *sidecars], "content_hash": None}
+            if is_hidden_path(path):  # a live page an older gbrain stored at a hidden name: no page is written there
+                from ..page.slugs import hidden_page_write
+
+                raise BadInput(hidden_page_write(key))
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as e:

@@ -12,7 +12,7 @@ import sys
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, Busy, GBrainError
 from ..storage.db import busy_cause, is_busy
-from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
+from ..page.slugs import cmd_arg, is_hidden_path, is_markdown, move_text, shown, slug_for_path
 from .registry import Nothing, Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
 
@@ -24,6 +24,12 @@ def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
         lines.append(f"Moved: {move_text(m['from'], m['to'])}")
+    for m in r.get("moved_hidden") or []:  # (no deletion: SyncEngine._moved_hidden)
+        if is_hidden_path(m["to"]):
+            lines.append(f"Moved into a hidden folder: {move_text(m['from'], m['to'])} (now a file: a hidden name is no page; "
+                         f"its page's versions stay in `gbrain history {cmd_arg(slug_for_path(m['from']))}`)")
+        else:
+            lines.append(f"Moved out of a hidden folder: {move_text(m['from'], m['to'])} (a page again)")
     trashed = sorted((r.get("changed") or {}).get("trashed") or [])  # (the report lists the first verify.MAX_LISTED)
     for p in trashed[:TRASHED_SHOWN]:
         lines.append(f"Trashed (deleted in the folder): {p}")

@@ -481,7 +481,7 @@ def slug_problem(slug: str) -> str | None:
             hidden = part
     # the mildest rule last: exact_slug finds a hidden name as written (an older gbrain's page),
     # so it must pass every other rule of every segment (`.x/../river`, `.x/.git/config`)
-    return HIDDEN_WHY.format(part=hidden) if hidden is not None else None
+    return HiddenName.of(hidden) if hidden is not None else None
 
 
 #: :func:`slug_problem`'s reason for a name with a segment starting with a dot (``.github/x``,
@@ -493,7 +493,21 @@ def slug_problem(slug: str) -> str | None:
 #: imported into a new brain gives the same pages. Rename the folder without its dot to make its
 #: notes pages (Obsidian shows them then too). ``.raw/`` keeps its own reason (:func:`_raw_problem`).
 HIDDEN_WHY = "its name or a folder of it starts with a dot ({part}), hidden in Obsidian: kept as a file, not a page"
-_HIDDEN_TAIL = HIDDEN_WHY.rsplit(")", 1)[1]
+
+
+class HiddenName(str):
+    """:func:`slug_problem`'s answer when the hidden rule (:data:`HIDDEN_WHY`) is the name's only
+    problem: the message, a ``str`` as every other answer, with ``hidden``, the first segment
+    starting with a dot (``.github``). :func:`is_hidden_why` reads the type, not the words."""
+
+    hidden: str
+
+    @classmethod
+    def of(cls, part: str) -> "HiddenName":
+        """The answer for a name whose first hidden segment is ``part``."""
+        h = cls(HIDDEN_WHY.format(part=part))
+        h.hidden = part
+        return h
 
 
 #: device names Windows reserves in every folder, with any extension (``con.md`` too): the
@@ -656,9 +670,21 @@ def hidden_page_note(path: str) -> str:
     return f"; it was a page: its versions stay in `gbrain history {cmd_arg(slug_for_path(path))}`"
 
 
+def hidden_page_write(slug: str) -> str:
+    """The refusal of a write (``put``, ``tag``, ``link``, ``timeline-add``, ``revert``, …) of
+    ``slug``, a page an older gbrain stored under a hidden name (:data:`HIDDEN_WHY`) that no
+    import or sync has made its file yet: no page has such a name, so none is edited; its text
+    stays as it is (the next import or sync of its folder makes it the file, its versions kept)
+    and ``move`` gives it a name Obsidian shows, a page again."""
+    return (f"{slug}: {slug_problem(slug)}; a page an older gbrain stored there: nothing was written "
+            f"(the next import or sync of its folder makes it that file, its versions kept; "
+            f"`gbrain move {cmd_arg(slug)} NEW` makes it a page under a shown name)")
+
+
 def is_hidden_why(why: str | None) -> bool:
-    """Whether :func:`slug_problem`'s answer ``why`` is the hidden-note rule (:data:`HIDDEN_WHY`)."""
-    return bool(why) and why.endswith(_HIDDEN_TAIL)
+    """Whether :func:`slug_problem`'s answer ``why`` is the hidden-note rule (:data:`HIDDEN_WHY`):
+    a :class:`HiddenName` (its type, not its words: a text that only reads like it is not it)."""
+    return isinstance(why, HiddenName)
 
 
 def segments_key(slug: str) -> str:

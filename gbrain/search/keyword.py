@@ -3759,12 +3759,12 @@ def _fts_rows(conn: sqlite3.Connection, facts: dict | None = None) -> int:
     """The rows of ``page_fts`` as FTS5 counts them for BM25 (the first varint of its averages
     record, ``page_fts_data`` row 1, in SQLite's varint encoding: FTS5's file format); the
     pages' ``COUNT(*)`` when that record cannot be read. At least 1. ``facts``: given
-    ``"canvas"``, whether any canvas card is stored, read by the same statement (:func:`rank`)."""
+    ``"canvas"``, whether any canvas card is stored, read by the same statement (:data:`CANVAS_FACT_SQL`, :func:`rank`)."""
     r = None
     if facts is not None:
         try:
-            r = conn.execute("SELECT (SELECT block FROM page_fts_data WHERE id = 1), EXISTS (SELECT 1 FROM canvas_cards)").fetchone()
-            facts["canvas"] = bool(r[1])
+            r = conn.execute(f"SELECT (SELECT block FROM page_fts_data WHERE id = 1), {CANVAS_FACT_SQL}").fetchone()
+            facts["canvas"] = int(r[1])
         except sqlite3.Error:  # (a brain before v43 has no canvas_cards: read as below)
             r = None
     if r is None:
@@ -4394,7 +4394,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
     # (the canvas column only when the caller asked: a brain set back before pg_v44 has no canvas_cards)
-    canvas_sql = "EXISTS (SELECT 1 FROM canvas_cards)" if facts is not None else "NULL"
+    canvas_sql = CANVAS_FACT_SQL.replace("path LIKE", "lower(path) LIKE") if facts is not None else "NULL"
     in_dl, out_dl, total_col = _pg_len_sql()
     sql = (f"SELECT s.pages, s.{total_col}, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql}{same_sql}{far_sql} FROM search_totals s")
@@ -4408,7 +4408,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     same = bool(same_sql and r[-1])
     n_pages, total_len = max(1, int(r[0])), max(0, int(r[1]))
     if facts is not None:
-        facts["canvas"] = bool(r[2])
+        facts["canvas"] = int(r[2])
     dfs = [int(x) + len(far.get(i, ())) for i, x in enumerate(r[3 : 3 + len(terms)])]
     wdfs = [int(x) for x in r[3 + len(terms) : 3 + len(counted)]] if syntax else dfs
     k = 3 + len(counted)
@@ -5329,6 +5329,13 @@ CANVAS_MAX = 1.0 + NAME_WEIGHT
 #: the cards one canvas search reads at most (best BM25 first), before grouping by canvas
 CANVAS_CARDS_READ = 200
 
+#: the search statistics' column of what canvases a brain holds (:func:`rank`'s ``facts["canvas"]``,
+#: :func:`canvas_hits`' ``present``): 1 some card is stored, 2 no card but a canvas (its name
+#: may still be named by the query: an empty one, :func:`_canvas_names`), 0 none. A ``CASE``:
+#: the files are read only in a brain with no card (a scan of their paths; Postgres ``lower``s them)
+CANVAS_FACT_SQL = ("CASE WHEN EXISTS (SELECT 1 FROM canvas_cards) THEN 1 "
+                   "WHEN EXISTS (SELECT 1 FROM files WHERE path LIKE '%.canvas') THEN 2 ELSE 0 END")
+
 
 def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None, present: bool | None = None,
                 facts: dict | None = None) -> list[dict]:
@@ -5341,8 +5348,10 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     the card holds (:func:`_coord`), over ``top``: the best page's coordinated BM25 (:func:`_rank`'s
     ``top``: a page's body score is its BM25 over it), else the best card's: the scale of a page
     matched in its body, at most :data:`CANVAS_MAX`. ``prefix``: only the canvases under that folder.
-    ``present``: whether any card is stored, when the ranking read it (:func:`rank`'s ``facts``: a
-    brain without canvases pays no statement for them); ``None``: read here. ``facts``: the
+    ``present``: whether any card is stored, when the ranking read it (:func:`rank`'s ``facts``,
+    :data:`CANVAS_FACT_SQL`: a brain without canvases pays no statement for them; 2: no card, but
+    a canvas, found by its name alone); ``None``: read here. A canvas the query names with no
+    card (an empty one) is a hit of its own: ``node`` None, no snippet. ``facts``: the
     ranking's (a phrase's spellings read once a search, :func:`phrase_spellings`' ``memo``)."""
     from ..page.slugs import slug_key
     from ..storage.filters import folder_key
@@ -5350,18 +5359,18 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
     parts = [_card_part(p) for p in fts_parts(folded)]
-    if not parts or limit <= 0 or present is False:
+    if not parts or limit <= 0 or (present is not None and not present):
         return []
     # (a quoted phrase as typed and as the index spells it too, as for pages: fts_parts)
     spelled = phrase_spellings(conn, folded, typed_form(query), facts)
     parts = [_card_part(p) for p in fts_parts(folded, spelled)]
     try:
         if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
-            return []
+            present = 2  # (no card: a canvas named by the query is still one)
     except Exception:  # a brain before v43 (a read-only file of an older schema)
         return []
     pg = is_postgres(conn)
-    cards = _canvas_cards_pg(conn, folded, spelled) if pg else _canvas_cards_sqlite(conn, parts)
+    cards = [] if present == 2 else _canvas_cards_pg(conn, folded, spelled) if pg else _canvas_cards_sqlite(conn, parts)
     under = folder_key(prefix) if prefix else None
     best: dict[str, dict] = {}
     for c in cards:
@@ -5373,14 +5382,16 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     scale = top or max((c["score"] for c in best.values()), default=0.0) or 1.0
     named = _canvas_names(conn, query, under)
     for path, (_bonus, card) in named.items():
-        if path not in best and card is not None:  # (named, no card holding the words: its first card shown)
-            best[path] = {"id": card[0], "node": card[1], "text": card[2], "path": path, "score": 0.0}
+        if path not in best:  # (named, no card holding the words: its first card shown; no card at all: none)
+            best[path] = {"id": card[0], "node": card[1], "text": card[2], "path": path, "score": 0.0} if card is not None else \
+                {"id": None, "node": None, "text": "", "path": path, "score": 0.0}
     for c in best.values():  # (at most CANVAS_MAX: a card whose words are far rarer than the best page's still ranks below a page the query names)
         c["score"] = min(c["score"] / scale, CANVAS_MAX) + named.get(c["path"], (0.0,))[0]
     out = sorted(best.values(), key=lambda c: (-c["score"], c["path"]))[:limit]
-    if out and not pg:  # the hits' cards marked by FTS5 (the words it matched, stems too)
+    ids = [c["id"] for c in out if c.get("id") is not None] if not pg else []
+    if ids and not pg:  # the hits' cards marked by FTS5 (the words it matched, stems too)
         marked = dict(conn.execute(f"SELECT rowid, highlight(canvas_fts, 0, ?, ?) FROM canvas_fts WHERE canvas_fts MATCH ? "
-                                   f"AND rowid IN ({','.join(str(int(c['id'])) for c in out)})", (HIT_ON, HIT_OFF, " OR ".join(parts))))
+                                   f"AND rowid IN ({','.join(str(int(i)) for i in ids)})", (HIT_ON, HIT_OFF, " OR ".join(parts))))
         for c in out:
             c["marked"] = marked.get(c["id"])
     hits = []

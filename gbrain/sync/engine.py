@@ -133,12 +133,12 @@ from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, in_parts, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.markdown import FOLDER_TYPES
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, hidden_page_note, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, copy_mark, hidden_page_note, is_hidden_path, is_markdown, slug_problem, loose_key, move_text, moved_sidecar_path, tool_copy_name, nfc, sync_tool_copy, page_slug_for_sidecar, shown, slug_for_path, slug_key, swap_temp_name, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import SYNC_TOOL, copies, copy_at, resolve_how, tool_copies_among, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
+from ..core.history import BECAME_FILE, BECAME_PAGE, body as history_body, has_writer, in_trash, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, PAGE_NAME, PERSON_NAME, alike, another_line, keeps, merge_edits, stale_sidecar, stale_view, telling_line
 from .plan import Created, PathState, Trashed, decide
@@ -268,6 +268,10 @@ class Outcome:
     trashed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)
+    #: ``(old, new)``: a page's note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``),
+    #: now a file (``slugs.HIDDEN_WHY``), or a hidden note out of one, a page again: out of
+    #: ``trashed``, :meth:`SyncEngine._moved_hidden`
+    hidden_moved: list[tuple[str, str]] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, why): left alone
     warnings: list[str] = field(default_factory=list)
@@ -337,7 +341,8 @@ class Outcome:
         return [m for m in self.moved if m not in self.followed] if self.followed else self.moved
 
     def changed(self) -> int:
-        return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
+        return (len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.hidden_moved)
+                + len(self.conflicts) + len(self.put_back))
 
     def counts(self) -> dict:
         return {
@@ -2172,6 +2177,7 @@ class SyncEngine:
             self._tool_copies_found(out, [t[0] for t in stats])
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
+        self._moved_hidden(out)
         rep = self.report(scan, out)
         if first:
             rep["counts"]["imported"] += first
@@ -2182,6 +2188,64 @@ class SyncEngine:
         """:func:`~gbrain.storage.db.tuple_rows` on this engine's connection (what the set
         operations of :meth:`_unchanged` need; ``sqlite3.Row`` is not hashable)."""
         return tuple_rows(self.conn, sql, params)
+
+    def _moved_hidden(self, out: Outcome) -> None:
+        """Tell a note moved into a hidden folder (``plans/x.md`` → ``.plans/x.md``: the page
+        trashed, the note imported as a file, ``slugs.HIDDEN_WHY``), or out of one (the file
+        trashed, a page imported), from a deletion: a trashed page (file) of ``out`` whose last
+        version's bytes are those of a hidden note (a page) ``out`` imported (the history's bodies
+        are content-addressed: one ``body_id``) moves from ``out.trashed`` to ``out.hidden_moved``,
+        its deletion labelled :data:`~gbrain.core.history.BECAME_FILE` and the file's path (or
+        ``BECAME_PAGE`` and the slug), one transaction, so the trash leaves it out and ``restore``
+        names where it lives. The page's versions stay in its history (moved back, the page's
+        history goes on at its name); a page linking it keeps its text (the link dangles while it
+        is hidden, as one to any hidden note). Run after each round (:meth:`reconcile`: watch, sync's
+        chunks) and on a full sync's whole outcome. A no-op, nothing read, unless the round trashed a
+        note and imported another on the other side of the hidden rule."""
+        def notes(paths: list[str], hidden: bool) -> list[str]:
+            return [p for p in paths if is_markdown(p) and is_hidden_path(p) == hidden]
+
+        c = self.conn
+
+        def last_body(kind: str, name: str):
+            r = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (kind, name)).fetchone()
+            return r[0] if r else None
+
+        def key(kind: str, path: str) -> str:
+            return slug_for_path(path) if kind == "page" else path
+
+        pairs = []
+        for gone_kind, new_kind, hidden in (("page", "file", False), ("file", "page", True)):
+            gone, new = notes(out.trashed, hidden), notes(out.imported, not hidden)
+            if not gone or not new:
+                continue
+            came: dict[int, str] = {}
+            for q in new:
+                b = last_body(new_kind, key(new_kind, q))
+                live = f"SELECT 1 FROM {'pages' if new_kind == 'page' else 'files'} WHERE path = ?"
+                if b is not None and b not in came and c.execute(live, (q,)).fetchone():
+                    came[b] = q
+            for p in gone:
+                d = c.execute("SELECT id, op, path, detail FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1",
+                              (gone_kind, key(gone_kind, p))).fetchone()
+                if d is None or d["op"] != "delete" or d["path"] != p or d["detail"]:
+                    continue
+                q = came.pop(last_body(gone_kind, key(gone_kind, p)), None)
+                if q is not None:
+                    pairs.append((p, q, d["id"], (BECAME_FILE + q) if new_kind == "file" else (BECAME_PAGE + slug_for_path(q))))
+        if not pairs:
+            return
+        with self.brain.transaction():
+            for _p, _q, i, detail in pairs:
+                c.execute("UPDATE history SET detail = ? WHERE id = ? AND detail = ''", (detail, i))
+        moved = {p for p, *_ in pairs}
+        out.trashed[:] = [p for p in out.trashed if p not in moved]
+        out.hidden_moved += [(p, q) for p, q, *_ in pairs]
+        for p, q, *_ in pairs:
+            if is_hidden_path(q):
+                self._log(f"~ {p} moved into a hidden folder: {q} is a file now (its page's versions stay in `gbrain history {cmd_arg(slug_for_path(p))}`)")
+            else:
+                self._log(f"~ {p} moved out of a hidden folder: {q} is a page again")
 
     def _hidden_pages_to_files(self, listed: set[str]) -> None:
         """Make each page this brain holds under a hidden name (``.github/x.md``, stored before
@@ -2353,6 +2417,7 @@ class SyncEngine:
         cand |= only_moves
         out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                         only_moves=only_moves, moves_only=moves_only)
+        self._moved_hidden(out)  # (watch's rounds, sync's chunks: a move into or out of a hidden folder is no deletion)
         self._portable(out)
         self._say_left_saves(out)
         return out if moves_only else self._then_both(out)
@@ -5094,6 +5159,7 @@ class SyncEngine:
         if out.collapsed:
             rep["collapsed"] = out.collapsed
         rep["moved"] = [{"from": a, "to": b, **({"follows_rename": True} if (a, b) in out.followed else {})} for a, b in out.moved]
+        rep["moved_hidden"] = [{"from": a, "to": b} for a, b in out.hidden_moved[: verify.MAX_LISTED]]
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]
