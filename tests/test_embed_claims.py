@@ -190,3 +190,27 @@ def test_a_brain_before_v85_gets_the_claims_table(db_path):
     with Brain.open(db_path) as b:
         assert_upgraded(b.conn, 84, 92)
         assert b.conn.execute("SELECT COUNT(*) FROM embed_claims").fetchone()[0] == 0
+
+
+def test_the_time_sample_sends_no_text_another_run_holds(server, db_path):
+    """The time sample before a long local run (`sample_rate`) claims its texts as a group does:
+    a text another live run holds is left out, and the sample's claim is given back."""
+    import time
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    server.go.set()
+    _brain(db_path, server.url)
+    with Brain.open(db_path) as b:
+        model, _ = vectors.active_model(b.conn, b.config())
+        _, work = vectors.plan_embed(b.conn, model, vectors.select_pages(b.conn, model.model_id, "stale"))
+        texts = {c.hash: c.text for w in work for c in w.chunks}
+        theirs = sorted(texts)[::2]
+        with b.transaction():
+            b.conn.execute("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES ('elsewhere:1:aa', ?, 0, ?, ?)",
+                           (model.model_id, time.time() + 600, " ".join(theirs)))
+        rate, n = vectors.sample_rate(b.conn, model, work, n=8, transaction=b.transaction)
+        assert rate > 0 and n > 0
+        assert server.inputs and not set(server.inputs) & {texts[h] for h in theirs}, server.inputs
+        assert [r[0] for r in b.conn.execute("SELECT owner FROM embed_claims")] == ["elsewhere:1:aa"]

@@ -663,39 +663,61 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
         return 0.0, 0
     pool = list(todo.values())
     step = max(1, len(pool) // (n + 1))
-    sample = pool[::step][: n + 1]
-    # the first chunk warms the model up untimed (a local model loads its weights on first use:
-    # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
-    # chunk is timed with the load, all there is)
-    vecs: list = []
-    done: list = []
-    timed = sample[1:] or sample
-    try:
-        if len(sample) > 1:
-            vecs += list(model.embed_multi([sample[0].text]))
-            done.append(sample[0])
-        t = time.perf_counter()
-        vecs += list(model.embed_multi([c.text for c in timed]))
-        done += timed
-        dt = max(time.perf_counter() - t, 1e-6)
-        if dt < SAMPLE_SECONDS:
-            taken = {c.hash for c in done}
-            rest = [c for c in pool if c.hash not in taken]
-            more = rest[:: max(1, len(rest) // (n * SAMPLE_GROW))][: n * SAMPLE_GROW]
-            if len(more) > len(timed):  # a larger sample there is: it alone is timed
-                t = time.perf_counter()
-                vecs += list(model.embed_multi([c.text for c in more]))
-                dt = max(time.perf_counter() - t, 1e-6)
-                done += more
-                timed = more
-    except InputRefused:
-        return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
     tx = transaction or _plain_tx(conn)
-    with tx():
-        conn.executemany(
-            "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
-            [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
-        )
+    # the sample's texts are claimed as a run's group is (another embedder sends each once)
+    claims = _Claims(conn, model.model_id)
+    held: list = []
+
+    def claim(cands: list) -> list:
+        """Of ``cands``, those neither stored nor held by another run now, claimed beside ``held``."""
+        with tx():
+            have = _blobs(conn, model.model_id, [c.hash for c in cands])
+            busy = claims.busy([c.hash for c in cands if c.hash not in have])
+            ok = [c for c in cands if c.hash not in have and c.hash not in busy]
+            claims.hold([c.hash for c in held + ok])
+        held.extend(ok)
+        return ok
+
+    try:
+        sample = claim(pool[::step][: n + 1])
+        if not sample:
+            return 0.0, 0
+        # the first chunk warms the model up untimed (a local model loads its weights on first use:
+        # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
+        # chunk is timed with the load, all there is)
+        vecs: list = []
+        done: list = []
+        timed = sample[1:] or sample
+        try:
+            if len(sample) > 1:
+                vecs += list(model.embed_multi([sample[0].text]))
+                done.append(sample[0])
+            t = time.perf_counter()
+            vecs += list(model.embed_multi([c.text for c in timed]))
+            done += timed
+            dt = max(time.perf_counter() - t, 1e-6)
+            if dt < SAMPLE_SECONDS:
+                taken = {c.hash for c in done}
+                rest = [c for c in pool if c.hash not in taken]
+                more = rest[:: max(1, len(rest) // (n * SAMPLE_GROW))][: n * SAMPLE_GROW]
+                if len(more) > len(timed):
+                    more = claim(more)
+                if len(more) > len(timed):  # a larger sample there is: it alone is timed
+                    t = time.perf_counter()
+                    vecs += list(model.embed_multi([c.text for c in more]))
+                    dt = max(time.perf_counter() - t, 1e-6)
+                    done += more
+                    timed = more
+        except InputRefused:
+            return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
+        with tx():
+            conn.executemany(
+                "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
+                [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
+            )
+            claims.give_back()
+    finally:
+        claims.give_back_all(tx)
     if sent is not None:
         sent.update(c.hash for c in done)
     return sum(c.tokens for c in timed) / dt, len(timed)
