@@ -88,10 +88,14 @@ def _stale(db_path) -> int:
         return stale_count(b.conn, "team-embed")
 
 
-def test_two_embedders_at_once_send_each_chunk_once(server, db_path):
+def test_two_embedders_at_once_send_each_chunk_once(server, db_path, monkeypatch):
     """One `embed --stale` process sends its first group and is held there; a second run (this
     process) starts meanwhile: it leaves the chunks the first holds to it, sends the others, and
-    waits for the first's before it ends. Every chunk reached the server once; nothing is left."""
+    waits for the first's before it ends, saying so (after ``CLAIM_NOTE_S``, 0 here). Every chunk
+    reached the server once; nothing is left."""
+    from gbrain.search import vectors
+
+    monkeypatch.setattr(vectors, "CLAIM_NOTE_S", 0.0)
     _brain(db_path, server.url)
     first = _embed_process(db_path)
     try:
@@ -103,6 +107,7 @@ def test_two_embedders_at_once_send_each_chunk_once(server, db_path):
         if first.poll() is None:
             first.kill()
     assert first.returncode == 0 and r.returncode == 0, (err, r.stderr)
+    assert "page(s) wait for chunks another embed run is sending now" in r.stderr.decode(), r.stderr
     twice = {t: n for t, n in server.inputs.items() if n > 1}
     assert not twice, f"{len(twice)} chunks sent more than once: {sorted(twice.values())}"
     assert len(server.inputs) == PAGES, len(server.inputs)

@@ -58,6 +58,8 @@ CACHE_KEEP = 100_000
 CLAIM_S = 900.0
 #: seconds between two looks at the chunks another live embedder is sending
 CLAIM_POLL_S = 0.5
+#: seconds of waiting for another embedder's chunks before the run says so (once)
+CLAIM_NOTE_S = 2.0
 
 
 # ---------------------------------------------------------------------------
@@ -502,12 +504,18 @@ def embed_pages(
     claims = None if force else _Claims(conn, mid)  # (force: every text is sent again, by design)
     pending: list[_PageWork] = list(work)
     waiting: list[_PageWork] = []  # pages with a text another live embedder is sending
+    waited, said_wait = None, False
     try:
         while pending or waiting:
             if not pending:  # each page left waits for a text another run sends: its vector comes when that run stores it
                 if until is not None and _clock() >= until:
                     stats["unreached"] = len(work) - reached
                     break
+                waited = waited if waited is not None else _clock()
+                say = getattr(model, "on_retry", None)  # (embed's notes: its stderr; watch's log)
+                if say and not said_wait and _clock() - waited >= CLAIM_NOTE_S:
+                    said_wait = True
+                    say(f"{len(waiting):,} page(s) wait for chunks another embed run is sending now: their vectors are reused once it stores them")
                 time.sleep(CLAIM_POLL_S)
                 if check_stop:
                     check_stop()
@@ -524,16 +532,19 @@ def embed_pages(
             if todo and claims is not None:
                 # claim the texts to send, in one write transaction with every other embedder's claims
                 with tx():
-                    have.update(_blobs(conn, mid, [h for h in todo if h not in have]))  # stored by another run meanwhile
-                    busy = claims.busy([h for h in todo if h not in have])
-                    if busy:
-                        waiting += [w for w in group if any(c.hash in busy for c in w.chunks)]
-                        group = [w for w in group if not any(c.hash in busy for c in w.chunks)]
-                    todo = {c.hash: c.text for w in group for c in w.chunks if c.hash not in have}
+                    have.update(_blobs(conn, mid, list(todo)))  # stored by another run meanwhile
+                    todo = {h: t for h, t in todo.items() if h not in have}
+                    busy = claims.busy(todo)
+                    if busy:  # (a chunk's hash is a sha256 of its text: computed again only here)
+                        keys = [{c.hash for c in w.chunks} for w in group]
+                        waiting += [w for w, k in zip(group, keys) if k & busy]
+                        group = [w for w, k in zip(group, keys) if not k & busy]
+                        left = set().union(*(k for k in keys if not k & busy))
+                        hashes = sorted(left)
+                        todo = {h: t for h, t in todo.items() if h in left}
                     claims.hold(todo)
                 if not group:
                     continue
-                hashes = sorted({c.hash for w in group for c in w.chunks})
             fresh: dict[str, bytes] = {}
             if check_stop:
                 check_stop()
