@@ -173,11 +173,11 @@ def pair_round(db: str, url: str, claims: bool) -> dict:
 
 def run_engine(name: str, db: str, pages: int, rounds: int, url: str, pair: int = 0) -> None:
     make_brain(db, pages, url)
+    one_round(db, True)  # warm-up: imports, the server's first answer, the HNSW index on Postgres
     for r in range(pair):
         for claims in ((True, False) if r % 2 == 0 else (False, True)):
             print(f"  {name} pair {r + 1} {'A claims' if claims else 'B none  '}: {json.dumps(pair_round(db, url, claims))}  "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
-    one_round(db, True)  # warm-up: imports, the server's first answer, the HNSW index on Postgres
     res = {True: [], False: []}
     for r in range(rounds):
         for claims in ((True, False) if r % 2 == 0 else (False, True)):
@@ -185,6 +185,8 @@ def run_engine(name: str, db: str, pages: int, rounds: int, url: str, pair: int 
             res[claims].append((c, w))
             print(f"  {name} round {r + 1} {'A claims' if claims else 'B none  '}: {c:6.3f} CPU-s {w:6.3f} s wall  {json.dumps(st)}  "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
+    if not rounds:
+        return
     a = statistics.median(c for c, _ in res[True])
     bb = statistics.median(c for c, _ in res[False])
     aw = statistics.median(w for _, w in res[True])

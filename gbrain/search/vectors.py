@@ -44,6 +44,8 @@ GROUP_MIN = 16
 #: the first group, before any speed is measured
 GROUP_FIRST = 32
 _clock = time.perf_counter
+#: Unix time (claims' ``expires``: compared across machines) and the wait between two looks at another run's claims
+_wall, _sleep = time.time, time.sleep
 #: chunks timed by :func:`sample_rate` for `embed`'s estimate
 SAMPLE_CHUNKS = 32
 #: a sample timed faster than this (a fast model: wordllama's 32 chunks in ~0.08 s, mostly the
@@ -358,7 +360,7 @@ class _Claims:
             "SELECT owner, backend, expires, hashes FROM embed_claims WHERE model = ? AND owner != ?", (self.model, self.owner))]
         if not rows:
             return set()
-        now = time.time()
+        now = _wall()
         live_pids: set[int] = set()
         pids = sorted({int(r[1]) for r in rows if r[1]})
         if self.pg and pids:
@@ -400,7 +402,7 @@ class _Claims:
         self.conn.execute(
             f"INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, ?, {backend}, ?, ?) "
             "ON CONFLICT(owner) DO UPDATE SET model = excluded.model, backend = excluded.backend, expires = excluded.expires, hashes = excluded.hashes",
-            (self.owner, self.model, time.time() + CLAIM_S, " ".join(hashes)))
+            (self.owner, self.model, _wall() + CLAIM_S, " ".join(hashes)))
         self.held = True
 
     def give_back(self) -> None:
@@ -516,7 +518,7 @@ def embed_pages(
                 if say and not said_wait and _clock() - waited >= CLAIM_NOTE_S:
                     said_wait = True
                     say(f"{len(waiting):,} page(s) wait for chunks another embed run is sending now: their vectors are reused once it stores them")
-                time.sleep(CLAIM_POLL_S)
+                _sleep(CLAIM_POLL_S)
                 if check_stop:
                     check_stop()
                 pending, waiting = waiting, []
@@ -780,24 +782,10 @@ def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None
     return n - keep
 
 
-def _groups(work: list[_PageWork], size: list[int]) -> Iterable[list[_PageWork]]:
-    """Pages of ``work`` in groups of at least ``size[0]`` chunks (read as each group fills:
-    the caller may change it between groups)."""
-    cur: list[_PageWork] = []
-    n = 0
-    for w in work:
-        cur.append(w)
-        n += len(w.chunks)
-        if n >= size[0]:
-            yield cur
-            cur, n = [], 0
-    if cur:
-        yield cur
-
-
 def _next_group(pages: list[_PageWork], size: int) -> tuple[list[_PageWork], list[_PageWork]]:
     """``(group, rest)``: the first pages of ``pages`` up to the one reaching ``size`` chunks (all
-    of them when they hold fewer), as :func:`_groups` cuts them, and the pages after."""
+    of them when they hold fewer) and the pages after: :func:`embed_pages`' next group (``size``
+    read as each group is cut: the speed of the group before sets it)."""
     n = 0
     for i, w in enumerate(pages):
         n += len(w.chunks)
