@@ -67,7 +67,9 @@ def _brain(db_path, url):
     from gbrain.core.brain import Brain
 
     assert gbrain_in_process("--db", str(db_path), "init").returncode == 0
-    for k, v in (("embedding_base_url", url), ("embedding_model", "team-embed")):
+    # (the first request is held until the other run sent one: at a busy CI's load, past the 15 s
+    # first-answer timeout, its retry would count its input twice)
+    for k, v in (("embedding_base_url", url), ("embedding_model", "team-embed"), ("embedding_first_timeout", "120")):
         r = gbrain_in_process("--db", str(db_path), "config", "set", k, v)
         assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
