@@ -228,6 +228,19 @@ def test_endpoint_rule():
 
 
 @pytest.mark.engine_free
+def test_a_server_model_set_before_its_base_url_says_the_base_url_is_missing_not_a_key():
+    """Team trial s60: `config set embedding_model nomic-embed-text` before `embedding_base_url`;
+    meanwhile `embed` said `no OPENAI_API_KEY: using the offline minilm model`, the wrong fix (a
+    key sends nomic-embed-text to api.openai.com). A name OpenAI does not serve needs a base URL:
+    the note says that; an OpenAI model's note still names the key."""
+    model, note = emb.resolve_model({"embedding_model": "nomic-embed-text", emb.CHOSEN_KEY: "1"}, environ={})
+    assert model.model_id in (emb.MINILM_MODEL, emb.OFFLINE_MODEL), model.model_id
+    assert "embedding_base_url" in note and "OPENAI_API_KEY" not in note, note
+    _, note = emb.resolve_model({"embedding_model": "text-embedding-3-small", emb.CHOSEN_KEY: "1"}, environ={})
+    assert note.startswith("no OPENAI_API_KEY"), note
+
+
+@pytest.mark.engine_free
 def test_a_401_from_a_server_denied_the_key_says_why(srv):
     srv.mode = "status 401"
     m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, key_note="OPENAI_API_KEY not sent to x")

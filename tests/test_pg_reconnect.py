@@ -337,5 +337,26 @@ def test_a_postgres_database_that_does_not_exist_says_how_to_make_it(pg_server, 
         err = r.stderr.decode()
         assert r.returncode == 2 and 'database "gb_team_new" does not exist' in err, (args, err)
         assert "CREATE DATABASE" in err and "createdb" in err and len(err.strip().splitlines()) == 1, (args, err)
+        # (team trial s60: a bare `createdb gb_team_new` goes to the default server, not this URL's socket)
+        given = psycopg.conninfo.conninfo_to_dict(nosuch)
+        assert f"`createdb -h {given['host']} -U {given['user']} gb_team_new`" in err, (args, err)
         # (copy names its databases with --from and --to: "give an existing one with --db" sent it to an option it ignores)
         assert "--db" not in err.replace(nosuch, ""), (args, err)
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("url, line", [
+    ("postgresql://alice:pw@db.example:5433/team", "`createdb -h db.example -p 5433 -U alice team`"),
+    ("postgresql://postgres:@/team2?host=/tmp/team/pg", "`createdb -h /tmp/team/pg -U postgres team2`"),
+    ("postgresql:///team?host=/tmp/my%20pg", "`createdb -h '/tmp/my pg' team`"),
+    ("postgresql://localhost/team", "`createdb -h localhost team`"),
+])
+def test_the_create_database_hint_names_the_urls_server(url, line):
+    """The hint for a database that does not exist names the server of the URL (host or socket
+    folder, port, user), as `createdb` needs them: without them it goes to the default server."""
+    from gbrain.storage.pg import _cannot_connect
+
+    name = psycopg.conninfo.conninfo_to_dict(url)["dbname"]
+    err = str(_cannot_connect(f'connection failed: FATAL:  database "{name}" does not exist', url))
+    assert line in err, err
+    assert "pw" not in err

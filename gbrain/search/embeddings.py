@@ -1404,6 +1404,9 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
     if needs_key(name, config, env):
         off = offline_model(embedded)
         note = f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
+        if name not in OPENAI_MODELS:  # a local server's model (nomic-embed-text): a key would send it to OpenAI (team trial s60)
+            note = (f"no embedding_base_url: {name} is no OpenAI model, it needs an OpenAI-compatible server (`gbrain config set "
+                    f"embedding_base_url URL` or {URL_ENV}): using the offline {off} model instead")
         if not config.get(CHOSEN_KEY) and (embedded or {}).get(off) and not (embedded or {}).get(name):
             note = None  # the default model, on a brain embedded with this offline one: nothing changes
         if off != MINILM_MODEL and (embedded or {}).get(MINILM_MODEL) and minilm_dir() is None:

@@ -44,6 +44,8 @@ GROUP_MIN = 16
 #: the first group, before any speed is measured
 GROUP_FIRST = 32
 _clock = time.perf_counter
+#: Unix time (claims' ``expires``: compared across machines) and the wait between two looks at another run's claims
+_wall, _sleep = time.time, time.sleep
 #: chunks timed by :func:`sample_rate` for `embed`'s estimate
 SAMPLE_CHUNKS = 32
 #: a sample timed faster than this (a fast model: wordllama's 32 chunks in ~0.08 s, mostly the
@@ -52,6 +54,14 @@ SAMPLE_SECONDS = 0.5
 SAMPLE_GROW = 8
 #: retired vectors kept in embedding_cache per model
 CACHE_KEEP = 100_000
+#: a claim on chunk texts being sent (``embed_claims``, :class:`_Claims`) lapses after this many
+#: seconds: what another embedder waits at most for a claimer it cannot see die (a machine cut off
+#: the network); a group's provider work, retries of a busy server included, is far shorter
+CLAIM_S = 900.0
+#: seconds between two looks at the chunks another live embedder is sending
+CLAIM_POLL_S = 0.5
+#: seconds of waiting for another embedder's chunks before the run says so (once)
+CLAIM_NOTE_S = 2.0
 
 
 # ---------------------------------------------------------------------------
@@ -313,6 +323,106 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     return plan, work
 
 
+class _Claims:
+    """One embed run's claim on the chunk texts it is sending (``embed_claims``, SQLite v85 /
+    Postgres v93), so that two embedders on one brain (two teammates' `embed --stale`, a watch's
+    embedder and a manual run) send each text to the provider once. Before a group's texts are
+    sent, :meth:`busy` and :meth:`hold` run in one write transaction (every writer's lock: SQLite's
+    ``BEGIN IMMEDIATE``, Postgres' advisory ``WRITE_LOCK``): a page with a text another live run
+    holds waits (its vector comes when that run stores it), the group's other texts are claimed;
+    the claim is given back (:meth:`give_back`) in the transaction that stores their vectors, and
+    one left at the run's end by :meth:`give_back_all`. A run holds one row at a time (its group
+    in flight: ``hashes``, the texts' hashes space-separated), so a lone embedder writes and
+    deletes one row per group and reads an empty table.
+
+    A claim is another run's while it has not lapsed (``expires``, :data:`CLAIM_S`) and its owner
+    lives: on Postgres its server backend (``pg_backend_pid()``, in ``pg_stat_activity``: a killed
+    process's backend ends with its connection, on any machine); on SQLite its process on this host
+    (``os.kill(pid, 0)``; another host's is trusted until it lapses). A dead owner's claim is
+    dropped by the next :meth:`busy`: nothing it claimed is lost, it is sent once more."""
+
+    def __init__(self, conn: sqlite3.Connection, model: str):
+        import os
+        import secrets
+        import socket
+
+        self.conn = conn
+        self.model = model
+        self.host = socket.gethostname()
+        self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(6)}"
+        self.pg = is_postgres(conn)
+        self.held = False
+
+    def busy(self, hashes: Iterable[str]) -> set[str]:
+        """Of ``hashes``, those another live run holds now; the claims of dead runs are dropped
+        (call in the write transaction that then calls :meth:`hold`)."""
+        rows = [tuple(r) for r in self.conn.execute(
+            "SELECT owner, backend, expires, hashes FROM embed_claims WHERE model = ? AND owner != ?", (self.model, self.owner))]
+        if not rows:
+            return set()
+        now = _wall()
+        live_pids: set[int] = set()
+        pids = sorted({int(r[1]) for r in rows if r[1]})
+        if self.pg and pids:
+            for part, ph in in_parts(pids):
+                live_pids |= {int(p) for (p,) in self.conn.execute(f"SELECT pid FROM pg_stat_activity WHERE pid IN ({ph})", part)}
+        out: set[str] = set()
+        want = set(hashes)
+        for owner, backend, expires, held in rows:
+            lives = float(expires) > now and (int(backend) in live_pids if self.pg and backend else self._lives(owner))
+            if lives:
+                out |= want.intersection(held.split())
+            else:
+                self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (owner,))
+        return out
+
+    def _lives(self, owner: str) -> bool:
+        """Whether the process of ``owner`` (``host:pid:token``) may live: False only for a process
+        of this host that is gone."""
+        import os
+
+        parts = owner.rsplit(":", 2)
+        if len(parts) != 3 or parts[0] != self.host or not parts[1].isdigit():
+            return True
+        try:
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True  # (another user's: it lives)
+        return True
+
+    def hold(self, hashes: Iterable[str]) -> None:
+        """Claim ``hashes`` for this run in place of what it held (call in the write transaction
+        of :meth:`busy`)."""
+        hashes = sorted(set(hashes))
+        if not hashes:
+            return
+        backend = "pg_backend_pid()" if self.pg else "0"
+        self.conn.execute(
+            f"INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, ?, {backend}, ?, ?) "
+            "ON CONFLICT(owner) DO UPDATE SET model = excluded.model, backend = excluded.backend, expires = excluded.expires, hashes = excluded.hashes",
+            (self.owner, self.model, _wall() + CLAIM_S, " ".join(hashes)))
+        self.held = True
+
+    def give_back(self) -> None:
+        """Drop this run's claim (in the transaction storing its texts' vectors)."""
+        if self.held:
+            self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (self.owner,))
+            self.held = False
+
+    def give_back_all(self, tx: Callable) -> None:
+        """Drop the claim this run still holds (its end, an error, a cancel), in a transaction of
+        ``tx``; a failure here is left to the owner check of the next run's :meth:`busy`."""
+        if not self.held:
+            return
+        try:
+            with tx():
+                self.give_back()
+        except Exception:
+            pass
+
+
 def _model_held(fn: Callable) -> Callable:
     """``fn(conn, model, ...)`` run inside ``model.held()`` (:meth:`EmbeddingModel.held`: minilm's
     BLAS limit set once for the whole run, not restored between its groups' encodes)."""
@@ -393,108 +503,148 @@ def embed_pages(
     report(0)
     cap = max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)
     size = [min(cap, GROUP_FIRST)]
-    for group in _groups(work, size):
-        t0 = _clock()
-        hashes = sorted({c.hash for w in group for c in w.chunks})
-        have = {} if force else _blobs(conn, mid, hashes)
-        todo: dict[str, str] = {}
-        for w in group:
-            for c in w.chunks:
-                if c.hash not in have and c.hash not in todo:
-                    todo[c.hash] = c.text
-        fresh: dict[str, bytes] = {}
-        if check_stop:
-            check_stop()
-        if todo:
-            texts = list(todo.values())
-            group_n = sum(len(w.chunks) for w in group)
-            sent = [0]
-
-            def on_batch(n: int) -> None:
+    claims = None if force else _Claims(conn, mid)  # (force: every text is sent again, by design)
+    pending: list[_PageWork] = list(work)
+    waiting: list[_PageWork] = []  # pages with a text another live embedder is sending
+    waited, said_wait = None, False
+    try:
+        while pending or waiting:
+            if not pending:  # each page left waits for a text another run sends: its vector comes when that run stores it
+                if until is not None and _clock() >= until:
+                    stats["unreached"] = len(work) - reached
+                    break
+                waited = waited if waited is not None else _clock()
+                say = getattr(model, "on_retry", None)  # (embed's notes: its stderr; watch's log)
+                if say and not said_wait and _clock() - waited >= CLAIM_NOTE_S:
+                    said_wait = True
+                    say(f"{len(waiting):,} page(s) wait for chunks another embed run is sending now: their vectors are reused once it stores them")
+                _sleep(CLAIM_POLL_S)
                 if check_stop:
                     check_stop()
-                sent[0] = min(len(texts), sent[0] + n)  # a halved batch sends some texts again
-                # chunks of the group, in proportion to the texts sent so far; the group's end
-                # is said once it is stored (below), not twice
-                if sent[0] < len(texts):
-                    report(done + group_n * sent[0] // len(texts))
+                pending, waiting = waiting, []
+            group, pending = _next_group(pending, size[0])
+            t0 = _clock()
+            hashes = sorted({c.hash for w in group for c in w.chunks})
+            have = {} if force else _blobs(conn, mid, hashes)
+            todo: dict[str, str] = {}
+            for w in group:
+                for c in w.chunks:
+                    if c.hash not in have and c.hash not in todo:
+                        todo[c.hash] = c.text
+            if todo and claims is not None:
+                # claim the texts to send, in one write transaction with every other embedder's claims
+                with tx():
+                    have.update(_blobs(conn, mid, list(todo)))  # stored by another run meanwhile
+                    todo = {h: t for h, t in todo.items() if h not in have}
+                    busy = claims.busy(todo)
+                    if busy:  # (a chunk's hash is a sha256 of its text: computed again only here)
+                        keys = [{c.hash for c in w.chunks} for w in group]
+                        waiting += [w for w, k in zip(group, keys) if k & busy]
+                        group = [w for w, k in zip(group, keys) if not k & busy]
+                        left = set().union(*(k for k in keys if not k & busy))
+                        hashes = sorted(left)
+                        todo = {h: t for h, t in todo.items() if h in left}
+                    claims.hold(todo)
+                if not group:
+                    continue
+            fresh: dict[str, bytes] = {}
+            if check_stop:
+                check_stop()
+            if todo:
+                texts = list(todo.values())
+                group_n = sum(len(w.chunks) for w in group)
+                sent = [0]
 
-            vecs, refused = _embed_splitting(model, texts, on_batch)
-            keys = list(todo.keys())
-            bad = {keys[i]: err for i, err in refused.items()}
-            fresh = {h: to_blob(v) for h, v in zip(keys, vecs) if v is not None}
-        else:
-            bad = {}
-        have.update(fresh)
-        sizes = {len(b) // 4 for b in have.values()}
-        drop_first = False
-        if sizes and (len(sizes) > 1 or (ref is not None and sizes != {ref})):
-            new_size = next(iter({len(b) // 4 for b in fresh.values()} or sizes - {ref} or sizes))
-            if not (force and len(sizes) == 1):
-                raise DimsChanged(dims_changed_message(mid, new_size, ref if ref is not None else min(sizes - {new_size} or sizes)))
-            drop_first = True
-        kept = [w for w in group if not any(c.hash in bad for c in w.chunks)]
-        for w in group:
-            if len(kept) == len(group):
-                break
-            for c in w.chunks:
-                if c.hash in bad:
-                    stats["skipped"].append({"page_id": w.page_id, "chunk": c.index, "heading": c.heading or "", "tokens": c.tokens,
-                                             "error": bad[c.hash]})
+                def on_batch(n: int) -> None:
+                    if check_stop:
+                        check_stop()
+                    sent[0] = min(len(texts), sent[0] + n)  # a halved batch sends some texts again
+                    # chunks of the group, in proportion to the texts sent so far; the group's end
+                    # is said once it is stored (below), not twice
+                    if sent[0] < len(texts):
+                        report(done + group_n * sent[0] // len(texts))
+
+                vecs, refused = _embed_splitting(model, texts, on_batch)
+                keys = list(todo.keys())
+                bad = {keys[i]: err for i, err in refused.items()}
+                fresh = {h: to_blob(v) for h, v in zip(keys, vecs) if v is not None}
+            else:
+                bad = {}
+            have.update(fresh)
+            sizes = {len(b) // 4 for b in have.values()}
+            drop_first = False
+            if sizes and (len(sizes) > 1 or (ref is not None and sizes != {ref})):
+                new_size = next(iter({len(b) // 4 for b in fresh.values()} or sizes - {ref} or sizes))
+                if not (force and len(sizes) == 1):
+                    raise DimsChanged(dims_changed_message(mid, new_size, ref if ref is not None else min(sizes - {new_size} or sizes)))
+                drop_first = True
+            kept = [w for w in group if not any(c.hash in bad for c in w.chunks)]
+            for w in group:
+                if len(kept) == len(group):
                     break
-        with tx():
-            if drop_first:
-                stats["dropped"] += drop_vectors(conn, mid)["chunks"]
+                for c in w.chunks:
+                    if c.hash in bad:
+                        stats["skipped"].append({"page_id": w.page_id, "chunk": c.index, "heading": c.heading or "", "tokens": c.tokens,
+                                                 "error": bad[c.hash]})
+                        break
+            with tx():
+                if drop_first:
+                    stats["dropped"] += drop_vectors(conn, mid)["chunks"]
+                    ref = next(iter(sizes))
+                stored_w = []
+                for w in kept:
+                    if _store_page(conn, mid, w, have, replace=force, chunking=chunking_of(model)):
+                        stored_w.append(w)
+                        stats["stored"].append(w.page_id)
+                        stats["pages"] += 1
+                        stats["chunks"] += len(w.chunks)
+                        stats["split"] += split_chunks(w.chunks)
+                    else:  # deleted or changed since its chunks were cut: it stays to embed
+                        stats["changed"] += 1
+                        stats["changed_ids"].append(w.page_id)
+                if hashes:
+                    for part, marks in in_parts(hashes):
+                        conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({marks})", [mid, *part])
+                if claims is not None:
+                    claims.give_back()  # stored now (a refused text: free again)
+                # the vectors a skipped page's other chunks got (sent and paid for, or from the cache)
+                # wait in the cache for its next run: only the refused text goes to the server again
+                stored = {c.hash for w in stored_w for c in w.chunks}
+                kept_ids = {id(w) for w in stored_w}
+                spare = {c.hash for w in group if id(w) not in kept_ids for c in w.chunks if c.hash in have and c.hash not in stored}
+                if spare and not drop_first:
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
+                        [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
+                    )
+            # counted over the chunks stored: a skipped page's are neither new nor from cache
+            used = [c.hash for w in stored_w for c in w.chunks]
+            sent_now = set(fresh)
+            if sampled:  # the time sample's texts, sent by this run: new (once), not from cache (trial 39)
+                took = {h for h in used if h in sampled and h not in sent_now}
+                sampled -= took
+                sent_now |= took
+            new = len({h for h in used if h in sent_now})
+            stats["embedded"] += new
+            n = sum(len(w.chunks) for w in group)
+            # the next group: about GROUP_SECONDS of work at this group's speed (all cached: the cap)
+            dt = _clock() - t0
+            size[0] = cap if not todo or dt <= 0 else min(cap, max(GROUP_MIN, int(n * GROUP_SECONDS / dt)))
+            # a text repeated within the run is embedded once: its other copies are not "from cache"
+            repeated = sum(1 for h in used if h in sent_now) - new
+            stats["repeated"] += repeated
+            stats["cached"] += len(used) - new - repeated
+            done += n
+            if ref is None and sizes:
                 ref = next(iter(sizes))
-            stored_w = []
-            for w in kept:
-                if _store_page(conn, mid, w, have, replace=force, chunking=chunking_of(model)):
-                    stored_w.append(w)
-                    stats["stored"].append(w.page_id)
-                    stats["pages"] += 1
-                    stats["chunks"] += len(w.chunks)
-                    stats["split"] += split_chunks(w.chunks)
-                else:  # deleted or changed since its chunks were cut: it stays to embed
-                    stats["changed"] += 1
-                    stats["changed_ids"].append(w.page_id)
-            if hashes:
-                for part, marks in in_parts(hashes):
-                    conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({marks})", [mid, *part])
-            # the vectors a skipped page's other chunks got (sent and paid for, or from the cache)
-            # wait in the cache for its next run: only the refused text goes to the server again
-            stored = {c.hash for w in stored_w for c in w.chunks}
-            kept_ids = {id(w) for w in stored_w}
-            spare = {c.hash for w in group if id(w) not in kept_ids for c in w.chunks if c.hash in have and c.hash not in stored}
-            if spare and not drop_first:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
-                    [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
-                )
-        # counted over the chunks stored: a skipped page's are neither new nor from cache
-        used = [c.hash for w in stored_w for c in w.chunks]
-        sent_now = set(fresh)
-        if sampled:  # the time sample's texts, sent by this run: new (once), not from cache (trial 39)
-            took = {h for h in used if h in sampled and h not in sent_now}
-            sampled -= took
-            sent_now |= took
-        new = len({h for h in used if h in sent_now})
-        stats["embedded"] += new
-        n = sum(len(w.chunks) for w in group)
-        # the next group: about GROUP_SECONDS of work at this group's speed (all cached: the cap)
-        dt = _clock() - t0
-        size[0] = cap if not todo or dt <= 0 else min(cap, max(GROUP_MIN, int(n * GROUP_SECONDS / dt)))
-        # a text repeated within the run is embedded once: its other copies are not "from cache"
-        repeated = sum(1 for h in used if h in sent_now) - new
-        stats["repeated"] += repeated
-        stats["cached"] += len(used) - new - repeated
-        done += n
-        if ref is None and sizes:
-            ref = next(iter(sizes))
-        report(done)
-        reached += len(group)
-        if until is not None and reached < len(work) and _clock() >= until:
-            stats["unreached"] = len(work) - reached
-            break
+            report(done)
+            reached += len(group)
+            if until is not None and reached < len(work) and _clock() >= until:
+                stats["unreached"] = len(work) - reached
+                break
+    finally:
+        if claims is not None:
+            claims.give_back_all(tx)
     prune_cache(conn, mid, tx)
     for sk in stats["skipped"]:
         r = conn.execute("SELECT slug FROM pages WHERE id = ?", (sk["page_id"],)).fetchone()
@@ -526,39 +676,61 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
         return 0.0, 0
     pool = list(todo.values())
     step = max(1, len(pool) // (n + 1))
-    sample = pool[::step][: n + 1]
-    # the first chunk warms the model up untimed (a local model loads its weights on first use:
-    # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
-    # chunk is timed with the load, all there is)
-    vecs: list = []
-    done: list = []
-    timed = sample[1:] or sample
-    try:
-        if len(sample) > 1:
-            vecs += list(model.embed_multi([sample[0].text]))
-            done.append(sample[0])
-        t = time.perf_counter()
-        vecs += list(model.embed_multi([c.text for c in timed]))
-        done += timed
-        dt = max(time.perf_counter() - t, 1e-6)
-        if dt < SAMPLE_SECONDS:
-            taken = {c.hash for c in done}
-            rest = [c for c in pool if c.hash not in taken]
-            more = rest[:: max(1, len(rest) // (n * SAMPLE_GROW))][: n * SAMPLE_GROW]
-            if len(more) > len(timed):  # a larger sample there is: it alone is timed
-                t = time.perf_counter()
-                vecs += list(model.embed_multi([c.text for c in more]))
-                dt = max(time.perf_counter() - t, 1e-6)
-                done += more
-                timed = more
-    except InputRefused:
-        return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
     tx = transaction or _plain_tx(conn)
-    with tx():
-        conn.executemany(
-            "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
-            [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
-        )
+    # the sample's texts are claimed as a run's group is (another embedder sends each once)
+    claims = _Claims(conn, model.model_id)
+    held: list = []
+
+    def claim(cands: list) -> list:
+        """Of ``cands``, those neither stored nor held by another run now, claimed beside ``held``."""
+        with tx():
+            have = _blobs(conn, model.model_id, [c.hash for c in cands])
+            busy = claims.busy([c.hash for c in cands if c.hash not in have])
+            ok = [c for c in cands if c.hash not in have and c.hash not in busy]
+            claims.hold([c.hash for c in held + ok])
+        held.extend(ok)
+        return ok
+
+    try:
+        sample = claim(pool[::step][: n + 1])
+        if not sample:
+            return 0.0, 0
+        # the first chunk warms the model up untimed (a local model loads its weights on first use:
+        # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
+        # chunk is timed with the load, all there is)
+        vecs: list = []
+        done: list = []
+        timed = sample[1:] or sample
+        try:
+            if len(sample) > 1:
+                vecs += list(model.embed_multi([sample[0].text]))
+                done.append(sample[0])
+            t = time.perf_counter()
+            vecs += list(model.embed_multi([c.text for c in timed]))
+            done += timed
+            dt = max(time.perf_counter() - t, 1e-6)
+            if dt < SAMPLE_SECONDS:
+                taken = {c.hash for c in done}
+                rest = [c for c in pool if c.hash not in taken]
+                more = rest[:: max(1, len(rest) // (n * SAMPLE_GROW))][: n * SAMPLE_GROW]
+                if len(more) > len(timed):
+                    more = claim(more)
+                if len(more) > len(timed):  # a larger sample there is: it alone is timed
+                    t = time.perf_counter()
+                    vecs += list(model.embed_multi([c.text for c in more]))
+                    dt = max(time.perf_counter() - t, 1e-6)
+                    done += more
+                    timed = more
+        except InputRefused:
+            return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
+        with tx():
+            conn.executemany(
+                "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
+                [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
+            )
+            claims.give_back()
+    finally:
+        claims.give_back_all(tx)
     if sent is not None:
         sent.update(c.hash for c in done)
     return sum(c.tokens for c in timed) / dt, len(timed)
@@ -610,19 +782,16 @@ def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None
     return n - keep
 
 
-def _groups(work: list[_PageWork], size: list[int]) -> Iterable[list[_PageWork]]:
-    """Pages of ``work`` in groups of at least ``size[0]`` chunks (read as each group fills:
-    the caller may change it between groups)."""
-    cur: list[_PageWork] = []
+def _next_group(pages: list[_PageWork], size: int) -> tuple[list[_PageWork], list[_PageWork]]:
+    """``(group, rest)``: the first pages of ``pages`` up to the one reaching ``size`` chunks (all
+    of them when they hold fewer) and the pages after: :func:`embed_pages`' next group (``size``
+    read as each group is cut: the speed of the group before sets it)."""
     n = 0
-    for w in work:
-        cur.append(w)
+    for i, w in enumerate(pages):
         n += len(w.chunks)
-        if n >= size[0]:
-            yield cur
-            cur, n = [], 0
-    if cur:
-        yield cur
+        if n >= size:
+            return pages[: i + 1], pages[i + 1 :]
+    return pages, []
 
 
 def _plain_tx(conn: sqlite3.Connection):

@@ -2911,6 +2911,22 @@ def _m84_crlf_tags(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM search_vocab_state")
 
 
+def _m85_embed_claims(conn: sqlite3.Connection) -> None:
+    """(SQLite v85 / Postgres v93) ``embed_claims``: the chunk texts each embed run is sending to
+    its provider now, one row per run (``owner``: ``host:pid:token``) with the model, its Postgres
+    backend's pid (``backend``, 0 on SQLite), when the claim lapses (``expires``, Unix seconds) and
+    the texts' hashes (``hashes``, space-separated). Two embedders on one brain (two teammates'
+    `embed --stale`, a watch's embedder and a manual run) send each text once: the other waits for
+    the vector, or drops the claim once its owner is gone (``search/vectors.py`` ``_Claims``). A row
+    lives for one group of a run: given back in the transaction storing the vectors."""
+    conn.execute(EMBED_CLAIMS_SQL)
+
+
+#: the table of migration v85 (SQLite) / v93 (Postgres, ``sql/pg_v93.sql``)
+EMBED_CLAIMS_SQL = ("CREATE TABLE IF NOT EXISTS embed_claims (owner TEXT PRIMARY KEY, model TEXT NOT NULL, backend INTEGER NOT NULL DEFAULT 0, "
+                    "expires REAL NOT NULL, hashes TEXT NOT NULL)")
+
+
 #: the texts a CR in a tag may change (v84): a CR and a ``<``; ``_CR_TAG_PARAMS`` its patterns
 _CR_TAG_TEXT = "({c} LIKE ? AND {c} LIKE ?)"
 _CR_TAG_PARAMS = ("%\r%", "%<%")
@@ -3270,7 +3286,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans, _m84_crlf_tags]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans, _m84_crlf_tags, _m85_embed_claims]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)

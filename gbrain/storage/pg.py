@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 92
+PG_SCHEMA_VERSION = 93
 
 
 def is_url(db: object) -> bool:
@@ -355,8 +355,28 @@ def _cannot_connect(e: object, url: str) -> GBrainError:
     m = re.search(r'database "([^"]*)" does not exist', msg)
     if m is None:
         return GBrainError(msg)
-    return BadInput(f"{msg}; gbrain makes its tables, not the database: create it first (`createdb {m.group(1)}`, "
+    return BadInput(f"{msg}; gbrain makes its tables, not the database: create it first (`{createdb_line(url, m.group(1))}`, "
                     f"or `CREATE DATABASE \"{m.group(1)}\"` in psql), or name an existing one")
+
+
+def createdb_line(url: str, name: str) -> str:
+    """The `createdb` command line that makes database ``name`` on the server of ``url``: its host
+    (or Unix socket folder: pgserver's), port and user as ``-h``/``-p``/``-U`` where the URL gives
+    them (a bare `createdb NAME` goes to the default server, not a socket elsewhere: team trial
+    s60), each shell-quoted; never the password."""
+    import shlex
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = conninfo_to_dict(url)
+    except Exception:
+        given = {}
+    args = ["createdb"]
+    for flag, key in (("-h", "host"), ("-p", "port"), ("-U", "user")):
+        if given.get(key):
+            args += [flag, str(given[key])]
+    return " ".join(shlex.quote(a) for a in args + [name])
 
 
 def _broken(c) -> bool:

@@ -1,4 +1,4 @@
--- gbrain: a new SQLite brain's schema v84, what the whole migration chain leaves in an empty brain.
+-- gbrain: a new SQLite brain's schema v85, what the whole migration chain leaves in an empty brain.
 -- GENERATED: do not edit; after adding or changing a migration run `python -m gbrain.storage.fresh`.
 -- (gbrain/storage/fresh.py; tests/test_fresh_schema.py compares it with the chain)
 
@@ -213,6 +213,7 @@ CREATE VIRTUAL TABLE page_fts USING fts5(
   content='page_fts_src', content_rowid='id',
   tokenize='porter unicode61'
 );
+CREATE TABLE embed_claims (owner TEXT PRIMARY KEY, model TEXT NOT NULL, backend INTEGER NOT NULL DEFAULT 0, expires REAL NOT NULL, hashes TEXT NOT NULL);
 CREATE VIEW raw_data(id, page_id, source, data, fetched_at) AS
   SELECT r.id, r.page_id, r.source,
          CASE WHEN r.data IS NOT NULL THEN r.data ELSE CAST(substr(f.data, r.start, r.len) AS TEXT) END,
@@ -393,4 +394,4 @@ INSERT INTO "config" (key, value) VALUES ('chunk_strategy', 'section');
 INSERT INTO "config" (key, value) VALUES ('timeline_split', 'rule');
 INSERT INTO "sqlite_sequence" (name, seq) VALUES ('history', 0);
 
-PRAGMA user_version = 84;
+PRAGMA user_version = 85;
