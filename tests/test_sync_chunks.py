@@ -1152,3 +1152,37 @@ def test_rows_a_sync_recorded_racy_settle_in_committed_chunks_and_a_same_size_ed
         assert seen == [24] * 4 + [20] * 5 + [15] * 5 + [10] * 5 + [5] * 4 + [1], seen
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+def test_rows_racy_again_at_once_are_not_settled_in_the_pre_pass(db_path, tmp_path):
+    """A file whose change stamp is within RACY_NS of now (saved a moment ago; or dated ahead of
+    this clock: a vault unpacked from a machine whose clock ran fast, racy at every sync) would be
+    recorded racy again: settling it in the pre-pass (:meth:`SyncEngine._settle_racy`) wrote its
+    row again unchanged, a committed transaction per chunk, and the full sync then read every
+    such file a second time. Each file is read once per sync, and the pre-pass writes nothing."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    ahead = time.time_ns() + 86_400 * 10**9  # a day ahead
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        f.write_text(f"# N{i}\n\nbody {i}\n")
+        os.utime(f, ns=(ahead, ahead))
+    with Brain.open(db_path) as b:
+        assert _sync_once(b, root)["ok"]
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_state WHERE mtime_ns = 0").fetchone()[0] == NOTES
+        eng = _engine(b, root, CHUNK)
+        reads: list[str] = []
+        settled: list[str] = []
+        for name in ("hash_stable", "read_stable"):
+            real = getattr(eng, name)
+            setattr(eng, name, lambda f, *a, real=real: (reads.append(f.path), real(f, *a))[1])
+        real_settle = eng._settle
+        eng._settle = lambda p, *a: (settled.append(p), real_settle(p, *a))[1]
+        try:
+            rep = eng.sync()
+        finally:
+            eng.close()
+        assert rep["ok"] and not any(rep["changed"].values()), rep["changed"]
+        assert settled == []  # (recorded racy again: no row settled)
+        assert sorted(reads) == sorted(f"n{i:02d}.md" for i in range(NOTES)), sorted(reads)
+        verify_equal(b, root)

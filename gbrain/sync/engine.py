@@ -1654,8 +1654,12 @@ class SyncEngine:
         ``Disconnected``, the server reachable) is rolled back and run once more on a new
         connection; cut again, the rest is left to the full sync (the batches before stay
         committed: the next try goes on from them). ``stopping()`` True between batches stops.
-        Returns the paths whose bytes differ (edits at the same size, for the chunks); a file
-        that cannot be read is left to the full sync, which says why."""
+        A file whose change stamp is within :data:`RACY_NS` of the time before its stat is left
+        to the full sync: recorded racy again, its row would be written for nothing and the file
+        read twice (a vault dated ahead of this clock: every sync); and a write after the stat
+        within the stamp's clock tick could keep that stamp. Returns the paths whose bytes differ
+        (edits at the same size, for the chunks); a file that cannot be read is left to the full
+        sync, which says why."""
         from ..storage.db import raise_interrupt
         from ..storage.pg import Disconnected
 
@@ -1667,12 +1671,15 @@ class SyncEngine:
             with blobs.confined(self.root):
                 for p in racy[i:i + n]:
                     size = state[p][0]
+                    now = time.time_ns()  # (before the stat: a write after it moves the stamp past it)
                     try:
                         st = os.lstat(self._abs(p))
                     except OSError:
                         continue  # (gone meanwhile: the full sync sees it)
                     if not stat.S_ISREG(st.st_mode) or st.st_size != size:
                         continue
+                    if now - change_stamp(st) < RACY_NS:
+                        continue  # racy again (just saved; dated ahead of this clock): the full sync reads it, once
                     f = DiskFile(p, st.st_size, change_stamp(st), fid=file_id(st))
                     hx, _why = self.hash_stable(f)
                     if hx is None:
