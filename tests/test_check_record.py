@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import types
 
 import pytest
 
@@ -243,7 +244,10 @@ def test_a_just_written_file_with_coarse_stamps_is_not_recorded(tmp_path, monkey
     now = time.time_ns()
     whole = now - now % 1_000_000_000  # stamps of whole seconds, this second
     monkeypatch.setattr(dbmod, "file_state", lambda path, racy_ok=True: [[False, 1, 2, 4096, whole, whole]])
-    assert dbmod.settled_state(db) is None
+    with monkeypatch.context() as m:  # the clock inside that second, whenever the test runs (the real
+        # one crossed into the next second between the two readings now and then: not racy, recorded)
+        m.setattr(dbmod, "time", types.SimpleNamespace(time_ns=lambda: whole + dbmod.RACY_NS // 2, sleep=time.sleep))
+        assert dbmod.settled_state(db) is None
     fine = now - 3_000_000  # 3 ms ago on a file system of nanosecond stamps: waits, then records
     monkeypatch.setattr(dbmod, "file_state", lambda path, racy_ok=True: [[False, 1, 2, 4096, fine, fine]])
     assert dbmod.settled_state(db) == [[False, 1, 2, 4096, fine, fine]]

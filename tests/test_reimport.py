@@ -123,7 +123,11 @@ def test_racy_is_judged_from_before_the_reads_not_the_end_of_the_import(db_path,
     """A file stamped less than RACY_NS before the import began is racy, however long the import
     took: a write just after its read could keep its stamp. (Judged at the end of the import, as
     before, a long import recorded such a file as trusted.)"""
-    newest = max(change_stamp(os.lstat(p)) for p in brain_tree.rglob("*") if p.is_file())
+    stamps = [change_stamp(os.lstat(p)) for p in brain_tree.rglob("*") if p.is_file()]
+    oldest, newest = min(stamps), max(stamps)
+    # a racy window every stamp of the tree falls in, however long the fixture took to write it
+    # (RACY_NS // 2 after the newest stamp failed when the copy took more than half a second)
+    monkeypatch.setattr(importer, "RACY_NS", 2 * (newest - oldest) + importer.RACY_NS)
     start = newest + importer.RACY_NS // 2  # the clock when the import begins; a minute later once it has walked the tree
     walked = []
     real = importer.scan_tree

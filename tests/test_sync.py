@@ -864,12 +864,12 @@ def test_a_renamed_page_takes_its_sidecar_along(env, tmp_path):
 
 
 @pytest.mark.engine_free
-def test_an_edit_that_restores_the_old_mtime_is_still_seen(env):
+def test_an_edit_that_restores_the_old_mtime_is_still_seen(env, monkeypatch):
     """rsync -a, cp -p, touch -d or a backup restore keep size and mtime; the ctime moves."""
-    import time
+    from gbrain.sync import engine as engine_mod
 
     brain, eng, root = env
-    time.sleep(1.2)  # let the files age past the racy window, so the next sync trusts the stat
+    monkeypatch.setattr(engine_mod, "RACY_NS", 0)  # the files out of the racy window: the next sync trusts the stat
     assert eng.sync()["ok"]
     f = root / "people" / "bruno-okafor.md"
     st = f.stat()
@@ -1019,15 +1019,14 @@ def test_a_no_change_round_reads_the_stored_hashes_once(env, monkeypatch):
     reading every page's and file's hash again (issue 14: 110 of ~1,200 ms CPU of a no-change
     sync at 50,000 pages); a round that changed something reads them after its writes, as
     before, and both reports are the ones a fresh read gives."""
-    import time
-
+    from gbrain.sync import engine as engine_mod
     from gbrain.sync import verify
 
     brain, eng, root = env
     calls: list[int] = []
     real = verify.stored_hashes
     monkeypatch.setattr(verify, "stored_hashes", lambda b: (calls.append(1), real(b))[1])
-    time.sleep(1.2)  # past the racy window: the stats recorded next are trusted
+    monkeypatch.setattr(engine_mod, "RACY_NS", 0)  # no racy window: the stats recorded next are trusted
     assert eng.sync()["ok"]
     calls.clear()
     rep = eng.sync()
@@ -1047,15 +1046,13 @@ def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch
     """A whole-tree round compares the scan's stats and the brain's hashes with sync_state as sets
     and hands only the paths that differ to the pure plan (issue 14: a no-change sync at 50,000
     pages); each kind of difference still reaches ``decide`` and is carried out."""
-    import time
-
     from gbrain.sync import engine as engine_mod
 
     brain, eng, root = env
     seen: list[set[str]] = []
     real = engine_mod.decide
     monkeypatch.setattr(engine_mod, "decide", lambda states, *more: (seen.append(set(states)), real(states, *more))[1])
-    time.sleep(1.2)  # past the racy window: the stats recorded next are trusted
+    monkeypatch.setattr(engine_mod, "RACY_NS", 0)  # no racy window: the stats recorded next are trusted
     assert eng.sync()["ok"]
     seen.clear()
     rep = eng.sync()
@@ -1083,7 +1080,6 @@ def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch
     assert b"Edited in the brain." in (root / "people" / "ana-lima.md").read_bytes()
     assert brain.conn.execute("SELECT base_hash FROM sync_state WHERE path = ?", (pending,)).fetchone()[0] == sha((root / pending).read_bytes())
     verify_equal(brain, root)
-    time.sleep(1.2)
     eng.sync()
     seen.clear()
     rep = eng.sync()
