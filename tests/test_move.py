@@ -354,6 +354,30 @@ def test_undo_after_a_move_and_its_move_back_takes_the_window_back(db_path):
         assert fresh_import_differences(b) == {}
 
 
+def test_undo_of_a_page_made_in_its_window_moved_and_moved_back_deletes_it(db_path):
+    """An agent's ingest made people/x, linked it, moved it to people/finance/x and back: the move
+    and its move back cancel out only for a name that held a page before the window, so undo
+    still said "move it back first, then undo again" of people/x, for ever, and skipped the
+    page whose links the moves rewrote (skilltrial, s61). A name's page made in the window is the
+    page it held: undo deletes it and takes the link back."""
+    from gbrain.core import history as h
+    with _brain(db_path) as b:
+        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+        while h._now() <= last:
+            pass
+        since = h._now()
+        before = b.get_text("people/ana")
+        b.put("people/x", "# X\n")
+        ops.run("link", {"from": "people/ana", "to": "people/x"}, brain=b)
+        ops.run("move", {"slug": "people/x", "to": "people/finance/x"}, brain=b)
+        ops.run("move", {"slug": "people/finance/x", "to": "people/x"}, brain=b)
+        plan = {i["name"]: (i["action"], i["reason"]) for i in ops.run("undo", {"since": since}, brain=b)["plan"]}
+        assert plan == {"people/x": ("delete", ""), "people/finance/x": ("none", ""), "people/ana": ("revert", "")}, plan
+        ops.run("undo", {"since": since, "apply": True}, brain=b)
+        assert b.get_text("people/ana") == before and b.page_row("people/x") is None
+        assert fresh_import_differences(b) == {}
+
+
 def test_links_in_code_the_text_scan_misses_are_never_rewritten(db_path):
     """The moved page's relative paths and the reference definitions to it were found by a text
     scan that does not see an indented code block (4 spaces, a tab) or a fence inside a quote:

@@ -100,16 +100,32 @@ def test_since_refuses_a_date_that_is_none_and_takes_a_utc_offset(db_path):
     for bad in ("2025-13-45", "2025-02-30", "2025-03-01T25:00"):
         with pytest.raises(BadInput, match="since"):
             _since(bad)
-    assert _since("2026-12-05T09:30:00+02:00") == "2026-12-05T07:30:00Z"
+    assert _since("2026-12-05T09:30:00+02:00") == "2026-12-05T07:30:00.000Z"
     assert _since("2026-12-05T09:30:00.250-01:00") == "2026-12-05T10:30:00.250Z"
-    assert _since("2026-12-05 09:30z") == "2026-12-05T09:30Z"
-    assert _since("2026-12-05T09:30:00Z") == "2026-12-05T09:30:00Z" and _since("2026-12-05") == "2026-12-05"
+    assert _since("2026-12-05 09:30z") == "2026-12-05T09:30:00.000Z"
+    assert _since("2026-12-05T09:30:00Z") == "2026-12-05T09:30:00.000Z" and _since("2026-12-05") == "2026-12-05" == _since("2026-12-05Z")
     with Brain.open(db_path, create=True) as b:
         b.put("a", "# A\n\nutilities\n")
         with pytest.raises(BadInput, match="since"):
             ops.run("search", {"query": "utilities", "since": "2025-13-45"}, brain=b)
         assert ops.run("search", {"query": "utilities", "since": "2000-01-01T00:00:00+05:00"}, brain=b)
         assert not ops.run("search", {"query": "utilities", "since": "2999-01-01T00:00:00+05:00"}, brain=b)
+
+
+def test_since_and_until_with_a_utc_clock_take_the_writes_of_that_second_and_minute(db_path):
+    """`changes`/`undo` compare `since`/`until` as text with the history's times, which carry
+    milliseconds (`…07:45:38.846Z`): `--since 2026-12-07T07:45:38Z` (or `…07:45Z`) sorted after them
+    ('.' and ':' before 'Z'), so a write made later in that second (minute) was left out, and an
+    agent's `undo --since T`, T noted just before its run, left its first writes in place
+    (skilltrial, s61); `until` kept them."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/x", "# X\n")
+        at = ops.run("changes", {}, brain=b)[0]["at"]  # 2026-12-07T07:45:38.846Z
+        for since in (at[:19] + "Z", at[:16] + "Z", at[:19] + "+00:00"):
+            assert [c["name"] for c in ops.run("changes", {"since": since}, brain=b)] == ["notes/x"], since
+            assert [p["name"] for p in ops.run("undo", {"since": since}, brain=b)["plan"]] == ["notes/x"], since
+        for until in (at[:16] + "Z", at[:13] + ":00Z"):
+            assert ops.run("changes", {"until": until}, brain=b) == [], until
 
 
 def test_tag_follow_note_of_one_page_reads_right(db_path):

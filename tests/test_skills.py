@@ -873,3 +873,23 @@ def test_briefing_people_in_play_leave_out_an_import(tmp_path):
             r = ops.run_tool(tool.removeprefix("brain_").replace("_", "-"), dict(args), ops.Context(surface="mcp"), brain=b)
             answers.append({row.get("slug") or row.get("name") for row in r["items"] if row.get("type") == "person"})
     assert {"people/p7", "people/p42"} in answers, (calls, answers)
+
+
+@pytest.mark.engine_free
+def test_ingest_skill_a_file_path_is_the_ref(tmp_path):
+    """The ingest skill says a file's path is its ref on the command line: the same transcript
+    saved under another path (an agent's new temp file) is a second source page, and the same
+    text piped in finds the page (skilltrial, s61: an agent ingesting one meeting twice)."""
+    text = (SKILLS / "ingest" / "SKILL.md").read_text(encoding="utf-8")
+    assert "a file's path is its ref" in text and "a second source page" in text
+    a, b_ = tmp_path / "a.md", tmp_path / "b.md"
+    for p in (a, b_):
+        p.write_text("---\ndate: 2026-04-13\n---\n\n# Q1 review\n\nNotes.\n", encoding="utf-8")
+    with Brain.open(tmp_path / "brain.db", create=True) as b:
+        first = ops.run("ingest", {"file": str(a), "source_type": "meeting"}, brain=b)
+        again = ops.run("ingest", {"file": str(a), "source_type": "meeting"}, brain=b)
+        other = ops.run("ingest", {"file": str(b_), "source_type": "meeting"}, brain=b)
+        bare = ops.run("ingest", {"content": a.read_text(encoding="utf-8"), "source_type": "meeting"}, brain=b)
+    assert (again["slug"], again["created"]) == (first["slug"], False)
+    assert other["created"] and other["slug"] == first["slug"] + "-2"
+    assert not bare["created"] and bare["slug"] in (first["slug"], other["slug"])

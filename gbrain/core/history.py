@@ -2140,7 +2140,8 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     the name's page to its move in at ``X`` (``from``); a move in with no move away in the window
     (a trashed page brought back as a late move: :func:`record_page_move`) or a creation is a page
     of its own; a name held a page before when its first such row is neither a creation nor a move
-    in. Two queries: the moves, then those names' rows."""
+    in, and the page made there when it is a creation (made in the window, moved and moved back:
+    the name holds it again). Two queries: the moves, then those names' rows."""
     moves = c.execute("SELECT kind, name, detail FROM history WHERE op = 'move' AND at >= ?", (since,)).fetchall()
     names: dict[str, set[str]] = {}
     for r in moves:
@@ -2162,8 +2163,8 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
             for r in c.execute(f"SELECT id, name, op, detail, body_id FROM history WHERE kind = ? AND name IN ({marks}) AND at >= ? "
                                f"AND op IN ('create', 'delete', 'move') ORDER BY id", (kind, *part, since)).fetchall():
                 n, d = r["name"], r["detail"] or ""
-                if n not in held:
-                    held[n] = None if r["op"] == "create" or (r["op"] == "move" and d.startswith("from ")) else n
+                if n not in held:  # a page made at the name in the window is the one it held (skilltrial s61: made, moved, moved back)
+                    held[n] = ("new", r["id"]) if r["op"] == "create" else None if r["op"] == "move" and d.startswith("from ") else n
                     now[n] = held[n]
                 if r["op"] == "move" and d.startswith("to ") and r["body_id"] is None:
                     flight[(n, d[3:])] = now[n]

@@ -1555,7 +1555,12 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date,
     a month or a year as timeline's `since` takes them: ``2026-12`` its first day) as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`).
     ``end``: an upper bound (excluded), where a month or a year is through its end as timeline's
-    `until` takes it (``2026-12`` → ``2027-01-01``: `changes --until 2026-12` left December out)."""
+    `until` takes it (``2026-12`` → ``2027-01-01``: `changes --until 2026-12` left December out).
+    An instant is written as the history writes its times, with milliseconds (``…T07:45:38.000Z``):
+    it is compared as text with them and with ``pages.updated_at`` (``…T07:45:38Z``), and
+    ``…T07:45:38Z`` sorted after every time of that second (``.`` and ``:`` before ``Z``), so
+    `changes`/`undo --since` left out the writes of its second (minute: ``…T07:45Z``); a clock
+    with no zone stays as given (a prefix of every time it names)."""
     if not v:
         return None
     import re
@@ -1565,10 +1570,10 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     day = v.strip().lower()
     if day in ("today", "yesterday"):  # local midnight, as an instant in UTC (history times are UTC)
         lt = time.localtime(time.time() - (86400 if day == "yesterday" else 0))
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1))))
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1))))
     if m:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - secs))
     s = v.strip()
     try:
         ym = month_or_year(s)
@@ -1587,13 +1592,13 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
 
         day, clock, zone = iso.groups()
         try:
-            dt = datetime.fromisoformat(day + (f"T{clock}" if clock else "") + (zone.upper() if zone else ""))
+            dt = datetime.fromisoformat(day + (f"T{clock}" + (zone.upper() if zone else "") if clock else ""))
         except ValueError:
             raise BadInput(f"{name} {v!r} is no date and time (month 01-12, a day the month has, hour 00-23)") from None
-        if zone and zone not in "Zz":  # another time zone's time: the UTC instant
+        if zone and clock:  # a UTC instant (another zone's time converted): as the history writes times
             u = dt.astimezone(timezone.utc)
-            return u.strftime("%Y-%m-%dT%H:%M:%S") + (f".{u.microsecond // 1000:03d}" if u.microsecond else "") + "Z"
-        return day + (f"T{clock}" if clock else "") + ("Z" if zone else "")
+            return u.strftime("%Y-%m-%dT%H:%M:%S") + f".{u.microsecond // 1000:03d}Z"
+        return day + (f"T{clock}" if clock else "")  # a day (`2026-12-05Z` too), a clock with no zone: prefixes
     raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date (YYYY-MM-DD, a month YYYY-MM, a year YYYY), got {v!r}")
 
 
