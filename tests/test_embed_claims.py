@@ -221,3 +221,46 @@ def test_the_time_sample_sends_no_text_another_run_holds(server, db_path):
         assert rate > 0 and n > 0
         assert server.inputs and not set(server.inputs) & {texts[h] for h in theirs}, server.inputs
         assert [r[0] for r in b.conn.execute("SELECT owner FROM embed_claims")] == ["elsewhere:1:aa"]
+
+
+def _fake_work(b, n=6):
+    """``(model, work)``: ``fake-8`` and the plan of ``n`` new pages of ``b``, all stale."""
+    from gbrain.search import vectors
+    from gbrain.search.embeddings import get_model
+
+    for i in range(n):
+        b.put(f"notes/f{i}", f"# F {i}\n\nthe {i}th fact about otters\n")
+    model = get_model("fake-8", b.config())
+    _, work = vectors.plan_embed(b.conn, model, vectors.select_pages(b.conn, model.model_id, "stale"))
+    return model, work
+
+
+def test_a_store_that_failed_leaves_no_claim(db_path):
+    """The transaction storing a group's vectors (which gives its claim back) fails at its end (a
+    commit refused: a full disk, a cut): the run's end gives the claim back still, so a long-lived
+    process (watch's embedder, `serve`) leaves nothing another run waits on for ``CLAIM_S``."""
+    import contextlib
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    class Refused(Exception):
+        pass
+
+    with Brain.open(db_path, create=True) as b:
+        model, work = _fake_work(b)
+        n = [0]
+
+        @contextlib.contextmanager
+        def tx():
+            n[0] += 1
+            with b.transaction():
+                yield
+                if n[0] == 2:  # (1: the group's claim; 2: its store)
+                    raise Refused("commit refused")
+
+        with pytest.raises(Refused):
+            vectors.embed_pages(b.conn, model, work, transaction=tx)
+        assert n[0] >= 3, n  # (the run's end: the claim given back in a transaction of its own)
+        assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
+
