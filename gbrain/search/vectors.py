@@ -406,10 +406,15 @@ class _Claims:
         self.held = True
 
     def give_back(self) -> None:
-        """Drop this run's claim (in the transaction storing its texts' vectors)."""
+        """Drop this run's claim (in the transaction storing its texts' vectors; call
+        :meth:`given_back` once that transaction committed: until then :meth:`give_back_all` gives
+        it back again, a store rolled back keeps no claim)."""
         if self.held:
             self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (self.owner,))
-            self.held = False
+
+    def given_back(self) -> None:
+        """The transaction of :meth:`give_back` committed: this run holds nothing."""
+        self.held = False
 
     def give_back_all(self, tx: Callable) -> None:
         """Drop the claim this run still holds (its end, an error, a cancel), in a transaction of
@@ -419,6 +424,7 @@ class _Claims:
         try:
             with tx():
                 self.give_back()
+            self.given_back()
         except Exception:
             pass
 
@@ -617,6 +623,8 @@ def embed_pages(
                         "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
                         [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
                     )
+            if claims is not None:
+                claims.given_back()
             # counted over the chunks stored: a skipped page's are neither new nor from cache
             used = [c.hash for w in stored_w for c in w.chunks]
             sent_now = set(fresh)
@@ -729,6 +737,7 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
                 [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
             )
             claims.give_back()
+        claims.given_back()
     finally:
         claims.give_back_all(tx)
     if sent is not None:
