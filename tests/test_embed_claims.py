@@ -162,10 +162,11 @@ def test_whose_claims_hold(db_path):
         pg = getattr(c, "dialect", "sqlite") == "postgres"
         live_backend = c.execute("SELECT pg_backend_pid()").fetchone()[0] if pg else 0
         later, past = time.time() + 600, time.time() - 1
+        other = _Claims(c, "m")  # another run of this process (watch's embedder beside an MCP call)
         rows = [("elsewhere:17:aa", 0, later, "h1"),  # another host, not lapsed: holds
                 ("elsewhere:18:bb", 0, past, "h2"),  # lapsed
                 (f"{host}:{gone.pid}:cc", 0, later, "h3"),  # this host, its process gone
-                (f"{host}:{os.getpid()}:dd", 0, later, "h4 h5")]  # this host, alive (another run of this process)
+                (other.owner, 0, later, "h4 h5")]  # this host, alive (another run of this process)
         if pg:
             rows += [("elsewhere:19:ee", live_backend, later, "h6"),  # a backend that lives
                      ("elsewhere:20:ff", 2**31 - 7, later, "h7")]  # one that does not
@@ -178,7 +179,7 @@ def test_whose_claims_hold(db_path):
             mine.hold(["h2", "h3", "h9"])
         assert busy == ({"h1", "h4", "h6"} if pg else {"h1", "h4"}), busy
         left = {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
-        assert left == {"elsewhere:17:aa", f"{host}:{os.getpid()}:dd", "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee"} if pg else set()), left
+        assert left == {"elsewhere:17:aa", other.owner, "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee"} if pg else set()), left
         mine.give_back_all(b.transaction)
         assert mine.owner not in {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
 
@@ -264,3 +265,36 @@ def test_a_store_that_failed_leaves_no_claim(db_path):
         assert n[0] >= 3, n  # (the run's end: the claim given back in a transaction of its own)
         assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
 
+
+def test_a_claim_of_this_process_no_run_of_it_holds_is_dead(db_path, monkeypatch):
+    """A claim with this host and this process's pid but no run of this process holds it (a run of
+    this process that could not give it back; a process before it with the same pid: a container
+    restarted, pid 1 again) is dead: the run takes its texts over at once, no waiting ``CLAIM_S``;
+    a live run of this process (watch's embedder beside an MCP call) still holds its own."""
+    import socket
+    import time
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    def no_wait(s):
+        raise AssertionError("the run waited for a claim nobody holds")
+
+    monkeypatch.setattr(vectors, "_sleep", no_wait)
+    with Brain.open(db_path, create=True) as b:
+        model, work = _fake_work(b)
+        hashes = " ".join(sorted({c.hash for w in work for c in w.chunks}))
+        with b.transaction():
+            b.conn.execute("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, ?, 0, ?, ?)",
+                           (f"{socket.gethostname()}:{os.getpid()}:0ld", model.model_id, time.time() + 600, hashes))
+        live = vectors._Claims(b.conn, model.model_id)  # another run of this process, alive
+        try:
+            with b.transaction():
+                assert live.busy(hashes.split()) == set()
+                live.hold(hashes.split()[:1])
+            assert vectors._Claims(b.conn, model.model_id).busy(hashes.split()) == {hashes.split()[0]}
+        finally:
+            live.give_back_all(b.transaction)
+        stats = vectors.embed_pages(b.conn, model, work, transaction=b.transaction)
+        assert stats["pages"] == len(work)
+        assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
