@@ -323,6 +323,10 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     return plan, work
 
 
+#: the owners (``host:pid:token``) of this process's embed runs under way (:class:`_Claims`)
+_RUNS: set[str] = set()
+
+
 class _Claims:
     """One embed run's claim on the chunk texts it is sending (``embed_claims``, SQLite v85 /
     Postgres v93), so that two embedders on one brain (two teammates' `embed --stale`, a watch's
@@ -338,7 +342,8 @@ class _Claims:
     A claim is another run's while it has not lapsed (``expires``, :data:`CLAIM_S`) and its owner
     lives: on Postgres its server backend (``pg_backend_pid()``, in ``pg_stat_activity``: a killed
     process's backend ends with its connection, on any machine); on SQLite its process on this host
-    (``os.kill(pid, 0)``; another host's is trusted until it lapses). A dead owner's claim is
+    (``os.kill(pid, 0)``; another host's is trusted until it lapses); one of this process's own pid
+    only while a run of this process holds it (:data:`_RUNS`, on both engines). A dead owner's claim is
     dropped by the next :meth:`busy`: nothing it claimed is lost, it is sent once more."""
 
     def __init__(self, conn: sqlite3.Connection, model: str):
@@ -352,6 +357,7 @@ class _Claims:
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(6)}"
         self.pg = is_postgres(conn)
         self.held = False
+        _RUNS.add(self.owner)
 
     def busy(self, hashes: Iterable[str]) -> set[str]:
         """Of ``hashes``, those another live run holds now; the claims of dead runs are dropped
@@ -369,12 +375,26 @@ class _Claims:
         out: set[str] = set()
         want = set(hashes)
         for owner, backend, expires, held in rows:
-            lives = float(expires) > now and (int(backend) in live_pids if self.pg and backend else self._lives(owner))
+            mine = self._of_this_process(owner)
+            lives = float(expires) > now and (
+                mine if mine is not None else int(backend) in live_pids if self.pg and backend else self._lives(owner))
             if lives:
                 out |= want.intersection(held.split())
             else:
                 self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (owner,))
         return out
+
+    def _of_this_process(self, owner: str) -> bool | None:
+        """For a claim of this host and this process's pid: whether a run of this process holds it
+        (:data:`_RUNS`; one that could not give it back at its end, or a process before this one
+        with the same pid, a container restarted as pid 1, holds nothing); None for another
+        process's."""
+        import os
+
+        parts = owner.rsplit(":", 2)
+        if len(parts) != 3 or parts[0] != self.host or parts[1] != str(os.getpid()):
+            return None
+        return owner in _RUNS
 
     def _lives(self, owner: str) -> bool:
         """Whether the process of ``owner`` (``host:pid:token``) may live: False only for a process
@@ -418,15 +438,17 @@ class _Claims:
 
     def give_back_all(self, tx: Callable) -> None:
         """Drop the claim this run still holds (its end, an error, a cancel), in a transaction of
-        ``tx``; a failure here is left to the owner check of the next run's :meth:`busy`."""
-        if not self.held:
-            return
+        ``tx``; a failure here is left to the owner check of the next run's :meth:`busy` (this
+        run is over: to this process's later runs its claim is dead at once)."""
         try:
-            with tx():
-                self.give_back()
-            self.given_back()
+            if self.held:
+                with tx():
+                    self.give_back()
+                self.given_back()
         except Exception:
             pass
+        finally:
+            _RUNS.discard(self.owner)
 
 
 def _model_held(fn: Callable) -> Callable:
