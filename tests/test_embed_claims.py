@@ -152,6 +152,7 @@ def test_whose_claims_hold(db_path):
     import time
 
     from gbrain.core.brain import Brain
+    from gbrain.search import vectors
     from gbrain.search.vectors import _Claims
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -181,7 +182,9 @@ def test_whose_claims_hold(db_path):
         left = {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
         assert left == {"elsewhere:17:aa", other.owner, "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee"} if pg else set()), left
         mine.give_back_all(b.transaction)
+        other.give_back_all(b.transaction)  # (its run over: no longer among this process's runs)
         assert mine.owner not in {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
+        assert mine.owner not in vectors._RUNS and other.owner not in vectors._RUNS
 
 
 @pytest.mark.pg_empty
