@@ -301,3 +301,35 @@ def test_a_claim_of_this_process_no_run_of_it_holds_is_dead(db_path, monkeypatch
         stats = vectors.embed_pages(b.conn, model, work, transaction=b.transaction)
         assert stats["pages"] == len(work)
         assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="process start times from /proc")
+def test_a_claim_whose_pid_another_process_took_since_is_dead(db_path):
+    """A claim of this host whose pid is now another process's, one started after the claim was
+    last made (the claimer died and the pid was given again: a busy host, a restarted container),
+    is dead at once, not held ``CLAIM_S``; one made after its process started holds."""
+    import socket
+    import time
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    took = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # the pid's new process
+    try:
+        time.sleep(0.05)
+        host, now = socket.gethostname(), time.time()
+        with Brain.open(db_path, create=True) as b:
+            with b.transaction():
+                b.conn.executemany("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, 'm', 0, ?, ?)",
+                                   [(f"{host}:{took.pid}:old", now - 30 + vectors.CLAIM_S, "h1"),  # made 30 s before the process
+                                    (f"{host}:{took.pid}:new", now + 5 + vectors.CLAIM_S, "h2")])  # made after it started
+            mine = vectors._Claims(b.conn, "m")
+            try:
+                with b.transaction():
+                    assert mine.busy(["h1", "h2"]) == {"h2"}
+            finally:
+                mine.give_back_all(b.transaction)
+            assert [r[0] for r in b.conn.execute("SELECT owner FROM embed_claims")] == [f"{host}:{took.pid}:new"]
+    finally:
+        took.kill()
+        took.wait()
