@@ -323,6 +323,40 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     return plan, work
 
 
+#: seconds a process may seem to have started after a claim of its own (:func:`_started` is
+#: whole seconds of boot time plus clock ticks; the boot time read moves with clock adjustments)
+_START_SLACK_S = 2.0
+
+
+@functools.lru_cache(maxsize=1)
+def _boot_time() -> float | None:
+    """This host's boot time, Unix seconds (Linux ``/proc/stat`` ``btime``); None elsewhere."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            for line in f:
+                if line.startswith(b"btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _started(pid: int) -> float | None:
+    """When process ``pid`` of this host started, Unix seconds (Linux: ``/proc/PID/stat`` field 22,
+    clock ticks after boot, proc(5)); None when unknown (no ``/proc``, the process gone)."""
+    import os
+
+    boot = _boot_time()
+    if boot is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()  # (field 2, the name, may hold blanks and ')')
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 #: the owners (``host:pid:token``) of this process's embed runs under way (:class:`_Claims`)
 _RUNS: set[str] = set()
 
@@ -342,7 +376,8 @@ class _Claims:
     A claim is another run's while it has not lapsed (``expires``, :data:`CLAIM_S`) and its owner
     lives: on Postgres its server backend (``pg_backend_pid()``, in ``pg_stat_activity``: a killed
     process's backend ends with its connection, on any machine); on SQLite its process on this host
-    (``os.kill(pid, 0)``; another host's is trusted until it lapses); one of this process's own pid
+    (``os.kill(pid, 0)``, and started before the claim was made: a pid given again is another
+    process's; another host's is trusted until it lapses); one of this process's own pid
     only while a run of this process holds it (:data:`_RUNS`, on both engines). A dead owner's claim is
     dropped by the next :meth:`busy`: nothing it claimed is lost, it is sent once more."""
 
@@ -377,7 +412,7 @@ class _Claims:
         for owner, backend, expires, held in rows:
             mine = self._of_this_process(owner)
             lives = float(expires) > now and (
-                mine if mine is not None else int(backend) in live_pids if self.pg and backend else self._lives(owner))
+                mine if mine is not None else int(backend) in live_pids if self.pg and backend else self._lives(owner, float(expires) - CLAIM_S))
             if lives:
                 out |= want.intersection(held.split())
             else:
@@ -396,9 +431,10 @@ class _Claims:
             return None
         return owner in _RUNS
 
-    def _lives(self, owner: str) -> bool:
-        """Whether the process of ``owner`` (``host:pid:token``) may live: False only for a process
-        of this host that is gone."""
+    def _lives(self, owner: str, made: float) -> bool:
+        """Whether the process of ``owner`` (``host:pid:token``), whose claim was last made at Unix
+        time ``made``, may live: False only for a process of this host that is gone, or whose pid
+        a process started since holds (:func:`_started`: the claimer died, its pid given again)."""
         import os
 
         parts = owner.rsplit(":", 2)
@@ -409,8 +445,9 @@ class _Claims:
         except ProcessLookupError:
             return False
         except OSError:
-            return True  # (another user's: it lives)
-        return True
+            pass  # (another user's: it lives, unless started after the claim)
+        started = _started(int(parts[1]))
+        return started is None or started <= made + _START_SLACK_S
 
     def hold(self, hashes: Iterable[str]) -> None:
         """Claim ``hashes`` for this run in place of what it held (call in the write transaction
