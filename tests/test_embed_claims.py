@@ -170,17 +170,20 @@ def test_whose_claims_hold(db_path):
                 (other.owner, 0, later, "h4 h5")]  # this host, alive (another run of this process)
         if pg:
             rows += [("elsewhere:19:ee", live_backend, later, "h6"),  # a backend that lives
-                     ("elsewhere:20:ff", 2**31 - 7, later, "h7")]  # one that does not
+                     ("elsewhere:20:ff", 2**31 - 7, later, "h7"),  # one that does not
+                     # this host name and pid, no run of this process: another machine's (two
+                     # containers named alike, each gbrain pid 1), its live backend decides
+                     (f"{host}:{os.getpid()}:hh", live_backend, later, "h10")]
         with b.transaction():
             c.executemany("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, 'm', ?, ?, ?)", rows)
             c.execute("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES ('elsewhere:21:gg', 'other', 0, ?, 'h8')", (later,))
         mine = _Claims(c, "m")
         with b.transaction():
-            busy = mine.busy(["h1", "h2", "h3", "h4", "h6", "h7", "h8", "h9"])
+            busy = mine.busy(["h1", "h2", "h3", "h4", "h6", "h7", "h8", "h9", "h10"])
             mine.hold(["h2", "h3", "h9"])
-        assert busy == ({"h1", "h4", "h6"} if pg else {"h1", "h4"}), busy
+        assert busy == ({"h1", "h4", "h6", "h10"} if pg else {"h1", "h4"}), busy
         left = {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
-        assert left == {"elsewhere:17:aa", other.owner, "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee"} if pg else set()), left
+        assert left == {"elsewhere:17:aa", other.owner, "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee", f"{host}:{os.getpid()}:hh"} if pg else set()), left
         mine.give_back_all(b.transaction)
         other.give_back_all(b.transaction)  # (its run over: no longer among this process's runs)
         assert mine.owner not in {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
