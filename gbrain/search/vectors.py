@@ -378,7 +378,7 @@ class _Claims:
     process's backend ends with its connection, on any machine); on SQLite its process on this host
     (``os.kill(pid, 0)``, and started before the claim was made: a pid given again is another
     process's; another host's is trusted until it lapses); one of this process's own pid
-    only while a run of this process holds it (:data:`_RUNS`, on both engines). A dead owner's claim is
+    only while a run of this process holds it (:data:`_RUNS`). A dead owner's claim is
     dropped by the next :meth:`busy`: nothing it claimed is lost, it is sent once more."""
 
     def __init__(self, conn: sqlite3.Connection, model: str):
@@ -410,9 +410,11 @@ class _Claims:
         out: set[str] = set()
         want = set(hashes)
         for owner, backend, expires, held in rows:
-            mine = self._of_this_process(owner)
-            lives = float(expires) > now and (
-                mine if mine is not None else int(backend) in live_pids if self.pg and backend else self._lives(owner, float(expires) - CLAIM_S))
+            if self.pg and backend:  # its server backend decides (any machine: a host name and pid may repeat)
+                lives = float(expires) > now and int(backend) in live_pids
+            else:
+                mine = self._of_this_process(owner)
+                lives = float(expires) > now and (mine if mine is not None else self._lives(owner, float(expires) - CLAIM_S))
             if lives:
                 out |= want.intersection(held.split())
             else:
