@@ -90,6 +90,9 @@ class NoClaims:
     def give_back(self):
         pass
 
+    def given_back(self):
+        pass
+
     def give_back_all(self, tx):
         pass
 

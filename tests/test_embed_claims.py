@@ -152,6 +152,7 @@ def test_whose_claims_hold(db_path):
     import time
 
     from gbrain.core.brain import Brain
+    from gbrain.search import vectors
     from gbrain.search.vectors import _Claims
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -162,25 +163,31 @@ def test_whose_claims_hold(db_path):
         pg = getattr(c, "dialect", "sqlite") == "postgres"
         live_backend = c.execute("SELECT pg_backend_pid()").fetchone()[0] if pg else 0
         later, past = time.time() + 600, time.time() - 1
+        other = _Claims(c, "m")  # another run of this process (watch's embedder beside an MCP call)
         rows = [("elsewhere:17:aa", 0, later, "h1"),  # another host, not lapsed: holds
                 ("elsewhere:18:bb", 0, past, "h2"),  # lapsed
                 (f"{host}:{gone.pid}:cc", 0, later, "h3"),  # this host, its process gone
-                (f"{host}:{os.getpid()}:dd", 0, later, "h4 h5")]  # this host, alive (another run of this process)
+                (other.owner, 0, later, "h4 h5")]  # this host, alive (another run of this process)
         if pg:
             rows += [("elsewhere:19:ee", live_backend, later, "h6"),  # a backend that lives
-                     ("elsewhere:20:ff", 2**31 - 7, later, "h7")]  # one that does not
+                     ("elsewhere:20:ff", 2**31 - 7, later, "h7"),  # one that does not
+                     # this host name and pid, no run of this process: another machine's (two
+                     # containers named alike, each gbrain pid 1), its live backend decides
+                     (f"{host}:{os.getpid()}:hh", live_backend, later, "h10")]
         with b.transaction():
             c.executemany("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, 'm', ?, ?, ?)", rows)
             c.execute("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES ('elsewhere:21:gg', 'other', 0, ?, 'h8')", (later,))
         mine = _Claims(c, "m")
         with b.transaction():
-            busy = mine.busy(["h1", "h2", "h3", "h4", "h6", "h7", "h8", "h9"])
+            busy = mine.busy(["h1", "h2", "h3", "h4", "h6", "h7", "h8", "h9", "h10"])
             mine.hold(["h2", "h3", "h9"])
-        assert busy == ({"h1", "h4", "h6"} if pg else {"h1", "h4"}), busy
+        assert busy == ({"h1", "h4", "h6", "h10"} if pg else {"h1", "h4"}), busy
         left = {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
-        assert left == {"elsewhere:17:aa", f"{host}:{os.getpid()}:dd", "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee"} if pg else set()), left
+        assert left == {"elsewhere:17:aa", other.owner, "elsewhere:21:gg", mine.owner} | ({"elsewhere:19:ee", f"{host}:{os.getpid()}:hh"} if pg else set()), left
         mine.give_back_all(b.transaction)
+        other.give_back_all(b.transaction)  # (its run over: no longer among this process's runs)
         assert mine.owner not in {r[0] for r in c.execute("SELECT owner FROM embed_claims")}
+        assert mine.owner not in vectors._RUNS and other.owner not in vectors._RUNS
 
 
 @pytest.mark.pg_empty
@@ -221,3 +228,111 @@ def test_the_time_sample_sends_no_text_another_run_holds(server, db_path):
         assert rate > 0 and n > 0
         assert server.inputs and not set(server.inputs) & {texts[h] for h in theirs}, server.inputs
         assert [r[0] for r in b.conn.execute("SELECT owner FROM embed_claims")] == ["elsewhere:1:aa"]
+
+
+def _fake_work(b, n=6):
+    """``(model, work)``: ``fake-8`` and the plan of ``n`` new pages of ``b``, all stale."""
+    from gbrain.search import vectors
+    from gbrain.search.embeddings import get_model
+
+    for i in range(n):
+        b.put(f"notes/f{i}", f"# F {i}\n\nthe {i}th fact about otters\n")
+    model = get_model("fake-8", b.config())
+    _, work = vectors.plan_embed(b.conn, model, vectors.select_pages(b.conn, model.model_id, "stale"))
+    return model, work
+
+
+def test_a_store_that_failed_leaves_no_claim(db_path):
+    """The transaction storing a group's vectors (which gives its claim back) fails at its end (a
+    commit refused: a full disk, a cut): the run's end gives the claim back still, so a long-lived
+    process (watch's embedder, `serve`) leaves nothing another run waits on for ``CLAIM_S``."""
+    import contextlib
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    class Refused(Exception):
+        pass
+
+    with Brain.open(db_path, create=True) as b:
+        model, work = _fake_work(b)
+        n = [0]
+
+        @contextlib.contextmanager
+        def tx():
+            n[0] += 1
+            with b.transaction():
+                yield
+                if n[0] == 2:  # (1: the group's claim; 2: its store)
+                    raise Refused("commit refused")
+
+        with pytest.raises(Refused):
+            vectors.embed_pages(b.conn, model, work, transaction=tx)
+        assert n[0] >= 3, n  # (the run's end: the claim given back in a transaction of its own)
+        assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
+
+
+def test_a_claim_of_this_process_no_run_of_it_holds_is_dead(db_path, monkeypatch):
+    """A claim with this host and this process's pid but no run of this process holds it (a run of
+    this process that could not give it back; a process before it with the same pid: a container
+    restarted, pid 1 again) is dead: the run takes its texts over at once, no waiting ``CLAIM_S``;
+    a live run of this process (watch's embedder beside an MCP call) still holds its own."""
+    import socket
+    import time
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    def no_wait(s):
+        raise AssertionError("the run waited for a claim nobody holds")
+
+    monkeypatch.setattr(vectors, "_sleep", no_wait)
+    with Brain.open(db_path, create=True) as b:
+        model, work = _fake_work(b)
+        hashes = " ".join(sorted({c.hash for w in work for c in w.chunks}))
+        with b.transaction():
+            b.conn.execute("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, ?, 0, ?, ?)",
+                           (f"{socket.gethostname()}:{os.getpid()}:0ld", model.model_id, time.time() + 600, hashes))
+        live = vectors._Claims(b.conn, model.model_id)  # another run of this process, alive
+        try:
+            with b.transaction():
+                assert live.busy(hashes.split()) == set()
+                live.hold(hashes.split()[:1])
+            assert vectors._Claims(b.conn, model.model_id).busy(hashes.split()) == {hashes.split()[0]}
+        finally:
+            live.give_back_all(b.transaction)
+        stats = vectors.embed_pages(b.conn, model, work, transaction=b.transaction)
+        assert stats["pages"] == len(work)
+        assert b.conn.execute("SELECT owner FROM embed_claims").fetchall() == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="process start times from /proc")
+def test_a_claim_whose_pid_another_process_took_since_is_dead(db_path):
+    """A claim of this host whose pid is now another process's, one started after the claim was
+    last made (the claimer died and the pid was given again: a busy host, a restarted container),
+    is dead at once, not held ``CLAIM_S``; one made after its process started holds."""
+    import socket
+    import time
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+
+    took = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # the pid's new process
+    try:
+        time.sleep(0.05)
+        host, now = socket.gethostname(), time.time()
+        with Brain.open(db_path, create=True) as b:
+            with b.transaction():
+                b.conn.executemany("INSERT INTO embed_claims(owner, model, backend, expires, hashes) VALUES (?, 'm', 0, ?, ?)",
+                                   [(f"{host}:{took.pid}:old", now - 30 + vectors.CLAIM_S, "h1"),  # made 30 s before the process
+                                    (f"{host}:{took.pid}:new", now + 5 + vectors.CLAIM_S, "h2")])  # made after it started
+            mine = vectors._Claims(b.conn, "m")
+            try:
+                with b.transaction():
+                    assert mine.busy(["h1", "h2"]) == {"h2"}
+            finally:
+                mine.give_back_all(b.transaction)
+            assert [r[0] for r in b.conn.execute("SELECT owner FROM embed_claims")] == [f"{host}:{took.pid}:new"]
+    finally:
+        took.kill()
+        took.wait()

@@ -323,6 +323,44 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     return plan, work
 
 
+#: seconds a process may seem to have started after a claim of its own (:func:`_started` is
+#: whole seconds of boot time plus clock ticks; the boot time read moves with clock adjustments)
+_START_SLACK_S = 2.0
+
+
+@functools.lru_cache(maxsize=1)
+def _boot_time() -> float | None:
+    """This host's boot time, Unix seconds (Linux ``/proc/stat`` ``btime``); None elsewhere."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            for line in f:
+                if line.startswith(b"btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _started(pid: int) -> float | None:
+    """When process ``pid`` of this host started, Unix seconds (Linux: ``/proc/PID/stat`` field 22,
+    clock ticks after boot, proc(5)); None when unknown (no ``/proc``, the process gone)."""
+    import os
+
+    boot = _boot_time()
+    if boot is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()  # (field 2, the name, may hold blanks and ')')
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+#: the owners (``host:pid:token``) of this process's embed runs under way (:class:`_Claims`)
+_RUNS: set[str] = set()
+
+
 class _Claims:
     """One embed run's claim on the chunk texts it is sending (``embed_claims``, SQLite v85 /
     Postgres v93), so that two embedders on one brain (two teammates' `embed --stale`, a watch's
@@ -338,7 +376,9 @@ class _Claims:
     A claim is another run's while it has not lapsed (``expires``, :data:`CLAIM_S`) and its owner
     lives: on Postgres its server backend (``pg_backend_pid()``, in ``pg_stat_activity``: a killed
     process's backend ends with its connection, on any machine); on SQLite its process on this host
-    (``os.kill(pid, 0)``; another host's is trusted until it lapses). A dead owner's claim is
+    (``os.kill(pid, 0)``, and started before the claim was made: a pid given again is another
+    process's; another host's is trusted until it lapses); one of this process's own pid
+    only while a run of this process holds it (:data:`_RUNS`). A dead owner's claim is
     dropped by the next :meth:`busy`: nothing it claimed is lost, it is sent once more."""
 
     def __init__(self, conn: sqlite3.Connection, model: str):
@@ -352,6 +392,7 @@ class _Claims:
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(6)}"
         self.pg = is_postgres(conn)
         self.held = False
+        _RUNS.add(self.owner)
 
     def busy(self, hashes: Iterable[str]) -> set[str]:
         """Of ``hashes``, those another live run holds now; the claims of dead runs are dropped
@@ -369,16 +410,33 @@ class _Claims:
         out: set[str] = set()
         want = set(hashes)
         for owner, backend, expires, held in rows:
-            lives = float(expires) > now and (int(backend) in live_pids if self.pg and backend else self._lives(owner))
+            if self.pg and backend:  # its server backend decides (any machine: a host name and pid may repeat)
+                lives = float(expires) > now and int(backend) in live_pids
+            else:
+                mine = self._of_this_process(owner)
+                lives = float(expires) > now and (mine if mine is not None else self._lives(owner, float(expires) - CLAIM_S))
             if lives:
                 out |= want.intersection(held.split())
             else:
                 self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (owner,))
         return out
 
-    def _lives(self, owner: str) -> bool:
-        """Whether the process of ``owner`` (``host:pid:token``) may live: False only for a process
-        of this host that is gone."""
+    def _of_this_process(self, owner: str) -> bool | None:
+        """For a claim of this host and this process's pid: whether a run of this process holds it
+        (:data:`_RUNS`; one that could not give it back at its end, or a process before this one
+        with the same pid, a container restarted as pid 1, holds nothing); None for another
+        process's."""
+        import os
+
+        parts = owner.rsplit(":", 2)
+        if len(parts) != 3 or parts[0] != self.host or parts[1] != str(os.getpid()):
+            return None
+        return owner in _RUNS
+
+    def _lives(self, owner: str, made: float) -> bool:
+        """Whether the process of ``owner`` (``host:pid:token``), whose claim was last made at Unix
+        time ``made``, may live: False only for a process of this host that is gone, or whose pid
+        a process started since holds (:func:`_started`: the claimer died, its pid given again)."""
         import os
 
         parts = owner.rsplit(":", 2)
@@ -389,8 +447,9 @@ class _Claims:
         except ProcessLookupError:
             return False
         except OSError:
-            return True  # (another user's: it lives)
-        return True
+            pass  # (another user's: it lives, unless started after the claim)
+        started = _started(int(parts[1]))
+        return started is None or started <= made + _START_SLACK_S
 
     def hold(self, hashes: Iterable[str]) -> None:
         """Claim ``hashes`` for this run in place of what it held (call in the write transaction
@@ -406,21 +465,29 @@ class _Claims:
         self.held = True
 
     def give_back(self) -> None:
-        """Drop this run's claim (in the transaction storing its texts' vectors)."""
+        """Drop this run's claim (in the transaction storing its texts' vectors; call
+        :meth:`given_back` once that transaction committed: until then :meth:`give_back_all` gives
+        it back again, a store rolled back keeps no claim)."""
         if self.held:
             self.conn.execute("DELETE FROM embed_claims WHERE owner = ?", (self.owner,))
-            self.held = False
+
+    def given_back(self) -> None:
+        """The transaction of :meth:`give_back` committed: this run holds nothing."""
+        self.held = False
 
     def give_back_all(self, tx: Callable) -> None:
         """Drop the claim this run still holds (its end, an error, a cancel), in a transaction of
-        ``tx``; a failure here is left to the owner check of the next run's :meth:`busy`."""
-        if not self.held:
-            return
+        ``tx``; a failure here is left to the owner check of the next run's :meth:`busy` (this
+        run is over: to this process's later runs its claim is dead at once)."""
         try:
-            with tx():
-                self.give_back()
+            if self.held:
+                with tx():
+                    self.give_back()
+                self.given_back()
         except Exception:
             pass
+        finally:
+            _RUNS.discard(self.owner)
 
 
 def _model_held(fn: Callable) -> Callable:
@@ -617,6 +684,8 @@ def embed_pages(
                         "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
                         [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
                     )
+            if claims is not None:
+                claims.given_back()
             # counted over the chunks stored: a skipped page's are neither new nor from cache
             used = [c.hash for w in stored_w for c in w.chunks]
             sent_now = set(fresh)
@@ -729,6 +798,7 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
                 [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
             )
             claims.give_back()
+        claims.given_back()
     finally:
         claims.give_back_all(tx)
     if sent is not None:
