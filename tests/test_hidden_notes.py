@@ -379,3 +379,22 @@ def test_sync_says_a_note_moved_into_a_hidden_folder_became_a_file_and_loses_not
     assert backlinks(brain, "plans/x") == {"y"}
     r = gbrain_in_process("restore", ".plans/x.md")
     assert r.returncode != 0 and b"lives on as the page plans/x" in r.stderr, r.stderr
+
+
+def test_sync_pairs_a_note_moved_into_a_hidden_folder_by_its_name_not_by_its_bytes_alone(synced):
+    """Two notes of one text (a template's, an empty note's): one deleted, the other moved into a
+    hidden folder in the same round. The pairing went by the bytes alone, so the deleted note was
+    said moved (``a.md → .hid/b.md``), its deletion left out of the trash (`restore` refused: "lives
+    on as the file"), and the moved one trashed: a move keeps its note's name (a leading dot aside)."""
+    brain, eng, tree = synced
+    write_tree(tree, {"tpl/a.md": "TEMPLATE\n", "tpl/b.md": "TEMPLATE\n", "tpl/c.md": "# C\n\nc\n"})
+    assert eng.sync()["ok"]
+    (tree / ".hid").mkdir()
+    (tree / "tpl/b.md").rename(tree / ".hid/b.md")
+    (tree / "tpl/c.md").rename(tree / "tpl/.c.md")  # (a hidden file name: the dot is the only change)
+    (tree / "tpl/a.md").unlink()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert sorted(rep["moved_hidden"], key=str) == [{"from": "tpl/b.md", "to": ".hid/b.md"}, {"from": "tpl/c.md", "to": "tpl/.c.md"}]
+    assert rep["changed"]["trashed"] == ["tpl/a.md"], rep["changed"]
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["tpl/a.md"]
