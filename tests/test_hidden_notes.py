@@ -398,3 +398,16 @@ def test_sync_pairs_a_note_moved_into_a_hidden_folder_by_its_name_not_by_its_byt
     assert sorted(rep["moved_hidden"], key=str) == [{"from": "tpl/b.md", "to": ".hid/b.md"}, {"from": "tpl/c.md", "to": "tpl/.c.md"}]
     assert rep["changed"]["trashed"] == ["tpl/a.md"], rep["changed"]
     assert [t["path"] for t in trash_list(brain, limit=0)] == ["tpl/a.md"]
+
+
+def test_raw_put_refuses_an_old_hidden_page_as_the_other_writes_do(db_path):
+    """`raw-put` of a page an older gbrain stored under a hidden name wrote its `.raw` sidecar
+    (`.github/.raw/x.json`) while `put`, `tag`, `link`, … refuse it (`slugs.hidden_page_write`):
+    a hidden note has no page to enrich, so the sidecar would be left beside the file it becomes."""
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", "# X\n")
+    r = gbrain_in_process("raw-put", ".github/x", "--source", "crustdata", "--data", '{"a": 1}')
+    assert r.returncode == 2 and b"hidden in Obsidian" in r.stderr and b"gbrain move" in r.stderr, (r.stdout, r.stderr)
+    with Brain.open(db_path) as b:
+        assert files(b) == {} and not b.conn.execute("SELECT 1 FROM history WHERE kind = 'file'").fetchone()
