@@ -411,3 +411,23 @@ def test_raw_put_refuses_an_old_hidden_page_as_the_other_writes_do(db_path):
     assert r.returncode == 2 and b"hidden in Obsidian" in r.stderr and b"gbrain move" in r.stderr, (r.stdout, r.stderr)
     with Brain.open(db_path) as b:
         assert files(b) == {} and not b.conn.execute("SELECT 1 FROM history WHERE kind = 'file'").fetchone()
+
+
+def test_move_leaves_an_old_hidden_page_linking_it_as_written(db_path):
+    """`move river stream` rewrote the links of a page an older gbrain stored under a hidden name
+    (a new version of it: the write every edit of one refuses, and the next sync wrote the hidden
+    note in the folder); a hidden note is a file, whose links gbrain never rewrites: it is left as
+    written and said under `skipped`, as a conflict copy is."""
+    text = "# X\n\nsee [[river]] and [r](../river.md)\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# River\n")
+            b.save_page("y.md", "# Y\n\n[[river]]\n")
+    r = gbrain_in_process("move", "river", "stream", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["relinked"] == ["y"] and [s["slug"] for s in out.get("skipped", [])] == [".github/x"], out
+    assert gbrain_in_process("get", ".github/x").stdout == text.encode()
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
