@@ -431,3 +431,23 @@ def test_move_leaves_an_old_hidden_page_linking_it_as_written(db_path):
     assert gbrain_in_process("get", ".github/x").stdout == text.encode()
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
+
+
+def test_lint_fix_leaves_an_old_hidden_page_as_written(db_path):
+    """`lint-fix` rewrote a page an older gbrain stored under a hidden name: its link to a
+    renamed page (`[[river]]` → `[[stream]]`) and its tag spellings (`Foo` → `foo`), the edits
+    every write of one refuses (`slugs.hidden_page_write`); a shown page's are still fixed."""
+    text = "---\ntags: [Foo]\n---\n[[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# R\n")
+            b.save_page("w.md", "---\ntags: [Foo]\n---\nw\n")
+            for p in ("y.md", "z.md", "v.md"):
+                b.save_page(p, "---\ntags: [foo]\n---\nthe same\n")
+    assert gbrain_in_process("move", "river", "stream").returncode == 0  # (it leaves the hidden page's link dead: said)
+    gbrain_in_process("lint-fix")
+    assert gbrain_in_process("get", ".github/x").stdout == text.encode()
+    assert gbrain_in_process("get", "w").stdout == b"---\ntags: [foo]\n---\nw\n"
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
