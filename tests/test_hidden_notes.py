@@ -232,7 +232,8 @@ def test_watch_says_a_note_moved_into_a_hidden_folder_and_keeps_it_out_of_the_tr
     wait_for(lambda: files(brain).get(".plans/x.md") == "blob" and "plans/x" not in pages(brain), "the note to become a file")
     wait_for(lambda: w.saw("moved into a hidden folder"), "the move said")
     assert not any(t["path"] == "plans/x.md" for t in trash_list(brain, limit=0))
-    stop_ok(w)
+    summary = stop_ok(w)  # (its end-of-watch summary counted the note's file imported, and the move nowhere: no longer trashed)
+    assert b"1 moved into or out of a hidden folder" in summary, summary
 
 
 def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
