@@ -452,3 +452,25 @@ def test_lint_fix_leaves_an_old_hidden_page_as_written(db_path):
     assert gbrain_in_process("get", "w").stdout == b"---\ntags: [foo]\n---\nw\n"
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
+
+
+def test_undo_skips_an_old_hidden_page_and_takes_back_the_rest(db_path):
+    """An undo whose window holds a write of a page an older gbrain stored under a hidden name
+    (an older gbrain's edit of it, an agent's): its dry run offered to revert it, and `--apply`
+    refused the whole undo (exit 2, `slugs.hidden_page_write` from `revert`), nothing taken back.
+    The page is skipped with the reason; the other writes are undone."""
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", "# X\n\nv1\n")
+            b.save_page("river.md", "# River\n")
+        with b.transaction():
+            b.save_page(".github/x.md", "# X\n\nv2\n")
+            b.save_page("river.md", "# River\n\nagent\n")
+        since = b.conn.execute("SELECT at FROM history WHERE kind = 'page' AND name = '.github/x' AND version = 2").fetchone()[0]
+    r = gbrain_in_process("undo", "--since", since, "--apply", "--json")
+    assert r.returncode == 0, r.stderr
+    items = {i["name"]: i for i in json.loads(r.stdout)["plan"]}
+    assert items[".github/x"]["action"] == "skip" and "hidden" in items[".github/x"]["reason"], items
+    assert items["river"]["action"] == "revert", items
+    assert gbrain_in_process("get", "river").stdout == b"# River\n"
+    assert gbrain_in_process("get", ".github/x").stdout == b"# X\n\nv2\n"
