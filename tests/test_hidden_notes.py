@@ -474,3 +474,22 @@ def test_undo_skips_an_old_hidden_page_and_takes_back_the_rest(db_path):
     assert items["river"]["action"] == "revert", items
     assert gbrain_in_process("get", "river").stdout == b"# River\n"
     assert gbrain_in_process("get", ".github/x").stdout == b"# X\n\nv2\n"
+
+
+def test_a_chunked_sync_pairs_each_note_moved_into_a_hidden_folder_once(synced):
+    """`gbrain sync`'s pre-pass in chunks (`GBRAIN_SYNC_CHUNK`): each chunk's round pairs its
+    moves into a hidden folder, then the full sync pairs its whole outcome again, where the
+    hidden note a chunk paired was still on offer: a note of the same name and bytes deleted in
+    another folder was said moved to it too, its deletion out of the trash."""
+    brain, eng, tree = synced
+    write_tree(tree, {"ya/x.md": "# Index\n", "yb/x.md": "# Index\n", **{f"yc/n{i}.md": f"# N{i}\n" for i in range(4)}})
+    assert eng.sync()["ok"]
+    (tree / ".h").mkdir()
+    (tree / "ya/x.md").rename(tree / ".h/x.md")
+    (tree / "yb/x.md").unlink()
+    write_tree(tree, {f"yc/n{i}.md": f"# N{i}\n\nedited\n" for i in range(4)})
+    eng.chunk = 1
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": "ya/x.md", "to": ".h/x.md"}], rep["moved_hidden"]
+    assert rep["changed"]["trashed"] == ["yb/x.md"] and [t["path"] for t in trash_list(brain, limit=0)] == ["yb/x.md"]

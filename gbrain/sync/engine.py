@@ -2225,7 +2225,10 @@ class SyncEngine:
                 continue
             # (bytes and name: a note deleted beside another of the same text moved was said moved, its deletion out of the trash)
             came: dict[tuple[int, str], str] = {}
+            taken = {q for _p, q in out.hidden_moved}  # (paired by a chunk's round already: a full sync pairs its whole outcome again)
             for q in new:
+                if q in taken:
+                    continue
                 b = last_body(new_kind, key(new_kind, q))
                 live = f"SELECT 1 FROM {'pages' if new_kind == 'page' else 'files'} WHERE path = ?"
                 if b is not None and (b, name(q)) not in came and c.execute(live, (q,)).fetchone():
