@@ -232,7 +232,8 @@ def test_watch_says_a_note_moved_into_a_hidden_folder_and_keeps_it_out_of_the_tr
     wait_for(lambda: files(brain).get(".plans/x.md") == "blob" and "plans/x" not in pages(brain), "the note to become a file")
     wait_for(lambda: w.saw("moved into a hidden folder"), "the move said")
     assert not any(t["path"] == "plans/x.md" for t in trash_list(brain, limit=0))
-    stop_ok(w)
+    summary = stop_ok(w)  # (its end-of-watch summary counted the note's file imported, and the move nowhere: no longer trashed)
+    assert b"1 moved into or out of a hidden folder" in summary, summary
 
 
 def test_a_hidden_note_with_no_history_yet_is_keyed_as_a_file(db_path):
@@ -379,3 +380,116 @@ def test_sync_says_a_note_moved_into_a_hidden_folder_became_a_file_and_loses_not
     assert backlinks(brain, "plans/x") == {"y"}
     r = gbrain_in_process("restore", ".plans/x.md")
     assert r.returncode != 0 and b"lives on as the page plans/x" in r.stderr, r.stderr
+
+
+def test_sync_pairs_a_note_moved_into_a_hidden_folder_by_its_name_not_by_its_bytes_alone(synced):
+    """Two notes of one text (a template's, an empty note's): one deleted, the other moved into a
+    hidden folder in the same round. The pairing went by the bytes alone, so the deleted note was
+    said moved (``a.md → .hid/b.md``), its deletion left out of the trash (`restore` refused: "lives
+    on as the file"), and the moved one trashed: a move keeps its note's name (a leading dot aside)."""
+    brain, eng, tree = synced
+    write_tree(tree, {"tpl/a.md": "TEMPLATE\n", "tpl/b.md": "TEMPLATE\n", "tpl/c.md": "# C\n\nc\n"})
+    assert eng.sync()["ok"]
+    (tree / ".hid").mkdir()
+    (tree / "tpl/b.md").rename(tree / ".hid/b.md")
+    (tree / "tpl/c.md").rename(tree / "tpl/.c.md")  # (a hidden file name: the dot is the only change)
+    (tree / "tpl/a.md").unlink()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert sorted(rep["moved_hidden"], key=str) == [{"from": "tpl/b.md", "to": ".hid/b.md"}, {"from": "tpl/c.md", "to": "tpl/.c.md"}]
+    assert rep["changed"]["trashed"] == ["tpl/a.md"], rep["changed"]
+    assert [t["path"] for t in trash_list(brain, limit=0)] == ["tpl/a.md"]
+
+
+def test_raw_put_refuses_an_old_hidden_page_as_the_other_writes_do(db_path):
+    """`raw-put` of a page an older gbrain stored under a hidden name wrote its `.raw` sidecar
+    (`.github/.raw/x.json`) while `put`, `tag`, `link`, … refuse it (`slugs.hidden_page_write`):
+    a hidden note has no page to enrich, so the sidecar would be left beside the file it becomes."""
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", "# X\n")
+    r = gbrain_in_process("raw-put", ".github/x", "--source", "crustdata", "--data", '{"a": 1}')
+    assert r.returncode == 2 and b"hidden in Obsidian" in r.stderr and b"gbrain move" in r.stderr, (r.stdout, r.stderr)
+    with Brain.open(db_path) as b:
+        assert files(b) == {} and not b.conn.execute("SELECT 1 FROM history WHERE kind = 'file'").fetchone()
+
+
+def test_move_leaves_an_old_hidden_page_linking_it_as_written(db_path):
+    """`move river stream` rewrote the links of a page an older gbrain stored under a hidden name
+    (a new version of it: the write every edit of one refuses, and the next sync wrote the hidden
+    note in the folder); a hidden note is a file, whose links gbrain never rewrites: it is left as
+    written and said under `skipped`, as a conflict copy is."""
+    text = "# X\n\nsee [[river]] and [r](../river.md)\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# River\n")
+            b.save_page("y.md", "# Y\n\n[[river]]\n")
+    r = gbrain_in_process("move", "river", "stream", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["relinked"] == ["y"] and [s["slug"] for s in out.get("skipped", [])] == [".github/x"], out
+    assert gbrain_in_process("get", ".github/x").stdout == text.encode()
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
+
+
+def test_lint_fix_leaves_an_old_hidden_page_as_written(db_path):
+    """`lint-fix` rewrote a page an older gbrain stored under a hidden name: its link to a
+    renamed page (`[[river]]` → `[[stream]]`) and its tag spellings (`Foo` → `foo`), the edits
+    every write of one refuses (`slugs.hidden_page_write`); a shown page's are still fixed."""
+    text = "---\ntags: [Foo]\n---\n[[river]]\n"
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", text)
+            b.save_page("river.md", "# R\n")
+            b.save_page("w.md", "---\ntags: [Foo]\n---\nw\n")
+            for p in ("y.md", "z.md", "v.md"):
+                b.save_page(p, "---\ntags: [foo]\n---\nthe same\n")
+    assert gbrain_in_process("move", "river", "stream").returncode == 0  # (it leaves the hidden page's link dead: said)
+    gbrain_in_process("lint-fix")
+    assert gbrain_in_process("get", ".github/x").stdout == text.encode()
+    assert gbrain_in_process("get", "w").stdout == b"---\ntags: [foo]\n---\nw\n"
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'page' AND name = '.github/x'").fetchone()[0] == 1
+
+
+def test_undo_skips_an_old_hidden_page_and_takes_back_the_rest(db_path):
+    """An undo whose window holds a write of a page an older gbrain stored under a hidden name
+    (an older gbrain's edit of it, an agent's): its dry run offered to revert it, and `--apply`
+    refused the whole undo (exit 2, `slugs.hidden_page_write` from `revert`), nothing taken back.
+    The page is skipped with the reason; the other writes are undone."""
+    with Brain.open(db_path) as b:
+        with b.transaction():
+            _old_hidden_page(b, ".github/x.md", "# X\n\nv1\n")
+            b.save_page("river.md", "# River\n")
+        with b.transaction():
+            b.save_page(".github/x.md", "# X\n\nv2\n")
+            b.save_page("river.md", "# River\n\nagent\n")
+        since = b.conn.execute("SELECT at FROM history WHERE kind = 'page' AND name = '.github/x' AND version = 2").fetchone()[0]
+    r = gbrain_in_process("undo", "--since", since, "--apply", "--json")
+    assert r.returncode == 0, r.stderr
+    items = {i["name"]: i for i in json.loads(r.stdout)["plan"]}
+    assert items[".github/x"]["action"] == "skip" and "hidden" in items[".github/x"]["reason"], items
+    assert items["river"]["action"] == "revert", items
+    assert gbrain_in_process("get", "river").stdout == b"# River\n"
+    assert gbrain_in_process("get", ".github/x").stdout == b"# X\n\nv2\n"
+
+
+def test_a_chunked_sync_pairs_each_note_moved_into_a_hidden_folder_once(synced):
+    """`gbrain sync`'s pre-pass in chunks (`GBRAIN_SYNC_CHUNK`): each chunk's round pairs its
+    moves into a hidden folder, then the full sync pairs its whole outcome again, where the
+    hidden note a chunk paired was still on offer: a note of the same name and bytes deleted in
+    another folder was said moved to it too, its deletion out of the trash."""
+    brain, eng, tree = synced
+    write_tree(tree, {"ya/x.md": "# Index\n", "yb/x.md": "# Index\n", **{f"yc/n{i}.md": f"# N{i}\n" for i in range(4)}})
+    assert eng.sync()["ok"]
+    (tree / ".h").mkdir()
+    (tree / "ya/x.md").rename(tree / ".h/x.md")
+    (tree / "yb/x.md").unlink()
+    write_tree(tree, {f"yc/n{i}.md": f"# N{i}\n\nedited\n" for i in range(4)})
+    eng.chunk = 1
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["moved_hidden"] == [{"from": "ya/x.md", "to": ".h/x.md"}], rep["moved_hidden"]
+    assert rep["changed"]["trashed"] == ["yb/x.md"] and [t["path"] for t in trash_list(brain, limit=0)] == ["yb/x.md"]

@@ -3177,12 +3177,15 @@ class Brain:
         Keeps the file's shape (``{"sources": {...}}`` by default) and every other source, byte
         for byte: only this source's value is written into the file's text
         (:func:`gbrain.page.jsonsplice.set_member`; a full re-dump only if that splice would not
-        read back as the same JSON)."""
+        read back as the same JSON). A page an older gbrain stored under a hidden name raises
+        ``BadInput`` (``slugs.hidden_page_write``), as every edit of one does."""
         if not isinstance(source, str) or not source.strip():
             raise BadInput("source must be a non-empty name such as 'crustdata'")
         if "/" in source:
             raise BadInput(f"source {source!r} holds '/': a source is one name such as 'crustdata' or 'linkedin-2025' (any characters but '/')")
         row = self.resolve_slug(slug)
+        if is_hidden_path(row["path"]):  # an older gbrain's page at a hidden name: no page to enrich, as put refuses it
+            raise BadInput(hidden_page_write(row["slug"]))
         # the sidecar already attached to this page (it may carry an older name; of several, the
         # one slugs.chosen_sidecar takes), else the usual one
         path = self.page_sidecar(row["id"]) or page_sidecar_path(row["path"])

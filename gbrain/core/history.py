@@ -2061,7 +2061,8 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     rotation rotated back, cancel out: :func:`_moves_undone`), or its version before the first
     of them pruned (``history-prune``: before 2026-12-06 read as created in the window, and put in
     the trash), or ``move``'s rewrite of its links
-    to a page it moved (undone alone, they would be dead). ``writes`` counts the selected
+    to a page it moved (undone alone, they would be dead), or a live page an older gbrain stored
+    under a hidden name (``slugs.hidden_page_write``: no write edits it). ``writes`` counts the selected
     writes. Raises BadInput for a blank ``by``."""
     c = brain.conn
     cond, fargs = _writer_filter(origin, by)
@@ -2123,6 +2124,11 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         h = c.execute("SELECT hash FROM history_bodies WHERE id = ?", (prev["body_id"],)).fetchone()
         if live is not None and h is not None and live == h[0]:
             item["action"] = "none"
+        elif live is not None and kind == "page" and is_hidden_path(path):
+            # a live page an older gbrain stored under a hidden name: `revert` refuses it (slugs.hidden_page_write),
+            # which refused the whole undo, nothing taken back
+            item["reason"] = (f"a page an older gbrain stored under a hidden name: no write edits it (the next import or sync of its folder "
+                              f"makes it its file); `gbrain history {cmd_arg(key)}` keeps its versions")
         else:
             item["action"] = "restore" if live is None else "revert"
     return plan

@@ -88,7 +88,7 @@ from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, notion_name, reads_graphs, split_lines, stem, tag_items, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_for_path, slug_key, slug_problem, tag_identity, tag_merge_form, tag_spelling_rank, unicode_form
+from ..page.slugs import cmd_arg, hidden_page_write, identity_key, is_copy, is_hidden_path, is_page_copy, loose_key, name_key, nfc, page_slug_for_sidecar, portability_problems, shown, slug_for_path, slug_key, slug_problem, tag_identity, tag_merge_form, tag_spelling_rank, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -1359,6 +1359,9 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
         except GBrainError as e:  # Damaged: a text that fails its hash is never edited
             skipped.append({"slug": slug, "reason": str(e)})
             continue
+        if is_hidden_path(row["path"]):  # an older gbrain's page at a hidden name: never edited, as every write of one refuses
+            skipped.append({"slug": slug, "reason": hidden_page_write(slug)})
+            continue
         page = brain.parsed(row)
         new: list[str] = []
         written = list(dict.fromkeys(t for k in TAG_KEYS for t in tag_items(page.frontmatter.get(k), blanks=True)))  # (an item with a blank: no tag until respelled)
@@ -1798,6 +1801,8 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
             continue
         if is_page_copy(r["slug"]):
             continue  # a conflict copy is a record of what someone saved: never rewritten (the conflicts check's)
+        if is_hidden_path(r["slug"]):
+            continue  # a page an older gbrain stored under a hidden name: a file to be, never edited (slugs.hidden_page_write)
         if to is not None and r["slug"] != to:
             if to not in dests:
                 continue

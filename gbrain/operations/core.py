@@ -1770,13 +1770,18 @@ def _move(b, a, ctx):
         # never rewritten, said
         copies = sorted(s for s in linking if is_page_copy(s))
         linking -= set(copies)
+        # a page an older gbrain stored under a hidden name (slugs.HIDDEN_WHY): a file to be, whose links gbrain never
+        # rewrites (every edit of one refuses, slugs.hidden_page_write): left as written, said
+        hidden = sorted(s for s in linking if is_hidden_path(s))
+        linking -= set(hidden)
         # the other pages' relative paths to it (`bo.md`, `../people/bo.md`, `[[../people/bo]]`, a reference definition), in
         # their style, before lint-fix mends the links by name: a bare `bo.md` still found by name is wrong on GitHub
         repointed = []
         pages = b.conn.execute(f"SELECT * FROM pages WHERE slug IN ({','.join('?' * len(linking))})", sorted(linking)).fetchall() if linking else []
         # and a reference definition naming its file on a page that does not link it (`[id]: ../people/bo.md` no `[t][id]`
         # uses is no link: it was repointed only on a page that also linked the page otherwise)
-        pages += [p for p in _defining_pages(b, row["path"], {row["id"], *(p["id"] for p in pages)}) if not is_page_copy(p["slug"])]
+        pages += [p for p in _defining_pages(b, row["path"], {row["id"], *(p["id"] for p in pages)})
+                  if not is_page_copy(p["slug"]) and not is_hidden_path(p["path"])]
         for p in pages:
             text = b.check_text(p)
             to_it = repointed_path_links(text, p["path"], p["path"], moved, bare=True)
@@ -1804,6 +1809,8 @@ def _move(b, a, ctx):
            "relinked": sorted({f["slug"] for f in fixed if f["slug"] != new} | set(repointed))}
     skipped += [{"slug": s, "reason": f"a conflict copy (a record of what someone saved): its links to {row['slug']} are left as written; "
                  f"merge it into {copy_original(s)}, then delete it"} for s in copies]
+    skipped += [{"slug": s, "reason": f"a page an older gbrain stored under a hidden name (a file at the next import or sync, whose "
+                 f"links gbrain never rewrites): its links to {row['slug']} are left as written"} for s in hidden]
     if copy_moves:
         out["moved"] = [{"from": o, "to": n} for o, n, _ in copy_moves]
     # a copy whose new name is taken (a file-sync tool's: no `-2` for it) stays where it is: said, with the page to merge it into

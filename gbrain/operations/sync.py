@@ -226,7 +226,9 @@ def _watch_text(r: dict, a: dict) -> str:
     c = r["counts"]
     left = (f"; {r['unwritten_count']:,} change(s) kept in the brain, not written (the folder refused writes: `gbrain export --dir OTHER` copies them out)"
             if r.get("unwritten_count") else "")
-    return f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c.get(k, 0)} {w}" for k, w in CHANGE_WORDS[:SUMMARY_WORDS]) + left
+    hidden = f", {r['moved_hidden_count']:,} moved into or out of a hidden folder" if r.get("moved_hidden_count") else ""  # (no longer trashed)
+    return (f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c.get(k, 0)} {w}" for k, w in CHANGE_WORDS[:SUMMARY_WORDS])
+            + hidden + left)
 
 
 @op(

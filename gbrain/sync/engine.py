@@ -2201,7 +2201,8 @@ class SyncEngine:
         trashed, the note imported as a file, ``slugs.HIDDEN_WHY``), or out of one (the file
         trashed, a page imported), from a deletion: a trashed page (file) of ``out`` whose last
         version's bytes are those of a hidden note (a page) ``out`` imported (the history's bodies
-        are content-addressed: one ``body_id``) moves from ``out.trashed`` to ``out.hidden_moved``,
+        are content-addressed: one ``body_id``) of the same file name (a leading dot aside: two
+        notes of one text, one deleted and one moved, are told apart) moves from ``out.trashed`` to ``out.hidden_moved``,
         its deletion labelled :data:`~gbrain.core.history.BECAME_FILE` and the file's path (or
         ``BECAME_PAGE`` and the slug), one transaction, so the trash leaves it out and ``restore``
         names where it lives. The page's versions stay in its history (moved back, the page's
@@ -2221,23 +2222,30 @@ class SyncEngine:
         def key(kind: str, path: str) -> str:
             return slug_for_path(path) if kind == "page" else path
 
+        def name(path: str) -> str:  # (a move keeps its note's name, but for the dot that hides it: x.md → .x.md)
+            return path.rsplit("/", 1)[-1].lstrip(".")
+
         pairs = []
         for gone_kind, new_kind, hidden in (("page", "file", False), ("file", "page", True)):
             gone, new = notes(out.trashed, hidden), notes(out.imported, not hidden)
             if not gone or not new:
                 continue
-            came: dict[int, str] = {}
+            # (bytes and name: a note deleted beside another of the same text moved was said moved, its deletion out of the trash)
+            came: dict[tuple[int, str], str] = {}
+            taken = {q for _p, q in out.hidden_moved}  # (paired by a chunk's round already: a full sync pairs its whole outcome again)
             for q in new:
+                if q in taken:
+                    continue
                 b = last_body(new_kind, key(new_kind, q))
                 live = f"SELECT 1 FROM {'pages' if new_kind == 'page' else 'files'} WHERE path = ?"
-                if b is not None and b not in came and c.execute(live, (q,)).fetchone():
-                    came[b] = q
+                if b is not None and (b, name(q)) not in came and c.execute(live, (q,)).fetchone():
+                    came[b, name(q)] = q
             for p in gone:
                 d = c.execute("SELECT id, op, path, detail FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1",
                               (gone_kind, key(gone_kind, p))).fetchone()
                 if d is None or d["op"] != "delete" or d["path"] != p or d["detail"]:
                     continue
-                q = came.pop(last_body(gone_kind, key(gone_kind, p)), None)
+                q = came.pop((last_body(gone_kind, key(gone_kind, p)), name(p)), None)
                 if q is not None:
                     pairs.append((p, q, d["id"], (BECAME_FILE + q) if new_kind == "file" else (BECAME_PAGE + slug_for_path(q))))
         if not pairs:

@@ -606,6 +606,7 @@ class Watcher:
         self.conflicts: list[dict] = []
         self.merged: list[str] = []  # pages merged three ways (a stale save, or both sides' edits)
         self.moved: list[tuple[str, str]] = []
+        self.moved_hidden: list[tuple[str, str]] = []  # notes moved into or out of a hidden folder (SyncEngine._moved_hidden)
         self.warning_count = 0
         self.collapsed: list[dict] = []  # pages a saved file emptied or shrank (revert hints)
         self.batches = 0
@@ -910,6 +911,7 @@ class Watcher:
         self.conflicts += out.conflicts
         self.merged += out.merged
         self.moved += out.moved
+        self.moved_hidden += out.hidden_moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
         if out.changed():
@@ -1183,6 +1185,7 @@ class Watcher:
             if k != "moved_in_brain":  # (sync's text alone; watch's rounds count Outcome.counts())
                 self.counts[k] = self.counts.get(k, 0) + v
         self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
+        self.moved_hidden += [(m["from"], m["to"]) for m in rep.get("moved_hidden", [])]
         self.conflicts += rep["conflicts"]
         self.merged += rep.get("merged", [])
         self.collapsed += rep.get("collapsed", [])
@@ -1849,8 +1852,9 @@ class Watcher:
                      "`gbrain lint --check dead_links --fix-safe` rewrites them")
 
     def summary(self) -> dict:
-        """``{root, seconds, batches, counts, conflicts, merged, moved, warning_count, initial_ok, ok, exit_code}``
-        (``merged``: paths merged three ways, also counted as imported and exported)."""
+        """``{root, seconds, batches, counts, conflicts, merged, moved, moved_hidden, moved_hidden_count, warning_count,
+        initial_ok, ok, exit_code}`` (``merged``: paths merged three ways, also counted as imported and exported;
+        ``moved_hidden``: the first 50 notes moved into or out of a hidden folder, no longer counted as trashed)."""
         return {
             "root": str(self.engine.root),
             "seconds": round(time.monotonic() - self.started, 3) if self.started else 0,
@@ -1859,6 +1863,8 @@ class Watcher:
             "conflicts": self.conflicts,
             "merged": self.merged,
             "moved": [{"from": a, "to": b} for a, b in self.moved],
+            "moved_hidden": [{"from": a, "to": b} for a, b in self.moved_hidden[:50]],
+            "moved_hidden_count": len(self.moved_hidden),
             "collapsed": self.collapsed,
             "unwritten": sorted(self.unwritten)[:50],
             "unwritten_count": len(self.unwritten),
