@@ -1186,3 +1186,37 @@ def test_rows_racy_again_at_once_are_not_settled_in_the_pre_pass(db_path, tmp_pa
         assert settled == []  # (recorded racy again: no row settled)
         assert sorted(reads) == sorted(f"n{i:02d}.md" for i in range(NOTES)), sorted(reads)
         verify_equal(b, root)
+
+
+def test_a_no_change_sync_writes_no_row_that_is_racy_again_at_once(db_path, tmp_path):
+    """A file racy at every sync (dated ahead of this clock; a note saved this second): the full
+    sync hashed it and wrote its ``sync_state`` row again, identical (``mtime_ns`` 0, the same
+    size, hashes and file), a write per file at every sync, all in the round's one transaction:
+    on Postgres a connection cut every few hundred statements never let a sync with such rows
+    commit (the flake hunt: 170 forever-racy rows beside 20 deletions, [170, 170, …]). Now an
+    unchanged racy row is not written again: a no-change sync of such a tree writes no row
+    (and opens no write transaction)."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    ahead = time.time_ns() + 86_400 * 10**9  # a day ahead
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        f.write_text(f"# N{i}\n\nbody {i}\n")
+        os.utime(f, ns=(ahead, ahead))
+    with Brain.open(db_path) as b:
+        assert _sync_once(b, root)["ok"]
+        for chunk in (0, CHUNK):
+            eng = _engine(b, root, chunk)
+            written: list[str] = []
+            real = eng._write_state
+            eng._write_state = lambda p, *a: (written.append(p), real(p, *a))[1]
+            try:
+                rep = eng.sync()
+            finally:
+                eng.close()
+            assert rep["ok"] and not any(rep["changed"].values()), rep["changed"]
+            assert written == [], (chunk, written)
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_state WHERE mtime_ns = 0").fetchone()[0] == NOTES
+        (root / "n05.md").write_text("# N5\n\nbody 5, edited\n")  # (now: an edit is still taken)
+        assert _sync_once(b, root)["changed"]["imported"] == ["n05.md"]
+        verify_equal(b, root)

@@ -2859,7 +2859,8 @@ class SyncEngine:
             if f is None:
                 if st:
                     settle_rows.append((p, None))
-            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash and st[4] is not None):
+            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash and st[4] is not None) \
+                    and not self._racy_again(p, f, st):
                 settle_rows.append((p, f))
             if f is not None:
                 out.disk_hashes[p] = f.hash
@@ -4381,6 +4382,20 @@ class SyncEngine:
                 return
             d = posixpath.dirname(d)
             self._dir_cache.pop(d, None)
+
+    def _racy_again(self, p: str, f: DiskFile, st: tuple | None) -> bool:
+        """Whether the ``sync_state`` row ``st`` (:meth:`_state`'s tuple) of ``p``, recorded racy,
+        is the row :meth:`_record` would write for ``f`` now (hashed, unchanged): racy again (its
+        change stamp within :data:`RACY_NS` of now: saved this second, or dated ahead of this
+        clock), the same size, disk and base hash, and the same file (one ``lstat``). Such a row
+        is not written again: a vault dated ahead wrote every row at every sync, all in the
+        round's one transaction (which a Postgres connection cut every few hundred statements
+        never let commit)."""
+        if not st or st[1] or st[0] != f.size or not (st[2] == st[3] == f.hash) or st[4] is None \
+                or time.time_ns() - f.mtime_ns >= RACY_NS:
+            return False
+        now = self._lstat_written(p)
+        return now is not None and file_id(now) == st[4] and now.st_size == f.size and change_stamp(now) == f.mtime_ns
 
     def _lstat_written(self, p: str) -> os.stat_result | None:
         """``os.lstat`` of a file this round just wrote, or None when it is gone already (a
