@@ -4246,9 +4246,11 @@ def _quick_check_but_pieces(conn: sqlite3.Connection) -> list[str]:
 #: history rows, then every link, tag and timeline row, each child row's foreign keys looked up
 #: in ``pages`` (a row per leaf page or more: page texts are stored in their rows); with 2 MB of
 #: cache on a 78 MB brain those lookups and index inserts kept reading back pages the cache had
-#: just dropped. The same rows are written whatever the cache's size (docs/performance.md,
-#: 2026-12-07 "The bulk import's page cache"); the memory is held only while the import runs.
-BULK_CACHE_KIB = 32 * 1024
+#: just dropped. The same rows are written whatever the cache's size. The cache fills and stays
+#: full while the import runs, so its size adds to the import's peak memory: 16 MiB took as
+#: much CPU off as 32 MiB for half the memory (docs/performance.md, 2026-12-07 "The bulk
+#: import's page cache, again"; a 32 MiB cache over blob pages too was reverted on 2026-12-03).
+BULK_CACHE_KIB = 16 * 1024
 
 #: KiB of page cache :func:`cache_at_most` leaves while a big file's pieces are written
 #: (SQLite's default): a transaction's dirty pages stay in the cache until it is full, so a

@@ -399,7 +399,7 @@ def import_tree(
     and the exit code do not change.
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
-    # (a bulk write's page cache, db.bulk_cache: the same rows, less CPU re-reading pages the default cache dropped)
+    # (a bulk write's page cache, db.bulk_cache: the same rows, less CPU re-reading pages the default one dropped)
     with origin(surface=surface), few_collections(), blobs.confined(root), bulk_cache(brain.conn):  # (no read through a symlinked folder)
         return _import_tree(brain, root, on_progress, on_warning, surface, include_purged, settle)
 
