@@ -1,4 +1,4 @@
-"""A bulk import writes with a larger SQLite page cache (16 MiB) (``db.bulk_cache``), gives the connection
+"""A bulk import writes with a larger SQLite page cache (32 MiB) (``db.bulk_cache``), gives the connection
 its own size back after, and writes a big file's pieces under SQLite's default cache
 (``db.cache_at_most``), so their transaction's dirty pages are not held in memory.
 The rows written do not depend on the cache (docs/performance.md, 2026-12-07)."""

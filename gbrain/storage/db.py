@@ -4247,10 +4247,10 @@ def _quick_check_but_pieces(conn: sqlite3.Connection) -> list[str]:
 #: in ``pages`` (a row per leaf page or more: page texts are stored in their rows); with 2 MB of
 #: cache on a 78 MB brain those lookups and index inserts kept reading back pages the cache had
 #: just dropped. The same rows are written whatever the cache's size. The cache fills and stays
-#: full while the import runs, so its size adds to the import's peak memory: 16 MiB took as
-#: much CPU off as 32 MiB for half the memory (docs/performance.md, 2026-12-07 "The bulk
-#: import's page cache, again"; a 32 MiB cache over blob pages too was reverted on 2026-12-03).
-BULK_CACHE_KIB = 16 * 1024
+#: full while the import runs, so its size adds to the import's peak memory (+31 MB): 32 MiB
+#: took the SQL's CPU 0.81-0.84x, 16 MiB 0.95-1.00x (docs/performance.md, 2026-12-07 "the bulk
+#: import's page cache, again"; one over blob pages too was reverted on 2026-12-03).
+BULK_CACHE_KIB = 32 * 1024
 
 #: KiB of page cache :func:`cache_at_most` leaves while a big file's pieces are written
 #: (SQLite's default): a transaction's dirty pages stay in the cache until it is full, so a
