@@ -2098,7 +2098,15 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if undone is None and any(r["op"] == "move" or r["operation"] == "move" for r in window):
             undone = _moves_undone(c, since)
         if undone is not None and any(r["op"] == "move" for r in window) and (kind, key) in undone[0]:
-            pass  # moved and moved back (a rotation rotated back): the name holds its own page again
+            # moved and moved back (a rotation rotated back): the name holds its own page again,
+            # unless someone the filters do not select wrote it where it was meanwhile (review r4)
+            away = _written_away(c, kind, window, cond, fargs) if cond != "1=1" else None
+            if away is not None:
+                who = "another writer" if not origin else "another origin" if by is None else "another origin or writer"
+                item["reason"] = (f"written by {who} at {away['name']} while it was moved there ({_origin_of(away)}, version {away['version']} "
+                                  f"at {away['at']}): undoing would take it back too; `gbrain history {cmd_arg(key)}` and "
+                                  f"`gbrain revert {cmd_arg(key)} --to N` by hand")
+                continue
         elif (swap := next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)) is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
             item["reason"] = (f"names swapped in this window ({swap_words(swap)}): swap them back first, then undo again" if len(swap) == 2 else
                               f"names rotated in this window ({swap_words(swap)}): rotate them back first, then undo again")
@@ -2126,6 +2134,31 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         else:
             item["action"] = "restore" if live is None else "revert"
     return plan
+
+
+def _written_away(c, kind: str, window: list, cond: str, fargs: list):
+    """The first history row not selected by ``cond`` (:func:`_writer_filter`, arguments
+    ``fargs``) written to a page at a name it was moved to from ``window`` (its rows at its own
+    name since the undo's time, version order), before it was moved on: followed name by name
+    (a → b → c → a), each stretch from the move away's row id to the next move away. None when
+    every such row is selected. :func:`undo_plan` asks it of a page whose moves cancel out: its
+    own name's rows alone never showed another writer's edit made while it was away."""
+    todo = [(r["id"], r["detail"][3:]) for r in window if r["op"] == "move" and (r["detail"] or "").startswith("to ") and r["body_id"] is None]
+    seen = set()
+    while todo:
+        rid, name = todo.pop()
+        if (rid, name) in seen:
+            continue
+        seen.add((rid, name))
+        for r in c.execute(f"SELECT id, name, version, at, surface, client, operation, op, detail, body_id, "
+                           f"CASE WHEN {cond} THEN 1 ELSE 0 END AS sel FROM history WHERE kind = ? AND name = ? AND id > ? ORDER BY id",
+                           [*fargs, kind, name, rid]):
+            if not r["sel"]:
+                return r
+            if r["op"] == "move" and (r["detail"] or "").startswith("to ") and r["body_id"] is None:
+                todo.append((r["id"], r["detail"][3:]))
+                break
+    return None
 
 
 def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
