@@ -1560,7 +1560,8 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     it is compared as text with them and with ``pages.updated_at`` (``…T07:45:38Z``), and
     ``…T07:45:38Z`` sorted after every time of that second (``.`` and ``:`` before ``Z``), so
     `changes`/`undo --since` left out the writes of its second (minute: ``…T07:45Z``); a clock
-    with no zone stays as given (a prefix of every time it names)."""
+    with no zone stays as given (a prefix of every time it names), as does a day (``Z`` too); a
+    day with another offset is its midnight there (``2026-12-05+02:00`` → ``…12-04T22:00:00.000Z``)."""
     if not v:
         return None
     import re
@@ -1591,6 +1592,8 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         from datetime import datetime, timezone
 
         day, clock, zone = iso.groups()
+        if zone and zone not in "Zz" and not clock:  # a day in another zone: its midnight there (review r4: the offset was dropped)
+            clock = "00:00"
         try:
             dt = datetime.fromisoformat(day + (f"T{clock}" + (zone.upper() if zone else "") if clock else ""))
         except ValueError:
