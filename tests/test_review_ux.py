@@ -141,6 +141,18 @@ def test_since_of_a_day_in_another_zone_is_that_days_midnight_there():
     assert _since("2026-12-05Z") == "2026-12-05" and _since("2026-12-05+00:00") == "2026-12-05T00:00:00.000Z"
 
 
+@pytest.mark.engine_free
+def test_since_out_of_the_clocks_range_is_bad_input_not_a_crash():
+    """A time whose UTC instant falls outside years 1-9999 (`0001-01-01T00:30+01:00`) or a span
+    past the platform's clock (`…s`) raised OverflowError: a traceback, exit 1, on the command line."""
+    from gbrain.errors import BadInput
+    from gbrain.operations.registry import _since
+
+    for bad in ("0001-01-01T00:30+01:00", "9999-12-31T23:59:59-01:00", "9999999999999999999999s"):
+        with pytest.raises(BadInput, match="until"):
+            _since(bad, "until", end=True)
+
+
 def test_tag_follow_note_of_one_page_reads_right(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("a", "---\ntags: [Energy]\n---\nx\n")
