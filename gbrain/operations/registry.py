@@ -1574,7 +1574,10 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1))))
     if m:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - secs))
+        try:
+            return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - secs))
+        except (OverflowError, ValueError, OSError):  # past the platform's clock (time_t)
+            raise BadInput(f"{name} {v!r} is further back than the clock reaches") from None
     s = v.strip()
     try:
         ym = month_or_year(s)
@@ -1599,7 +1602,10 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         except ValueError:
             raise BadInput(f"{name} {v!r} is no date and time (month 01-12, a day the month has, hour 00-23)") from None
         if zone and clock:  # a UTC instant (another zone's time converted): as the history writes times
-            u = dt.astimezone(timezone.utc)
+            try:
+                u = dt.astimezone(timezone.utc)
+            except OverflowError:  # 0001-01-01T00:30+01:00: before year 1 in UTC
+                raise BadInput(f"{name} {v!r} is outside years 0001-9999 in UTC") from None
             return u.strftime("%Y-%m-%dT%H:%M:%S") + f".{u.microsecond // 1000:03d}Z"
         return day + (f"T{clock}" if clock else "")  # a day (`2026-12-05Z` too), a clock with no zone: prefixes
     raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date (YYYY-MM-DD, a month YYYY-MM, a year YYYY), got {v!r}")
