@@ -378,6 +378,31 @@ def test_undo_of_a_page_made_in_its_window_moved_and_moved_back_deletes_it(db_pa
         assert fresh_import_differences(b) == {}
 
 
+def test_undo_of_a_page_deleted_made_again_moved_and_moved_back_in_its_window(db_path):
+    """people/bo deleted, a new people/bo written, moved away and moved back, all in the window:
+    the name's first row in the window is the deletion, so it "held a page before", not the new
+    one the moves carried back, and undo asked "move it back first, then undo again" for ever
+    (242c7d5a mended only a name whose first row is the creation). The moves cancel out: undo
+    brings the old people/bo back, the new one's versions kept."""
+    from gbrain.core import history as h
+    with _brain(db_path) as b:
+        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+        while h._now() <= last:
+            pass
+        since = h._now()
+        before = b.get_text("people/bo")
+        ops.run("delete", {"slug": "people/bo"}, brain=b)
+        b.put("people/bo", "# Bo, again\n")
+        ops.run("move", {"slug": "people/bo", "to": "archive/bo"}, brain=b)
+        ops.run("move", {"slug": "archive/bo", "to": "people/bo"}, brain=b)
+        plan = {i["name"]: (i["action"], i["reason"]) for i in ops.run("undo", {"since": since}, brain=b)["plan"]}
+        assert plan == {"people/bo": ("revert", ""), "archive/bo": ("none", "")}, plan
+        ops.run("undo", {"since": since, "apply": True}, brain=b)
+        assert b.get_text("people/bo") == before
+        assert any(v.get("content_hash") for v in ops.run("history", {"slug": "people/bo"}, brain=b)["versions"] if v["op"] == "create")
+        assert fresh_import_differences(b) == {}
+
+
 def test_undo_by_one_origin_keeps_another_origins_edit_made_while_the_page_was_away(db_path):
     """A page moved and moved back in the window by the agent (mcp), edited by hand (cli) at its
     other name meanwhile: `undo --origin mcp` skipped the other name (written by another origin)
