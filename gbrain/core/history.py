@@ -2173,8 +2173,10 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     the name's page to its move in at ``X`` (``from``); a move in with no move away in the window
     (a trashed page brought back as a late move: :func:`record_page_move`) or a creation is a page
     of its own; a name held a page before when its first such row is neither a creation nor a move
-    in, and the page made there when it is a creation (made in the window, moved and moved back:
-    the name holds it again). Two queries: the moves, then those names' rows."""
+    in. A name's moves cancel out when it holds what its own creations and deletions alone would
+    have left there: the page it held before, or the last page made there in the window (made,
+    or deleted and made again, then moved and moved back: the name holds it again). Two
+    queries: the moves, then those names' rows."""
     moves = c.execute("SELECT kind, name, detail FROM history WHERE op = 'move' AND at >= ?", (since,)).fetchall()
     names: dict[str, set[str]] = {}
     for r in moves:
@@ -2188,6 +2190,7 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     for kind, ns in names.items():
         held: dict[str, object] = {}
         now: dict[str, object] = {}
+        base: dict[str, object] = {}  # what the name would hold were the moves not made: its own creations and deletions
         flight: dict[tuple[str, str], object] = {}
         ns = sorted(ns)
         for i in range(0, len(ns), 500):
@@ -2196,20 +2199,22 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
             for r in c.execute(f"SELECT id, name, op, detail, body_id FROM history WHERE kind = ? AND name IN ({marks}) AND at >= ? "
                                f"AND op IN ('create', 'delete', 'move') ORDER BY id", (kind, *part, since)).fetchall():
                 n, d = r["name"], r["detail"] or ""
-                if n not in held:  # a page made at the name in the window is the one it held (skilltrial s61: made, moved, moved back)
-                    held[n] = ("new", r["id"]) if r["op"] == "create" else None if r["op"] == "move" and d.startswith("from ") else n
-                    now[n] = held[n]
+                if n not in held:
+                    held[n] = None if r["op"] == "create" or (r["op"] == "move" and d.startswith("from ")) else n
+                    now[n] = base[n] = held[n]
                 if r["op"] == "move" and d.startswith("to ") and r["body_id"] is None:
                     flight[(n, d[3:])] = now[n]
                     now[n] = None
                 elif r["op"] == "move" and d.startswith("from "):
                     now[n] = flight.pop((d[5:], n), ("came", r["id"]))
                 elif r["op"] == "create":
-                    now[n] = ("new", r["id"])
+                    now[n] = base[n] = ("new", r["id"])
                 else:
                     now[n] = None
-        for n in held:
-            if now[n] == held[n]:
+                    if r["op"] != "move":
+                        base[n] = None
+        for n in held:  # the moves left it as its creations and deletions alone would: they cancel out
+            if now[n] == base[n]:  # (a page made in the window, moved and moved back: skilltrial s61; deleted and made again first: review r4)
                 keys.add((kind, n))
             else:
                 standing = True
