@@ -378,6 +378,55 @@ def test_undo_of_a_page_made_in_its_window_moved_and_moved_back_deletes_it(db_pa
         assert fresh_import_differences(b) == {}
 
 
+def test_undo_of_a_page_deleted_made_again_moved_and_moved_back_in_its_window(db_path):
+    """people/bo deleted, a new people/bo written, moved away and moved back, all in the window:
+    the name's first row in the window is the deletion, so it "held a page before", not the new
+    one the moves carried back, and undo asked "move it back first, then undo again" for ever
+    (242c7d5a mended only a name whose first row is the creation). The moves cancel out: undo
+    brings the old people/bo back, the new one's versions kept."""
+    from gbrain.core import history as h
+    with _brain(db_path) as b:
+        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+        while h._now() <= last:
+            pass
+        since = h._now()
+        before = b.get_text("people/bo")
+        ops.run("delete", {"slug": "people/bo"}, brain=b)
+        b.put("people/bo", "# Bo, again\n")
+        ops.run("move", {"slug": "people/bo", "to": "archive/bo"}, brain=b)
+        ops.run("move", {"slug": "archive/bo", "to": "people/bo"}, brain=b)
+        plan = {i["name"]: (i["action"], i["reason"]) for i in ops.run("undo", {"since": since}, brain=b)["plan"]}
+        assert plan == {"people/bo": ("revert", ""), "archive/bo": ("none", "")}, plan
+        ops.run("undo", {"since": since, "apply": True}, brain=b)
+        assert b.get_text("people/bo") == before
+        assert any(v.get("content_hash") for v in ops.run("history", {"slug": "people/bo"}, brain=b)["versions"] if v["op"] == "create")
+        assert fresh_import_differences(b) == {}
+
+
+def test_undo_by_one_origin_keeps_another_origins_edit_made_while_the_page_was_away(db_path):
+    """A page moved and moved back in the window by the agent (mcp), edited by hand (cli) at its
+    other name meanwhile: `undo --origin mcp` skipped the other name (written by another origin)
+    but, the moves cancelling out, reverted the page's own name (a page made before the window)
+    or deleted it (made in the window: 242c7d5a), taking the hand edit back with it; it looked
+    for another origin's writes at the name only, never at the names the page passed through."""
+    from gbrain.core import history as h
+    mcp = ops.Context(surface="mcp")
+    with _brain(db_path) as b:
+        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+        while h._now() <= last:
+            pass
+        since = h._now()
+        ops.run("put", {"slug": "people/x", "content": "# X\n"}, mcp, brain=b)
+        for slug, away in (("people/x", "archive/x"), ("people/bo", "archive/bo")):
+            ops.run("move", {"slug": slug, "to": away}, mcp, brain=b)
+            b.put(away, "# By hand\n\nKept.\n")  # (the cli's origin)
+            ops.run("move", {"slug": away, "to": slug}, mcp, brain=b)
+        plan = {i["name"]: i for i in ops.run("undo", {"since": since, "origin": "mcp", "apply": True}, brain=b)["plan"]}
+        for slug, away in (("people/x", "archive/x"), ("people/bo", "archive/bo")):
+            assert plan[slug]["action"] == "skip" and "another origin" in plan[slug]["reason"] and away in plan[slug]["reason"], plan[slug]
+            assert b.get_text(slug) == "# By hand\n\nKept.\n"
+
+
 def test_links_in_code_the_text_scan_misses_are_never_rewritten(db_path):
     """The moved page's relative paths and the reference definitions to it were found by a text
     scan that does not see an indented code block (4 spaces, a tab) or a fence inside a quote:

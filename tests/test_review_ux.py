@@ -128,6 +128,31 @@ def test_since_and_until_with_a_utc_clock_take_the_writes_of_that_second_and_min
             assert ops.run("changes", {"until": until}, brain=b) == [], until
 
 
+@pytest.mark.engine_free
+def test_since_of_a_day_in_another_zone_is_that_days_midnight_there():
+    """`--since 2026-12-05+02:00` (a day with a UTC offset) dropped the offset: `2026-12-05`, the
+    UTC day, leaving out the first two hours of the day it names (before 4f06fa49 it was
+    `…T02:00:00Z`, `+02:00` read as a clock). A day with an offset is its midnight there, as an
+    instant; `Z` (and `+00:00`) stays the UTC day."""
+    from gbrain.operations.registry import _since
+
+    assert _since("2026-12-05+02:00") == _since("2026-12-05+02:00", end=True) == "2026-12-04T22:00:00.000Z"
+    assert _since("2026-12-05-0530") == "2026-12-05T05:30:00.000Z"
+    assert _since("2026-12-05Z") == "2026-12-05" and _since("2026-12-05+00:00") == "2026-12-05T00:00:00.000Z"
+
+
+@pytest.mark.engine_free
+def test_since_out_of_the_clocks_range_is_bad_input_not_a_crash():
+    """A time whose UTC instant falls outside years 1-9999 (`0001-01-01T00:30+01:00`) or a span
+    past the platform's clock (`…s`) raised OverflowError: a traceback, exit 1, on the command line."""
+    from gbrain.errors import BadInput
+    from gbrain.operations.registry import _since
+
+    for bad in ("0001-01-01T00:30+01:00", "9999-12-31T23:59:59-01:00", "9999999999999999999999s"):
+        with pytest.raises(BadInput, match="until"):
+            _since(bad, "until", end=True)
+
+
 def test_tag_follow_note_of_one_page_reads_right(db_path):
     with Brain.open(db_path, create=True) as b:
         b.put("a", "---\ntags: [Energy]\n---\nx\n")

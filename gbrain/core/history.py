@@ -2099,7 +2099,15 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         if undone is None and any(r["op"] == "move" or r["operation"] == "move" for r in window):
             undone = _moves_undone(c, since)
         if undone is not None and any(r["op"] == "move" for r in window) and (kind, key) in undone[0]:
-            pass  # moved and moved back (a rotation rotated back): the name holds its own page again
+            # moved and moved back (a rotation rotated back): the name holds its own page again,
+            # unless someone the filters do not select wrote it where it was meanwhile (review r4)
+            away = _written_away(c, kind, window, cond, fargs) if cond != "1=1" else None
+            if away is not None:
+                who = "another writer" if not origin else "another origin" if by is None else "another origin or writer"
+                item["reason"] = (f"written by {who} at {away['name']} while it was moved there ({_origin_of(away)}, version {away['version']} "
+                                  f"at {away['at']}): undoing would take it back too; `gbrain history {cmd_arg(key)}` and "
+                                  f"`gbrain revert {cmd_arg(key)} --to N` by hand")
+                continue
         elif (swap := next((s for r in window if r["op"] == "move" for s in (_swap_around(c, r),) if s), None)) is not None:  # names swapped (or rotated: every name of it) by sync/watch: as the user did it, never the temp name
             item["reason"] = (f"names swapped in this window ({swap_words(swap)}): swap them back first, then undo again" if len(swap) == 2 else
                               f"names rotated in this window ({swap_words(swap)}): rotate them back first, then undo again")
@@ -2134,6 +2142,31 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     return plan
 
 
+def _written_away(c, kind: str, window: list, cond: str, fargs: list):
+    """The first history row not selected by ``cond`` (:func:`_writer_filter`, arguments
+    ``fargs``) written to a page at a name it was moved to from ``window`` (its rows at its own
+    name since the undo's time, version order), before it was moved on: followed name by name
+    (a → b → c → a), each stretch from the move away's row id to the next move away. None when
+    every such row is selected. :func:`undo_plan` asks it of a page whose moves cancel out: its
+    own name's rows alone never showed another writer's edit made while it was away."""
+    todo = [(r["id"], r["detail"][3:]) for r in window if r["op"] == "move" and (r["detail"] or "").startswith("to ") and r["body_id"] is None]
+    seen = set()
+    while todo:
+        rid, name = todo.pop()
+        if (rid, name) in seen:
+            continue
+        seen.add((rid, name))
+        for r in c.execute(f"SELECT id, name, version, at, surface, client, operation, op, detail, body_id, "
+                           f"CASE WHEN {cond} THEN 1 ELSE 0 END AS sel FROM history WHERE kind = ? AND name = ? AND id > ? ORDER BY id",
+                           [*fargs, kind, name, rid]):
+            if not r["sel"]:
+                return r
+            if r["op"] == "move" and (r["detail"] or "").startswith("to ") and r["body_id"] is None:
+                todo.append((r["id"], r["detail"][3:]))
+                break
+    return None
+
+
 def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     """Which moves since ``since`` (an ISO time) cancel out: ``(keys, standing)``, ``keys`` the
     ``(kind, name)`` of every page or file name a move since then left or reached that holds now
@@ -2146,8 +2179,10 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     the name's page to its move in at ``X`` (``from``); a move in with no move away in the window
     (a trashed page brought back as a late move: :func:`record_page_move`) or a creation is a page
     of its own; a name held a page before when its first such row is neither a creation nor a move
-    in, and the page made there when it is a creation (made in the window, moved and moved back:
-    the name holds it again). Two queries: the moves, then those names' rows."""
+    in. A name's moves cancel out when it holds what its own creations and deletions alone would
+    have left there: the page it held before, or the last page made there in the window (made,
+    or deleted and made again, then moved and moved back: the name holds it again). Two
+    queries: the moves, then those names' rows."""
     moves = c.execute("SELECT kind, name, detail FROM history WHERE op = 'move' AND at >= ?", (since,)).fetchall()
     names: dict[str, set[str]] = {}
     for r in moves:
@@ -2161,6 +2196,7 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
     for kind, ns in names.items():
         held: dict[str, object] = {}
         now: dict[str, object] = {}
+        base: dict[str, object] = {}  # what the name would hold were the moves not made: its own creations and deletions
         flight: dict[tuple[str, str], object] = {}
         ns = sorted(ns)
         for i in range(0, len(ns), 500):
@@ -2169,20 +2205,22 @@ def _moves_undone(c, since: str) -> tuple[set[tuple[str, str]], bool]:
             for r in c.execute(f"SELECT id, name, op, detail, body_id FROM history WHERE kind = ? AND name IN ({marks}) AND at >= ? "
                                f"AND op IN ('create', 'delete', 'move') ORDER BY id", (kind, *part, since)).fetchall():
                 n, d = r["name"], r["detail"] or ""
-                if n not in held:  # a page made at the name in the window is the one it held (skilltrial s61: made, moved, moved back)
-                    held[n] = ("new", r["id"]) if r["op"] == "create" else None if r["op"] == "move" and d.startswith("from ") else n
-                    now[n] = held[n]
+                if n not in held:
+                    held[n] = None if r["op"] == "create" or (r["op"] == "move" and d.startswith("from ")) else n
+                    now[n] = base[n] = held[n]
                 if r["op"] == "move" and d.startswith("to ") and r["body_id"] is None:
                     flight[(n, d[3:])] = now[n]
                     now[n] = None
                 elif r["op"] == "move" and d.startswith("from "):
                     now[n] = flight.pop((d[5:], n), ("came", r["id"]))
                 elif r["op"] == "create":
-                    now[n] = ("new", r["id"])
+                    now[n] = base[n] = ("new", r["id"])
                 else:
                     now[n] = None
-        for n in held:
-            if now[n] == held[n]:
+                    if r["op"] != "move":
+                        base[n] = None
+        for n in held:  # the moves left it as its creations and deletions alone would: they cancel out
+            if now[n] == base[n]:  # (a page made in the window, moved and moved back: skilltrial s61; deleted and made again first: review r4)
                 keys.add((kind, n))
             else:
                 standing = True

@@ -1560,7 +1560,8 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
     it is compared as text with them and with ``pages.updated_at`` (``…T07:45:38Z``), and
     ``…T07:45:38Z`` sorted after every time of that second (``.`` and ``:`` before ``Z``), so
     `changes`/`undo --since` left out the writes of its second (minute: ``…T07:45Z``); a clock
-    with no zone stays as given (a prefix of every time it names)."""
+    with no zone stays as given (a prefix of every time it names), as does a day (``Z`` too); a
+    day with another offset is its midnight there (``2026-12-05+02:00`` → ``…12-04T22:00:00.000Z``)."""
     if not v:
         return None
     import re
@@ -1573,7 +1574,10 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1))))
     if m:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - secs))
+        try:
+            return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - secs))
+        except (OverflowError, ValueError, OSError):  # past the platform's clock (time_t)
+            raise BadInput(f"{name} {v!r} is further back than the clock reaches") from None
     s = v.strip()
     try:
         ym = month_or_year(s)
@@ -1591,12 +1595,17 @@ def _since(v: str | None, name: str = "since", end: bool = False) -> str | None:
         from datetime import datetime, timezone
 
         day, clock, zone = iso.groups()
+        if zone and zone not in "Zz" and not clock:  # a day in another zone: its midnight there (review r4: the offset was dropped)
+            clock = "00:00"
         try:
             dt = datetime.fromisoformat(day + (f"T{clock}" + (zone.upper() if zone else "") if clock else ""))
         except ValueError:
             raise BadInput(f"{name} {v!r} is no date and time (month 01-12, a day the month has, hour 00-23)") from None
         if zone and clock:  # a UTC instant (another zone's time converted): as the history writes times
-            u = dt.astimezone(timezone.utc)
+            try:
+                u = dt.astimezone(timezone.utc)
+            except OverflowError:  # 0001-01-01T00:30+01:00: before year 1 in UTC
+                raise BadInput(f"{name} {v!r} is outside years 0001-9999 in UTC") from None
             return u.strftime("%Y-%m-%dT%H:%M:%S") + f".{u.microsecond // 1000:03d}Z"
         return day + (f"T{clock}" if clock else "")  # a day (`2026-12-05Z` too), a clock with no zone: prefixes
     raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date (YYYY-MM-DD, a month YYYY-MM, a year YYYY), got {v!r}")
