@@ -3702,6 +3702,10 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             raise BadInput(f"{p} is not a usable brain database: {e}") from e
         if is_busy(e):
             raise held_alone(e, p) from e
+        if not ro and "disk i/o error" in str(e).lower() and (cap := _file_size_limit()) is not None and _near_limit(p, cap):
+            # EFBIG past `ulimit -f` while the schema was written or upgraded (a new brain's is ~400 KB):
+            # named as such, not a damaged file; the schema's transaction rolled back
+            raise db_error(e, p, wrote=True, opening=True) from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
         conn.close()
