@@ -464,3 +464,28 @@ def test_an_empty_canvas_the_query_names_is_found(db_path, empty):
     assert slugs[0] == "Roadmap.canvas" and sorted(slugs[1:]) == ["Boards/Plan.canvas", "notes/q3"], slugs
     r = gbrain_in_process("query", "roadmap", "--mode", "keyword", "--json", "--db", str(db_path))
     assert r.returncode == 0 and "Roadmap.canvas" in {h["slug"] for h in json.loads(r.stdout)["items"]}, r.stdout
+
+
+def test_whether_a_brain_without_cards_holds_a_canvas_is_read_from_an_index(db_path):
+    """A brain with no canvas card reads whether it holds a canvas file (an empty one the query may
+    name) with the statistics every search reads (:data:`keyword.CANVAS_FACT_SQL`): that was a scan
+    of every stored file's path, on each search (review r2: 50,000 attachments, 0.8 → 7.7 ms CPU
+    a search on SQLite, 1.0 → 24 ms server CPU on Postgres). Now a partial index of the canvas
+    paths answers it (``idx_files_canvas``, SQLite v86 / Postgres v94): the plan reads that index,
+    not the files, and the answer is the same."""
+    from gbrain.search import keyword
+
+    with Brain.open(db_path, create=True) as b:
+        for i in range(300):
+            b.save_file(f"attachments/img{i:03d}.png", b"\x89PNG" + bytes([i % 256]))
+        pg = getattr(b.conn, "dialect", "sqlite") == "postgres"
+        sql = f"SELECT {keyword.CANVAS_FACT_SQL}"
+        if pg:
+            b.conn.execute("ANALYZE files")
+            plan = " ".join(r[0] for r in b.conn.execute("EXPLAIN " + sql).fetchall())
+        else:
+            plan = " ".join(str(r[-1]) for r in b.conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
+        assert "idx_files_canvas" in plan, plan
+        assert b.conn.execute(sql).fetchone()[0] == 0
+        b.save_file("Boards/Roadmap.CANVAS", b"{}")  # (any case of the suffix, as before)
+        assert b.conn.execute(sql).fetchone()[0] == 2

@@ -4394,7 +4394,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
     # (the canvas column only when the caller asked: a brain set back before pg_v44 has no canvas_cards)
-    canvas_sql = CANVAS_FACT_SQL.replace("path LIKE", "lower(path) LIKE") if facts is not None else "NULL"
+    canvas_sql = CANVAS_FACT_SQL if facts is not None else "NULL"  # (sent as ILIKE: pg_v94's partial index)
     in_dl, out_dl, total_col = _pg_len_sql()
     sql = (f"SELECT s.pages, s.{total_col}, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql}{same_sql}{far_sql} FROM search_totals s")
@@ -5332,7 +5332,8 @@ CANVAS_CARDS_READ = 200
 #: the search statistics' column of what canvases a brain holds (:func:`rank`'s ``facts["canvas"]``,
 #: :func:`canvas_hits`' ``present``): 1 some card is stored, 2 no card but a canvas (its name
 #: may still be named by the query: an empty one, :func:`_canvas_names`), 0 none. A ``CASE``:
-#: the files are read only in a brain with no card (a scan of their paths; Postgres ``lower``s them)
+#: the files are read only in a brain with no card, through the partial index of canvas paths
+#: (``idx_files_canvas``, SQLite v86 / Postgres v94, whose ``WHERE`` is this ``LIKE`` term)
 CANVAS_FACT_SQL = ("CASE WHEN EXISTS (SELECT 1 FROM canvas_cards) THEN 1 "
                    "WHEN EXISTS (SELECT 1 FROM files WHERE path LIKE '%.canvas') THEN 2 ELSE 0 END")
 

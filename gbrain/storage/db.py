@@ -2928,6 +2928,20 @@ EMBED_CLAIMS_SQL = ("CREATE TABLE IF NOT EXISTS embed_claims (owner TEXT PRIMARY
                     "expires REAL NOT NULL, hashes TEXT NOT NULL)")
 
 
+def _m86_canvas_file_index(conn: sqlite3.Connection) -> None:
+    """(SQLite v86 / Postgres v94) ``idx_files_canvas``: a partial index of the stored files whose
+    path ends in ``.canvas`` (any case, as ``LIKE`` reads it), so a search in a brain with no canvas
+    card reads whether it holds a canvas (an empty one the query may name:
+    ``search/keyword.py`` ``CANVAS_FACT_SQL``) from that index, not a scan of every file's path
+    (50,000 attachments: 0.8 → 7.7 ms CPU a search on SQLite, 1.0 → 24 ms on Postgres)."""
+    conn.execute(CANVAS_INDEX_SQL)
+
+
+#: the index of migration v86 (SQLite) / v94 (Postgres, ``sql/pg_v94.sql``: ``ILIKE``, as the
+#: statement is translated); its ``WHERE`` is the term of ``keyword.CANVAS_FACT_SQL`` it serves
+CANVAS_INDEX_SQL = "CREATE INDEX IF NOT EXISTS idx_files_canvas ON files(path) WHERE path LIKE '%.canvas'"
+
+
 #: the texts a CR in a tag may change (v84): a CR and a ``<``; ``_CR_TAG_PARAMS`` its patterns
 _CR_TAG_TEXT = "({c} LIKE ? AND {c} LIKE ?)"
 _CR_TAG_PARAMS = ("%\r%", "%<%")
@@ -3287,7 +3301,7 @@ def _m65_tag_identity(conn: sqlite3.Connection) -> None:
     rederive_tag_identity_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans, _m84_crlf_tags, _m85_embed_claims]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars, _m65_tag_identity, _m66_twin_sidecars, _m67_script_folds, _m68_script_letter_words, _m69_comment_rules, _m70_canvas_folds, _m71_logseq_names, _m72_escaped_hashes, _m73_logseq_file_names, _m74_logseq_contents, _m75_logseq_days, _m76_logseq_settings, _m77_other_spellings, _m78_logseq_old_folders, _m79_unread_and_bare_text, _m80_client_machines, _m81_raw_html_blocks, _m82_yaml_nul_escapes, _m83_bare_headings_crlf_spans, _m84_crlf_tags, _m85_embed_claims, _m86_canvas_file_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: the chain :data:`FRESH_SQL` was made by (a test that sets :data:`MIGRATIONS` back gets the chain)
 _CHAIN = tuple(MIGRATIONS)
@@ -3689,6 +3703,10 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             raise BadInput(f"{p} is not a usable brain database: {e}") from e
         if is_busy(e):
             raise held_alone(e, p) from e
+        if not ro and "disk i/o error" in str(e).lower() and (cap := _file_size_limit()) is not None and _near_limit(p, cap):
+            # EFBIG past `ulimit -f` while the schema was written or upgraded (a new brain's is ~400 KB):
+            # named as such, not a damaged file; the schema's transaction rolled back
+            raise db_error(e, p, wrote=True, opening=True) from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
         conn.close()

@@ -1,4 +1,4 @@
--- gbrain: a new SQLite brain's schema v85, what the whole migration chain leaves in an empty brain.
+-- gbrain: a new SQLite brain's schema v86, what the whole migration chain leaves in an empty brain.
 -- GENERATED: do not edit; after adding or changing a migration run `python -m gbrain.storage.fresh`.
 -- (gbrain/storage/fresh.py; tests/test_fresh_schema.py compares it with the chain)
 
@@ -260,6 +260,7 @@ CREATE INDEX idx_pages_title_letters ON pages((replace(title_key, '-', '')));
 CREATE INDEX idx_pages_spaced ON pages(slug) WHERE slug_key != trim(slug_key) OR slug_key LIKE '% /%' OR slug_key LIKE '%/ %';
 CREATE INDEX idx_nav_entries_path ON nav_entries(path);
 CREATE INDEX idx_nav_entries_key ON nav_entries(path_key);
+CREATE INDEX idx_files_canvas ON files(path) WHERE path LIKE '%.canvas';
 CREATE TRIGGER page_embeddings_retire AFTER DELETE ON page_embeddings WHEN old.text_hash != '' BEGIN
   INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding)
   VALUES (old.model, old.text_hash, old.dims, old.embedding);
@@ -394,4 +395,4 @@ INSERT INTO "config" (key, value) VALUES ('chunk_strategy', 'section');
 INSERT INTO "config" (key, value) VALUES ('timeline_split', 'rule');
 INSERT INTO "sqlite_sequence" (name, seq) VALUES ('history', 0);
 
-PRAGMA user_version = 85;
+PRAGMA user_version = 86;
