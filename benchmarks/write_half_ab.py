@@ -14,7 +14,9 @@ to round; each figure is the best of ``--rounds``; the load average is printed p
 ``--setup SQL`` (repeatable): a statement run on this checkout's new brains (write half and full
 import) before the import, as ``import_halves.write_half``'s ``setup`` (``DROP INDEX *``: every
 secondary index): a schema cut measured without a migration (``--base`` may then be this very
-checkout). "SQL alone" is the sum of the per-table ``INSERT`` figures (each a best of the rounds).
+checkout). "SQL alone" is the sum of the per-table ``INSERT`` figures (each a best of the rounds). "peak
+memory" is the largest peak resident size of a child (``VmHWM``: the pages parsed beforehand, the
+write half and the full import; Linux), to show a trade of memory for CPU (a larger page cache).
 """
 from __future__ import annotations
 
@@ -52,7 +54,11 @@ with Brain.open(work / "full.db") as b:
     c = time.process_time()
     assert import_tree(b, Path(sys.argv[2]))["ok"]
     full = time.process_time() - c
-print(json.dumps({"cpu": cpu, "steps": steps, "full": full}))
+try:  # the child's peak resident memory (Linux), MB: parsed pages, write half and full import
+    peak = int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
+except (OSError, StopIteration):
+    peak = 0.0
+print(json.dumps({"cpu": cpu, "steps": steps, "full": full, "peak": peak}))
 """
 
 
@@ -103,7 +109,7 @@ def main() -> None:
                 order = [("base", Path(a.base)), ("this", ROOT)]
                 for label, co in (order if r % 2 == 0 else order[::-1]):
                     got = child(co, pkl, tree, work, tuple(a.setup) if label == "this" else ())
-                    runs[label].append((got["cpu"], got["full"]))
+                    runs[label].append((got["cpu"], got["full"], got.get("peak", 0.0)))
                     prev = best.get(label)
                     best[label] = {"cpu": min(got["cpu"], prev["cpu"]) if prev else got["cpu"],
                                    "full": min(got["full"], prev["full"]) if prev else got["full"],
@@ -119,8 +125,10 @@ def main() -> None:
                 print(f"    {s:<30} base {bs:6.3f} s             this {ts:6.3f} s            ({ts / bs if bs else 0:.3f}×)")
             bq, tq = (sum(v for k, v in x["steps"].items() if k.startswith("SQL ")) for x in (b, t))
             print(f"  {'SQL alone (the SQL rows summed)':<32} base {bq:6.3f} s = {bq / floor:5.2f}× floor   this {tq:6.3f} s = {tq / floor:5.2f}× floor   ({tq / bq if bq else 0:.3f}×)")
+            pb, pt = (max(p for *_, p in runs[lab]) for lab in ("base", "this"))
+            print(f"  {'peak memory (a child, VmHWM)':<32} base {pb:6.0f} MB              this {pt:6.0f} MB              ({pt - pb:+.0f} MB)")
             for lab in ("base", "this"):
-                print(f"  every round, {lab}: write half " + " / ".join(f"{c:.2f}" for c, _ in runs[lab]) + "; full " + " / ".join(f"{f:.2f}" for _, f in runs[lab]))
+                print(f"  every round, {lab}: write half " + " / ".join(f"{r[0]:.2f}" for r in runs[lab]) + "; full " + " / ".join(f"{r[1]:.2f}" for r in runs[lab]))
 
 
 if __name__ == "__main__":

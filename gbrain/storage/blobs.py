@@ -237,18 +237,23 @@ def has_pieces(conn, hx: str) -> int:
 def store_stream(conn, fh: BinaryIO) -> tuple[str, int, int]:
     """Store everything ``fh`` yields as pieces (in the caller's transaction); returns
     ``(sha256 hex, size, pieces)``. Bytes already stored under the same hash are not kept twice
-    (the pieces just written are dropped again). Peak memory: one piece."""
+    (the pieces just written are dropped again). Peak memory: one piece, and SQLite's default
+    page cache (:func:`gbrain.storage.db.cache_at_most`: a bulk import's larger one would keep the
+    transaction's pieces in it)."""
+    from .db import cache_at_most
+
     h = hashlib.sha256()
     size = 0
     ids: list[int] = []
-    while True:
-        b = fh.read(PIECE)
-        if not b:
-            break
-        h.update(b)
-        size += len(b)
-        ids.append(conn.execute("INSERT INTO blob_data(data) VALUES (?) RETURNING id", (b,)).fetchone()[0])
-        del b
+    with cache_at_most(conn):
+        while True:
+            b = fh.read(PIECE)
+            if not b:
+                break
+            h.update(b)
+            size += len(b)
+            ids.append(conn.execute("INSERT INTO blob_data(data) VALUES (?) RETURNING id", (b,)).fetchone()[0])
+            del b
     hx = h.hexdigest()
     have = has_pieces(conn, hx)
     if have:

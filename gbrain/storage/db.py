@@ -16,6 +16,7 @@ than this code is refused.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -4268,6 +4269,62 @@ def _quick_check_but_pieces(conn: sqlite3.Connection) -> list[str]:
         if rows != ["ok"]:
             out += rows
     return out or ["ok"]
+
+
+#: KiB of SQLite's page cache while a bulk import writes (:func:`bulk_cache`), against SQLite's
+#: default of 2,000 KiB. A full import inserts every page row with its indexes, FTS5 index and
+#: history rows, then every link, tag and timeline row, each child row's foreign keys looked up
+#: in ``pages`` (a row per leaf page or more: page texts are stored in their rows); with 2 MB of
+#: cache on a 78 MB brain those lookups and index inserts kept reading back pages the cache had
+#: just dropped. The same rows are written whatever the cache's size. The cache fills and stays
+#: full while the import runs, so its size adds to the import's peak memory (+31 MB): 32 MiB
+#: took the SQL's CPU 0.81-0.84x, 16 MiB 0.95-1.00x (docs/performance.md, 2026-12-07 "the bulk
+#: import's page cache, again"; one over blob pages too was reverted on 2026-12-03).
+BULK_CACHE_KIB = 32 * 1024
+
+#: KiB of page cache :func:`cache_at_most` leaves while a big file's pieces are written
+#: (SQLite's default): a transaction's dirty pages stay in the cache until it is full, so a
+#: larger cache would hold a big file's pieces in memory (``tests/test_big_files.py``).
+DEFAULT_CACHE_KIB = 2000
+
+
+def _cache_kib(conn) -> int:
+    """The page cache's size of SQLite connection ``conn`` in KiB (``PRAGMA cache_size``: a
+    negative value is KiB, a positive one pages)."""
+    n = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    return -n if n < 0 else n * int(conn.execute("PRAGMA page_size").fetchone()[0]) // 1024
+
+
+@contextlib.contextmanager
+def cache_size_kib(conn, kib: int, *, grow: bool):
+    """Within the block, the SQLite connection ``conn``'s page cache is ``kib`` KiB when that is
+    larger (``grow``) or smaller (not ``grow``) than its size now; it is put back after (the
+    pages over the old size are freed once clean: after the commit). The rows written are the
+    same whatever the cache; on Postgres (no such cache) it does nothing."""
+    if is_postgres(conn):
+        yield
+        return
+    old = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    have = _cache_kib(conn)
+    if (kib <= have) if grow else (kib >= have):
+        yield
+        return
+    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {old}")
+
+
+def bulk_cache(conn):
+    """:func:`cache_size_kib` at :data:`BULK_CACHE_KIB` at least: what a bulk import runs in."""
+    return cache_size_kib(conn, BULK_CACHE_KIB, grow=True)
+
+
+def cache_at_most(conn):
+    """:func:`cache_size_kib` at :data:`DEFAULT_CACHE_KIB` at most: what a big file's pieces are
+    written in, so that a bulk import's larger cache does not hold them in memory."""
+    return cache_size_kib(conn, DEFAULT_CACHE_KIB, grow=False)
 
 
 #: pages of SQLite's page cache while :func:`quick_check` runs (128 KiB: it stays in the CPU's
