@@ -4318,6 +4318,32 @@ def cache_size_kib(conn, kib: int, *, grow: bool):
         yield
     finally:
         conn.execute(f"PRAGMA cache_size = {old}")
+        if grow:  # (the pages SQLite freed: back to the system, not kept by the C heap)
+            trim_heap()
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim_fn():
+    """glibc's ``malloc_trim`` (through ``ctypes``), or None (another C library, no glibc)."""
+    try:
+        import ctypes
+
+        return getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except (OSError, ImportError):
+        return None
+
+
+def trim_heap() -> None:
+    """Give the C heap's free memory back to the system (glibc's ``malloc_trim(0)``; nothing
+    elsewhere). After :func:`bulk_cache` SQLite frees the pages over the connection's own cache
+    size, but glibc keeps freed small blocks in the process (only the heap's top is returned by
+    ``free``): a long-lived process that ran a bulk import (``watch``'s first sync of an empty
+    brain, ``serve``'s import) kept ~32 MB more for the rest of its life (an in-process import of
+    make_brain-7471: 162 MB of RSS after, against 128 without the bulk cache; 113 trimmed).
+    ``malloc_trim`` walks the heap once: 13 ms of CPU after make_brain-7471's import (~8 CPU-s, load 2.5)."""
+    fn = _malloc_trim_fn()
+    if fn is not None:
+        fn(0)
 
 
 def bulk_cache(conn):
