@@ -22,6 +22,17 @@ from gbrain.sync.verify import fresh_import_differences
 from conftest import gbrain_in_process
 
 
+def _window_start(b) -> str:
+    """A ``since`` for an undo window starting now: the clock past the millisecond of the
+    brain's newest history row (a write just before could share it on a fast machine)."""
+    from gbrain.core import history as h
+
+    last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
+    while h._now() <= last:
+        pass
+    return h._now()
+
+
 def _brain(db_path) -> Brain:
     b = Brain.open(db_path, create=True)
     b.put("meetings/sync", "---\ntitle: Sync\ntype: meeting\n---\n\n# Sync\n\nWith [Ana](../people/ana.md) and [[Bo]].\n")
@@ -333,12 +344,8 @@ def test_undo_after_a_move_and_its_move_back_takes_the_window_back(db_path):
     the pages whose links the two moves rewrote, for ever. A move and its move back cancel out:
     undo then takes back the window's other writes (an edit between the moves) and finds the rest
     as it was."""
-    from gbrain.core import history as h
     with _brain(db_path) as b:
-        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
-        while h._now() <= last:
-            pass
-        since = h._now()
+        since = _window_start(b)
         before = {s: b.get_text(s) for s in ("meetings/sync", "people/ana", "people/bo")}
         ops.run("move", {"slug": "meetings/sync", "to": "archive/sync"}, brain=b)
         b.put("archive/sync", before["meetings/sync"] + "\nAn edit while it was away.\n")
@@ -360,12 +367,8 @@ def test_undo_of_a_page_made_in_its_window_moved_and_moved_back_deletes_it(db_pa
     still said "move it back first, then undo again" of people/x, for ever, and skipped the
     page whose links the moves rewrote (skilltrial, s61). A name's page made in the window is the
     page it held: undo deletes it and takes the link back."""
-    from gbrain.core import history as h
     with _brain(db_path) as b:
-        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
-        while h._now() <= last:
-            pass
-        since = h._now()
+        since = _window_start(b)
         before = b.get_text("people/ana")
         b.put("people/x", "# X\n")
         ops.run("link", {"from": "people/ana", "to": "people/x"}, brain=b)
@@ -384,12 +387,8 @@ def test_undo_of_a_page_deleted_made_again_moved_and_moved_back_in_its_window(db
     one the moves carried back, and undo asked "move it back first, then undo again" for ever
     (242c7d5a mended only a name whose first row is the creation). The moves cancel out: undo
     brings the old people/bo back, the new one's versions kept."""
-    from gbrain.core import history as h
     with _brain(db_path) as b:
-        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
-        while h._now() <= last:
-            pass
-        since = h._now()
+        since = _window_start(b)
         before = b.get_text("people/bo")
         ops.run("delete", {"slug": "people/bo"}, brain=b)
         b.put("people/bo", "# Bo, again\n")
@@ -409,13 +408,9 @@ def test_undo_by_one_origin_keeps_another_origins_edit_made_while_the_page_was_a
     but, the moves cancelling out, reverted the page's own name (a page made before the window)
     or deleted it (made in the window: 242c7d5a), taking the hand edit back with it; it looked
     for another origin's writes at the name only, never at the names the page passed through."""
-    from gbrain.core import history as h
     mcp = ops.Context(surface="mcp")
     with _brain(db_path) as b:
-        last = b.conn.execute("SELECT MAX(at) FROM history").fetchone()[0]
-        while h._now() <= last:
-            pass
-        since = h._now()
+        since = _window_start(b)
         ops.run("put", {"slug": "people/x", "content": "# X\n"}, mcp, brain=b)
         for slug, away in (("people/x", "archive/x"), ("people/bo", "archive/bo")):
             ops.run("move", {"slug": slug, "to": away}, mcp, brain=b)

@@ -1154,19 +1154,26 @@ def test_rows_a_sync_recorded_racy_settle_in_committed_chunks_and_a_same_size_ed
         assert fresh_import_differences(b) == {}
 
 
+def _dated_ahead(tmp_path: Path) -> Path:
+    """``tmp_path/vault``: NOTES notes ``# N{i}`` / ``body {i}`` whose change stamps are a day
+    ahead of this clock (a vault unpacked from a machine whose clock ran fast: racy at every sync)."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    ahead = time.time_ns() + 86_400 * 10**9
+    for i in range(NOTES):
+        f = root / f"n{i:02d}.md"
+        f.write_text(f"# N{i}\n\nbody {i}\n")
+        os.utime(f, ns=(ahead, ahead))
+    return root
+
+
 def test_rows_racy_again_at_once_are_not_settled_in_the_pre_pass(db_path, tmp_path):
     """A file whose change stamp is within RACY_NS of now (saved a moment ago; or dated ahead of
     this clock: a vault unpacked from a machine whose clock ran fast, racy at every sync) would be
     recorded racy again: settling it in the pre-pass (:meth:`SyncEngine._settle_racy`) wrote its
     row again unchanged, a committed transaction per chunk, and the full sync then read every
     such file a second time. Each file is read once per sync, and the pre-pass writes nothing."""
-    root = tmp_path / "vault"
-    root.mkdir()
-    ahead = time.time_ns() + 86_400 * 10**9  # a day ahead
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        f.write_text(f"# N{i}\n\nbody {i}\n")
-        os.utime(f, ns=(ahead, ahead))
+    root = _dated_ahead(tmp_path)
     with Brain.open(db_path) as b:
         assert _sync_once(b, root)["ok"]
         assert b.conn.execute("SELECT COUNT(*) FROM sync_state WHERE mtime_ns = 0").fetchone()[0] == NOTES
@@ -1196,13 +1203,7 @@ def test_a_no_change_sync_writes_no_row_that_is_racy_again_at_once(db_path, tmp_
     commit (the flake hunt: 170 forever-racy rows beside 20 deletions, [170, 170, …]). Now an
     unchanged racy row is not written again: a no-change sync of such a tree writes no row
     (and opens no write transaction)."""
-    root = tmp_path / "vault"
-    root.mkdir()
-    ahead = time.time_ns() + 86_400 * 10**9  # a day ahead
-    for i in range(NOTES):
-        f = root / f"n{i:02d}.md"
-        f.write_text(f"# N{i}\n\nbody {i}\n")
-        os.utime(f, ns=(ahead, ahead))
+    root = _dated_ahead(tmp_path)
     with Brain.open(db_path) as b:
         assert _sync_once(b, root)["ok"]
         for chunk in (0, CHUNK):
